@@ -1,0 +1,62 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "FlowHost",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "flowhost", targets: ["flowhost"]),
+        // One dynamic library per flow module. The loader looks for
+        // `libFlowPlugin*.so` next to the executable by default.
+        .library(name: "FlowPluginEchoC", type: .dynamic, targets: ["FlowPluginEchoC"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // C libraries, wrapped as system-library targets.
+        .systemLibrary(
+            name: "CJansson",
+            pkgConfig: "jansson",
+            providers: [.apt(["libjansson-dev"]), .brew(["jansson"])]
+        ),
+
+        // The plugin ABI: the one header plugin authors include.
+        .target(name: "CFlowHostABI", dependencies: ["CJansson"]),
+
+        // Swift owner of jansson values; shared by host, RPC layer and SDK.
+        .target(name: "FlowJSON", dependencies: ["CJansson"]),
+
+        // Line framing, envelope classification, JSON-RPC errors, frame writer.
+        .target(name: "JSONRPC", dependencies: ["FlowJSON", "CJansson"]),
+
+        // The host engine: plugin loader, registries, dispatcher, event loop.
+        .target(
+            name: "FlowHostCore",
+            dependencies: [
+                "JSONRPC", "FlowJSON", "CFlowHostABI", "CJansson",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // The Swift SDK for plugin authors (linked into each Swift plugin).
+        .target(name: "FlowHostSDK", dependencies: ["FlowJSON", "CFlowHostABI", "CJansson"]),
+
+        .executableTarget(
+            name: "flowhost",
+            dependencies: [
+                "FlowHostCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Flow modules.
+        .target(name: "FlowPluginEchoC", dependencies: ["CFlowHostABI", "CJansson"], path: "Plugins/EchoC"),
+
+        // Unit tests.
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON"]),
+        .testTarget(name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "JSONRPC", "FlowJSON"]),
+    ]
+)

@@ -1,0 +1,1 @@
+#include "flowhost_plugin.h"

@@ -1,0 +1,31 @@
+import CFlowHostABI
+import FlowJSON
+import JSONRPC
+
+extension RPCError {
+    /// Reads an error a plugin filled in. Positive codes are SDK refusals.
+    init(abi error: inout flowhost_error_v1) {
+        let message = String(cString: flowhost_error_message(&error))
+        let data = error.data.map { JSON(taking: $0) }
+        error.data = nil
+        let code = Int(error.code)
+        if code > 0 {
+            self = .sdk(longErrorCode: code, shortErrorCode: Int(error.short_code), errorString: message)
+        } else if code == 0 {
+            self = RPCError.internalError.withMessage("flow failed without an error code: \(message)")
+        } else {
+            self.init(code: code, message: message, data: data)
+        }
+    }
+
+    /// Fills an error struct for a plugin (the plugin then owns `data`).
+    func fill(_ error: UnsafeMutablePointer<flowhost_error_v1>?) {
+        guard let error else { return }
+        flowhost_error_set(error, Int32(clamping: code), Int32(clamping: shortCode), message)
+        error.pointee.data = data?.newReference()
+    }
+
+    var shortCode: Int { data?["shortErrorCode"]?.intValue ?? code }
+
+    static func emptyABIError() -> flowhost_error_v1 { flowhost_error_v1() }
+}

@@ -1,0 +1,68 @@
+import FlowJSON
+import Foundation
+
+/// The `--config` file: host limits and each flow's own section.
+///
+/// Every key is checked at start; an unknown key or a wrong type stops the
+/// host with a message naming the key, so a typo never falls back silently
+/// to a default.
+public struct HostConfiguration {
+    public var options = HostEngine.Options()
+    /// Each flow's section (`flows.<name>`), handed to its create call.
+    public var flowSections: [String: JSON] = [:]
+
+    public init() {}
+
+    public struct Invalid: Error, CustomStringConvertible {
+        public let key: String
+        public let reason: String
+        public var description: String { "invalid config: \(key): \(reason)" }
+    }
+
+    public static func load(path: String) throws -> HostConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Invalid(key: path, reason: "cannot read the file")
+        }
+        let root: JSON
+        do {
+            root = try data.withUnsafeBytes { try JSON.parse($0) }
+        } catch {
+            throw Invalid(key: path, reason: "not JSON: \(error)")
+        }
+        return try parse(root)
+    }
+
+    public static func parse(_ root: JSON) throws(Invalid) -> HostConfiguration {
+        guard root.kind == .object else { throw Invalid(key: "(root)", reason: "must be an object") }
+        var configuration = HostConfiguration()
+        for key in root.keys {
+            let value = root[key]!
+            switch key {
+            case "maxFrameBytes":
+                configuration.options.maxFrameBytes = try positive(value, key, max: 1 << 30)
+            case "maxNestingDepth":
+                configuration.options.maxNestingDepth = try positive(value, key, max: 1000)
+            case "clientRequestTimeoutMs":
+                configuration.options.clientRequestTimeoutMilliseconds = UInt32(try positive(value, key, max: 86_400_000))
+            case "flows":
+                guard value.kind == .object else { throw Invalid(key: key, reason: "must be an object") }
+                for name in value.keys {
+                    guard let section = value[name], section.kind == .object else {
+                        throw Invalid(key: "flows.\(name)", reason: "must be an object")
+                    }
+                    configuration.flowSections[name] = section
+                }
+            default:
+                throw Invalid(key: key, reason: "unknown key")
+            }
+        }
+        return configuration
+    }
+
+    private static func positive(_ value: JSON, _ key: String, max: Int) throws(Invalid) -> Int {
+        guard let number = value.intValue, number > 0, number <= max else {
+            throw Invalid(key: key, reason: "must be an integer from 1 to \(max)")
+        }
+        return number
+    }
+}

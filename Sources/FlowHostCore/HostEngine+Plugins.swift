@@ -1,0 +1,61 @@
+import CFlowHostABI
+import FlowJSON
+import JSONRPC
+
+extension HostEngine {
+    /// Registers checked plugins and creates their instances, in order.
+    ///
+    /// A plugin whose flow name, a method name or a service name is already
+    /// taken, or whose create call fails, is refused; the others still load.
+    /// Answer methods may be declared by several flows if they agree on them.
+    public func install(_ candidates: [LoadedPlugin], config: (String) -> JSON = { _ in .object() }) {
+        for plugin in candidates {
+            if let refusal = conflict(of: plugin) {
+                refuse(refusal)
+                continue
+            }
+            plugin.context = PluginContext(engine: self, plugin: plugin)
+            do {
+                try plugin.create(host: hostTable, config: config(plugin.name))
+            } catch {
+                refuse(PluginRefusal(path: plugin.path, reason: "create failed: \(error.message)"))
+                continue
+            }
+            plugins.append(plugin)
+            for method in plugin.manifest.methods where methods[method.name] == nil {
+                methods[method.name] = method.answers.isEmpty ? .flow(plugin, method) : .answer(method)
+            }
+            for service in plugin.manifest.services {
+                services[service.name] = .flow(plugin)
+            }
+        }
+        discoverDocument = nil
+    }
+
+    /// Records a refusal (from the loader or from `install`).
+    public func refuse(_ refusal: PluginRefusal) {
+        refusals.append(refusal)
+        logger.error("\(refusal.description)")
+    }
+
+    private func conflict(of plugin: LoadedPlugin) -> PluginRefusal? {
+        func refusal(_ reason: String) -> PluginRefusal { PluginRefusal(path: plugin.path, reason: reason) }
+        if let other = plugins.first(where: { $0.name == plugin.name }) {
+            return refusal("flow name \(plugin.name) is already taken by \(other.path)")
+        }
+        for method in plugin.manifest.methods {
+            guard let existing = methods[method.name] else { continue }
+            if case .answer(let spec) = existing, spec.isCompatible(with: method) { continue }
+            return refusal("method \(method.name) is already taken")
+        }
+        for service in plugin.manifest.services where services[service.name] != nil {
+            return refusal("service \(service.name) is already taken")
+        }
+        return nil
+    }
+
+    /// Releases every flow instance (at exit). Libraries stay loaded.
+    public func destroyPlugins() {
+        for plugin in plugins { plugin.destroy() }
+    }
+}

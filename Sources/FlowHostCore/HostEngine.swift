@@ -1,0 +1,212 @@
+import CFlowHostABI
+import FlowJSON
+import JSONRPC
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The host: turns frames into calls on flows and flows' output into frames.
+///
+/// Every piece of mutable state here belongs to the event-loop thread, the
+/// thread that created the engine: the loop feeds it input and timer ticks,
+/// and plugins call back into it (through the host table) only from inside
+/// those calls. The host table refuses calls from any other thread.
+public final class HostEngine {
+    public struct Options: Sendable {
+        public var maxFrameBytes = 1 << 20
+        public var maxNestingDepth = 64
+        public var clientRequestTimeoutMilliseconds: UInt32 = 60_000
+        public var hostName = "flowhost"
+        public var hostVersion = "0.1.0"
+        public init() {}
+    }
+
+    public static let supportedProtocolVersions = ["1.0"]
+
+    enum Lifecycle { case awaitingInitialize, running, shutDown }
+
+    /// A frame that must wait until the reply of the request that caused it
+    /// has been written.
+    enum Outgoing {
+        case event(name: String, params: JSON)
+        case request(id: JSON, method: String, params: JSON)
+    }
+
+    struct OpenChallenge {
+        let event: String
+        let challengeMode: Int?
+        unowned let owner: LoadedPlugin
+    }
+
+    public let options: Options
+    public let logger: Logger
+    let writer: FrameWriter
+    var framer: LineFramer
+    let loopThread: pthread_t
+    let hostTable: UnsafeMutablePointer<flowhost_host_v1>
+
+    public internal(set) var plugins: [LoadedPlugin] = []
+    public internal(set) var refusals: [PluginRefusal] = []
+    var methods: [String: MethodRoute] = [:]
+    var services: [String: ServiceProvider] = [:]
+    var lifecycle = Lifecycle.awaitingInitialize
+    var session: JSON?
+    var openChallenge: OpenChallenge?
+    /// Bumped whenever a challenge opens, to tell whether a handler opened one.
+    var challengeSerial = 0
+    /// While > 0, outgoing frames wait in `held` (a reply is being prepared).
+    var holdDepth = 0
+    var held: [Outgoing] = []
+    var pendingClientRequests: [String: PendingClientRequest] = [:]
+    var nextClientRequestNumber = 1
+    var discoverDocument: JSON?
+
+    /// Set when the host should stop: 0 for a clean end.
+    public internal(set) var exitStatus: Int32?
+    /// The client's process id from `initialize`, if it gave one.
+    public internal(set) var clientProcessID: Int32?
+
+    public init(options: Options = Options(), sink: FrameSink, logger: Logger) {
+        self.options = options
+        self.logger = logger
+        self.writer = FrameWriter(sink: sink)
+        self.framer = LineFramer(maxFrameBytes: options.maxFrameBytes)
+        self.loopThread = pthread_self()
+        self.hostTable = .allocate(capacity: 1)
+        hostTable.initialize(to: HostFunctionTable.make())
+        registerBuiltins()
+    }
+
+    deinit {
+        for plugin in plugins { plugin.destroy() }
+        hostTable.deinitialize(count: 1)
+        hostTable.deallocate()
+    }
+
+    var isOnLoopThread: Bool { pthread_equal(pthread_self(), loopThread) != 0 }
+
+    // MARK: Input
+
+    /// Feeds bytes read from the client. Complete frames are handled at once.
+    public func receive(_ bytes: UnsafeRawBufferPointer) {
+        framer.push(bytes) { frame in handle(frame) }
+    }
+
+    /// The client closed its end: a last unterminated line still counts.
+    public func finishInput() {
+        framer.finish { frame in handle(frame) }
+        if exitStatus == nil { exitStatus = 0 }
+    }
+
+    /// Writes what is buffered to the client.
+    public func flush() throws { try writer.flush() }
+
+    private func handle(_ frame: LineFramer.Frame) {
+        switch frame {
+        case .oversized(let byteCount):
+            logger.warning("dropped a frame of \(byteCount) bytes (limit \(options.maxFrameBytes))")
+            write(
+                .error(
+                    id: .null,
+                    error: RPCError.invalidRequest.withMessage("Invalid Request: frame exceeds \(options.maxFrameBytes) bytes")
+                        .withData(["limit": .int(options.maxFrameBytes), "size": .int(byteCount)])))
+        case .line(let bytes):
+            handleLine(bytes)
+        }
+    }
+
+    /// Handles one whole frame. Exposed for tests that bypass the framer.
+    public func handleLine(_ bytes: UnsafeRawBufferPointer) {
+        if NestingDepth.exceeds(bytes, limit: options.maxNestingDepth) {
+            write(
+                .error(
+                    id: .null,
+                    error: RPCError.invalidRequest.withMessage("Invalid Request: nested deeper than \(options.maxNestingDepth)")
+                        .withData(["limit": .int(options.maxNestingDepth)])))
+            return
+        }
+        let value: JSON
+        do {
+            value = try JSON.parse(bytes)
+        } catch {
+            write(.error(id: .null, error: RPCError.parseError.withData(["detail": .string(error.description)])))
+            return
+        }
+        holdDepth += 1
+        if value.kind == .array {
+            let elements = value.elements
+            if elements.isEmpty {
+                write(.error(id: .null, error: RPCError.invalidRequest.withMessage("Invalid Request: empty batch")))
+            } else {
+                let replies = elements.compactMap { handleMessage($0) }
+                if !replies.isEmpty { writeOrStop { try writer.writeBatch(replies) } }
+            }
+        } else if let reply = handleMessage(value) {
+            write(reply)
+        }
+        holdDepth -= 1
+        if holdDepth == 0 { releaseHeld() }
+    }
+
+    private func handleMessage(_ value: JSON) -> Reply? {
+        switch IncomingMessage.classify(value) {
+        case .invalid(let id, let error):
+            return .error(id: id, error: error)
+        case .response(let id, let result, let error):
+            routeClientResponse(id: id, result: result, error: error)
+            return nil
+        case .notification(let method, let params):
+            if case .failure(let error) = dispatch(method: method, params: params) {
+                logger.debug("notification \(method) failed: \(error)")
+            }
+            return nil
+        case .request(let id, let method, let params):
+            switch dispatch(method: method, params: params) {
+            case .success(let result): return .result(id: id, result: result)
+            case .failure(let error): return .error(id: id, error: error)
+            }
+        }
+    }
+
+    // MARK: Output
+
+    func write(_ reply: Reply) {
+        writeOrStop { try writer.write(reply) }
+    }
+
+    /// Sends an event or host request now, or after the reply being prepared.
+    func send(_ outgoing: Outgoing) {
+        if holdDepth > 0 {
+            held.append(outgoing)
+            return
+        }
+        writeOrStop {
+            switch outgoing {
+            case .event(let name, let params): try writer.writeNotification(method: name, params: params)
+            case .request(let id, let method, let params): try writer.writeRequest(id: id, method: method, params: params)
+            }
+        }
+    }
+
+    private func releaseHeld() {
+        while !held.isEmpty {
+            let batch = held
+            held.removeAll()
+            for outgoing in batch { send(outgoing) }
+        }
+    }
+
+    /// A failed write means the client is gone: stop quietly.
+    func writeOrStop(_ body: () throws -> Void) {
+        do {
+            try body()
+        } catch {
+            logger.info("client output closed: \(error)")
+            if exitStatus == nil { exitStatus = 0 }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import CFlowHostABI
+import CJansson
+import FlowJSON
+import JSONRPC
+
+/// One flow module whose descriptor passed every check, and its instance.
+///
+/// Owned by the `HostEngine` and used on its loop thread only. The library
+/// it came from is never unloaded (Swift images cannot be), so `descriptor`
+/// stays valid for the life of the process.
+public final class LoadedPlugin {
+    public let name: String
+    public let version: String
+    public let path: String
+    public let manifest: PluginManifest
+    let descriptor: UnsafePointer<flowhost_plugin_v1>
+    private var instance: UnsafeMutableRawPointer?
+    /// The context the host table's functions receive for this plugin.
+    var context: PluginContext!
+
+    init(descriptor: UnsafePointer<flowhost_plugin_v1>, name: String, version: String, path: String, manifest: PluginManifest) {
+        self.descriptor = descriptor
+        self.name = name
+        self.version = version
+        self.path = path
+        self.manifest = manifest
+    }
+
+    public var abiVersion: Int { Int(descriptor.pointee.abi_version) }
+
+    func declaresEvent(_ event: String) -> EventSpec? { manifest.events.first { $0.name == event } }
+    func declaresMethod(_ method: String) -> Bool { manifest.methods.contains { $0.name == method } }
+
+    func create(host: UnsafePointer<flowhost_host_v1>, config: JSON) throws(RPCError) {
+        guard let create = descriptor.pointee.create else {
+            throw RPCError.internalError.withMessage("descriptor has no create function")
+        }
+        var error = flowhost_error_v1()
+        let contextPointer = OpaquePointer(Unmanaged.passUnretained(context).toOpaque())
+        let made = config.withUnsafeRaw { create(host, contextPointer, $0, &error) }
+        guard let made else { throw RPCError(abi: &error) }
+        instance = made
+    }
+
+    func start() {
+        guard let instance, let start = descriptor.pointee.start else { return }
+        start(instance)
+    }
+
+    func handle(method: String, params: JSON) -> Result<JSON?, RPCError> {
+        guard let instance, let handle = descriptor.pointee.handle else {
+            return .failure(RPCError.internalError.withMessage("flow \(name) cannot handle calls"))
+        }
+        return invoke { result, error in params.withUnsafeRaw { handle(instance, method, $0, result, error) } }
+    }
+
+    func callService(_ service: String, params: JSON) -> Result<JSON?, RPCError> {
+        guard let instance, let call = descriptor.pointee.call_service else {
+            return .failure(RPCError.internalError.withMessage("flow \(name) offers no services"))
+        }
+        return invoke { result, error in params.withUnsafeRaw { call(instance, service, $0, result, error) } }
+    }
+
+    func destroy() {
+        guard let instance else { return }
+        self.instance = nil
+        descriptor.pointee.destroy?(instance)
+    }
+
+    private func invoke(
+        _ call: (UnsafeMutablePointer<UnsafeMutablePointer<json_t>?>, UnsafeMutablePointer<flowhost_error_v1>) -> Int32
+    ) -> Result<JSON?, RPCError> {
+        var result: UnsafeMutablePointer<json_t>? = nil
+        var error = flowhost_error_v1()
+        let status = call(&result, &error)
+        if status == FLOWHOST_OK {
+            return .success(result.map { JSON(taking: $0) })
+        }
+        if let result { json_decref(result) }
+        return .failure(RPCError(abi: &error))
+    }
+}

@@ -1,0 +1,165 @@
+import FlowJSON
+import JSONRPC
+
+/// The type a declared parameter must have.
+public enum ParamType: String, Sendable, CaseIterable {
+    case string, integer, number, boolean, object, array, any
+
+    func accepts(_ kind: JSONKind) -> Bool {
+        switch self {
+        case .any: true
+        case .string: kind == .string
+        case .integer: kind == .integer
+        case .number: kind == .integer || kind == .real
+        case .boolean: kind == .bool
+        case .object: kind == .object
+        case .array: kind == .array
+        }
+    }
+}
+
+public struct ParamSpec: Equatable {
+    public var name: String
+    public var type: ParamType
+    public var required: Bool
+    public var description: String
+
+    public init(name: String, type: ParamType, required: Bool = true, description: String = "") {
+        self.name = name
+        self.type = type
+        self.required = required
+        self.description = description
+    }
+}
+
+public struct MethodSpec {
+    public var name: String
+    public var summary: String
+    public var params: [ParamSpec]
+    /// JSON Schema of the result (for rpc.discover); nil means unspecified.
+    public var result: JSON?
+    /// The challenge events this method answers; empty for an ordinary method.
+    public var answers: [String]
+
+    public init(name: String, summary: String = "", params: [ParamSpec] = [], result: JSON? = nil, answers: [String] = []) {
+        self.name = name
+        self.summary = summary
+        self.params = params
+        self.result = result
+        self.answers = answers
+    }
+
+    /// Two flows may both declare an answer method only if they agree on it.
+    func isCompatible(with other: MethodSpec) -> Bool {
+        !answers.isEmpty && answers == other.answers && params == other.params
+    }
+}
+
+public struct EventSpec {
+    public var name: String
+    public var summary: String
+    public var params: JSON?
+    /// A challenge event opens a challenge that an answer method closes.
+    public var isChallenge: Bool
+}
+
+public struct ServiceSpec {
+    public var name: String
+    public var summary: String
+}
+
+/// What a flow declares about itself: the `manifest` JSON of its descriptor.
+public struct PluginManifest {
+    public var methods: [MethodSpec]
+    public var events: [EventSpec]
+    public var services: [ServiceSpec]
+
+    public init(methods: [MethodSpec] = [], events: [EventSpec] = [], services: [ServiceSpec] = []) {
+        self.methods = methods
+        self.events = events
+        self.services = services
+    }
+
+    /// A manifest refused for a reason that names the offending key.
+    public struct Invalid: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static func parse(_ text: String) throws(Invalid) -> PluginManifest {
+        let root: JSON
+        do { root = try JSON.parse(text) } catch { throw Invalid(description: "manifest is not JSON: \(error)") }
+        guard root.kind == .object else { throw Invalid(description: "manifest must be an object") }
+        for key in root.keys where !["methods", "events", "services"].contains(key) {
+            throw Invalid(description: "manifest: unknown key \"\(key)\"")
+        }
+        var manifest = PluginManifest()
+        for (index, method) in try list(root, "methods").enumerated() {
+            let at = "methods[\(index)]"
+            let name = try string(method, "name", at)
+            var params: [ParamSpec] = []
+            for (p, param) in try list(method, "params").enumerated() {
+                let pat = "\(at).params[\(p)]"
+                let typeName = try string(param, "type", pat)
+                guard let type = ParamType(rawValue: typeName) else {
+                    throw Invalid(description: "\(pat).type: unknown type \"\(typeName)\"")
+                }
+                params.append(
+                    ParamSpec(
+                        name: try string(param, "name", pat), type: type,
+                        required: param["required"]?.boolValue ?? true,
+                        description: param["description"]?.stringValue ?? ""))
+            }
+            if Set(params.map(\.name)).count != params.count {
+                throw Invalid(description: "\(at).params: duplicate parameter name")
+            }
+            var answers: [String] = []
+            if let declared = method["answers"] {
+                if let single = declared.stringValue {
+                    answers = [single]
+                } else if declared.kind == .array, declared.elements.allSatisfy({ $0.kind == .string }) {
+                    answers = declared.elements.compactMap(\.stringValue)
+                } else {
+                    throw Invalid(description: "\(at).answers: must be a string or an array of strings")
+                }
+            }
+            manifest.methods.append(
+                MethodSpec(
+                    name: name, summary: method["summary"]?.stringValue ?? "", params: params,
+                    result: method["result"], answers: answers))
+        }
+        for (index, event) in try list(root, "events").enumerated() {
+            let at = "events[\(index)]"
+            manifest.events.append(
+                EventSpec(
+                    name: try string(event, "name", at), summary: event["summary"]?.stringValue ?? "",
+                    params: event["params"], isChallenge: event["challenge"]?.boolValue ?? false))
+        }
+        for (index, service) in try list(root, "services").enumerated() {
+            manifest.services.append(
+                ServiceSpec(
+                    name: try string(service, "name", "services[\(index)]"),
+                    summary: service["summary"]?.stringValue ?? ""))
+        }
+        let challengeEvents = Set(manifest.events.filter(\.isChallenge).map(\.name))
+        for method in manifest.methods {
+            for answered in method.answers where !challengeEvents.contains(answered) {
+                throw Invalid(description: "method \(method.name) answers \"\(answered)\", which is not a challenge event of this flow")
+            }
+        }
+        return manifest
+    }
+
+    private static func list(_ object: JSON, _ key: String) throws(Invalid) -> [JSON] {
+        guard let value = object[key] else { return [] }
+        guard value.kind == .array else { throw Invalid(description: "\(key): must be an array") }
+        return value.elements
+    }
+
+    private static func string(_ object: JSON, _ key: String, _ at: String) throws(Invalid) -> String {
+        guard object.kind == .object else { throw Invalid(description: "\(at): must be an object") }
+        guard let value = object[key]?.stringValue, !value.isEmpty else {
+            throw Invalid(description: "\(at).\(key): required non-empty string")
+        }
+        return value
+    }
+}

@@ -1,0 +1,52 @@
+import FlowJSON
+
+/// Builds the `rpc.discover` answer from what the host and the flows declare.
+///
+/// Events (server-to-client notifications) have no place in OpenRPC 1.x, so
+/// they are listed under the extension key `x-flowhost-events`.
+enum OpenRPCDocument {
+    static func make(engine: HostEngine) -> JSON {
+        var specs: [MethodSpec] = []
+        var seen = Set<String>()
+        let builtinOrder = ["initialize", "shutdown", "exit", "rpc.discover", "ping"]
+        for name in builtinOrder { if let route = engine.methods[name] { specs.append(route.spec); seen.insert(name) } }
+        for plugin in engine.plugins {
+            for method in plugin.manifest.methods where seen.insert(method.name).inserted { specs.append(method) }
+        }
+        let methods = JSON.array()
+        for spec in specs {
+            let method: JSON = ["name": .string(spec.name), "paramStructure": "either"]
+            if !spec.summary.isEmpty { method["summary"] = .string(spec.summary) }
+            method["params"] = .array(
+                spec.params.map { param in
+                    let descriptor: JSON = [
+                        "name": .string(param.name), "required": .bool(param.required), "schema": schema(for: param.type),
+                    ]
+                    if !param.description.isEmpty { descriptor["description"] = .string(param.description) }
+                    return descriptor
+                })
+            method["result"] = ["name": "result", "schema": spec.result ?? .object()]
+            if !spec.answers.isEmpty { method["x-flowhost-answers"] = .array(spec.answers.map(JSON.string)) }
+            methods.append(method)
+        }
+        let events = JSON.array()
+        for plugin in engine.plugins {
+            for event in plugin.manifest.events {
+                let entry: JSON = ["name": .string(event.name), "flow": .string(plugin.name), "challenge": .bool(event.isChallenge)]
+                if !event.summary.isEmpty { entry["summary"] = .string(event.summary) }
+                entry["params"] = event.params ?? ["type": "object"]
+                events.append(entry)
+            }
+        }
+        return [
+            "openrpc": "1.3.2",
+            "info": ["title": .string(engine.options.hostName), "version": .string(engine.options.hostVersion)],
+            "methods": methods,
+            "x-flowhost-events": events,
+        ]
+    }
+
+    private static func schema(for type: ParamType) -> JSON {
+        type == .any ? .object() : ["type": .string(type.rawValue)]
+    }
+}

@@ -1,0 +1,57 @@
+import FlowJSON
+import JSONRPC
+
+/// Checks a call's params against what the method declares and gives the
+/// flow an object, whatever form the client used.
+///
+/// Positional params (`[pw, 0]`, the SDK's argument order) are mapped to the
+/// declared names; a JSON null in a positional slot of an optional param means
+/// "not given". Names the method does not declare are refused, so a typo in a
+/// client is an error rather than a silently ignored field.
+enum ParamBinder {
+    static func bind(_ params: JSON?, to specs: [ParamSpec]) throws(RPCError) -> JSON {
+        guard let params else {
+            if let missing = specs.first(where: \.required) {
+                throw RPCError.invalidParams(field: missing.name, reason: "required")
+            }
+            return .object()
+        }
+        if params.kind == .array {
+            return try bindPositional(params, specs)
+        }
+        for key in params.keys where !specs.contains(where: { $0.name == key }) {
+            throw RPCError.invalidParams(field: key, reason: "unknown parameter")
+        }
+        for spec in specs {
+            guard let value = params[spec.name] else {
+                if spec.required { throw RPCError.invalidParams(field: spec.name, reason: "required") }
+                continue
+            }
+            try check(value, spec)
+        }
+        return params
+    }
+
+    private static func bindPositional(_ params: JSON, _ specs: [ParamSpec]) throws(RPCError) -> JSON {
+        let elements = params.elements
+        if elements.count > specs.count {
+            throw RPCError.invalidParams(field: "params", reason: "at most \(specs.count) positional parameters")
+        }
+        let object = JSON.object()
+        for (index, spec) in specs.enumerated() {
+            guard index < elements.count, !(elements[index].isNull && !spec.required && spec.type != .any) else {
+                if spec.required { throw RPCError.invalidParams(field: spec.name, reason: "required") }
+                continue
+            }
+            try check(elements[index], spec)
+            object[spec.name] = elements[index]
+        }
+        return object
+    }
+
+    private static func check(_ value: JSON, _ spec: ParamSpec) throws(RPCError) {
+        if !spec.type.accepts(value.kind) {
+            throw RPCError.invalidParams(field: spec.name, reason: "expected \(spec.type.rawValue), got \(value.kind.name)")
+        }
+    }
+}

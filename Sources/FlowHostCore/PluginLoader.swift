@@ -1,0 +1,97 @@
+import CFlowHostABI
+import Foundation
+
+/// Why a plugin was not loaded: one line for stderr and `flowhost plugins`.
+public struct PluginRefusal: Error, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+    public var description: String { "refused plugin \(path): \(reason)" }
+}
+
+/// A folder to load flows from.
+public struct PluginDirectory: Sendable {
+    public var path: String
+    /// The default folder (next to the executable) holds other build products
+    /// too, so there only `libFlowPlugin*` files are taken as flows.
+    public var requiredPrefix: String?
+
+    public init(path: String, requiredPrefix: String? = nil) {
+        self.path = path
+        self.requiredPrefix = requiredPrefix
+    }
+}
+
+/// Finds flow libraries, opens them and checks their descriptors.
+///
+/// A library is opened with RTLD_NOW | RTLD_LOCAL and never closed, even when
+/// refused: a Swift image cannot be unloaded safely.
+public enum PluginLoader {
+    #if os(macOS)
+    static let librarySuffix = ".dylib"
+    #else
+    static let librarySuffix = ".so"
+    #endif
+
+    /// The library files in `directories`, in order, each real path once.
+    public static func libraryPaths(in directories: [PluginDirectory]) -> [String] {
+        var seen = Set<String>()
+        var paths: [String] = []
+        for directory in directories {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { continue }
+            for name in names.sorted() where name.hasSuffix(librarySuffix) {
+                if let prefix = directory.requiredPrefix, !name.hasPrefix(prefix) { continue }
+                let path = (directory.path as NSString).appendingPathComponent(name)
+                let real = (path as NSString).resolvingSymlinksInPath
+                if seen.insert(real).inserted { paths.append(path) }
+            }
+        }
+        return paths
+    }
+
+    public static func open(path: String) -> Result<LoadedPlugin, PluginRefusal> {
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+            let reason = dlerror().map { String(cString: $0) } ?? "dlopen failed"
+            return .failure(PluginRefusal(path: path, reason: reason))
+        }
+        guard let symbol = dlsym(handle, FLOWHOST_ENTRY_SYMBOL_V1) else {
+            return .failure(PluginRefusal(path: path, reason: "no entry symbol \(FLOWHOST_ENTRY_SYMBOL_V1)"))
+        }
+        let entry = unsafeBitCast(symbol, to: flowhost_plugin_entry_v1.self)
+        guard let descriptor = entry() else {
+            return .failure(PluginRefusal(path: path, reason: "entry symbol returned no descriptor"))
+        }
+        return validate(descriptor: descriptor, path: path)
+    }
+
+    /// Checks what the descriptor says about itself. Name, method and service
+    /// conflicts between plugins are checked when the engine installs it.
+    public static func validate(descriptor: UnsafePointer<flowhost_plugin_v1>, path: String) -> Result<LoadedPlugin, PluginRefusal> {
+        let d = descriptor.pointee
+        func refuse(_ reason: String) -> Result<LoadedPlugin, PluginRefusal> {
+            .failure(PluginRefusal(path: path, reason: reason))
+        }
+        if d.abi_version != FLOWHOST_ABI_VERSION {
+            return refuse("ABI version \(d.abi_version), this host speaks \(FLOWHOST_ABI_VERSION)")
+        }
+        let expectedSize = MemoryLayout<flowhost_plugin_v1>.size
+        if Int(d.struct_size) < expectedSize {
+            return refuse("descriptor struct_size \(d.struct_size) is smaller than ABI v1's \(expectedSize)")
+        }
+        guard let rawName = d.name, case let name = String(cString: rawName), !name.isEmpty else {
+            return refuse("descriptor has no flow name")
+        }
+        let version = d.version.map { String(cString: $0) } ?? ""
+        guard d.create != nil, d.handle != nil else { return refuse("descriptor lacks create or handle") }
+        guard let rawManifest = d.manifest else { return refuse("descriptor has no manifest") }
+        let manifest: PluginManifest
+        do {
+            manifest = try PluginManifest.parse(String(cString: rawManifest))
+        } catch {
+            return refuse(error.description)
+        }
+        if !manifest.services.isEmpty, d.call_service == nil {
+            return refuse("manifest declares services but call_service is NULL")
+        }
+        return .success(LoadedPlugin(descriptor: descriptor, name: name, version: version, path: path, manifest: manifest))
+    }
+}

@@ -1,0 +1,86 @@
+import JSONRPC
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The event loop: reads the client's bytes, feeds the engine, fires timers,
+/// watches the client process, and flushes replies before it waits.
+///
+/// One thread does all of it, so the engine and every flow are only ever
+/// entered from this loop.
+public struct StdioServer {
+    public let engine: HostEngine
+    public let inputFD: Int32
+    /// How often the client process is checked, when `initialize` named one.
+    public var processCheckMilliseconds: UInt64 = 200
+
+    public init(engine: HostEngine, inputFD: Int32 = STDIN_FILENO) {
+        self.engine = engine
+        self.inputFD = inputFD
+    }
+
+    /// Runs until EOF, `exit`, or the client's death; returns the exit status.
+    public func run() -> Int32 {
+        let capacity = 64 * 1024
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { buffer.deallocate() }
+        var nextProcessCheck: UInt64 = 0
+
+        while true {
+            engine.writeOrStop { try engine.flush() }
+            if let status = engine.exitStatus { return status }
+
+            // Wait with poll only when something is due at a known time;
+            // otherwise a plain blocking read saves a system call per message.
+            if let wait = waitMilliseconds(nextProcessCheck: nextProcessCheck) {
+                var descriptor = pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&descriptor, 1, Int32(clamping: wait))
+                if ready < 0, errno != EINTR {
+                    engine.logger.error("poll: \(String(cString: strerror(errno)))")
+                    return 1
+                }
+                let now = MonotonicClock.nowMilliseconds()
+                engine.fireTimers(now: now)
+                if let pid = engine.clientProcessID, now >= nextProcessCheck {
+                    nextProcessCheck = now + processCheckMilliseconds
+                    if !Self.processExists(pid) {
+                        engine.logger.info("client process \(pid) is gone; exiting")
+                        engine.writeOrStop { try engine.flush() }
+                        return 0
+                    }
+                }
+                if ready <= 0 { continue }
+            }
+
+            let count = read(inputFD, buffer.baseAddress, capacity)
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                engine.logger.error("read: \(String(cString: strerror(errno)))")
+                return 1
+            }
+            if count == 0 {
+                engine.finishInput()
+                engine.writeOrStop { try engine.flush() }
+                return engine.exitStatus ?? 0
+            }
+            engine.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        }
+    }
+
+    private func waitMilliseconds(nextProcessCheck: UInt64) -> UInt64? {
+        var deadline = engine.nextDeadline
+        if engine.clientProcessID != nil { deadline = min(deadline ?? .max, nextProcessCheck) }
+        guard let deadline else { return nil }
+        let now = MonotonicClock.nowMilliseconds()
+        return deadline > now ? deadline - now : 0
+    }
+
+    /// `kill(pid, 0)`: ESRCH means gone; EPERM means it exists but is not ours.
+    static func processExists(_ pid: Int32) -> Bool {
+        kill(pid, 0) == 0 || errno == EPERM
+    }
+}

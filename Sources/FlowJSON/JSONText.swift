@@ -1,0 +1,66 @@
+import CJansson
+
+/// A text that jansson refused, with where and why.
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let message: String
+    public let line: Int
+    public let column: Int
+    public var description: String { "\(message) at line \(line), column \(column)" }
+}
+
+extension JSON {
+    /// Parses one JSON text with FlowHost's reading rules (any top-level
+    /// value, duplicate keys refused).
+    public static func parse(_ text: String) throws(JSONParseError) -> JSON {
+        var text = text
+        let outcome: Result<JSON, JSONParseError> = text.withUTF8 { bytes in
+            Result { () throws(JSONParseError) in try parse(UnsafeRawBufferPointer(bytes)) }
+        }
+        return try outcome.get()
+    }
+
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSON {
+        var error = json_error_t()
+        let empty: StaticString = ""
+        let base = bytes.baseAddress ?? UnsafeRawPointer(empty.utf8Start)
+        guard let value = json_loadb(base.assumingMemoryBound(to: CChar.self), bytes.count, fh_json_load_flags(), &error)
+        else {
+            throw JSONParseError(
+                message: String(cString: fh_json_error_text(&error)), line: Int(error.line), column: Int(error.column))
+        }
+        return JSON(taking: value)
+    }
+
+    /// The compact text of this value, as FlowHost writes it on the wire.
+    public func serialized() -> String {
+        // JSON_ENCODE_ANY lets scalars be serialised too.
+        guard let text = json_dumps(raw, fh_json_dump_flags() | JSON_ENCODE_ANY_FLAG) else { return "null" }
+        defer { free(text) }
+        return String(cString: text)
+    }
+
+    /// Appends the compact text of this value to `sink`, without a temporary string.
+    public func serialize(into sink: inout [UInt8]) {
+        JSON.serialize(raw, into: &sink)
+    }
+
+    public static func serialize(_ raw: UnsafeMutablePointer<json_t>, into sink: inout [UInt8]) {
+        withUnsafeMutablePointer(to: &sink) { sinkPointer in
+            _ = json_dump_callback(
+                raw,
+                { buffer, size, context in
+                    let sink = context!.assumingMemoryBound(to: [UInt8].self)
+                    sink.pointee.append(
+                        contentsOf: UnsafeRawBufferPointer(start: buffer, count: size))
+                    return 0
+                }, sinkPointer, fh_json_dump_flags() | JSON_ENCODE_ANY_FLAG)
+        }
+    }
+}
+
+extension JSON: CustomStringConvertible {
+    public var description: String { serialized() }
+}
+
+/// jansson's JSON_ENCODE_ANY, which Swift imports as an Int32 macro.
+@usableFromInline let JSON_ENCODE_ANY_FLAG: Int = Int(JSON_ENCODE_ANY)

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+struct FlowHostCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "flowhost",
+        abstract: "Runs device-bound multi-factor authentication flows over JSON-RPC 2.0 on stdin/stdout.",
+        subcommands: [Serve.self, ListPlugins.self],
+        defaultSubcommand: Serve.self
+    )
+}

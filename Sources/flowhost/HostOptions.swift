@@ -1,0 +1,79 @@
+import ArgumentParser
+import FlowHostCore
+import Foundation
+import Logging
+
+/// Options shared by every subcommand that loads flows.
+struct HostOptions: ParsableArguments {
+    @Option(name: .customLong("plugins"), help: "A folder of flow libraries (repeatable). Searched before FLOWHOST_PLUGIN_PATH and the folder of the executable.")
+    var pluginDirectories: [String] = []
+
+    @Flag(help: "Do not load flows from the folder of the executable.")
+    var noDefaultPlugins = false
+
+    @Flag(help: "Stop if any plugin is refused.")
+    var strict = false
+
+    @Option(help: "A JSON config file (host limits, each flow's section).")
+    var config: String?
+
+    @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "warning"
+
+    func searchPath() -> [PluginDirectory] {
+        var directories = pluginDirectories.map { PluginDirectory(path: $0) }
+        if let environment = ProcessInfo.processInfo.environment["FLOWHOST_PLUGIN_PATH"] {
+            directories += environment.split(separator: ":").map { PluginDirectory(path: String($0)) }
+        }
+        if !noDefaultPlugins, let executable = Self.executableDirectory() {
+            directories.append(PluginDirectory(path: executable, requiredPrefix: "libFlowPlugin"))
+        }
+        return directories
+    }
+
+    static func executableDirectory() -> String? {
+        #if os(Linux)
+        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            return (path as NSString).deletingLastPathComponent
+        }
+        #endif
+        let argument = CommandLine.arguments[0]
+        return argument.contains("/") ? ((argument as NSString).resolvingSymlinksInPath as NSString).deletingLastPathComponent : nil
+    }
+
+    func makeLogger() throws -> Logger {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("unknown log level \(logLevel)")
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return Logger(label: "flowhost")
+    }
+
+    func loadConfiguration() throws -> HostConfiguration {
+        guard let config else { return HostConfiguration() }
+        do {
+            return try HostConfiguration.load(path: config)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
+    /// Opens, checks and installs every flow. Refusals are logged by the engine.
+    func loadPlugins(into engine: HostEngine, configuration: HostConfiguration) throws {
+        var candidates: [LoadedPlugin] = []
+        for path in PluginLoader.libraryPaths(in: searchPath()) {
+            switch PluginLoader.open(path: path) {
+            case .success(let plugin): candidates.append(plugin)
+            case .failure(let refusal): engine.refuse(refusal)
+            }
+        }
+        engine.install(candidates) { configuration.flowSections[$0] ?? .object() }
+        if strict, !engine.refusals.isEmpty {
+            throw ExitCode(3)
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import ArgumentParser
+import FlowHostCore
+import JSONRPC
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The protocol server: the default subcommand.
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve JSON-RPC 2.0 on stdin/stdout (the default).")
+
+    @OptionGroup var host: HostOptions
+
+    @Option(help: "Largest frame in bytes (default 1 MiB).")
+    var maxFrameBytes: Int?
+
+    func run() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let frameFD = try StdoutGuard.engage()
+        let logger = try host.makeLogger()
+        var configuration = try host.loadConfiguration()
+        if let maxFrameBytes {
+            guard maxFrameBytes > 0 else { throw ValidationError("--max-frame-bytes must be positive") }
+            configuration.options.maxFrameBytes = maxFrameBytes
+        }
+        let engine = HostEngine(options: configuration.options, sink: FileDescriptorSink(fd: frameFD), logger: logger)
+        try host.loadPlugins(into: engine, configuration: configuration)
+        let status = StdioServer(engine: engine).run()
+        engine.destroyPlugins()
+        throw ExitCode(status)
+    }
+}
