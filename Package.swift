@@ -57,6 +57,6 @@ let package = Package(
 
         // Unit tests.
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON"]),
-        .testTarget(name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "JSONRPC", "FlowJSON"]),
+        .testTarget(name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "FlowHostSDK", "JSONRPC", "FlowJSON"]),
     ]
 )

@@ -13,12 +13,12 @@ public final class LoadedPlugin {
     public let version: String
     public let path: String
     public let manifest: PluginManifest
-    let descriptor: UnsafePointer<flowhost_plugin_v1>
+    let descriptor: UnsafePointer<flowhost_plugin_descriptor_v1>
     private var instance: UnsafeMutableRawPointer?
     /// The context the host table's functions receive for this plugin.
     var context: PluginContext!
 
-    init(descriptor: UnsafePointer<flowhost_plugin_v1>, name: String, version: String, path: String, manifest: PluginManifest) {
+    init(descriptor: UnsafePointer<flowhost_plugin_descriptor_v1>, name: String, version: String, path: String, manifest: PluginManifest) {
         self.descriptor = descriptor
         self.name = name
         self.version = version
@@ -37,7 +37,7 @@ public final class LoadedPlugin {
         }
         var error = flowhost_error_v1()
         let contextPointer = OpaquePointer(Unmanaged.passUnretained(context).toOpaque())
-        let made = config.withUnsafeRaw { create(host, contextPointer, $0, &error) }
+        let made = config.withUnsafeRaw { create(descriptor, host, contextPointer, $0, &error) }
         guard let made else { throw RPCError(abi: &error) }
         instance = made
     }

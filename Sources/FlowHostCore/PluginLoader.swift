@@ -65,7 +65,7 @@ public enum PluginLoader {
 
     /// Checks what the descriptor says about itself. Name, method and service
     /// conflicts between plugins are checked when the engine installs it.
-    public static func validate(descriptor: UnsafePointer<flowhost_plugin_v1>, path: String) -> Result<LoadedPlugin, PluginRefusal> {
+    public static func validate(descriptor: UnsafePointer<flowhost_plugin_descriptor_v1>, path: String) -> Result<LoadedPlugin, PluginRefusal> {
         let d = descriptor.pointee
         func refuse(_ reason: String) -> Result<LoadedPlugin, PluginRefusal> {
             .failure(PluginRefusal(path: path, reason: reason))
@@ -73,7 +73,7 @@ public enum PluginLoader {
         if d.abi_version != FLOWHOST_ABI_VERSION {
             return refuse("ABI version \(d.abi_version), this host speaks \(FLOWHOST_ABI_VERSION)")
         }
-        let expectedSize = MemoryLayout<flowhost_plugin_v1>.size
+        let expectedSize = MemoryLayout<flowhost_plugin_descriptor_v1>.size
         if Int(d.struct_size) < expectedSize {
             return refuse("descriptor struct_size \(d.struct_size) is smaller than ABI v1's \(expectedSize)")
         }

@@ -3,7 +3,7 @@
  *
  * A flow module is a shared library that exports one C symbol,
  *
- *     const flowhost_plugin_v1 *flowhost_plugin_v1(void);
+ *     const flowhost_plugin_descriptor_v1 *flowhost_plugin_v1(void);
  *
  * returning a descriptor that lives as long as the process (the host never
  * unloads a plugin). Everything that crosses this boundary is a C type: fixed
@@ -131,18 +131,20 @@ typedef struct flowhost_host_v1 {
  * Param types: "string", "integer", "number", "boolean", "object", "array",
  * "any". See Protocol/spec.md, "Flow manifests".
  */
-typedef struct flowhost_plugin_v1 {
+typedef struct flowhost_plugin_descriptor_v1 {
     uint32_t struct_size;
     uint32_t abi_version; /* FLOWHOST_ABI_VERSION */
     const char *name;     /* flow name, unique among loaded plugins */
     const char *version;  /* the flow's own version, free-form */
     const char *manifest; /* JSON text, see above */
 
-    /* Create the flow's instance. config: borrowed (the flow's section of the
-       host config, an object, maybe empty). Returns the instance, or NULL with
-       *error filled to refuse loading. */
-    void *(*create)(const flowhost_host_v1 *host, flowhost_host_context *context, json_t *config,
-                    flowhost_error_v1 *error);
+    /* Create the flow's instance. self: this descriptor (one library may
+       export several descriptors' worth of code and tell them apart by it).
+       host and context: valid until destroy. config: borrowed (the flow's
+       section of the host config, an object, maybe empty). Returns the
+       instance, or NULL with *error filled to refuse loading. */
+    void *(*create)(const struct flowhost_plugin_descriptor_v1 *self, const flowhost_host_v1 *host,
+                    flowhost_host_context *context, json_t *config, flowhost_error_v1 *error);
 
     /* Called once after the client's `initialize` succeeded. May emit events. */
     void (*start)(void *instance);
@@ -163,9 +165,12 @@ typedef struct flowhost_plugin_v1 {
     void (*destroy)(void *instance);
 
     void *reserved[8];
-} flowhost_plugin_v1;
+} flowhost_plugin_descriptor_v1;
 
-typedef const flowhost_plugin_v1 *(*flowhost_plugin_entry_v1)(void);
+typedef const flowhost_plugin_descriptor_v1 *(*flowhost_plugin_entry_v1)(void);
+
+/* Plugins define this (with default visibility); the host looks it up by name. */
+#define FLOWHOST_PLUGIN_EXPORT __attribute__((visibility("default")))
 
 /* Conveniences for both sides (header-only; not part of the binary ABI). */
 

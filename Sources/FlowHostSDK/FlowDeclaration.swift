@@ -1,0 +1,113 @@
+import FlowJSON
+
+/// A parameter a method declares; the host checks it before the flow runs.
+public struct FlowParam: Sendable {
+    public enum Kind: String, Sendable { case string, integer, number, boolean, object, array, any }
+    public var name: String
+    public var kind: Kind
+    public var required: Bool
+    public var description: String
+
+    public init(_ name: String, _ kind: Kind, required: Bool = true, description: String = "") {
+        self.name = name
+        self.kind = kind
+        self.required = required
+        self.description = description
+    }
+}
+
+public struct FlowMethod: Sendable {
+    public var name: String
+    public var summary: String
+    public var params: [FlowParam]
+    /// Result schema as JSON text (for rpc.discover), if any.
+    public var resultSchema: String?
+    /// Challenge events this method answers (empty: an ordinary method).
+    public var answers: [String]
+
+    public init(_ name: String, summary: String = "", params: [FlowParam] = [], resultSchema: String? = nil, answers: [String] = []) {
+        self.name = name
+        self.summary = summary
+        self.params = params
+        self.resultSchema = resultSchema
+        self.answers = answers
+    }
+}
+
+public struct FlowEvent: Sendable {
+    public var name: String
+    public var summary: String
+    /// Params schema as JSON text, if any.
+    public var paramsSchema: String?
+    public var isChallenge: Bool
+
+    public init(_ name: String, summary: String = "", paramsSchema: String? = nil, challenge: Bool = false) {
+        self.name = name
+        self.summary = summary
+        self.paramsSchema = paramsSchema
+        self.isChallenge = challenge
+    }
+}
+
+public struct FlowService: Sendable {
+    public var name: String
+    public var summary: String
+    public init(_ name: String, summary: String = "") {
+        self.name = name
+        self.summary = summary
+    }
+}
+
+/// Everything a flow declares, turned into the descriptor's manifest text.
+public struct FlowDeclaration: Sendable {
+    public var name: String
+    public var version: String
+    public var methods: [FlowMethod]
+    public var events: [FlowEvent]
+    public var services: [FlowService]
+
+    public init(name: String, version: String, methods: [FlowMethod] = [], events: [FlowEvent] = [], services: [FlowService] = []) {
+        self.name = name
+        self.version = version
+        self.methods = methods
+        self.events = events
+        self.services = services
+    }
+
+    func manifestText() -> String {
+        func schema(_ text: String?) -> JSON? {
+            guard let text else { return nil }
+            // A flow author's typo in a schema should fail loudly at load.
+            guard let parsed = try? JSON.parse(text) else { preconditionFailure("invalid schema JSON: \(text)") }
+            return parsed
+        }
+        let root: JSON = [
+            "methods": .array(
+                methods.map { method in
+                    let entry: JSON = [
+                        "name": .string(method.name), "summary": .string(method.summary),
+                        "params": .array(
+                            method.params.map {
+                                [
+                                    "name": .string($0.name), "type": .string($0.kind.rawValue), "required": .bool($0.required),
+                                    "description": .string($0.description),
+                                ]
+                            }),
+                    ]
+                    if let result = schema(method.resultSchema) { entry["result"] = result }
+                    if !method.answers.isEmpty { entry["answers"] = .array(method.answers.map(JSON.string)) }
+                    return entry
+                }),
+            "events": .array(
+                events.map { event in
+                    let entry: JSON = [
+                        "name": .string(event.name), "summary": .string(event.summary), "challenge": .bool(event.isChallenge),
+                    ]
+                    if let params = schema(event.paramsSchema) { entry["params"] = params }
+                    return entry
+                }),
+            "services": .array(services.map { ["name": .string($0.name), "summary": .string($0.summary)] }),
+        ]
+        return root.serialized()
+    }
+}

@@ -1,0 +1,50 @@
+import CFlowHostABI
+import FlowJSON
+
+/// Why a flow refused a call. Positive codes are the REL-ID SDK's error codes
+/// (sent as the JSON-RPC error code with `data {longErrorCode, shortErrorCode}`);
+/// negative codes are JSON-RPC codes.
+public struct FlowError: Error, CustomStringConvertible {
+    public var code: Int
+    public var shortCode: Int
+    public var message: String
+    public var data: JSON?
+
+    public init(code: Int, shortCode: Int? = nil, message: String, data: JSON? = nil) {
+        self.code = code
+        self.shortCode = shortCode ?? code
+        self.message = message
+        self.data = data
+    }
+
+    public var description: String { "\(code) \(message)" }
+
+    /// A refusal as the SDK's sync `RDNAError` would give it.
+    public static func sdk(_ code: Int, shortCode: Int? = nil, _ message: String) -> FlowError {
+        FlowError(code: code, shortCode: shortCode, message: message)
+    }
+
+    /// -32602 naming the offending field.
+    public static func invalidParams(field: String, reason: String) -> FlowError {
+        FlowError(
+            code: -32602, message: "Invalid params: \(field): \(reason)",
+            data: ["field": .string(field), "reason": .string(reason)])
+    }
+
+    public static let internalError = FlowError(code: -32603, message: "Internal error")
+    public static let methodNotFound = FlowError(code: -32601, message: "Method not found")
+
+    func fill(_ error: UnsafeMutablePointer<flowhost_error_v1>?) {
+        guard let error else { return }
+        flowhost_error_set(error, Int32(clamping: code), Int32(clamping: shortCode), message)
+        error.pointee.data = data?.newReference()
+    }
+
+    init(abi error: UnsafePointer<flowhost_error_v1>) {
+        var copy = error.pointee
+        let message = String(cString: flowhost_error_message(&copy))
+        self.init(
+            code: Int(copy.code), shortCode: Int(copy.short_code), message: message,
+            data: copy.data.map { JSON(borrowing: $0) })
+    }
+}

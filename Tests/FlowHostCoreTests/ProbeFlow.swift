@@ -1,0 +1,102 @@
+import FlowHostSDK
+import FlowJSON
+
+/// A Swift flow built with the SDK, exercising every host function from
+/// inside the process (the C ABI round trip, without dlopen).
+final class ProbeFlow: Flow {
+    static let declaration = FlowDeclaration(
+        name: "probe", version: "1.2.3",
+        methods: [
+            FlowMethod("probe.emit", params: [FlowParam("text", .string)]),
+            FlowMethod("probe.ask", params: [FlowParam("method", .string), FlowParam("timeoutMs", .integer, required: false)]),
+            FlowMethod("probe.challenge", params: [FlowParam("challengeMode", .integer)]),
+            FlowMethod("probe.fail", params: [FlowParam("code", .integer)]),
+            FlowMethod("probe.call", params: [FlowParam("service", .string), FlowParam("params", .object, required: false)]),
+            FlowMethod(
+                "setSecret", params: [FlowParam("secret", .string), FlowParam("challengeMode", .integer, required: false)],
+                answers: ["getSecret"]),
+        ],
+        events: [
+            FlowEvent("onProbe"), FlowEvent("onAnswer"), FlowEvent("getSecret", challenge: true),
+        ],
+        services: [FlowService("probe.double")])
+
+    let host: FlowHost
+    var mode = 0
+
+    init(host: FlowHost, config: JSON) throws(FlowError) {
+        if config["refuse"]?.boolValue == true { throw FlowError(code: -32603, message: "refused by config") }
+        self.host = host
+    }
+
+    func start() { host.emit("onProbe", ["text": "started"]) }
+
+    func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
+        switch method {
+        case "probe.emit":
+            host.emit("onProbe", ["text": params["text"]!])
+            return ["emitted": true]
+        case "probe.ask":
+            let timeout = UInt32(params["timeoutMs"]?.intValue ?? 0)
+            host.request(params["method"]!.stringValue!, ["question": 42], timeoutMilliseconds: timeout) { [host] outcome in
+                switch outcome {
+                case .success(let value): host.emit("onAnswer", ["result": value])
+                case .failure(let error): host.emit("onAnswer", ["error": .int(error.code)])
+                }
+            }
+            return nil
+        case "probe.challenge":
+            mode = params["challengeMode"]!.intValue!
+            host.emit("getSecret", ["challengeMode": .int(mode)])
+            return nil
+        case "setSecret":
+            switch params["secret"]!.stringValue! {
+            case "": throw FlowError.sdk(4, "empty secret")
+            case "right":
+                host.emit("onProbe", ["text": "unlocked"])
+            default:
+                host.emit("getSecret", ["challengeMode": .int(mode), "status": 102])
+            }
+            return nil
+        case "probe.fail":
+            throw FlowError(code: params["code"]!.intValue!, shortCode: 7, message: "failed on purpose")
+        case "probe.call":
+            return try host.call(params["service"]!.stringValue!, params["params"] ?? .object())
+        default:
+            throw FlowError.methodNotFound
+        }
+    }
+
+    func callService(_ name: String, params: JSON) throws(FlowError) -> JSON? {
+        guard let value = params["n"]?.intValue else { throw FlowError.invalidParams(field: "n", reason: "required integer") }
+        return ["n": .int(value * 2)]
+    }
+}
+
+/// A second flow that declares the same answer method (allowed) and nothing else.
+final class TwinFlow: Flow {
+    static let declaration = FlowDeclaration(
+        name: "twin", version: "1",
+        methods: [
+            FlowMethod(
+                "setSecret", params: [FlowParam("secret", .string), FlowParam("challengeMode", .integer, required: false)],
+                answers: ["getSecret"])
+        ],
+        events: [FlowEvent("getSecret", challenge: true)])
+    init(host: FlowHost, config: JSON) throws(FlowError) {}
+    func handle(method: String, params: JSON) throws(FlowError) -> JSON? { nil }
+}
+
+/// Takes the name `probe` again: must be refused.
+final class ImpostorFlow: Flow {
+    static let declaration = FlowDeclaration(name: "probe", version: "9")
+    init(host: FlowHost, config: JSON) throws(FlowError) {}
+    func handle(method: String, params: JSON) throws(FlowError) -> JSON? { nil }
+}
+
+/// Takes the ordinary method `probe.emit`: must be refused.
+final class MethodThiefFlow: Flow {
+    static let declaration = FlowDeclaration(name: "thief", version: "1", methods: [FlowMethod("probe.emit")])
+    init(host: FlowHost, config: JSON) throws(FlowError) {}
+    func handle(method: String, params: JSON) throws(FlowError) -> JSON? { nil }
+}
