@@ -32,13 +32,17 @@ struct HostOptions: ParsableArguments {
     }
 
     static func executableDirectory() -> String? {
+        executablePath().map { ($0 as NSString).deletingLastPathComponent }
+    }
+
+    static func executablePath() -> String? {
         #if os(Linux)
         if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            return (path as NSString).deletingLastPathComponent
+            return path
         }
         #endif
         let argument = CommandLine.arguments[0]
-        return argument.contains("/") ? ((argument as NSString).resolvingSymlinksInPath as NSString).deletingLastPathComponent : nil
+        return argument.contains("/") ? (argument as NSString).resolvingSymlinksInPath : nil
     }
 
     func makeLogger() throws -> Logger {

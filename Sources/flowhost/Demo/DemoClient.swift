@@ -1,0 +1,142 @@
+import FlowJSON
+import Foundation
+import JSONRPC
+
+/// A small synchronous JSON-RPC client that drives a spawned host for the
+/// demo, printing every exchange in a readable form.
+final class DemoClient {
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private var buffer: [UInt8] = []
+    private var nextID = 1
+    /// Events received and not yet taken by `waitEvent`.
+    private var events: [JSON] = []
+    /// Answers to host requests, by method.
+    var hostRequestHandlers: [String: (JSON) -> JSON] = [:]
+    var echo = true
+
+    init(executable: String, arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        try process.run()
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    func request(_ method: String, _ params: JSON? = nil) throws -> Result<JSON, RPCError> {
+        let id = nextID
+        nextID += 1
+        let message: JSON = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
+        if let params { message["params"] = params }
+        print("  → \(method)\(params.map { " " + $0.serialized() } ?? "")")
+        try send(message)
+        while true {
+            let reply = try readMessage()
+            if reply["method"] == nil, reply["id"]?.intValue == id {
+                if let error = reply["error"] {
+                    print("  ✗ error \(error.serialized())")
+                    return .failure(
+                        RPCError(code: error["code"]?.intValue ?? 0, message: error["message"]?.stringValue ?? "", data: error["data"]))
+                }
+                let result = reply["result"] ?? .null
+                if echo, !result.isNull { print("  ← result \(result.serialized())") }
+                return .success(result)
+            }
+        }
+    }
+
+    /// Sends a request that must succeed.
+    @discardableResult
+    func call(_ method: String, _ params: JSON? = nil) throws -> JSON {
+        switch try request(method, params) {
+        case .success(let result): return result
+        case .failure(let error): throw Failure(description: "\(method) failed: \(error)")
+        }
+    }
+
+    /// The next event named `name` (events before it are skipped and shown).
+    @discardableResult
+    func waitEvent(_ name: String) throws -> JSON {
+        while true {
+            if let index = events.firstIndex(where: { $0["method"]?.stringValue == name }) {
+                let event = events[index]
+                events.removeSubrange(0...index)
+                return event["params"] ?? .object()
+            }
+            _ = try readMessage()
+        }
+    }
+
+    func notify(_ method: String) throws {
+        print("  → \(method) (notification)")
+        try send(["jsonrpc": "2.0", "method": .string(method)])
+    }
+
+    func finish() throws -> Int32 {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    private func send(_ message: JSON) throws {
+        var bytes: [UInt8] = []
+        message.serialize(into: &bytes)
+        bytes.append(0x0A)
+        try input.fileHandleForWriting.write(contentsOf: Data(bytes))
+    }
+
+    private func readMessage() throws -> JSON {
+        while true {
+            if let newline = buffer.firstIndex(of: 0x0A) {
+                let line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                let message = try line.withUnsafeBytes { try JSON.parse($0) }
+                if let method = message["method"]?.stringValue {
+                    if let id = message["id"] {
+                        try answerHostRequest(id: id, method: method, params: message["params"] ?? .object())
+                    } else {
+                        print("  ⇠ \(method) \(Self.summary(message["params"] ?? .object()))")
+                        events.append(message)
+                    }
+                }
+                return message
+            }
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else {
+                throw Failure(description: "the host closed its output")
+            }
+            buffer.append(contentsOf: chunk)
+        }
+    }
+
+    private func answerHostRequest(id: JSON, method: String, params: JSON) throws {
+        print("  ⇠ host asks \(method) \(params.serialized())")
+        let result = hostRequestHandlers[method]?(params) ?? .null
+        print("  → answer \(result.serialized())")
+        try send(["jsonrpc": "2.0", "id": id, "result": result])
+    }
+
+    /// Events carry the SDK's full payload; the demo shows the telling parts.
+    static func summary(_ params: JSON) -> String {
+        let shown = JSON.object()
+        for key in params.keys {
+            guard let value = params[key] else { continue }
+            if key == "challengeResponse" {
+                if let status = value["status"] { shown["status"] = status }
+                if let flow = value["additionalInfo"]?["currentWorkFlow"], flow.stringValue != "NA" { shown["currentWorkFlow"] = flow }
+                if let session = value["session"]?["sessionID"], session.stringValue != "" { shown["sessionID"] = session }
+            } else if key == "error" {
+                if value["longErrorCode"]?.intValue != 0 { shown["error"] = value }
+            } else {
+                shown[key] = value
+            }
+        }
+        return shown.serialized()
+    }
+}

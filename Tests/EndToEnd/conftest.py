@@ -1,0 +1,92 @@
+"""Shared set-up for the end-to-end tests: the built binary, the built flows,
+the test plugins compiled from plugins/*.c, and the reference client."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "Protocol", "client"))
+
+from flowhost_client import FlowHostClient  # noqa: E402
+
+
+def _bin_dir():
+    configured = os.environ.get("FLOWHOST_BIN_DIR")
+    if configured:
+        return configured
+    out = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, check=True, capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+BIN_DIR = _bin_dir()
+FLOWHOST = os.path.join(BIN_DIR, "flowhost")
+
+
+@pytest.fixture(scope="session")
+def flowhost_bin():
+    if not os.path.exists(FLOWHOST):
+        pytest.fail("no built flowhost at %s: run swift build first" % FLOWHOST)
+    return FLOWHOST
+
+
+@pytest.fixture(scope="session")
+def echo_dir(tmp_path_factory):
+    """A folder holding only the C example flow (a symlink to the built one)."""
+    folder = tmp_path_factory.mktemp("echo-only")
+    os.symlink(os.path.join(BIN_DIR, "libFlowPluginEchoC.so"), str(folder / "libFlowPluginEchoC.so"))
+    return str(folder)
+
+
+def _cflags():
+    out = subprocess.run(["pkg-config", "--cflags", "--libs", "jansson"], check=True, capture_output=True, text=True)
+    return out.stdout.split()
+
+
+@pytest.fixture(scope="session")
+def test_plugins(tmp_path_factory):
+    """Compiles each plugins/*.c into its own folder; returns name -> folder."""
+    source_dir = os.path.join(os.path.dirname(__file__), "plugins")
+    include = os.path.join(ROOT, "Sources", "CFlowHostABI", "include")
+    built = {}
+    for name in sorted(os.listdir(source_dir)):
+        if not name.endswith(".c"):
+            continue
+        stem = name[:-2]
+        folder = tmp_path_factory.mktemp("plugin-" + stem)
+        output = str(folder / ("libtest_%s.so" % stem))
+        subprocess.run(
+            ["cc", "-shared", "-fPIC", "-Wall", "-Werror", "-fvisibility=hidden", "-I", include, "-I", source_dir,
+             os.path.join(source_dir, name), "-o", output] + _cflags(),
+            check=True,
+        )
+        built[stem] = str(folder)
+    junk = tmp_path_factory.mktemp("plugin-not_a_library")
+    shutil.copy(os.path.join(source_dir, "not_a_library.so"), str(junk / "libnot_a_library.so"))
+    built["not_a_library"] = str(junk)
+    return built
+
+
+DEVICE = {"deviceID": "device-e2e-1", "deviceName": "e2e", "ldaCapabilities": [1]}
+
+
+@pytest.fixture
+def spawn(flowhost_bin):
+    """spawn(*args) starts a host with those arguments; all are closed after the test."""
+    clients = []
+
+    def start(*args, env=None):
+        environment = dict(os.environ)
+        environment.pop("FLOWHOST_PLUGIN_PATH", None)
+        if env:
+            environment.update(env)
+        client = FlowHostClient([flowhost_bin] + list(args), env=environment)
+        clients.append(client)
+        return client
+
+    yield start
+    for client in clients:
+        client.close()

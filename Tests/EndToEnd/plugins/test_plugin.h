@@ -1,0 +1,38 @@
+/* Shared scaffolding for the end-to-end test plugins: each file defines
+   NAME, MANIFEST and the hooks it changes, then includes this. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flowhost_plugin.h"
+
+#ifndef ABI_VERSION
+#define ABI_VERSION FLOWHOST_ABI_VERSION
+#endif
+#ifndef STRUCT_SIZE
+#define STRUCT_SIZE sizeof(flowhost_plugin_descriptor_v1)
+#endif
+
+static void *tp_create(const flowhost_plugin_descriptor_v1 *self, const flowhost_host_v1 *host,
+                       flowhost_host_context *context, json_t *config, flowhost_error_v1 *error);
+static int32_t tp_handle(void *instance, const char *method, json_t *params, json_t **result,
+                         flowhost_error_v1 *error);
+static void tp_destroy(void *instance) { (void)instance; }
+
+static const flowhost_plugin_descriptor_v1 descriptor = {
+    .struct_size = STRUCT_SIZE,
+    .abi_version = ABI_VERSION,
+    .name = NAME,
+    .version = "0.0.1",
+    .manifest = MANIFEST,
+    .create = tp_create,
+    .handle = tp_handle,
+    .destroy = tp_destroy,
+};
+
+#ifndef NO_ENTRY
+FLOWHOST_PLUGIN_EXPORT const flowhost_plugin_descriptor_v1 *flowhost_plugin_v1(void) { return &descriptor; }
+#else
+FLOWHOST_PLUGIN_EXPORT const flowhost_plugin_descriptor_v1 *some_other_symbol(void) { return &descriptor; }
+#endif

@@ -1,0 +1,20 @@
+"""Validation against the machine-readable contract in Protocol/schemas."""
+
+import json
+import os
+
+import jsonschema
+
+SCHEMA_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "Protocol", "schemas")
+_cache = {}
+
+
+def schema(name):
+    if name not in _cache:
+        with open(os.path.join(SCHEMA_DIR, name + ".schema.json"), encoding="utf-8") as handle:
+            _cache[name] = json.load(handle)
+    return _cache[name]
+
+
+def validate(name, value):
+    jsonschema.Draft202012Validator(schema(name)).validate(value)

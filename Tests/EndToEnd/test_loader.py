@@ -1,0 +1,68 @@
+"""Each way a plugin is refused: one clear line, the other flows still load."""
+
+import os
+import subprocess
+
+import pytest
+
+from conftest import DEVICE
+
+REFUSALS = [
+    ("no_entry", "no entry symbol flowhost_plugin_v1"),
+    ("wrong_abi", "ABI version 2, this host speaks 1"),
+    ("small_struct", "descriptor struct_size 16 is smaller than ABI v1's"),
+    ("dup_name", "flow name echo is already taken"),
+    ("dup_method", "method echo is already taken"),
+    ("create_fails", "create failed: no database configured"),
+    ("not_a_library", "libnot_a_library.so"),  # dlopen's own message names the file
+]
+
+
+@pytest.mark.parametrize("plugin,reason", REFUSALS)
+def test_refused_with_one_line_and_others_load(spawn, echo_dir, test_plugins, plugin, reason):
+    host = spawn("--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins[plugin])
+    flows = host.initialize(device=DEVICE)["flows"]
+    assert [flow["name"] for flow in flows] == ["echo"]
+    assert host.request("echo", {"text": "ok"}) == {"text": "ok"}
+    host.shutdown()
+    refused = [line for line in host.stderr_text().splitlines() if "refused plugin" in line]
+    assert len(refused) == 1, host.stderr_text()
+    assert reason in refused[0]
+    assert test_plugins[plugin] in refused[0]
+
+
+@pytest.mark.parametrize("plugin,reason", REFUSALS)
+def test_plugins_command_lists_the_refusal(flowhost_bin, echo_dir, test_plugins, plugin, reason):
+    out = subprocess.run(
+        [flowhost_bin, "plugins", "--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins[plugin]],
+        capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("loaded  echo 1.0.0 abi=1 methods=echo ")
+    assert len(lines) == 2 and lines[1].startswith("refused ") and reason in lines[1], out.stdout
+
+
+def test_strict_makes_a_refusal_fatal(flowhost_bin, echo_dir, test_plugins):
+    out = subprocess.run(
+        [flowhost_bin, "--strict", "--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins["wrong_abi"]],
+        input="", capture_output=True, text=True, timeout=30)
+    assert out.returncode == 3
+    assert out.stdout == ""
+    assert "refused plugin" in out.stderr
+
+
+def test_strict_with_good_plugins_serves(flowhost_bin, echo_dir):
+    out = subprocess.run(
+        [flowhost_bin, "--strict", "--no-default-plugins", "--plugins", echo_dir],
+        input='{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}\n', capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0
+    assert '"openrpc":"1.3.2"' in out.stdout
+
+
+def test_invalid_config_names_the_key(flowhost_bin, tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text('{"maxFrameBytes": 1024, "maxNestingDeth": 3}')
+    out = subprocess.run([flowhost_bin, "--no-default-plugins", "--config", str(config)],
+                         input="", capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0
+    assert "maxNestingDeth" in out.stderr and "unknown key" in out.stderr

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what building and testing FlowHost needs on Debian/Ubuntu, only
+# where it is missing: C libraries through apt-get, Python test tools through pip.
+set -euo pipefail
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+need_apt=()
+command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
+pkg-config --exists jansson 2>/dev/null || need_apt+=(libjansson-dev)
+pkg-config --exists libargon2 2>/dev/null || need_apt+=(libargon2-dev)
+pkg-config --exists sqlite3 2>/dev/null || need_apt+=(libsqlite3-dev)
+command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: apt-get install ${need_apt[*]}"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+if [ "${1:-}" = "--test" ]; then
+  need_pip=()
+  python3 -c 'import pytest' 2>/dev/null || need_pip+=(pytest)
+  python3 -c 'import jsonschema' 2>/dev/null || need_pip+=(jsonschema)
+  if [ ${#need_pip[@]} -gt 0 ]; then
+    echo "setup: pip install ${need_pip[*]}"
+    python3 -m pip install -q "${need_pip[@]}"
+  fi
+fi
