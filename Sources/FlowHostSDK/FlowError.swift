@@ -8,13 +8,18 @@ public struct FlowError: Error, CustomStringConvertible {
     public var code: Int
     public var shortCode: Int
     public var message: String
-    public var data: JSON?
+    /// Kept as JSON text: errors must be `Sendable`, jansson values are not.
+    private var dataText: String?
+    public var data: JSON? {
+        get { dataText.flatMap { try? JSON.parse($0) } }
+        set { dataText = newValue?.serialized() }
+    }
 
     public init(code: Int, shortCode: Int? = nil, message: String, data: JSON? = nil) {
         self.code = code
         self.shortCode = shortCode ?? code
         self.message = message
-        self.data = data
+        self.dataText = data?.serialized()
     }
 
     public var description: String { "\(code) \(message)" }

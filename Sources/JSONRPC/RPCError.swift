@@ -5,12 +5,17 @@ import FlowJSON
 public struct RPCError: Error, CustomStringConvertible {
     public var code: Int
     public var message: String
-    public var data: JSON?
+    /// `data` is kept as JSON text: errors must be `Sendable`, jansson values are not.
+    private var dataText: String?
+    public var data: JSON? {
+        get { dataText.flatMap { try? JSON.parse($0) } }
+        set { dataText = newValue?.serialized() }
+    }
 
     public init(code: Int, message: String, data: JSON? = nil) {
         self.code = code
         self.message = message
-        self.data = data
+        self.dataText = data?.serialized()
     }
 
     public var description: String { "\(code) \(message)" }

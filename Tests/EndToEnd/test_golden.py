@@ -44,8 +44,8 @@ def test_golden(name, spawn, echo_dir):
     update = os.environ.get("FLOWHOST_UPDATE_GOLDEN") == "1"
     actual_steps = []
     for sent, expected in steps:
-        host.send_line(sent)
         before = len([entry for entry in host.transcript if entry[0] == "<-"])
+        host.send_line(sent)
         if update:
             host.drain(0.3)
         else:
