@@ -9,10 +9,13 @@ let package = Package(
         // One dynamic library per flow module. The loader looks for
         // `libFlowPlugin*.so` next to the executable by default.
         .library(name: "FlowPluginEchoC", type: .dynamic, targets: ["FlowPluginEchoC"]),
+        .library(name: "FlowPluginMFA", type: .dynamic, targets: ["FlowPluginMFA"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // C libraries, wrapped as system-library targets.
@@ -20,6 +23,12 @@ let package = Package(
             name: "CJansson",
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"]), .brew(["jansson"])]
+        ),
+
+        .systemLibrary(
+            name: "CArgon2",
+            pkgConfig: "libargon2",
+            providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]
         ),
 
         // The plugin ABI: the one header plugin authors include.
@@ -40,13 +49,36 @@ let package = Package(
             ]
         ),
 
+        // State: users, devices, credentials, codes, sessions, audit, outbox.
+        // Protocols plus the SQLite implementation (GRDB).
+        .target(
+            name: "FlowHostStore",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+        ),
+
+        // Passwords (Argon2id, policy, history), activation codes, attempts,
+        // code delivery: the security logic over the store protocols.
+        .target(
+            name: "FlowHostCredentials",
+            dependencies: [
+                "FlowHostStore", "CArgon2", "FlowJSON",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+
+        // The credential and store services offered to flows through the host.
+        .target(
+            name: "FlowHostServices",
+            dependencies: ["FlowHostCore", "FlowHostCredentials", "FlowHostStore", "FlowJSON", "JSONRPC"]
+        ),
+
         // The Swift SDK for plugin authors (linked into each Swift plugin).
         .target(name: "FlowHostSDK", dependencies: ["FlowJSON", "CFlowHostABI", "CJansson"]),
 
         .executableTarget(
             name: "flowhost",
             dependencies: [
-                "FlowHostCore",
+                "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -54,6 +86,7 @@ let package = Package(
 
         // Flow modules.
         .target(name: "FlowPluginEchoC", dependencies: ["CFlowHostABI", "CJansson"], path: "Plugins/EchoC"),
+        .target(name: "FlowPluginMFA", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/MFA"),
 
         // Unit tests.
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON"]),

@@ -10,6 +10,11 @@ public struct HostConfiguration {
     public var options = HostEngine.Options()
     /// Each flow's section (`flows.<name>`), handed to its create call.
     public var flowSections: [String: JSON] = [:]
+    /// Sections read by other parts of the host (`passwords`, `activation`).
+    public var sections: [String: JSON] = [:]
+
+    /// The top-level keys that belong to other parts of the host.
+    public static let serviceSectionKeys: Set<String> = ["passwords", "activation"]
 
     public init() {}
 
@@ -52,6 +57,8 @@ public struct HostConfiguration {
                     }
                     configuration.flowSections[name] = section
                 }
+            case _ where serviceSectionKeys.contains(key):
+                configuration.sections[key] = value
             default:
                 throw Invalid(key: key, reason: "unknown key")
             }

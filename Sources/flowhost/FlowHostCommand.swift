@@ -4,7 +4,7 @@ struct FlowHostCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flowhost",
         abstract: "Runs device-bound multi-factor authentication flows over JSON-RPC 2.0 on stdin/stdout.",
-        subcommands: [Serve.self, ListPlugins.self, Demo.self],
+        subcommands: [Serve.self, ListPlugins.self, Demo.self, Admin.self],
         defaultSubcommand: Serve.self
     )
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowHostCore
+import FlowHostServices
 import JSONRPC
 
 #if canImport(Glibc)
@@ -12,6 +13,7 @@ struct Serve: ParsableCommand {
         abstract: "Serve JSON-RPC 2.0 on stdin/stdout (the default).")
 
     @OptionGroup var host: HostOptions
+    @OptionGroup var storage: StoreOptions
 
     @Option(help: "Largest frame in bytes (default 1 MiB).")
     var maxFrameBytes: Int?
@@ -26,6 +28,7 @@ struct Serve: ParsableCommand {
             configuration.options.maxFrameBytes = maxFrameBytes
         }
         let engine = HostEngine(options: configuration.options, sink: FileDescriptorSink(fd: frameFD), logger: logger)
+        CredentialServices.register(try storage.credentials(configuration), in: engine)
         try host.loadPlugins(into: engine, configuration: configuration)
         let status = StdioServer(engine: engine).run()
         engine.destroyPlugins()

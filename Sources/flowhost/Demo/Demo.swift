@@ -32,7 +32,7 @@ struct DemoContext: Sendable {
 
     /// Starts a host as a device of the demo deployment and initializes it.
     func startHost(deviceID: String, ldaCapabilities: [Int] = []) throws -> DemoClient {
-        let client = try DemoClient(executable: executable, arguments: ["serve"])
+        let client = try DemoClient(executable: executable, arguments: ["serve", "--store", storePath])
         client.hostRequestHandlers["platform/authenticateLDA"] = { _ in ["authenticated": true] }
         try client.call(
             "initialize",

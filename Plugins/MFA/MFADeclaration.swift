@@ -1,0 +1,46 @@
+import FlowHostSDK
+
+extension MFAFlow {
+    static let base = #"{"type":"object","required":["challengeResponse","error"]}"#
+
+    static let declaration = FlowDeclaration(
+        name: "mfa", version: "1.0.0",
+        methods: [
+            FlowMethod(
+                "setUser", summary: "Answers getUser with the user id.",
+                params: [FlowParam("userName", .string, description: "The user id.")], answers: ["getUser"]),
+            FlowMethod(
+                "setActivationCode", summary: "Answers getActivationCode with the code the user received.",
+                params: [FlowParam("activationCode", .string)], answers: ["getActivationCode"]),
+            FlowMethod(
+                "resendActivationCode", summary: "Sends a fresh code (rate-limited; attempts carry over).",
+                answers: ["getActivationCode"]),
+            FlowMethod(
+                "setDeviceName", summary: "Answers getDeviceName with this device's name.",
+                params: [FlowParam("deviceName", .string)], answers: ["getDeviceName"]),
+            FlowMethod(
+                "setUserConsentForLDA", summary: "Answers getUserConsentForLDA: enroll LDA (true) or set a password (false).",
+                params: [
+                    FlowParam("isEnrollLDA", .boolean), FlowParam("challengeMode", .integer),
+                    FlowParam("authenticationType", .integer, description: "RDNALDACapabilities value."),
+                ], answers: ["getUserConsentForLDA"]),
+            FlowMethod(
+                "setPassword", summary: "Answers getPassword (challengeMode 0 verify, 1 set).",
+                params: [FlowParam("password", .string), FlowParam("challengeMode", .integer)], answers: ["getPassword"]),
+            FlowMethod(
+                "updatePassword", summary: "Answers getPassword with challengeMode 4 (password expired).",
+                params: [FlowParam("currentPassword", .string), FlowParam("newPassword", .string), FlowParam("challengeMode", .integer)],
+                answers: ["getPassword"]),
+            FlowMethod("resetAuthState", summary: "Abandons the flow before login; getUser follows."),
+            FlowMethod("logOff", summary: "Ends the user's session; onUserLoggedOff then getUser follow.", params: [FlowParam("userID", .string)]),
+        ],
+        events: [
+            FlowEvent("getUser", summary: "Asks for the user id.", paramsSchema: base, challenge: true),
+            FlowEvent("getActivationCode", summary: "Asks for the activation code.", paramsSchema: base, challenge: true),
+            FlowEvent("getDeviceName", summary: "Asks for this device's name.", paramsSchema: base, challenge: true),
+            FlowEvent("getUserConsentForLDA", summary: "Asks whether to enroll LDA.", paramsSchema: base, challenge: true),
+            FlowEvent("getPassword", summary: "Asks for a password (challengeMode says which).", paramsSchema: base, challenge: true),
+            FlowEvent("onUserLoggedIn", summary: "The user is logged in; carries the session.", paramsSchema: base),
+            FlowEvent("onUserLoggedOff", summary: "The session ended.", paramsSchema: base),
+        ])
+}

@@ -1,0 +1,119 @@
+import FlowHostCore
+import FlowHostCredentials
+import FlowHostStore
+import FlowJSON
+import JSONRPC
+
+/// Offers the credential service to every flow through the host's service
+/// registry. Names and shapes are listed in Protocol/spec.md ("Services").
+/// Secrets (passwords, codes) pass through in memory only; none is logged.
+public enum CredentialServices {
+    public static func register(_ credentials: CredentialService, in engine: HostEngine) {
+        func offer(_ name: String, _ body: @escaping (ServiceParams) throws -> JSON?) {
+            engine.registerService(name) { params throws(RPCError) in
+                do {
+                    return try body(ServiceParams(json: params))
+                } catch let error as RPCError {
+                    throw error
+                } catch let error as StoreError where error == .notFound {
+                    throw RPCError(code: -32010, message: "unknown user", data: nil)
+                } catch {
+                    engine.logger.error("service \(name) failed: \(error)")
+                    throw RPCError.internalError.withMessage("\(name) failed: \(error)")
+                }
+            }
+        }
+
+        offer("credentials.userState") { p in
+            guard let state = try credentials.userState(try p.string("userID"), deviceID: try p.string("deviceID")) else { return .null }
+            let json: JSON = [
+                "userID": .string(state.userID), "isActive": .bool(state.isActive),
+                "registeredOnDevice": .bool(state.registeredOnDevice), "hasPassword": .bool(state.hasPassword),
+                "passwordExpired": .bool(state.passwordExpired), "activationAttemptsLeft": .int(state.activationAttemptsLeft),
+                "passwordAttemptsLeft": .int(state.passwordAttemptsLeft),
+            ]
+            if let blocked = state.blockedStatus { json["blockedStatus"] = .int(blocked) }
+            if let lda = state.ldaType { json["ldaType"] = .int(lda) }
+            if let key = state.verificationKey { json["verificationKey"] = .string(key) }
+            return json
+        }
+
+        offer("credentials.rememberedUsers") { p in
+            ["users": .array(try credentials.rememberedUsers(deviceID: try p.string("deviceID")).map(JSON.string))]
+        }
+
+        offer("activation.verify") { p in
+            switch try credentials.verifyActivationCode(try p.string("userID"), code: try p.string("code"), deviceID: try p.string("deviceID")) {
+            case .accepted: return ["outcome": "accepted"]
+            case .wrong(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
+            case .expired(let left): return ["outcome": "expired", "attemptsLeft": .int(left)]
+            case .blocked: return ["outcome": "blocked"]
+            }
+        }
+
+        offer("activation.resend") { p in
+            switch try credentials.resendActivationCode(try p.string("userID"), deviceID: try p.string("deviceID")) {
+            case .sent(let key, let left): return ["outcome": "sent", "verificationKey": .string(key), "attemptsLeft": .int(left)]
+            case .tooSoon(let after): return ["outcome": "tooSoon", "retryAfterSeconds": .int(Int(after))]
+            case .blocked: return ["outcome": "blocked"]
+            }
+        }
+
+        offer("password.policy") { _ in ["policy": .string(credentials.settings.policy.sdkJSONText())] }
+
+        offer("password.check") { p in
+            check(try credentials.checkNewPassword(try p.string("userID"), try p.string("password")))
+        }
+
+        offer("password.verify") { p in
+            switch try credentials.verifyPassword(try p.string("userID"), try p.string("password"), deviceID: try p.string("deviceID")) {
+            case .accepted(let expired): return ["outcome": "accepted", "expired": .bool(expired)]
+            case .wrong(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
+            case .blocked: return ["outcome": "blocked"]
+            }
+        }
+
+        offer("password.update") { p in
+            let outcome = try credentials.updatePassword(
+                try p.string("userID"), current: try p.string("currentPassword"), new: try p.string("newPassword"),
+                deviceID: try p.string("deviceID"))
+            switch outcome {
+            case .updated: return ["outcome": "updated"]
+            case .wrongCurrent(let left): return ["outcome": "wrongCurrent", "attemptsLeft": .int(left)]
+            case .blocked: return ["outcome": "blocked"]
+            case .rejected(let reason): return check(reason)
+            }
+        }
+
+        offer("activation.complete") { p in
+            let sessionID = try credentials.completeActivation(
+                try p.string("userID"), deviceID: try p.string("deviceID"), deviceName: try p.string("deviceName"),
+                password: try p.optionalString("password"), ldaType: try p.optionalInt("ldaType"), workflow: try p.string("workflow"))
+            return ["sessionID": .string(sessionID)]
+        }
+
+        offer("session.open") { p in
+            ["sessionID": .string(try credentials.openSession(try p.string("userID"), deviceID: try p.string("deviceID"), workflow: try p.string("workflow")))]
+        }
+
+        offer("session.close") { p in
+            try credentials.endSession(try p.string("sessionID"))
+            return .object()
+        }
+
+        offer("audit.record") { p in
+            try credentials.record(
+                userID: try p.optionalString("userID"), deviceID: try p.optionalString("deviceID"), action: try p.string("action"),
+                outcome: try p.string("outcome"), detail: p.json["detail"])
+            return .object()
+        }
+    }
+
+    private static func check(_ check: NewPasswordCheck) -> JSON {
+        switch check {
+        case .acceptable: ["outcome": "acceptable"]
+        case .violatesPolicy(let problems): ["outcome": "policy", "problems": .array(problems.map(JSON.string))]
+        case .reused: ["outcome": "reused"]
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import FlowJSON
+import JSONRPC
+
+/// Typed reads of a service call's params; a missing or mistyped member is
+/// -32602 naming it, the same as for client calls.
+struct ServiceParams {
+    let json: JSON
+
+    func string(_ key: String) throws(RPCError) -> String {
+        guard let value = json[key]?.stringValue else { throw RPCError.invalidParams(field: key, reason: "required string") }
+        return value
+    }
+
+    func optionalString(_ key: String) throws(RPCError) -> String? {
+        guard let value = json[key], !value.isNull else { return nil }
+        guard let text = value.stringValue else { throw RPCError.invalidParams(field: key, reason: "expected string") }
+        return text
+    }
+
+    func optionalInt(_ key: String) throws(RPCError) -> Int? {
+        guard let value = json[key], !value.isNull else { return nil }
+        guard let number = value.intValue else { throw RPCError.invalidParams(field: key, reason: "expected integer") }
+        return number
+    }
+}

@@ -1,0 +1,243 @@
+import ArgumentParser
+import FlowHostCore
+import FlowHostCredentials
+import FlowHostStore
+import FlowJSON
+import Foundation
+
+/// `flowhost admin …`: the operator's tools, on the same store as the host.
+struct Admin: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Manage users, codes and the audit log in the store.",
+        subcommands: [
+            AddUser.self, ShowUser.self, Block.self, Unblock.self, ExpirePassword.self, IssueCode.self, Outbox.self,
+            Devices.self, Audit.self,
+        ])
+}
+
+/// The options every admin command takes.
+struct AdminOptions: ParsableArguments {
+    @OptionGroup var storage: StoreOptions
+
+    @Option(help: "A JSON config file (the password and activation settings).")
+    var config: String?
+
+    @Flag(help: "Print JSON for machines.")
+    var json = false
+
+    func credentials() throws -> CredentialService {
+        let configuration = try config.map { path in
+            do { return try HostConfiguration.load(path: path) } catch { throw ValidationError("\(error)") }
+        } ?? HostConfiguration()
+        return try storage.credentials(configuration)
+    }
+
+    func emit(_ value: JSON, text: () -> String) {
+        print(json ? value.serialized() : text())
+    }
+}
+
+/// Runs an admin action, turning store errors into one clear line and status 1.
+func adminRun(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let error as StoreError where error == .notFound {
+        FileHandle.standardError.write(Data("flowhost admin: no such user\n".utf8))
+        throw ExitCode(1)
+    } catch let error as StoreError {
+        FileHandle.standardError.write(Data("flowhost admin: \(error)\n".utf8))
+        throw ExitCode(1)
+    } catch let error as CredentialError {
+        FileHandle.standardError.write(Data("flowhost admin: \(error)\n".utf8))
+        throw ExitCode(1)
+    }
+}
+
+func issuedJSON(_ code: IssuedCode) -> JSON {
+    [
+        "userID": .string(code.userID), "activationCode": .string(code.activationCode),
+        "verificationKey": .string(code.verificationKey), "expiresAt": .int(Int(code.expiresAt)),
+    ]
+}
+
+func isoTime(_ seconds: Int64) -> String {
+    let formatter = ISO8601DateFormatter()
+    return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+}
+
+extension Admin {
+    struct AddUser: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a user and print its activation code.")
+        @OptionGroup var options: AdminOptions
+        @Argument var userID: String
+
+        func run() throws {
+            try adminRun {
+                let code = try options.credentials().addUser(userID)
+                options.emit(issuedJSON(code)) {
+                    "user \(code.userID) created\nactivation code: \(code.activationCode)\nverification key: \(code.verificationKey)\nexpires: \(isoTime(code.expiresAt))"
+                }
+            }
+        }
+    }
+
+    struct IssueCode: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Issue a new activation code (replaces older ones).")
+        @OptionGroup var options: AdminOptions
+        @Argument var userID: String
+
+        func run() throws {
+            try adminRun {
+                let code = try options.credentials().issueActivationCode(userID)
+                options.emit(issuedJSON(code)) {
+                    "activation code: \(code.activationCode)\nverification key: \(code.verificationKey)\nexpires: \(isoTime(code.expiresAt))"
+                }
+            }
+        }
+    }
+
+    struct ShowUser: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show a user's state (never a secret).")
+        @OptionGroup var options: AdminOptions
+        @Argument var userID: String
+
+        func run() throws {
+            try adminRun {
+                let credentials = try options.credentials()
+                guard let user = try credentials.store.read({ try $0.user(userID) }) else { throw StoreError.notFound }
+                let devices = try credentials.store.read { try $0.devices(userID: userID) }
+                let value: JSON = [
+                    "userID": .string(user.userID), "status": .string(user.status.rawValue),
+                    "blocked": .optional(user.blockReason) { .string($0.rawValue) },
+                    "activationAttemptsLeft": .int(user.activationAttemptsLeft),
+                    "passwordAttemptsLeft": .int(user.passwordAttemptsLeft), "passwordExpired": .bool(user.passwordExpired),
+                    "devices": .int(devices.count), "createdAt": .string(isoTime(user.createdAt)),
+                ]
+                options.emit(value) {
+                    value.keys.map { "\($0): \(value[$0]!.stringValue ?? value[$0]!.serialized())" }.joined(separator: "\n")
+                }
+            }
+        }
+    }
+
+    struct Block: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Block a user (status 138 at setUser).")
+        @OptionGroup var options: AdminOptions
+        @Argument var userID: String
+        func run() throws {
+            try adminRun {
+                try options.credentials().block(userID)
+                options.emit(["userID": .string(userID), "blocked": true]) { "\(userID) blocked" }
+            }
+        }
+    }
+
+    struct Unblock: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Unblock a user and restore its attempts (the SDK's resetBlockedUserAccount).")
+        @OptionGroup var options: AdminOptions
+        @Argument var userID: String
+        func run() throws {
+            try adminRun {
+                try options.credentials().unblock(userID)
+                options.emit(["userID": .string(userID), "blocked": false]) { "\(userID) unblocked" }
+            }
+        }
+    }
+
+    struct ExpirePassword: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Expire a user's password (getPassword mode 4 at next login).")
+        @OptionGroup var options: AdminOptions
+        @Argument var userID: String
+        func run() throws {
+            try adminRun {
+                try options.credentials().expirePassword(userID)
+                options.emit(["userID": .string(userID), "passwordExpired": true]) { "\(userID): password expired" }
+            }
+        }
+    }
+
+    struct Outbox: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the codes waiting for delivery (opened with the outbox key).")
+        @OptionGroup var options: AdminOptions
+        @Flag(help: "Include delivered messages.") var all = false
+        @Flag(help: "Mark the shown messages delivered.") var markDelivered = false
+
+        func run() throws {
+            try adminRun {
+                let credentials = try options.credentials()
+                let outbox = try options.storage.outbox()
+                let messages = try credentials.store.read { try $0.outbox(includeDelivered: all) }
+                let opened = JSON.array()
+                for message in messages {
+                    let body = try outbox.open(message)
+                    body["id"] = .int(Int(message.id ?? 0))
+                    body["kind"] = .string(message.kind)
+                    body["createdAt"] = .int(Int(message.createdAt))
+                    opened.append(body)
+                }
+                if markDelivered {
+                    let now = CredentialService.now()
+                    try credentials.store.write { tx in for message in messages { try tx.markDelivered(outboxID: message.id!, at: now) } }
+                }
+                options.emit(opened) {
+                    opened.elements.map {
+                        "#\($0["id"]!.intValue!) \($0["userID"]!.stringValue!): code \($0["activationCode"]!.stringValue!) key \($0["verificationKey"]!.stringValue!)"
+                    }.joined(separator: "\n")
+                }
+            }
+        }
+    }
+
+    struct Devices: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a user's devices.")
+        @OptionGroup var options: AdminOptions
+        @Argument var userID: String
+        func run() throws {
+            try adminRun {
+                let credentials = try options.credentials()
+                guard try credentials.store.read({ try $0.user(userID) }) != nil else { throw StoreError.notFound }
+                let devices = try credentials.store.read { try $0.devices(userID: userID) }
+                let value = JSON.array(
+                    devices.map {
+                        [
+                            "devUUID": .string($0.deviceID), "devName": .string($0.name), "status": .string($0.status.rawValue),
+                            "ldaType": .optional($0.ldaType, JSON.int), "createdTs": .string(isoTime($0.createdAt)),
+                            "lastAccessedTs": .string(isoTime($0.lastAccessAt)),
+                        ]
+                    })
+                options.emit(value) {
+                    devices.map { "\($0.deviceID)  \($0.name)  \($0.status.rawValue)  lda=\($0.ldaType.map(String.init) ?? "-")" }
+                        .joined(separator: "\n")
+                }
+            }
+        }
+    }
+
+    struct Audit: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the audit log, newest first.")
+        @OptionGroup var options: AdminOptions
+        @Option(help: "Only this user's entries.") var user: String?
+        @Option(help: "At most this many entries.") var limit = 100
+
+        func run() throws {
+            try adminRun {
+                let entries = try options.credentials().store.read { try $0.auditEntries(userID: user, limit: limit) }
+                let value = JSON.array(
+                    entries.map { entry in
+                        let item: JSON = [
+                            "id": .int(Int(entry.id ?? 0)), "at": .string(isoTime(entry.at)),
+                            "userID": .optional(entry.userID, JSON.string), "deviceID": .optional(entry.deviceID, JSON.string),
+                            "action": .string(entry.action), "outcome": .string(entry.outcome),
+                        ]
+                        if let detail = entry.detail, let parsed = try? JSON.parse(detail) { item["detail"] = parsed }
+                        return item
+                    })
+                options.emit(value) {
+                    entries.map { "\(isoTime($0.at))  \($0.userID ?? "-")  \($0.deviceID ?? "-")  \($0.action)  \($0.outcome)  \($0.detail ?? "")" }
+                        .joined(separator: "\n")
+                }
+            }
+        }
+    }
+}
