@@ -90,6 +90,8 @@ let package = Package(
 
         // Unit tests.
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON"]),
+        .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore"]),
+        .testTarget(name: "FlowHostCredentialsTests", dependencies: ["FlowHostCredentials", "FlowHostStore", "FlowJSON"]),
         .testTarget(name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "FlowHostSDK", "JSONRPC", "FlowJSON"]),
     ]
 )

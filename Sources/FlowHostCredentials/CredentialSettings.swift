@@ -24,6 +24,10 @@ public struct CredentialSettings: Sendable, Equatable {
         public let key: String
         public let reason: String
         public var description: String { "invalid config: \(key): \(reason)" }
+        public init(key: String, reason: String) {
+            self.key = key
+            self.reason = reason
+        }
     }
 
     public static func parse(passwords: JSON?, activation: JSON?) throws(Invalid) -> CredentialSettings {

@@ -1,0 +1,205 @@
+import FlowHostCredentials
+import FlowHostStore
+import FlowJSON
+import Foundation
+import Testing
+
+/// A credential service on a real SQLite file, with a clock the test moves.
+final class Fixture {
+    let folder: String
+    let store: SQLiteStore
+    var now: Int64 = 1_800_000_000
+    var service: CredentialService!
+    let outbox: OutboxDelivery
+
+    init(configure: (inout CredentialSettings) -> Void = { _ in }) throws {
+        folder = NSTemporaryDirectory() + "flowhost-tests-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        store = try SQLiteStore(path: folder + "/store.sqlite")
+        outbox = try OutboxDelivery(keyPath: folder + "/store.sqlite.key")
+        var settings = CredentialSettings()
+        settings.hasher = Argon2idHasher(memoryKiB: 1024, iterations: 1, parallelism: 1)
+        settings.maxActivationAttempts = 3
+        settings.maxPasswordAttempts = 3
+        configure(&settings)
+        service = CredentialService(store: store, settings: settings, delivery: outbox, clock: { [unowned self] in now })
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+    /// A user activated on device d1 with `password`.
+    func activeUser(_ userID: String = "alice", password: String = "Tr0ub4dor&Zebra") throws {
+        let code = try service.addUser(userID)
+        #expect(try service.verifyActivationCode(userID, code: code.activationCode, deviceID: "d1") == .accepted)
+        _ = try service.completeActivation(userID, deviceID: "d1", deviceName: "phone", password: password, ldaType: nil, workflow: "FirstTimeUserActivation")
+    }
+}
+
+@Suite struct ActivationCodeTests {
+    @Test func codeIsSingleUse() throws {
+        let f = try Fixture()
+        let code = try f.service.addUser("alice")
+        #expect(try f.service.verifyActivationCode("alice", code: code.activationCode, deviceID: "d1") == .accepted)
+        #expect(try f.service.verifyActivationCode("alice", code: code.activationCode, deviceID: "d1") == .wrong(attemptsLeft: 2))
+    }
+
+    @Test func codeExpires() throws {
+        let f = try Fixture()
+        let code = try f.service.addUser("alice")
+        f.now += 600
+        #expect(try f.service.verifyActivationCode("alice", code: code.activationCode, deviceID: "d1") == .expired(attemptsLeft: 3))
+        #expect(try f.service.userState("alice", deviceID: "d1")?.verificationKey == nil)
+    }
+
+    @Test func codeIsValidJustBeforeExpiry() throws {
+        let f = try Fixture()
+        let code = try f.service.addUser("alice")
+        f.now += 599
+        #expect(try f.service.verifyActivationCode("alice", code: code.activationCode.lowercased(), deviceID: "d1") == .accepted)
+    }
+
+    @Test func wrongCodesCountDownThenBlockWith138() throws {
+        let f = try Fixture()
+        let code = try f.service.addUser("alice")
+        #expect(try f.service.verifyActivationCode("alice", code: "nope", deviceID: "d1") == .wrong(attemptsLeft: 2))
+        #expect(try f.service.verifyActivationCode("alice", code: "nope", deviceID: "d1") == .wrong(attemptsLeft: 1))
+        #expect(try f.service.verifyActivationCode("alice", code: "nope", deviceID: "d1") == .blocked)
+        #expect(try f.service.verifyActivationCode("alice", code: code.activationCode, deviceID: "d1") == .blocked)
+        #expect(try f.service.userState("alice", deviceID: "d1")?.blockedStatus == 138)
+    }
+
+    @Test func resendIsRateLimitedAndKeepsTheAttemptCount() throws {
+        let f = try Fixture()
+        let first = try f.service.addUser("alice")
+        _ = try f.service.verifyActivationCode("alice", code: "nope", deviceID: "d1")
+        guard case .sent(_, let left) = try f.service.resendActivationCode("alice", deviceID: "d1") else {
+            Issue.record("not sent"); return
+        }
+        #expect(left == 2)
+        #expect(try f.service.resendActivationCode("alice", deviceID: "d1") == .tooSoon(retryAfterSeconds: 30))
+        f.now += 30
+        guard case .sent = try f.service.resendActivationCode("alice", deviceID: "d1") else { Issue.record("not sent"); return }
+        // The old code no longer works; the delivered one does.
+        #expect(try f.service.verifyActivationCode("alice", code: first.activationCode, deviceID: "d1") == .wrong(attemptsLeft: 1))
+        let messages = try f.store.read { try $0.outbox(includeDelivered: false) }
+        #expect(messages.count == 2)
+        let latest = try f.outbox.open(messages.last!)
+        #expect(try f.service.verifyActivationCode("alice", code: latest["activationCode"]!.stringValue!, deviceID: "d1") == .accepted)
+    }
+
+    @Test func outboxIsSealedAndBoundToItsUser() throws {
+        let f = try Fixture()
+        _ = try f.service.addUser("alice")
+        _ = try f.service.resendActivationCode("alice", deviceID: "d1")
+        var message = try f.store.read { try $0.outbox(includeDelivered: false) }.first!
+        let code = try f.outbox.open(message)["activationCode"]!.stringValue!
+        #expect(!String(decoding: message.sealedBody, as: UTF8.self).contains(code))
+        message.userID = "mallory"
+        #expect(throws: (any Error).self) { try f.outbox.open(message) }
+    }
+}
+
+@Suite struct PasswordAttemptTests {
+    @Test func wrongPasswordsCountDownThenBlockWith141() throws {
+        let f = try Fixture()
+        try f.activeUser()
+        #expect(try f.service.verifyPassword("alice", "wrong", deviceID: "d1") == .wrong(attemptsLeft: 2))
+        #expect(try f.service.verifyPassword("alice", "wrong", deviceID: "d1") == .wrong(attemptsLeft: 1))
+        #expect(try f.service.verifyPassword("alice", "wrong", deviceID: "d1") == .blocked)
+        #expect(try f.service.verifyPassword("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .blocked)
+        #expect(try f.service.userState("alice", deviceID: "d1")?.blockedStatus == 141)
+        try f.service.unblock("alice")
+        #expect(try f.service.verifyPassword("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .accepted(expired: false))
+    }
+
+    @Test func successRestoresTheAttempts() throws {
+        let f = try Fixture()
+        try f.activeUser()
+        _ = try f.service.verifyPassword("alice", "wrong", deviceID: "d1")
+        _ = try f.service.verifyPassword("alice", "Tr0ub4dor&Zebra", deviceID: "d1")
+        #expect(try f.service.userState("alice", deviceID: "d1")?.passwordAttemptsLeft == 3)
+    }
+
+    @Test func countersSurviveReopeningTheStore() throws {
+        let f = try Fixture()
+        try f.activeUser()
+        _ = try f.service.verifyPassword("alice", "wrong", deviceID: "d1")
+        let reopened = CredentialService(
+            store: try SQLiteStore(path: f.folder + "/store.sqlite"), settings: f.service.settings, delivery: f.outbox)
+        #expect(try reopened.userState("alice", deviceID: "d1")?.passwordAttemptsLeft == 2)
+    }
+
+    @Test func historyRefusesTheLastFive() throws {
+        let f = try Fixture()
+        try f.activeUser(password: "Tr0ub4dor&Zeb0")
+        var current = "Tr0ub4dor&Zeb0"
+        for index in 1...5 {
+            let next = "Tr0ub4dor&Zeb\(index)"
+            #expect(try f.service.updatePassword("alice", current: current, new: next, deviceID: "d1") == .updated)
+            current = next
+        }
+        // The last five (1...5) are refused; the first has left the history.
+        #expect(try f.service.checkNewPassword("alice", "Tr0ub4dor&Zeb3") == .reused)
+        #expect(try f.service.checkNewPassword("alice", "Tr0ub4dor&Zeb0") == .acceptable)
+    }
+
+    @Test func expiryByOperatorAndByAge() throws {
+        let f = try Fixture { $0.passwordLifetimeDays = 90 }
+        try f.activeUser()
+        #expect(try f.service.verifyPassword("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .accepted(expired: false))
+        f.now += 90 * 86_400
+        #expect(try f.service.verifyPassword("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .accepted(expired: true))
+        #expect(try f.service.updatePassword("alice", current: "Tr0ub4dor&Zebra", new: "Fresh&Str0ngPass", deviceID: "d1") == .updated)
+        #expect(try f.service.verifyPassword("alice", "Fresh&Str0ngPass", deviceID: "d1") == .accepted(expired: false))
+        try f.service.expirePassword("alice")
+        #expect(try f.service.verifyPassword("alice", "Fresh&Str0ngPass", deviceID: "d1") == .accepted(expired: true))
+    }
+
+    @Test func auditHoldsNoSecret() throws {
+        let f = try Fixture()
+        let code = try f.service.addUser("alice")
+        _ = try f.service.verifyActivationCode("alice", code: code.activationCode, deviceID: "d1")
+        _ = try f.service.completeActivation("alice", deviceID: "d1", deviceName: "p", password: "Tr0ub4dor&Zebra", ldaType: nil, workflow: "x")
+        _ = try f.service.verifyPassword("alice", "WrongSecret9!", deviceID: "d1")
+        let entries = try f.store.read { try $0.auditEntries(userID: nil, limit: 100) }
+        #expect(entries.count >= 5)
+        let text = entries.map { "\($0.action) \($0.outcome) \($0.detail ?? "")" }.joined(separator: "\n")
+        for secret in [code.activationCode, "Tr0ub4dor&Zebra", "WrongSecret9!"] { #expect(!text.contains(secret)) }
+    }
+
+    @Test func auditIsAppendOnly() throws {
+        let f = try Fixture()
+        _ = try f.service.addUser("alice")
+        #expect(throws: (any Error).self) {
+            try f.store.write { tx in
+                _ = try tx.append(AuditEntry(at: 0, userID: nil, deviceID: nil, action: "x", outcome: "y"))
+                throw StoreError("stop")
+            }
+        }
+    }
+}
+
+@Suite struct SettingsTests {
+    @Test func unknownKeysAreNamed() throws {
+        let passwords = try JSON.parse(#"{"policy":{"minLength":3}}"#)
+        #expect(throws: CredentialSettings.Invalid(key: "passwords.policy.minLength", reason: "unknown key")) {
+            try CredentialSettings.parse(passwords: passwords, activation: nil)
+        }
+        let activation = try JSON.parse(#"{"maxAttempts":0}"#)
+        #expect(throws: CredentialSettings.Invalid(key: "activation.maxAttempts", reason: "must be an integer from 1 to 100")) {
+            try CredentialSettings.parse(passwords: nil, activation: activation)
+        }
+    }
+
+    @Test func valuesAreRead() throws {
+        let settings = try CredentialSettings.parse(
+            passwords: try JSON.parse(#"{"argon2":{"memoryKiB":4096,"iterations":3,"parallelism":1},"historyDepth":3,"policy":{"SeqCheck":"false","minL":10}}"#),
+            activation: try JSON.parse(#"{"codeLifetimeSeconds":120,"deliveryCommand":["/bin/cat"]}"#))
+        #expect(settings.hasher == Argon2idHasher(memoryKiB: 4096, iterations: 3, parallelism: 1))
+        #expect(settings.historyDepth == 3)
+        #expect(settings.policy.seqCheck == false)
+        #expect(settings.policy.minL == 10)
+        #expect(settings.activationCodeLifetimeSeconds == 120)
+        #expect(settings.deliveryCommand == ["/bin/cat"])
+    }
+}
