@@ -85,14 +85,15 @@ extension JSON {
     }
 }
 
+// Deliberately not ExpressibleByNilLiteral: `nil` must always mean Optional.none,
+// never a JSON null hiding inside `.some`. Write `.null` for JSON null.
 extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
-    ExpressibleByNilLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByFloatLiteral
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByFloatLiteral
 {
     public convenience init(stringLiteral value: String) { self.init(taking: JSON.string(value).newReference()) }
     public convenience init(integerLiteral value: Int) { self.init(taking: json_integer(json_int_t(value))!) }
     public convenience init(floatLiteral value: Double) { self.init(taking: json_real(value)!) }
     public convenience init(booleanLiteral value: Bool) { self.init(taking: json_boolean_value(value)) }
-    public convenience init(nilLiteral: ()) { self.init(taking: json_null()) }
     public convenience init(arrayLiteral elements: JSON...) {
         self.init(taking: json_array()!)
         for element in elements { append(element) }

@@ -90,3 +90,75 @@ def spawn(flowhost_bin):
     yield start
     for client in clients:
         client.close()
+
+
+CHEAP_CONFIG = {
+    "passwords": {"argon2": {"memoryKiB": 1024, "iterations": 1, "parallelism": 1}, "maxAttempts": 3},
+    "activation": {"maxAttempts": 3, "resendIntervalSeconds": 30},
+}
+
+GOOD_PASSWORD = "Tr0ub4dor&Zebra"
+
+
+class Deployment:
+    """A store and config shared by hosts (devices) and admin commands."""
+
+    def __init__(self, folder, flowhost_bin, spawn, config=None):
+        import json as _json
+        self.folder = folder
+        self.bin = flowhost_bin
+        self.spawn_host = spawn
+        self.store = os.path.join(folder, "store.sqlite")
+        self.config = os.path.join(folder, "config.json")
+        with open(self.config, "w") as handle:
+            _json.dump(config if config is not None else CHEAP_CONFIG, handle)
+
+    def admin(self, *args, check=True):
+        import json as _json
+        out = subprocess.run([self.bin, "admin"] + list(args) + ["--store", self.store, "--config", self.config, "--json"],
+                             capture_output=True, text=True, timeout=60)
+        if check:
+            assert out.returncode == 0, out.stderr
+            return _json.loads(out.stdout)
+        return out
+
+    def add_user(self, user_id):
+        return self.admin("add-user", user_id)["activationCode"]
+
+    def host(self, device_id="device-1", lda=(), lda_answer=True, extra=(), env=None):
+        """A host for one device, initialized; its first getUser is waiting in `events`."""
+        client = self.spawn_host("--store", self.store, "--config", self.config, *extra, env=env)
+        if lda_answer is not None:
+            client.on_request("platform/authenticateLDA", lambda params: {"authenticated": lda_answer})
+        client.initialize(device={"deviceID": device_id, "deviceName": "Phone " + device_id, "ldaCapabilities": list(lda)})
+        return client
+
+
+def status_of(event):
+    return event["params"]["challengeResponse"]["status"]["statusCode"]
+
+
+def activate(host, user_id, code, password=GOOD_PASSWORD, lda=False):
+    """Runs activation on `host` from its open getUser; returns onUserLoggedIn."""
+    host.wait_event("getUser")
+    host.request("setUser", {"userName": user_id})
+    host.wait_event("getActivationCode")
+    host.request("setActivationCode", {"activationCode": code})
+    name = host.wait_event("getDeviceName")
+    host.request("setDeviceName", {"deviceName": name["params"]["deviceName"]})
+    if lda:
+        consent = host.wait_event("getUserConsentForLDA")
+        host.request("setUserConsentForLDA", [True, consent["params"]["challengeMode"], consent["params"]["authenticationType"]])
+    else:
+        event = host.wait_event()
+        if event["method"] == "getUserConsentForLDA":
+            host.request("setUserConsentForLDA", [False, event["params"]["challengeMode"], event["params"]["authenticationType"]])
+            event = host.wait_event("getPassword")
+        assert event["method"] == "getPassword" and event["params"]["challengeMode"] == 1
+        host.request("setPassword", [password, 1])
+    return host.wait_event("onUserLoggedIn")
+
+
+@pytest.fixture
+def deployment(tmp_path, flowhost_bin, spawn):
+    return Deployment(str(tmp_path), flowhost_bin, spawn)

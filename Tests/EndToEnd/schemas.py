@@ -16,5 +16,15 @@ def schema(name):
     return _cache[name]
 
 
+def _registry():
+    from referencing import Registry, Resource
+    resources = []
+    for filename in os.listdir(SCHEMA_DIR):
+        if filename.endswith(".schema.json"):
+            loaded = schema(filename[: -len(".schema.json")])
+            resources.append((loaded["$id"], Resource.from_contents(loaded)))
+    return Registry().with_resources(resources)
+
+
 def validate(name, value):
-    jsonschema.Draft202012Validator(schema(name)).validate(value)
+    jsonschema.Draft202012Validator(schema(name), registry=_registry()).validate(value)
