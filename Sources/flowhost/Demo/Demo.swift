@@ -1,4 +1,6 @@
 import ArgumentParser
+import FlowHostCredentials
+import FlowHostStore
 import FlowJSON
 import Foundation
 
@@ -34,7 +36,9 @@ struct DemoContext: Sendable {
     func startHost(deviceID: String, ldaCapabilities: [Int] = []) throws -> DemoClient {
         let client = try DemoClient(executable: executable, arguments: ["serve", "--store", storePath])
         client.hostRequestHandlers["platform/authenticateLDA"] = { _ in ["authenticated": true] }
-        try client.call(
+        client.echo = false
+        defer { client.echo = true }
+        let result = try client.call(
             "initialize",
             [
                 "protocolVersion": "1.0", "clientInfo": ["name": "flowhost demo", "version": "1"],
@@ -43,7 +47,20 @@ struct DemoContext: Sendable {
                     "ldaCapabilities": .array(ldaCapabilities.map(JSON.int)),
                 ],
             ])
+        let flows = result["flows"]?.elements.compactMap { $0["name"]?.stringValue } ?? []
+        print("  ← result: device \(result["device"]?["deviceID"]?.stringValue ?? "?"), flows \(flows.joined(separator: ", "))")
         return client
+    }
+
+    /// What the operator does first: `flowhost admin add-user NAME`. The
+    /// code reaches the script directly; it is not printed.
+    func addUser(_ userID: String) throws -> String {
+        let store = try SQLiteStore(path: storePath)
+        let outbox = try OutboxDelivery(keyPath: storePath + ".key")
+        let service = CredentialService(store: store, settings: CredentialSettings(), delivery: outbox)
+        let issued = try service.addUser(userID)
+        print("  (operator) flowhost admin add-user \(userID) → activation code •••, verification key \(issued.verificationKey)")
+        return issued.activationCode
     }
 
     func stop(_ client: DemoClient) throws {
@@ -60,7 +77,67 @@ struct DemoScenario: Sendable {
     let title: String
     let run: @Sendable (DemoContext) throws -> Void
 
-    static var all: [DemoScenario] { [echo] }
+    static var all: [DemoScenario] { [echo, activationWithPassword, passwordLogin, activationWithLDA, ldaLogin] }
+
+    static let password = "Tr0ub4dor&Zebra"
+
+    static let activationWithPassword = DemoScenario(title: "mfa: activation with a password, then logoff") { context in
+        let code = try context.addUser("alice")
+        let client = try context.startHost(deviceID: "alice-laptop")
+        try client.waitEvent("getUser")
+        try client.call("setUser", ["userName": "alice"])
+        try client.waitEvent("getActivationCode")
+        try client.call("setActivationCode", [.string(code)])
+        try client.waitEvent("getDeviceName")
+        try client.call("setDeviceName", ["Alice's laptop"])
+        try client.waitEvent("getPassword")
+        try client.call("setPassword", [.string(password), 1])
+        try client.waitEvent("onUserLoggedIn")
+        try client.call("logOff", ["alice"])
+        try client.waitEvent("onUserLoggedOff")
+        try client.waitEvent("getUser")
+        try context.stop(client)
+    }
+
+    static let passwordLogin = DemoScenario(title: "mfa: password login, with one wrong attempt first") { context in
+        let client = try context.startHost(deviceID: "alice-laptop")
+        try client.waitEvent("getUser")
+        try client.call("setUser", ["alice"])
+        try client.waitEvent("getPassword")
+        try client.call("setPassword", ["not-her-password", 0])
+        let retry = try client.waitEvent("getPassword")
+        guard retry["challengeResponse"]?["status"]?["statusCode"]?.intValue == 102 else {
+            throw DemoClient.Failure(description: "expected status 102 after a wrong password")
+        }
+        try client.call("setPassword", [.string(password), 0])
+        try client.waitEvent("onUserLoggedIn")
+        try context.stop(client)
+    }
+
+    static let activationWithLDA = DemoScenario(title: "mfa: activation with LDA (the client's platform confirms a fingerprint)") { context in
+        let code = try context.addUser("bob")
+        let client = try context.startHost(deviceID: "bob-phone", ldaCapabilities: [1])
+        try client.waitEvent("getUser")
+        try client.call("setUser", ["bob"])
+        try client.waitEvent("getActivationCode")
+        try client.call("setActivationCode", [.string(code)])
+        try client.waitEvent("getDeviceName")
+        try client.call("setDeviceName", ["Bob's phone"])
+        try client.waitEvent("getUserConsentForLDA")
+        try client.call("setUserConsentForLDA", [true, 1, 1])
+        try client.waitEvent("onUserLoggedIn")
+        try client.call("logOff", ["bob"])
+        try client.waitEvent("onUserLoggedOff")
+        try context.stop(client)
+    }
+
+    static let ldaLogin = DemoScenario(title: "mfa: login with LDA") { context in
+        let client = try context.startHost(deviceID: "bob-phone", ldaCapabilities: [1])
+        try client.waitEvent("getUser")
+        try client.call("setUser", ["bob"])
+        try client.waitEvent("onUserLoggedIn")
+        try context.stop(client)
+    }
 
     static let echo = DemoScenario(title: "The C example flow: a method and its event") { context in
         let client = try context.startHost(deviceID: "demo-echo")

@@ -34,7 +34,7 @@ final class DemoClient {
         nextID += 1
         let message: JSON = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
         if let params { message["params"] = params }
-        print("  → \(method)\(params.map { " " + $0.serialized() } ?? "")")
+        print("  → \(method)\(params.map { " " + Self.masked($0, method: method) } ?? "")")
         try send(message)
         while true {
             let reply = try readMessage()
@@ -120,6 +120,19 @@ final class DemoClient {
         let result = hostRequestHandlers[method]?(params) ?? .null
         print("  → answer \(result.serialized())")
         try send(["jsonrpc": "2.0", "id": id, "result": result])
+    }
+
+    /// Secrets are never printed, not even in a demo: they show as •••.
+    static func masked(_ params: JSON, method: String) -> String {
+        let secretNames: Set<String> = ["password", "currentPassword", "newPassword", "activationCode"]
+        let secretPositions: [String: Set<Int>] = ["setPassword": [0], "updatePassword": [0, 1], "setActivationCode": [0]]
+        let copy = params.deepCopy()
+        if copy.kind == .object {
+            for key in copy.keys where secretNames.contains(key) { copy[key] = "•••" }
+            return copy.serialized()
+        }
+        let positions = secretPositions[method] ?? []
+        return JSON.array(copy.elements.enumerated().map { positions.contains($0.offset) ? "•••" : $0.element }).serialized()
     }
 
     /// Events carry the SDK's full payload; the demo shows the telling parts.
