@@ -1,0 +1,73 @@
+import Foundation
+
+/// Logins and activations through the real flows, on a real store.
+struct FlowScenarios {
+    let setup: Setup
+    let store: String
+    let config: String
+    static let password = "Tr0ub4dor&Zebra"
+
+    init(setup: Setup, name: String, argon2: (memoryKiB: Int, iterations: Int)) throws {
+        self.setup = setup
+        store = setup.folder + "/\(name).sqlite"
+        config = setup.folder + "/\(name).json"
+        let text = #"{"passwords":{"argon2":{"memoryKiB":\#(argon2.memoryKiB),"iterations":\#(argon2.iterations),"parallelism":1},"maxAttempts":100},"activation":{"maxAttempts":100}}"#
+        try text.write(toFile: config, atomically: true, encoding: .utf8)
+    }
+
+    func addUser(_ userID: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: setup.flowhost)
+        process.arguments = ["admin", "add-user", userID, "--store", store, "--config", config, "--json"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], let code = object["activationCode"] as? String
+        else { throw BenchError("admin add-user failed") }
+        return code
+    }
+
+    func host(device: String) throws -> Server {
+        let server = try Server([setup.flowhost, "--store", store, "--config", config])
+        server.send(Requests.initialize(device: device) + "\n")
+        _ = try server.readUntil(#""method":"getUser""#)
+        return server
+    }
+
+    /// Activates `userID` from an open getUser; returns the seconds it took.
+    func activate(_ server: Server, _ userID: String, code: String) throws -> Double {
+        let started = now()
+        try step(server, #"{"jsonrpc":"2.0","id":1,"method":"setUser","params":["\#(userID)"]}"#, until: "getActivationCode")
+        try step(server, #"{"jsonrpc":"2.0","id":2,"method":"setActivationCode","params":["\#(code)"]}"#, until: "getDeviceName")
+        try step(server, #"{"jsonrpc":"2.0","id":3,"method":"setDeviceName","params":["bench"]}"#, until: "getPassword")
+        try step(server, #"{"jsonrpc":"2.0","id":4,"method":"setPassword","params":["\#(Self.password)",1]}"#, until: "onUserLoggedIn")
+        return Double(now() - started) / 1e9
+    }
+
+    /// One password login from an open getUser; returns the seconds it took.
+    func login(_ server: Server, _ userID: String) throws -> Double {
+        let started = now()
+        try step(server, #"{"jsonrpc":"2.0","id":5,"method":"setUser","params":["\#(userID)"]}"#, until: "getPassword")
+        try step(server, #"{"jsonrpc":"2.0","id":6,"method":"setPassword","params":["\#(Self.password)",0]}"#, until: "onUserLoggedIn")
+        return Double(now() - started) / 1e9
+    }
+
+    func logOff(_ server: Server, _ userID: String) throws {
+        try step(server, #"{"jsonrpc":"2.0","id":7,"method":"logOff","params":["\#(userID)"]}"#, until: "getUser")
+    }
+
+    /// Sends one request and reads to the event named `event`; any error reply
+    /// or non-100 status on the way is a failure.
+    func step(_ server: Server, _ request: String, until event: String) throws {
+        server.send(request + "\n")
+        while true {
+            let line = String(decoding: try server.readLine(), as: UTF8.self)
+            if line.contains(#""error":{"code""#) || (line.contains(#""statusCode":"#) && !line.contains(#""statusCode":100"#)) {
+                throw BenchError("unexpected answer: \(line.prefix(300))")
+            }
+            if line.contains(#""method":"\#(event)""#) { return }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import CArgon2Bench
+import CBenchSupport
+import Foundation
+
+/// What one run needs to start servers.
+struct Setup {
+    let flowhost: String
+    let reference: String
+    let folder: String
+
+    func startFlowhost(store: String? = nil, config: String? = nil, cpu: Int32 = -1) throws -> Server {
+        var argv = [flowhost, "--store", store ?? folder + "/bench-\(UUID().uuidString).sqlite"]
+        if let config { argv += ["--config", config] }
+        let server = try Server(argv, cpu: cpu)
+        server.send(Requests.initialize(device: "bench-\(UUID().uuidString.prefix(8))") + "\n")
+        _ = try server.readUntil(#""id":0"#)
+        return server
+    }
+
+    func startReference(cpu: Int32 = -1) throws -> Server { try Server([reference], cpu: cpu) }
+}
+
+enum Requests {
+    static func initialize(device: String, lda: Bool = false) -> String {
+        #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"1.0","clientInfo":{"name":"bench","version":"1"},"device":{"deviceID":"\#(device)","ldaCapabilities":\#(lda ? "[1]" : "[]")}}}"#
+    }
+    static func ping(_ id: Int) -> String { #"{"jsonrpc":"2.0","id":\#(id),"method":"ping"}"# + "\n" }
+    static let text = String(repeating: "flowhost-", count: 20)
+    /// About 200 bytes of params.
+    static func echo(_ id: Int) -> String { #"{"jsonrpc":"2.0","id":\#(id),"method":"echo","params":{"text":"\#(text)"}}"# + "\n" }
+}
+
+enum Measure {
+    /// Requests per second with `count` requests in flight from a writer thread.
+    static func throughput(_ server: Server, count: Int, make: (Int) -> String) throws -> Double {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count * 220)
+        for id in 1...count { bytes += Array(make(id).utf8) }
+        let payload = bytes
+        let started = now()
+        let writer = Thread { server.send(payload) }
+        writer.start()
+        try server.skipLines(count)
+        let seconds = Double(now() - started) / 1e9
+        return Double(count) / seconds
+    }
+
+    /// Round-trip times in microseconds, one request at a time.
+    static func pingPong(_ server: Server, count: Int) throws -> [Double] {
+        var samples: [Double] = []
+        samples.reserveCapacity(count)
+        for id in 1...count {
+            let request = Array(Requests.ping(id).utf8)
+            let started = now()
+            server.send(request)
+            _ = try server.readLine()
+            samples.append(Double(now() - started) / 1000)
+        }
+        return samples
+    }
+
+    static func percentile(_ samples: [Double], _ p: Double) -> Double {
+        let sorted = samples.sorted()
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+
+    static func median(_ samples: [Double]) -> Double { percentile(samples, 0.5) }
+
+    /// Microseconds for one Argon2id verification with these parameters, in this process.
+    static func argon2Verify(memoryKiB: UInt32, iterations: UInt32, rounds: Int) -> Double {
+        let password = Array("Tr0ub4dor&Zebra".utf8)
+        let salt = [UInt8](repeating: 7, count: 16)
+        var encoded = [CChar](repeating: 0, count: 256)
+        _ = argon2id_hash_encoded(iterations, memoryKiB, 1, password, password.count, salt, salt.count, 32, &encoded, 256)
+        var samples: [Double] = []
+        for _ in 0..<rounds {
+            let started = now()
+            _ = argon2id_verify(encoded, password, password.count)
+            samples.append(Double(now() - started) / 1000)
+        }
+        return median(samples)
+    }
+}

@@ -1,0 +1,194 @@
+import CBenchSupport
+import Foundation
+
+// flowhost-bench: measures flowhost against a C reference in one run and
+// prints one table (and writes it as JSON). Every loop is bounded.
+//
+//   flowhost-bench --flowhost PATH [--json OUT] [--quick]
+
+var arguments = CommandLine.arguments.dropFirst()
+var flowhostPath: String?
+var jsonPath = "bench-results.json"
+var quick = false
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--flowhost": flowhostPath = arguments.popFirst()
+    case "--json": jsonPath = arguments.popFirst() ?? jsonPath
+    case "--quick": quick = true
+    default: FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8)); exit(2)
+    }
+}
+guard let flowhostPath else {
+    FileHandle.standardError.write(Data("usage: flowhost-bench --flowhost PATH [--json OUT] [--quick]\n".utf8))
+    exit(2)
+}
+
+let folder = NSTemporaryDirectory() + "flowhost-bench-\(getpid())"
+try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: folder) }
+
+// The reference is compiled here, from the file beside this package.
+let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("reference/echo_server.c").path
+let referencePath = folder + "/reference-server"
+let compiler = Process()
+compiler.executableURL = URL(fileURLWithPath: "/bin/sh")
+compiler.arguments = ["-c", "cc -O2 -o '\(referencePath)' '\(source)' $(pkg-config --cflags --libs jansson)"]
+try compiler.run()
+compiler.waitUntilExit()
+guard compiler.terminationStatus == 0 else { fatalError("cannot build the reference server") }
+
+let setup = Setup(flowhost: flowhostPath, reference: referencePath, folder: folder)
+var report = Report()
+let scale = quick ? 10 : 1
+
+func bothServers<T>(cpu: Int32 = -1, _ body: (Server) throws -> T) throws -> (flowhost: T, reference: T) {
+    let host = try setup.startFlowhost(cpu: cpu)
+    let flowhostValue = try body(host)
+    host.stop()
+    let reference = try setup.startReference(cpu: cpu)
+    let referenceValue = try body(reference)
+    reference.stop()
+    return (flowhostValue, referenceValue)
+}
+
+// 1. Pipelined throughput (best of 3, each server alternately).
+for (name, make, target) in [
+    ("no-op throughput (req/s)", Requests.ping, 0.8), ("echo ~200 B throughput (req/s)", Requests.echo, 0.7),
+] as [(String, (Int) -> String, Double)] {
+    var best = (flowhost: 0.0, reference: 0.0)
+    for _ in 0..<3 {
+        let round = try bothServers { try Measure.throughput($0, count: 200_000 / scale, make: make) }
+        best = (max(best.flowhost, round.flowhost), max(best.reference, round.reference))
+    }
+    report.add(name, flowhost: best.flowhost, reference: best.reference, higherIsBetter: true, target: .ratioAtLeast(target))
+}
+
+// 2. Ping-pong latency, free and pinned to one core.
+for (label, cpu) in [("free", Int32(-1)), ("one core", Int32(0))] {
+    if cpu >= 0 { bench_pin_to_cpu(cpu) }
+    let samples = try bothServers(cpu: cpu) { try Measure.pingPong($0, count: 20_000 / scale) }
+    if cpu >= 0 { bench_unpin() }
+    for (p, name) in [(0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (1.0, "max")] {
+        report.add(
+            "ping-pong \(name), \(label) (µs)", flowhost: Measure.percentile(samples.flowhost, p),
+            reference: Measure.percentile(samples.reference, p), higherIsBetter: false,
+            target: name == "p50" ? .ratioAtMost(1.3) : nil)
+    }
+}
+
+// 3. Cold start: spawn to the initialize response, every flow loaded.
+var coldHost: [Double] = []
+var coldReference: [Double] = []
+for _ in 0..<(quick ? 5 : 30) {
+    var started = now()
+    let host = try setup.startFlowhost()
+    coldHost.append(Double(now() - started) / 1e6)
+    host.stop()
+    started = now()
+    let reference = try setup.startReference()
+    reference.send(Requests.ping(0))
+    _ = try reference.readLine()
+    coldReference.append(Double(now() - started) / 1e6)
+    reference.stop()
+}
+report.add("cold start to initialize, median (ms)", flowhost: Measure.median(coldHost), reference: Measure.median(coldReference),
+           higherIsBetter: false, target: .absoluteAtMost(25))
+
+// 4. One password login and one activation, at a cheap and at the production Argon2id setting.
+for (label, memory, iterations) in [("cheap Argon2id m=1 MiB t=1", 1024, 1), ("default Argon2id m=19 MiB t=2", 19 * 1024, 2)] {
+    let flows = try FlowScenarios(setup: setup, name: "flows-\(memory)", argon2: (memory, iterations))
+    let argon = Measure.argon2Verify(memoryKiB: UInt32(memory), iterations: UInt32(iterations), rounds: quick ? 3 : 15)
+    var activations: [Double] = []
+    var logins: [Double] = []
+    let rounds = quick ? 3 : 15
+    let server = try flows.host(device: "bench-\(memory)")
+    for index in 0..<rounds {
+        let user = "user\(index)"
+        let code = try flows.addUser(user)
+        activations.append(try flows.activate(server, user, code: code) * 1e6)
+        try flows.logOff(server, user)
+        logins.append(try flows.login(server, user) * 1e6)
+        try flows.logOff(server, user)
+    }
+    server.stop()
+    let login = Measure.median(logins)
+    let activation = Measure.median(activations)
+    report.add("password login, \(label) (µs)", flowhost: login, reference: argon, higherIsBetter: false, target: nil,
+               note: "reference: one Argon2id verification in-process")
+    report.add("  host's own share of a login (µs)", flowhost: login - argon, reference: nil, higherIsBetter: false,
+               target: .absoluteAtMost(1000))
+    report.add("activation, \(label) (µs)", flowhost: activation, reference: 2 * argon, higherIsBetter: false, target: nil,
+               note: "reference: two Argon2id computations (code, password)")
+    report.add("  host's own share of an activation (µs)", flowhost: activation - 2 * argon, reference: nil, higherIsBetter: false, target: nil)
+}
+
+// 5. Eight hosts on one store, logins for distinct users at once.
+do {
+    let flows = try FlowScenarios(setup: setup, name: "concurrent", argon2: (1024, 1))
+    let hosts = 8
+    var servers: [Server] = []
+    for index in 0..<hosts {
+        let server = try flows.host(device: "device-\(index)")
+        _ = try flows.activate(server, "c\(index)", code: try flows.addUser("c\(index)"))
+        try flows.logOff(server, "c\(index)")
+        servers.append(server)
+    }
+    let duration = quick ? 1.0 : 5.0
+    let counts = UnsafeMutableBufferPointer<(Int, Int)>.allocate(capacity: hosts)
+    counts.initialize(repeating: (0, 0))
+    let started = now()
+    DispatchQueue.concurrentPerform(iterations: hosts) { index in
+        var done = 0
+        var errors = 0
+        while Double(now() - started) / 1e9 < duration {
+            do {
+                _ = try flows.login(servers[index], "c\(index)")
+                try flows.logOff(servers[index], "c\(index)")
+                done += 1
+            } catch {
+                errors += 1
+                if errors > 5 { break }
+            }
+        }
+        counts[index] = (done, errors)
+    }
+    let elapsed = Double(now() - started) / 1e9
+    let total = counts.reduce(0) { $0 + $1.0 }
+    let errors = counts.reduce(0) { $0 + $1.1 }
+    counts.deallocate()
+    for server in servers { server.stop() }
+    report.add("8 hosts, one store: logins/s", flowhost: Double(total) / elapsed, reference: nil, higherIsBetter: true, target: nil)
+    report.add("8 hosts, one store: errors", flowhost: Double(errors), reference: nil, higherIsBetter: false, target: .absoluteAtMost(0))
+}
+
+// 6. Memory: idle peak, and growth over a million no-op requests.
+do {
+    let requests = quick ? 100_000 : 1_000_000
+    let host = try setup.startFlowhost()
+    let reference = try setup.startReference()
+    reference.send(Requests.ping(0))
+    _ = try reference.readLine()
+    let idle = (host.memory().peak, reference.memory().peak)
+    for server in [host, reference] { _ = try Measure.throughput(server, count: 100_000 / scale, make: Requests.ping) }
+    let warm = (host.memory().rss, reference.memory().rss)
+    for server in [host, reference] {
+        var left = requests
+        while left > 0 {
+            let batch = min(left, 200_000)
+            _ = try Measure.throughput(server, count: batch, make: Requests.ping)
+            left -= batch
+        }
+    }
+    let after = (host.memory().rss, reference.memory().rss)
+    host.stop()
+    reference.stop()
+    report.add("idle peak RSS (MiB)", flowhost: Double(idle.0) / 1024, reference: Double(idle.1) / 1024, higherIsBetter: false,
+               target: .absoluteAtMost(20))
+    report.add("RSS growth over \(requests / 1000)k requests (MiB)", flowhost: Double(after.0 - warm.0) / 1024,
+               reference: Double(after.1 - warm.1) / 1024, higherIsBetter: false, target: .absoluteAtMost(1))
+}
+
+report.print()
+try report.writeJSON(to: jsonPath)
+exit(report.allTargetsMet ? 0 : 1)
