@@ -30,7 +30,9 @@ extension HostEngine {
             if discoverDocument == nil { discoverDocument = OpenRPCDocument.make(engine: self) }
             return discoverDocument
         }
-        methods["ping"] = .builtin(MethodSpec(name: "ping", summary: "Does nothing; answers {}.")) { _ in .object() }
+        methods["ping"] = .builtin(MethodSpec(name: "ping", summary: "Does nothing; answers {}.")) { [unowned self] _ in
+            emptyObject
+        }
         methods["exit"] = .builtin(MethodSpec(name: "exit", summary: "Notification: stop the process.")) { _ in nil }
     }
 

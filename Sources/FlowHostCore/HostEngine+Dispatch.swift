@@ -21,7 +21,8 @@ extension HostEngine {
             break
         }
         let bound: JSON
-        do { bound = try ParamBinder.bind(params, to: route.spec.params) } catch { return .failure(error) }
+        do { bound = try ParamBinder.bind(params, to: route.spec.params, empty: emptyObject) } catch { return .failure(error) }
+        defer { if bound === emptyObject { guardEmptyObject() } }
 
         switch route {
         case .builtin(_, let body):
@@ -30,6 +31,15 @@ extension HostEngine {
             return plugin.handle(method: method, params: bound)
         case .answer(let spec):
             return answer(method: method, spec: spec, params: bound)
+        }
+    }
+
+    /// Params are borrowed and read-only, but a flow that broke the rule and
+    /// wrote into the shared empty object must not leak into the next call.
+    private func guardEmptyObject() {
+        if !emptyObject.isEmptyObject {
+            logger.error("a flow modified the params it borrowed; replaced")
+            emptyObject = .object()
         }
     }
 

@@ -45,7 +45,10 @@ public final class HostEngine {
     public let options: Options
     public let logger: Logger
     let writer: FrameWriter
-    var framer: LineFramer
+    // The three below are on every frame's path. Unchecked exclusivity: the
+    // loop thread is their only user and no access to one overlaps another
+    // access to it (the framer's callback never touches the framer).
+    @exclusivity(unchecked) var framer: LineFramer
     let loopThread: pthread_t
     let hostTable: UnsafeMutablePointer<flowhost_host_v1>
 
@@ -59,8 +62,10 @@ public final class HostEngine {
     /// Bumped whenever a challenge opens, to tell whether a handler opened one.
     var challengeSerial = 0
     /// While > 0, outgoing frames wait in `held` (a reply is being prepared).
-    var holdDepth = 0
-    var held: [Outgoing] = []
+    @exclusivity(unchecked) var holdDepth = 0
+    @exclusivity(unchecked) var held: [Outgoing] = []
+    /// What calls without params get, and what `ping` answers.
+    var emptyObject = JSON.object()
     var pendingClientRequests: [String: PendingClientRequest] = [:]
     var nextClientRequestNumber = 1
     var discoverDocument: JSON?

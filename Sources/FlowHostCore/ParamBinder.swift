@@ -9,12 +9,14 @@ import JSONRPC
 /// "not given". Names the method does not declare are refused, so a typo in a
 /// client is an error rather than a silently ignored field.
 enum ParamBinder {
-    static func bind(_ params: JSON?, to specs: [ParamSpec]) throws(RPCError) -> JSON {
+    /// `empty` is what a call without params gets: the engine's one shared
+    /// empty object (flows receive params borrowed, read-only).
+    static func bind(_ params: JSON?, to specs: [ParamSpec], empty: JSON) throws(RPCError) -> JSON {
         guard let params else {
             if let missing = specs.first(where: \.required) {
                 throw RPCError.invalidParams(field: missing.name, reason: "required")
             }
-            return .object()
+            return empty
         }
         if params.kind == .array {
             return try bindPositional(params, specs)

@@ -8,11 +8,15 @@ import GRDB
 /// transaction, so it takes SQLite's write lock before it reads, and a
 /// process that finds the lock taken waits (busy timeout) instead of failing.
 ///
-/// `Sendable`: the only state is the `DatabasePool`, which is itself
+/// One connection per process (a `DatabaseQueue` on a WAL file): the host is
+/// single-threaded, so a pool's extra reader connections would only add
+/// start-up time and a page cache each.
+///
+/// `Sendable`: the only state is the `DatabaseQueue`, which is itself
 /// thread-safe.
 public final class SQLiteStore: FlowStore {
     public let path: String
-    private let pool: DatabasePool
+    private let pool: DatabaseQueue
 
     /// Opens (creating with mode 0600 if needed) and migrates the store.
     public init(path: String, busyTimeoutSeconds: Double = 10) throws {
@@ -21,11 +25,17 @@ public final class SQLiteStore: FlowStore {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeoutSeconds)
         configuration.prepareDatabase { db in
+            // WAL: readers in other processes never block on a writer.
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
             // Deleted rows (old codes, pruned hashes) are overwritten, not left in free pages.
             try db.execute(sql: "PRAGMA secure_delete = ON")
         }
-        pool = try DatabasePool(path: path, configuration: configuration)
-        try Self.migrator.migrate(pool)
+        pool = try DatabaseQueue(path: path, configuration: configuration)
+        // Most starts find the schema current: check with a read, and take
+        // the write lock only to migrate.
+        if try !pool.read({ try Self.migrator.hasCompletedMigrations($0) }) {
+            try Self.migrator.migrate(pool)
+        }
     }
 
     /// The default location: `$XDG_DATA_HOME/flowhost/flowhost.sqlite`, or

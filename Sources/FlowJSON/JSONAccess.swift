@@ -35,6 +35,8 @@ extension JSON {
 
     public var isNull: Bool { kind == .null }
 
+    public var isEmptyObject: Bool { raw.pointee.type == JSON_OBJECT && json_object_size(raw) == 0 }
+
     public var stringValue: String? {
         guard kind == .string else { return nil }
         let length = json_string_length(raw)

@@ -62,7 +62,9 @@ public struct SystemError: Error, CustomStringConvertible {
 /// Owned by the event loop; not thread-safe.
 public final class FrameWriter {
     private let sink: FrameSink
-    private var buffer: [UInt8] = []
+    /// Unchecked exclusivity: touched only by this writer's own methods on the
+    /// loop thread, never through overlapping accesses, and on every frame's path.
+    @exclusivity(unchecked) private var buffer: [UInt8] = []
     private let flushThreshold: Int
 
     public init(sink: FrameSink, flushThreshold: Int = 64 * 1024) {
@@ -146,15 +148,44 @@ public final class FrameWriter {
 
     private func appendResult(id: JSON, result: JSON?) {
         append(#"{"jsonrpc":"2.0","id":"#)
-        id.serialize(into: &buffer)
+        appendID(id)
         append(#","result":"#)
-        if let result { result.serialize(into: &buffer) } else { append("null") }
+        if let result {
+            if result.isEmptyObject { append("{}") } else { result.serialize(into: &buffer) }
+        } else {
+            append("null")
+        }
         buffer.append(UInt8(ascii: "}"))
+    }
+
+    /// Integer ids (the common case) are written without going through the
+    /// serializer's printf; anything else is serialized by jansson.
+    private func appendID(_ id: JSON) {
+        guard let value = id.intValue else {
+            id.serialize(into: &buffer)
+            return
+        }
+        if value == 0 {
+            buffer.append(UInt8(ascii: "0"))
+            return
+        }
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for 24 digits
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { scratch in
+            while magnitude > 0 {
+                scratch[23 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            }
+            if value < 0 { buffer.append(UInt8(ascii: "-")) }
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[(24 - count)...]))
+        }
     }
 
     private func appendError(id: JSON, error: RPCError) {
         append(#"{"jsonrpc":"2.0","id":"#)
-        id.serialize(into: &buffer)
+        appendID(id)
         append(#","error":"#)
         error.json().serialize(into: &buffer)
         buffer.append(UInt8(ascii: "}"))

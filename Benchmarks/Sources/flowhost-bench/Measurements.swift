@@ -14,6 +14,8 @@ struct Setup {
         let server = try Server(argv, cpu: cpu)
         server.send(Requests.initialize(device: "bench-\(UUID().uuidString.prefix(8))") + "\n")
         _ = try server.readUntil(#""id":0"#)
+        // The mfa flow greets with getUser; it must not be taken for an answer.
+        _ = try server.readUntil(#""method":"getUser""#)
         return server
     }
 

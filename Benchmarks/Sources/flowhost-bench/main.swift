@@ -82,7 +82,9 @@ var coldHost: [Double] = []
 var coldReference: [Double] = []
 for _ in 0..<(quick ? 5 : 30) {
     var started = now()
-    let host = try setup.startFlowhost()
+    let host = try Server([setup.flowhost, "--store", folder + "/cold.sqlite"])
+    host.send(Requests.initialize(device: "cold") + "\n")
+    _ = try host.readUntil(#""id":0"#)
     coldHost.append(Double(now() - started) / 1e6)
     host.stop()
     started = now()
