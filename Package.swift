@@ -14,8 +14,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // C libraries, wrapped as system-library targets.
@@ -26,10 +24,23 @@ let package = Package(
         ),
 
         .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+        .systemLibrary(
             name: "CArgon2",
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]
         ),
+
+        // Process spawning with pipes (delivery commands, the demo).
+        .target(name: "CFlowHostSystem"),
 
         // The plugin ABI: the one header plugin authors include.
         .target(name: "CFlowHostABI", dependencies: ["CJansson"]),
@@ -50,20 +61,14 @@ let package = Package(
         ),
 
         // State: users, devices, credentials, codes, sessions, audit, outbox.
-        // Protocols plus the SQLite implementation (GRDB).
-        .target(
-            name: "FlowHostStore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
-        ),
+        // Protocols plus the SQLite implementation on SQLite's C API.
+        .target(name: "FlowHostStore", dependencies: ["CSQLite"]),
 
         // Passwords (Argon2id, policy, history), activation codes, attempts,
         // code delivery: the security logic over the store protocols.
         .target(
             name: "FlowHostCredentials",
-            dependencies: [
-                "FlowHostStore", "CArgon2", "FlowJSON",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            dependencies: ["FlowHostStore", "CArgon2", "CSodium", "CFlowHostSystem", "FlowJSON", "JSONRPC"]
         ),
 
         // The credential and store services offered to flows through the host.
@@ -78,7 +83,7 @@ let package = Package(
         .executableTarget(
             name: "flowhost",
             dependencies: [
-                "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostStore",
+                "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostStore", "CFlowHostSystem", "JSONRPC", "FlowJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

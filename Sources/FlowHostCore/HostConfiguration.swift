@@ -1,5 +1,5 @@
 import FlowJSON
-import Foundation
+import JSONRPC
 
 /// The `--config` file: host limits and each flow's own section.
 ///
@@ -25,9 +25,8 @@ public struct HostConfiguration {
     }
 
     public static func load(path: String) throws -> HostConfiguration {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Invalid(key: path, reason: "cannot read the file")
-        }
+        let data: [UInt8]
+        do { data = try SystemFile.read(path) } catch { throw Invalid(key: path, reason: "cannot read the file: \(error)") }
         let root: JSON
         do {
             root = try data.withUnsafeBytes { try JSON.parse($0) }

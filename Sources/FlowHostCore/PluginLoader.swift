@@ -1,5 +1,10 @@
 import CFlowHostABI
-import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Why a plugin was not loaded: one line for stderr and `flowhost plugins`.
 public struct PluginRefusal: Error, CustomStringConvertible {
@@ -37,15 +42,31 @@ public enum PluginLoader {
         var seen = Set<String>()
         var paths: [String] = []
         for directory in directories {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { continue }
-            for name in names.sorted() where name.hasSuffix(librarySuffix) {
+            for name in entries(of: directory.path).sorted() where name.hasSuffix(librarySuffix) {
                 if let prefix = directory.requiredPrefix, !name.hasPrefix(prefix) { continue }
-                let path = (directory.path as NSString).appendingPathComponent(name)
-                let real = (path as NSString).resolvingSymlinksInPath
+                let path = directory.path.hasSuffix("/") ? directory.path + name : directory.path + "/" + name
+                let real = realpath(path, nil).map { resolved in
+                    defer { free(resolved) }
+                    return String(cString: resolved)
+                } ?? path
                 if seen.insert(real).inserted { paths.append(path) }
             }
         }
         return paths
+    }
+
+    /// The names in a folder (none if it cannot be read).
+    private static func entries(of folder: String) -> [String] {
+        guard let stream = opendir(folder) else { return [] }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.baseAddress!.assumingMemoryBound(to: CChar.self))
+            }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
     }
 
     public static func open(path: String) -> Result<LoadedPlugin, PluginRefusal> {

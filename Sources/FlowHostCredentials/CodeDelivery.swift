@@ -1,7 +1,14 @@
-import Crypto
+import CFlowHostSystem
+import CSodium
 import FlowHostStore
 import FlowJSON
-import Foundation
+import JSONRPC
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A code on its way to its user. The message body is JSON:
 /// `{userID, activationCode, verificationKey, expiresAt}`.
@@ -24,51 +31,70 @@ public protocol CodeDelivery {
     func deliver(_ message: CodeMessage, in transaction: any StoreWriter, at now: Int64) throws
 }
 
-/// Seals each message with AES-GCM under a key kept in a file beside the
-/// store (mode 0600), so the store never holds a code in the clear;
-/// `flowhost admin outbox` opens them.
+/// Seals each message (XChaCha20-Poly1305, libsodium) under a key kept in a
+/// file beside the store (mode 0600), so the store never holds a code in the
+/// clear; `flowhost admin outbox` opens them. The user id is authenticated
+/// data: a sealed message moved to another user does not open.
 public struct OutboxDelivery: CodeDelivery {
-    let key: SymmetricKey
+    let key: [UInt8]
 
     public init(keyPath: String) throws {
+        guard sodium_init() >= 0 else { throw CredentialError("libsodium failed to initialise") }
         key = try OutboxKey.loadOrCreate(at: keyPath)
     }
 
     public func deliver(_ message: CodeMessage, in transaction: any StoreWriter, at now: Int64) throws {
-        let body = Data(message.json().serialized().utf8)
-        let sealed = try AES.GCM.seal(body, using: key, authenticating: Data(message.userID.utf8))
+        var body = Array(message.json().serialized().utf8)
+        defer { SecureRandom.wipe(&body) }
         try transaction.enqueue(
-            OutboxMessage(userID: message.userID, kind: "activation-code", sealedBody: [UInt8](sealed.combined!), createdAt: now))
+            OutboxMessage(userID: message.userID, kind: "activation-code", sealedBody: seal(body, userID: message.userID), createdAt: now))
+    }
+
+    func seal(_ plain: [UInt8], userID: String) -> [UInt8] {
+        let nonce = SecureRandom.bytes(fh_aead_nonce_bytes())
+        var sealed = [UInt8](repeating: 0, count: plain.count + fh_aead_tag_bytes())
+        var sealedLength: UInt64 = 0
+        let extra = Array(userID.utf8)
+        _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+            &sealed, &sealedLength, plain, UInt64(plain.count), extra, UInt64(extra.count), nil, nonce, key)
+        return nonce + sealed[0..<Int(sealedLength)]
     }
 
     /// Opens a sealed outbox message; fails if it was altered or moved to another user.
     public func open(_ message: OutboxMessage) throws -> JSON {
-        let box = try AES.GCM.SealedBox(combined: Data(message.sealedBody))
-        let body = try AES.GCM.open(box, using: key, authenticating: Data(message.userID.utf8))
-        return try body.withUnsafeBytes { try JSON.parse($0) }
+        let nonceBytes = fh_aead_nonce_bytes()
+        guard message.sealedBody.count >= nonceBytes + fh_aead_tag_bytes() else { throw CredentialError("outbox message too short") }
+        let nonce = Array(message.sealedBody[0..<nonceBytes])
+        let sealed = Array(message.sealedBody[nonceBytes...])
+        var plain = [UInt8](repeating: 0, count: sealed.count)
+        var plainLength: UInt64 = 0
+        let extra = Array(message.userID.utf8)
+        let code = crypto_aead_xchacha20poly1305_ietf_decrypt(
+            &plain, &plainLength, nil, sealed, UInt64(sealed.count), extra, UInt64(extra.count), nonce, key)
+        guard code == 0 else { throw CredentialError("outbox message #\(message.id ?? 0) does not open with this key") }
+        defer { SecureRandom.wipe(&plain) }
+        return try plain[0..<Int(plainLength)].withUnsafeBytes { try JSON.parse($0) }
     }
 }
 
 enum OutboxKey {
-    static func loadOrCreate(at path: String) throws -> SymmetricKey {
-        if let data = FileManager.default.contents(atPath: path) {
-            guard data.count == 32 else { throw CredentialError("outbox key \(path) is not 32 bytes") }
-            return SymmetricKey(data: data)
+    static func loadOrCreate(at path: String) throws -> [UInt8] {
+        let size = fh_aead_key_bytes()
+        if let existing = try? SystemFile.read(path) {
+            guard existing.count == size else { throw CredentialError("outbox key \(path) is not \(size) bytes") }
+            return existing
         }
-        let bytes = SecureRandom.bytes(32)
-        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        if fd < 0 {
+        let key = SecureRandom.bytes(size)
+        do {
+            try SystemFile.create(path, bytes: key, mode: 0o600)
+            return key
+        } catch {
+            guard error.errno == EEXIST else { throw error }
             // Another process created it first: use theirs.
-            if errno == EEXIST, let data = FileManager.default.contents(atPath: path), data.count == 32 {
-                return SymmetricKey(data: data)
-            }
-            throw CredentialError("cannot create outbox key \(path): \(String(cString: strerror(errno)))")
+            let theirs = try SystemFile.read(path)
+            guard theirs.count == size else { throw CredentialError("outbox key \(path) is not \(size) bytes") }
+            return theirs
         }
-        defer { close(fd) }
-        guard bytes.withUnsafeBytes({ write(fd, $0.baseAddress, 32) }) == 32 else {
-            throw CredentialError("cannot write outbox key \(path)")
-        }
-        return SymmetricKey(data: bytes)
     }
 }
 
@@ -81,20 +107,19 @@ public struct CommandDelivery: CodeDelivery {
     public init(argv: [String]) { self.argv = argv }
 
     public func deliver(_ message: CodeMessage, in transaction: any StoreWriter, at now: Int64) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: argv[0])
-        process.arguments = Array(argv.dropFirst())
-        let input = Pipe()
-        process.standardInput = input
-        process.standardOutput = FileHandle.standardError
-        process.standardError = FileHandle.standardError
-        try process.run()
-        try input.fileHandleForWriting.write(contentsOf: Data((message.json().serialized() + "\n").utf8))
-        try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CredentialError("delivery command exited with status \(process.terminationStatus)")
-        }
+        var arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for argument in arguments { free(argument) } }
+        var input: Int32 = -1
+        let pid = flowhost_spawn(&arguments, &input, nil)
+        guard pid > 0 else { throw CredentialError("cannot start delivery command \(argv[0]): \(String(cString: strerror(errno)))") }
+        var body = Array((message.json().serialized() + "\n").utf8)
+        defer { SecureRandom.wipe(&body) }
+        var writeFailure: SystemError?
+        do { try SystemFile.writeAll(input, body) } catch { writeFailure = error }
+        close(input)
+        let status = flowhost_wait(pid)
+        if let writeFailure { throw CredentialError("delivery command: \(writeFailure)") }
+        guard status == 0 else { throw CredentialError("delivery command exited with status \(status)") }
     }
 }
 

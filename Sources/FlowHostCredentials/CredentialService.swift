@@ -1,6 +1,11 @@
 import FlowHostStore
 import FlowJSON
-import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The security logic over the store: codes, passwords, attempts, devices,
 /// sessions, audit. Flows reach it through the host's services; the admin
@@ -25,7 +30,7 @@ public final class CredentialService {
         self.clock = clock
     }
 
-    public static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+    public static func now() -> Int64 { Int64(time(nil)) }
 
     // MARK: Operator actions
 
@@ -320,7 +325,7 @@ public final class CredentialService {
 
     /// User ids: 1 to 128 characters, no control characters, no surrounding spaces.
     public static func checkUserID(_ userID: String) throws {
-        guard !userID.isEmpty, userID.count <= 128, userID == userID.trimmingCharacters(in: .whitespaces),
+        guard !userID.isEmpty, userID.count <= 128, userID.first?.isWhitespace == false, userID.last?.isWhitespace == false,
             !userID.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else { throw CredentialError("user id must be 1 to 128 characters without control characters or surrounding spaces") }
     }

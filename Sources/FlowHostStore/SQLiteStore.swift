@@ -1,84 +1,94 @@
-import Foundation
-import GRDB
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// The default store: one SQLite file in WAL mode, through GRDB.
+/// The default store: one SQLite file in WAL mode, on SQLite's C API.
 ///
 /// Several `flowhost` processes may open the same file at once (each one is a
 /// device of the same deployment): every write runs in an IMMEDIATE
 /// transaction, so it takes SQLite's write lock before it reads, and a
 /// process that finds the lock taken waits (busy timeout) instead of failing.
+/// One connection per process: the host is single-threaded.
 ///
-/// One connection per process (a `DatabaseQueue` on a WAL file): the host is
-/// single-threaded, so a pool's extra reader connections would only add
-/// start-up time and a page cache each.
-///
-/// `Sendable`: the only state is the `DatabaseQueue`, which is itself
-/// thread-safe.
-public final class SQLiteStore: FlowStore {
+/// `@unchecked Sendable`: the connection is only used inside `read` and
+/// `write`, which hold `lock` for the whole transaction.
+public final class SQLiteStore: FlowStore, @unchecked Sendable {
     public let path: String
-    private let pool: DatabaseQueue
+    private let connection: SQLiteConnection
+    private let lock = StoreLock()
 
     /// Opens (creating with mode 0600 if needed) and migrates the store.
     public init(path: String, busyTimeoutSeconds: Double = 10) throws {
         self.path = path
         try Self.createPrivately(path)
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(busyTimeoutSeconds)
-        configuration.prepareDatabase { db in
-            // WAL: readers in other processes never block on a writer.
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            // Deleted rows (old codes, pruned hashes) are overwritten, not left in free pages.
-            try db.execute(sql: "PRAGMA secure_delete = ON")
-        }
-        pool = try DatabaseQueue(path: path, configuration: configuration)
-        // Most starts find the schema current: check with a read, and take
-        // the write lock only to migrate.
-        if try !pool.read({ try Self.migrator.hasCompletedMigrations($0) }) {
-            try Self.migrator.migrate(pool)
-        }
+        connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: Int32(busyTimeoutSeconds * 1000))
+        // WAL: readers in other processes never block on a writer. Deleted
+        // rows (old codes, pruned hashes) are overwritten, not left in free pages.
+        try connection.execute("PRAGMA journal_mode = WAL; PRAGMA secure_delete = ON; PRAGMA foreign_keys = ON;")
+        try Self.migrate(connection)
     }
 
     /// The default location: `$XDG_DATA_HOME/flowhost/flowhost.sqlite`, or
     /// `~/.local/share/flowhost/flowhost.sqlite`.
     public static func defaultPath() -> String {
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
-        return ((base as NSString).appendingPathComponent("flowhost") as NSString).appendingPathComponent("flowhost.sqlite")
+        let base: String
+        if let data = getenv("XDG_DATA_HOME").map({ String(cString: $0) }), !data.isEmpty {
+            base = data
+        } else {
+            base = (getenv("HOME").map { String(cString: $0) } ?? "/tmp") + "/.local/share"
+        }
+        return base + "/flowhost/flowhost.sqlite"
     }
 
     private static func createPrivately(_ path: String) throws {
-        let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+            try makeFolders(String(path[..<slash]))
         }
         let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError("cannot create \(path): \(String(cString: strerror(errno)))") }
         close(fd)
     }
 
+    /// `mkdir -p` with mode 0700 for the folders it creates.
+    private static func makeFolders(_ folder: String) throws {
+        var current = folder.hasPrefix("/") ? "" : "."
+        for part in folder.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, 0o700) != 0, errno != EEXIST {
+                throw StoreError("cannot create \(current): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
-        try pool.read { db in try body(SQLiteTransaction(db: db)) }
+        try transaction("BEGIN DEFERRED", body)
     }
 
     public func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
-        try pool.writeWithoutTransaction { db in
-            var result: T?
-            try db.inTransaction(.immediate) {
-                result = try body(SQLiteTransaction(db: db))
-                return .commit
+        try transaction("BEGIN IMMEDIATE", body)
+    }
+
+    private func transaction<T>(_ begin: String, _ body: (SQLiteTransaction) throws -> T) throws -> T {
+        try lock.withLock {
+            try connection.execute(begin)
+            do {
+                let result = try body(SQLiteTransaction(db: connection))
+                try connection.execute("COMMIT")
+                return result
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
             }
-            return result!
         }
     }
 
     // MARK: Schema
 
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1-accounts") { db in
-            try db.execute(
-                sql: """
+    /// Named migrations, applied once each, in order, under the write lock.
+    static let migrations: [(name: String, sql: String)] = [
+        ("v1-accounts", """
                     CREATE TABLE user (
                         user_id TEXT PRIMARY KEY NOT NULL,
                         status TEXT NOT NULL,
@@ -146,8 +156,50 @@ public final class SQLiteStore: FlowStore {
                         created_at INTEGER NOT NULL,
                         delivered_at INTEGER
                     );
-                    """)
+                    """),
+    ]
+
+    static func migrate(_ connection: SQLiteConnection) throws {
+        try connection.execute("CREATE TABLE IF NOT EXISTS schema_migration (name TEXT PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL)")
+        // Stores made by the first builds (GRDB's migrator) list their migrations elsewhere.
+        let legacy = try connection.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'", []) { $0.string(0) }
+        if !legacy.isEmpty {
+            try connection.run("INSERT OR IGNORE INTO schema_migration (name, applied_at) SELECT identifier, 0 FROM grdb_migrations", [])
         }
-        return migrator
+        let applied = Set(try connection.query("SELECT name FROM schema_migration", []) { $0.string(0) })
+        guard migrations.contains(where: { !applied.contains($0.name) }) else { return }
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            // Read again under the lock: another process may have migrated meanwhile.
+            let current = Set(try connection.query("SELECT name FROM schema_migration", []) { $0.string(0) })
+            for migration in migrations where !current.contains(migration.name) {
+                try connection.execute(migration.sql)
+                try connection.run("INSERT INTO schema_migration (name, applied_at) VALUES (?, ?)", [.text(migration.name), .integer(Int64(time(nil)))])
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+/// A mutex for the store's one connection.
+final class StoreLock: @unchecked Sendable {
+    // @unchecked Sendable: the mutex is the synchronisation; it is allocated
+    // once and destroyed in deinit, when nothing can hold it.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    init() { pthread_mutex_init(mutex, nil) }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
     }
 }

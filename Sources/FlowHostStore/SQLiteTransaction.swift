@@ -1,88 +1,93 @@
-import Foundation
-import GRDB
-
 /// The SQL behind `StoreReader` and `StoreWriter`, on one open transaction.
 struct SQLiteTransaction: StoreWriter {
-    let db: Database
+    let db: SQLiteConnection
+
+    static let userColumns =
+        "user_id, status, block_reason, activation_attempts_left, password_attempts_left, password_expired, created_at, last_resend_at"
+    static let deviceColumns = "user_id, device_id, name, status, lda_type, created_at, last_access_at"
 
     // MARK: Reads
 
     func user(_ userID: String) throws -> UserRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM user WHERE user_id = ?", arguments: [userID]).map(Self.user)
+        try db.query("SELECT \(Self.userColumns) FROM user WHERE user_id = ?", [.text(userID)], Self.user).first
     }
 
     func users() throws -> [UserRecord] {
-        try Row.fetchAll(db, sql: "SELECT * FROM user ORDER BY user_id").map(Self.user)
+        try db.query("SELECT \(Self.userColumns) FROM user ORDER BY user_id", [], Self.user)
     }
 
     func device(userID: String, deviceID: String) throws -> DeviceRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM device WHERE user_id = ? AND device_id = ?", arguments: [userID, deviceID])
-            .map(Self.device)
+        try db.query(
+            "SELECT \(Self.deviceColumns) FROM device WHERE user_id = ? AND device_id = ?", [.text(userID), .text(deviceID)],
+            Self.device
+        ).first
     }
 
     func devices(userID: String) throws -> [DeviceRecord] {
-        try Row.fetchAll(db, sql: "SELECT * FROM device WHERE user_id = ? ORDER BY created_at, device_id", arguments: [userID])
-            .map(Self.device)
+        try db.query(
+            "SELECT \(Self.deviceColumns) FROM device WHERE user_id = ? ORDER BY created_at, device_id", [.text(userID)], Self.device)
     }
 
     func passwords(userID: String, limit: Int) throws -> [PasswordRecord] {
-        try Row.fetchAll(
-            db, sql: "SELECT * FROM password WHERE user_id = ? ORDER BY id DESC LIMIT ?", arguments: [userID, limit]
-        ).map { PasswordRecord(userID: $0["user_id"], hash: $0["hash"], createdAt: $0["created_at"]) }
+        try db.query(
+            "SELECT user_id, hash, created_at FROM password WHERE user_id = ? ORDER BY id DESC LIMIT ?", [.text(userID), .int(limit)]
+        ) { PasswordRecord(userID: $0.string(0), hash: $0.string(1), createdAt: $0.int64(2)) }
     }
 
     func latestActivationCode(userID: String) throws -> ActivationCodeRecord? {
-        try Row.fetchOne(
-            db, sql: "SELECT * FROM activation_code WHERE user_id = ? AND used_at IS NULL ORDER BY id DESC LIMIT 1",
-            arguments: [userID]
-        ).map {
+        try db.query(
+            """
+            SELECT id, user_id, code_hash, verification_key, created_at, expires_at, used_at FROM activation_code
+            WHERE user_id = ? AND used_at IS NULL ORDER BY id DESC LIMIT 1
+            """, [.text(userID)]
+        ) {
             ActivationCodeRecord(
-                id: $0["id"], userID: $0["user_id"], codeHash: $0["code_hash"], verificationKey: $0["verification_key"],
-                createdAt: $0["created_at"], expiresAt: $0["expires_at"], usedAt: $0["used_at"])
-        }
+                id: $0.int64(0), userID: $0.string(1), codeHash: $0.string(2), verificationKey: $0.string(3),
+                createdAt: $0.int64(4), expiresAt: $0.int64(5), usedAt: $0.optionalInt64(6))
+        }.first
     }
 
     func session(_ sessionID: String) throws -> SessionRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM session WHERE session_id = ?", arguments: [sessionID]).map {
+        try db.query(
+            "SELECT session_id, user_id, device_id, workflow, created_at, ended_at FROM session WHERE session_id = ?", [.text(sessionID)]
+        ) {
             SessionRecord(
-                sessionID: $0["session_id"], userID: $0["user_id"], deviceID: $0["device_id"], workflow: $0["workflow"],
-                createdAt: $0["created_at"], endedAt: $0["ended_at"])
-        }
+                sessionID: $0.string(0), userID: $0.string(1), deviceID: $0.string(2), workflow: $0.string(3),
+                createdAt: $0.int64(4), endedAt: $0.optionalInt64(5))
+        }.first
     }
 
     func usersRegistered(onDevice deviceID: String) throws -> [String] {
-        try String.fetchAll(
-            db,
-            sql: """
-                SELECT d.user_id FROM device d
-                LEFT JOIN (SELECT user_id, MAX(created_at) AS last FROM session WHERE device_id = ? GROUP BY user_id) s
-                  ON s.user_id = d.user_id
-                WHERE d.device_id = ? AND d.status = 'ACTIVE'
-                ORDER BY COALESCE(s.last, 0) DESC, d.user_id
-                """, arguments: [deviceID, deviceID])
+        try db.query(
+            """
+            SELECT d.user_id FROM device d
+            LEFT JOIN (SELECT user_id, MAX(created_at) AS last FROM session WHERE device_id = ? GROUP BY user_id) s
+              ON s.user_id = d.user_id
+            WHERE d.device_id = ? AND d.status = 'ACTIVE'
+            ORDER BY COALESCE(s.last, 0) DESC, d.user_id
+            """, [.text(deviceID), .text(deviceID)]
+        ) { $0.string(0) }
     }
 
     func auditEntries(userID: String?, limit: Int) throws -> [AuditEntry] {
-        let rows =
-            if let userID {
-                try Row.fetchAll(db, sql: "SELECT * FROM audit WHERE user_id = ? ORDER BY id DESC LIMIT ?", arguments: [userID, limit])
-            } else {
-                try Row.fetchAll(db, sql: "SELECT * FROM audit ORDER BY id DESC LIMIT ?", arguments: [limit])
-            }
-        return rows.map {
+        let map: (SQLiteRow) -> AuditEntry = {
             AuditEntry(
-                id: $0["id"], at: $0["at"], userID: $0["user_id"], deviceID: $0["device_id"], action: $0["action"],
-                outcome: $0["outcome"], detail: $0["detail"])
+                id: $0.int64(0), at: $0.int64(1), userID: $0.optionalString(2), deviceID: $0.optionalString(3), action: $0.string(4),
+                outcome: $0.string(5), detail: $0.optionalString(6))
         }
+        let columns = "id, at, user_id, device_id, action, outcome, detail"
+        if let userID {
+            return try db.query("SELECT \(columns) FROM audit WHERE user_id = ? ORDER BY id DESC LIMIT ?", [.text(userID), .int(limit)], map)
+        }
+        return try db.query("SELECT \(columns) FROM audit ORDER BY id DESC LIMIT ?", [.int(limit)], map)
     }
 
     func outbox(includeDelivered: Bool) throws -> [OutboxMessage] {
-        let sql = includeDelivered ? "SELECT * FROM outbox ORDER BY id" : "SELECT * FROM outbox WHERE delivered_at IS NULL ORDER BY id"
-        return try Row.fetchAll(db, sql: sql).map {
-            let body: Data = $0["sealed_body"]
-            return OutboxMessage(
-                id: $0["id"], userID: $0["user_id"], kind: $0["kind"], sealedBody: [UInt8](body), createdAt: $0["created_at"],
-                deliveredAt: $0["delivered_at"])
+        let filter = includeDelivered ? "" : " WHERE delivered_at IS NULL"
+        return try db.query("SELECT id, user_id, kind, sealed_body, created_at, delivered_at FROM outbox\(filter) ORDER BY id", []) {
+            OutboxMessage(
+                id: $0.int64(0), userID: $0.string(1), kind: $0.string(2), sealedBody: $0.blob(3), createdAt: $0.int64(4),
+                deliveredAt: $0.optionalInt64(5))
         }
     }
 
@@ -90,126 +95,129 @@ struct SQLiteTransaction: StoreWriter {
 
     func insert(_ user: UserRecord) throws {
         if try self.user(user.userID) != nil { throw StoreError.userExists }
-        try db.execute(
-            sql: """
-                INSERT INTO user (user_id, status, block_reason, activation_attempts_left, password_attempts_left,
-                                  password_expired, created_at, last_resend_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                user.userID, user.status.rawValue, user.blockReason?.rawValue, user.activationAttemptsLeft,
-                user.passwordAttemptsLeft, user.passwordExpired, user.createdAt, user.lastResendAt,
+        try db.run(
+            "INSERT INTO user (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                .text(user.userID), .text(user.status.rawValue), .optional(user.blockReason?.rawValue), .int(user.activationAttemptsLeft),
+                .int(user.passwordAttemptsLeft), .bool(user.passwordExpired), .integer(user.createdAt), .optional(user.lastResendAt),
             ])
     }
 
     func update(_ user: UserRecord) throws {
-        try db.execute(
-            sql: """
-                UPDATE user SET status = ?, block_reason = ?, activation_attempts_left = ?, password_attempts_left = ?,
-                                password_expired = ?, last_resend_at = ? WHERE user_id = ?
-                """,
-            arguments: [
-                user.status.rawValue, user.blockReason?.rawValue, user.activationAttemptsLeft, user.passwordAttemptsLeft,
-                user.passwordExpired, user.lastResendAt, user.userID,
+        let changed = try db.run(
+            """
+            UPDATE user SET status = ?, block_reason = ?, activation_attempts_left = ?, password_attempts_left = ?,
+                            password_expired = ?, last_resend_at = ? WHERE user_id = ?
+            """,
+            [
+                .text(user.status.rawValue), .optional(user.blockReason?.rawValue), .int(user.activationAttemptsLeft),
+                .int(user.passwordAttemptsLeft), .bool(user.passwordExpired), .optional(user.lastResendAt), .text(user.userID),
             ])
-        if db.changesCount == 0 { throw StoreError.notFound }
+        if changed == 0 { throw StoreError.notFound }
     }
 
     func save(_ device: DeviceRecord) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO device (user_id, device_id, name, status, lda_type, created_at, last_access_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(user_id, device_id) DO UPDATE SET
-                    name = excluded.name, status = excluded.status, lda_type = excluded.lda_type,
-                    last_access_at = excluded.last_access_at
-                """,
-            arguments: [
-                device.userID, device.deviceID, device.name, device.status.rawValue, device.ldaType, device.createdAt,
-                device.lastAccessAt,
+        try db.run(
+            """
+            INSERT INTO device (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(user_id, device_id) DO UPDATE SET
+                name = excluded.name, status = excluded.status, lda_type = excluded.lda_type,
+                last_access_at = excluded.last_access_at
+            """,
+            [
+                .text(device.userID), .text(device.deviceID), .text(device.name), .text(device.status.rawValue), .optional(device.ldaType),
+                .integer(device.createdAt), .integer(device.lastAccessAt),
             ])
     }
 
     func insert(_ password: PasswordRecord) throws {
-        try db.execute(
-            sql: "INSERT INTO password (user_id, hash, created_at) VALUES (?, ?, ?)",
-            arguments: [password.userID, password.hash, password.createdAt])
+        try db.run(
+            "INSERT INTO password (user_id, hash, created_at) VALUES (?, ?, ?)",
+            [.text(password.userID), .text(password.hash), .integer(password.createdAt)])
     }
 
     func prunePasswords(userID: String, keep: Int) throws {
-        try db.execute(
-            sql: """
-                DELETE FROM password WHERE user_id = ? AND id NOT IN
-                    (SELECT id FROM password WHERE user_id = ? ORDER BY id DESC LIMIT ?)
-                """, arguments: [userID, userID, keep])
+        try db.run(
+            """
+            DELETE FROM password WHERE user_id = ? AND id NOT IN
+                (SELECT id FROM password WHERE user_id = ? ORDER BY id DESC LIMIT ?)
+            """, [.text(userID), .text(userID), .int(keep)])
     }
 
     func insert(_ code: ActivationCodeRecord) throws -> Int64 {
-        try db.execute(
-            sql: """
-                INSERT INTO activation_code (user_id, code_hash, verification_key, created_at, expires_at, used_at)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [code.userID, code.codeHash, code.verificationKey, code.createdAt, code.expiresAt, code.usedAt])
+        try db.run(
+            """
+            INSERT INTO activation_code (user_id, code_hash, verification_key, created_at, expires_at, used_at)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """,
+            [
+                .text(code.userID), .text(code.codeHash), .text(code.verificationKey), .integer(code.createdAt), .integer(code.expiresAt),
+                .optional(code.usedAt),
+            ])
         return db.lastInsertedRowID
     }
 
     func markActivationCodeUsed(id: Int64, at: Int64) throws {
-        try db.execute(sql: "UPDATE activation_code SET used_at = ? WHERE id = ? AND used_at IS NULL", arguments: [at, id])
-        if db.changesCount == 0 { throw StoreError("activation code already used") }
+        let changed = try db.run("UPDATE activation_code SET used_at = ? WHERE id = ? AND used_at IS NULL", [.integer(at), .integer(id)])
+        if changed == 0 { throw StoreError("activation code already used") }
     }
 
     func retireActivationCodes(userID: String, at: Int64) throws {
-        try db.execute(sql: "UPDATE activation_code SET used_at = ? WHERE user_id = ? AND used_at IS NULL", arguments: [at, userID])
+        try db.run("UPDATE activation_code SET used_at = ? WHERE user_id = ? AND used_at IS NULL", [.integer(at), .text(userID)])
     }
 
     func insert(_ session: SessionRecord) throws {
-        try db.execute(
-            sql: "INSERT INTO session (session_id, user_id, device_id, workflow, created_at, ended_at) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [session.sessionID, session.userID, session.deviceID, session.workflow, session.createdAt, session.endedAt])
+        try db.run(
+            "INSERT INTO session (session_id, user_id, device_id, workflow, created_at, ended_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                .text(session.sessionID), .text(session.userID), .text(session.deviceID), .text(session.workflow),
+                .integer(session.createdAt), .optional(session.endedAt),
+            ])
     }
 
     func endSession(_ sessionID: String, at: Int64) throws {
-        try db.execute(sql: "UPDATE session SET ended_at = ? WHERE session_id = ? AND ended_at IS NULL", arguments: [at, sessionID])
+        try db.run("UPDATE session SET ended_at = ? WHERE session_id = ? AND ended_at IS NULL", [.integer(at), .text(sessionID)])
     }
 
     func endSessions(userID: String, deviceID: String, at: Int64) throws {
-        try db.execute(
-            sql: "UPDATE session SET ended_at = ? WHERE user_id = ? AND device_id = ? AND ended_at IS NULL",
-            arguments: [at, userID, deviceID])
+        try db.run(
+            "UPDATE session SET ended_at = ? WHERE user_id = ? AND device_id = ? AND ended_at IS NULL",
+            [.integer(at), .text(userID), .text(deviceID)])
     }
 
     func append(_ entry: AuditEntry) throws -> Int64 {
-        try db.execute(
-            sql: "INSERT INTO audit (at, user_id, device_id, action, outcome, detail) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [entry.at, entry.userID, entry.deviceID, entry.action, entry.outcome, entry.detail])
+        try db.run(
+            "INSERT INTO audit (at, user_id, device_id, action, outcome, detail) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                .integer(entry.at), .optional(entry.userID), .optional(entry.deviceID), .text(entry.action), .text(entry.outcome),
+                .optional(entry.detail),
+            ])
         return db.lastInsertedRowID
     }
 
     func enqueue(_ message: OutboxMessage) throws -> Int64 {
-        try db.execute(
-            sql: "INSERT INTO outbox (user_id, kind, sealed_body, created_at, delivered_at) VALUES (?, ?, ?, ?, ?)",
-            arguments: [message.userID, message.kind, Data(message.sealedBody), message.createdAt, message.deliveredAt])
+        try db.run(
+            "INSERT INTO outbox (user_id, kind, sealed_body, created_at, delivered_at) VALUES (?, ?, ?, ?, ?)",
+            [.text(message.userID), .text(message.kind), .blob(message.sealedBody), .integer(message.createdAt), .optional(message.deliveredAt)])
         return db.lastInsertedRowID
     }
 
     func markDelivered(outboxID: Int64, at: Int64) throws {
-        try db.execute(sql: "UPDATE outbox SET delivered_at = ? WHERE id = ?", arguments: [at, outboxID])
+        try db.run("UPDATE outbox SET delivered_at = ? WHERE id = ?", [.integer(at), .integer(outboxID)])
     }
 
     // MARK: Row mapping
 
-    private static func user(_ row: Row) -> UserRecord {
+    private static func user(_ row: SQLiteRow) -> UserRecord {
         UserRecord(
-            userID: row["user_id"], status: UserStatus(rawValue: row["status"]) ?? .pending,
-            blockReason: (row["block_reason"] as String?).flatMap(BlockReason.init(rawValue:)),
-            activationAttemptsLeft: row["activation_attempts_left"], passwordAttemptsLeft: row["password_attempts_left"],
-            passwordExpired: row["password_expired"], createdAt: row["created_at"], lastResendAt: row["last_resend_at"])
+            userID: row.string(0), status: UserStatus(rawValue: row.string(1)) ?? .pending,
+            blockReason: row.optionalString(2).flatMap(BlockReason.init(rawValue:)), activationAttemptsLeft: row.int(3),
+            passwordAttemptsLeft: row.int(4), passwordExpired: row.bool(5), createdAt: row.int64(6), lastResendAt: row.optionalInt64(7))
     }
 
-    private static func device(_ row: Row) -> DeviceRecord {
+    private static func device(_ row: SQLiteRow) -> DeviceRecord {
         DeviceRecord(
-            userID: row["user_id"], deviceID: row["device_id"], name: row["name"],
-            status: DeviceStatus(rawValue: row["status"]) ?? .blocked, ldaType: row["lda_type"], createdAt: row["created_at"],
-            lastAccessAt: row["last_access_at"])
+            userID: row.string(0), deviceID: row.string(1), name: row.string(2), status: DeviceStatus(rawValue: row.string(3)) ?? .blocked,
+            ldaType: row.optionalInt(4), createdAt: row.int64(5), lastAccessAt: row.int64(6))
     }
 }

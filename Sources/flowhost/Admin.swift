@@ -3,7 +3,11 @@ import FlowHostCore
 import FlowHostCredentials
 import FlowHostStore
 import FlowJSON
-import Foundation
+import JSONRPC
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `flowhost admin …`: the operator's tools, on the same store as the host.
 struct Admin: ParsableCommand {
@@ -42,15 +46,20 @@ func adminRun(_ body: () throws -> Void) throws {
     do {
         try body()
     } catch let error as StoreError where error == .notFound {
-        FileHandle.standardError.write(Data("flowhost admin: no such user\n".utf8))
+        printError("flowhost admin: no such user")
         throw ExitCode(1)
     } catch let error as StoreError {
-        FileHandle.standardError.write(Data("flowhost admin: \(error)\n".utf8))
+        printError("flowhost admin: \(error)")
         throw ExitCode(1)
     } catch let error as CredentialError {
-        FileHandle.standardError.write(Data("flowhost admin: \(error)\n".utf8))
+        printError("flowhost admin: \(error)")
         throw ExitCode(1)
     }
+}
+
+/// One line on stderr.
+func printError(_ line: String) {
+    try? SystemFile.writeAll(2, Array((line + "\n").utf8))
 }
 
 func issuedJSON(_ code: IssuedCode) -> JSON {
@@ -60,9 +69,14 @@ func issuedJSON(_ code: IssuedCode) -> JSON {
     ]
 }
 
+/// RFC 3339 / ISO 8601 in UTC, e.g. 2026-11-22T08:01:51Z.
 func isoTime(_ seconds: Int64) -> String {
-    let formatter = ISO8601DateFormatter()
-    return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+    var time = time_t(seconds)
+    var parts = tm()
+    gmtime_r(&time, &parts)
+    var text = [CChar](repeating: 0, count: 32)
+    let count = strftime(&text, text.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+    return String(decoding: text[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 extension Admin {

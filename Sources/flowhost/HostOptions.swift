@@ -1,7 +1,11 @@
 import ArgumentParser
 import FlowHostCore
-import Foundation
+import JSONRPC
 import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Options shared by every subcommand that loads flows.
 struct HostOptions: ParsableArguments {
@@ -22,7 +26,7 @@ struct HostOptions: ParsableArguments {
 
     func searchPath() -> [PluginDirectory] {
         var directories = pluginDirectories.map { PluginDirectory(path: $0) }
-        if let environment = ProcessInfo.processInfo.environment["FLOWHOST_PLUGIN_PATH"] {
+        if let environment = SystemFile.environment("FLOWHOST_PLUGIN_PATH") {
             directories += environment.split(separator: ":").map { PluginDirectory(path: String($0)) }
         }
         if !noDefaultPlugins, let executable = Self.executableDirectory() {
@@ -32,17 +36,15 @@ struct HostOptions: ParsableArguments {
     }
 
     static func executableDirectory() -> String? {
-        executablePath().map { ($0 as NSString).deletingLastPathComponent }
+        executablePath().map { path in String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) }
     }
 
+    /// The running executable's real path (Linux: /proc/self/exe).
     static func executablePath() -> String? {
-        #if os(Linux)
-        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            return path
-        }
-        #endif
-        let argument = CommandLine.arguments[0]
-        return argument.contains("/") ? (argument as NSString).resolvingSymlinksInPath : nil
+        let argument = realpath("/proc/self/exe", nil) ?? (CommandLine.arguments[0].contains("/") ? realpath(CommandLine.arguments[0], nil) : nil)
+        guard let argument else { return nil }
+        defer { free(argument) }
+        return String(cString: argument)
     }
 
     func makeLogger() throws -> Logger {

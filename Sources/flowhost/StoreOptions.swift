@@ -2,7 +2,7 @@ import ArgumentParser
 import FlowHostCore
 import FlowHostCredentials
 import FlowHostStore
-import Foundation
+import JSONRPC
 
 /// Where the store is, and the credential service over it.
 struct StoreOptions: ParsableArguments {
@@ -11,7 +11,7 @@ struct StoreOptions: ParsableArguments {
 
     var path: String {
         if let store { return store }
-        if let environment = ProcessInfo.processInfo.environment["FLOWHOST_STORE"], !environment.isEmpty { return environment }
+        if let environment = SystemFile.environment("FLOWHOST_STORE"), !environment.isEmpty { return environment }
         return SQLiteStore.defaultPath()
     }
 

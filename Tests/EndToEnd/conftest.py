@@ -74,13 +74,15 @@ DEVICE = {"deviceID": "device-e2e-1", "deviceName": "e2e", "ldaCapabilities": [1
 
 
 @pytest.fixture
-def spawn(flowhost_bin):
-    """spawn(*args) starts a host with those arguments; all are closed after the test."""
+def spawn(flowhost_bin, tmp_path):
+    """spawn(*args) starts a host with those arguments; all are closed after the test.
+    Without --store, hosts use a store in the test's own folder, never the user's."""
     clients = []
 
     def start(*args, env=None):
         environment = dict(os.environ)
         environment.pop("FLOWHOST_PLUGIN_PATH", None)
+        environment["FLOWHOST_STORE"] = str(tmp_path / "default-store.sqlite")
         if env:
             environment.update(env)
         client = FlowHostClient([flowhost_bin] + list(args), env=environment)
@@ -162,3 +164,9 @@ def activate(host, user_id, code, password=GOOD_PASSWORD, lda=False):
 @pytest.fixture
 def deployment(tmp_path, flowhost_bin, spawn):
     return Deployment(str(tmp_path), flowhost_bin, spawn)
+
+
+@pytest.fixture(autouse=True)
+def private_default_store(tmp_path, monkeypatch):
+    """No test ever touches the store in the user's home folder."""
+    monkeypatch.setenv("FLOWHOST_STORE", str(tmp_path / "default-store.sqlite"))

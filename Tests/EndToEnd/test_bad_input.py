@@ -66,6 +66,7 @@ def host(flowhost_bin, echo_dir, tmp_path_factory):
 
     env = dict(os.environ)
     env.pop("FLOWHOST_PLUGIN_PATH", None)
+    env["FLOWHOST_STORE"] = str(tmp_path_factory.mktemp("store") / "store.sqlite")
     client = FlowHostClient([flowhost_bin, "--no-default-plugins", "--plugins", echo_dir], env=env)
     client.initialize(device=DEVICE)
     yield client

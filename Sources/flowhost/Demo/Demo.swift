@@ -2,7 +2,10 @@ import ArgumentParser
 import FlowHostCredentials
 import FlowHostStore
 import FlowJSON
-import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `flowhost demo`: the main job. Spawns this same executable as a server on
 /// a temporary store and walks through every flow, printing the exchange.
@@ -15,10 +18,15 @@ struct Demo: ParsableCommand {
 
     func run() throws {
         guard let executable = HostOptions.executablePath() else { throw ValidationError("cannot find my own executable") }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("flowhost-demo-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let context = DemoContext(executable: executable, storePath: store ?? folder.appendingPathComponent("demo.sqlite").path)
+        var template = Array("/tmp/flowhost-demo-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw ValidationError("cannot create a temporary folder") }
+        let folder = String(cString: made)
+        defer {
+            // The temporary store and its companions, then the folder.
+            for suffix in ["", "-wal", "-shm", ".key"] { unlink(folder + "/demo.sqlite" + suffix) }
+            rmdir(folder)
+        }
+        let context = DemoContext(executable: executable, storePath: store ?? folder + "/demo.sqlite")
 
         for scenario in DemoScenario.all {
             print("\n== \(scenario.title)")

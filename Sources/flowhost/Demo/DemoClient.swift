@@ -1,13 +1,17 @@
+import CFlowHostSystem
 import FlowJSON
-import Foundation
 import JSONRPC
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A small synchronous JSON-RPC client that drives a spawned host for the
 /// demo, printing every exchange in a readable form.
 final class DemoClient {
-    private let process = Process()
-    private let input = Pipe()
-    private let output = Pipe()
+    private let pid: pid_t
+    private let input: Int32
+    private let output: Int32
     private var buffer: [UInt8] = []
     private var nextID = 1
     /// Events received and not yet taken by `waitEvent`.
@@ -17,12 +21,14 @@ final class DemoClient {
     var echo = true
 
     init(executable: String, arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        try process.run()
+        var argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var toChild: Int32 = -1
+        var fromChild: Int32 = -1
+        pid = flowhost_spawn(&argv, &toChild, &fromChild)
+        guard pid > 0 else { throw Failure(description: "cannot start \(executable): \(String(cString: strerror(errno)))") }
+        input = toChild
+        output = fromChild
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -79,16 +85,17 @@ final class DemoClient {
     }
 
     func finish() throws -> Int32 {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        return process.terminationStatus
+        close(input)
+        let status = flowhost_wait(pid)
+        close(output)
+        return status
     }
 
     private func send(_ message: JSON) throws {
         var bytes: [UInt8] = []
         message.serialize(into: &bytes)
         bytes.append(0x0A)
-        try input.fileHandleForWriting.write(contentsOf: Data(bytes))
+        try SystemFile.writeAll(input, bytes)
     }
 
     private func readMessage() throws -> JSON {
@@ -107,11 +114,11 @@ final class DemoClient {
                 }
                 return message
             }
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else {
-                throw Failure(description: "the host closed its output")
-            }
-            buffer.append(contentsOf: chunk)
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw Failure(description: "the host closed its output") }
+            buffer.append(contentsOf: chunk[0..<count])
         }
     }
 

@@ -1,0 +1,164 @@
+import CSQLite
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A SQLite call that failed: the result code and SQLite's own message.
+public struct SQLiteError: Error, CustomStringConvertible, Equatable {
+    public let code: Int32
+    public let message: String
+    public var description: String { "sqlite \(code): \(message)" }
+}
+
+/// A value bound to a statement parameter.
+enum SQLiteValue {
+    case integer(Int64)
+    case text(String)
+    case blob([UInt8])
+    case null
+
+    static func optional(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
+    static func optional(_ value: Int64?) -> SQLiteValue { value.map { .integer($0) } ?? .null }
+    static func optional(_ value: Int?) -> SQLiteValue { value.map { .integer(Int64($0)) } ?? .null }
+    static func bool(_ value: Bool) -> SQLiteValue { .integer(value ? 1 : 0) }
+    static func int(_ value: Int) -> SQLiteValue { .integer(Int64(value)) }
+}
+
+/// The one Swift owner of one `sqlite3 *`: closed in `deinit`. Every SQLite
+/// call goes through `check`, which turns a result code into `SQLiteError`.
+///
+/// Not thread-safe by itself: `SQLiteStore` serialises all use behind its lock.
+final class SQLiteConnection {
+    private let handle: OpaquePointer
+    /// Prepared statements by SQL text: each is compiled once per connection.
+    private var statements: [String: SQLiteStatement] = [:]
+
+    init(path: String, busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
+        var opened: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &opened, flags, nil)
+        guard let opened else { throw SQLiteError(code: code, message: "cannot open \(path)") }
+        handle = opened
+        try check(code)
+        try check(sqlite3_busy_timeout(handle, busyTimeoutMilliseconds))
+    }
+
+    deinit {
+        statements.removeAll()  // finalised before the connection closes
+        sqlite3_close_v2(handle)
+    }
+
+    func check(_ code: Int32) throws(SQLiteError) {
+        switch code {
+        case SQLITE_OK, SQLITE_ROW, SQLITE_DONE: return
+        default: throw SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)))
+        }
+    }
+
+    /// Runs SQL without results (several statements allowed).
+    func execute(_ sql: String) throws(SQLiteError) {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil))
+    }
+
+    /// Runs one statement with bound values; returns the rows it read.
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int {
+        let statement = try prepared(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        while try statement.step() {}
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// Runs a query and maps each row.
+    func query<T>(_ sql: String, _ values: [SQLiteValue] = [], _ map: (SQLiteRow) -> T) throws(SQLiteError) -> [T] {
+        let statement = try prepared(sql)
+        defer { statement.reset() }
+        try statement.bind(values)
+        var rows: [T] = []
+        while try statement.step() { rows.append(map(SQLiteRow(statement: statement.handle))) }
+        return rows
+    }
+
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    private func prepared(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let cached = statements[sql] { return cached }
+        var compiled: OpaquePointer?
+        try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &compiled, nil))
+        guard let compiled else { throw SQLiteError(code: SQLITE_MISUSE, message: "empty statement: \(sql)") }
+        let statement = SQLiteStatement(handle: compiled, connection: self)
+        statements[sql] = statement
+        return statement
+    }
+}
+
+/// The one owner of one prepared statement: finalised in `deinit`.
+final class SQLiteStatement {
+    let handle: OpaquePointer
+    private unowned let connection: SQLiteConnection
+
+    init(handle: OpaquePointer, connection: SQLiteConnection) {
+        self.handle = handle
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            switch value {
+            case .integer(let number): try connection.check(sqlite3_bind_int64(handle, index, number))
+            case .text(let text):
+                // withCString: a valid pointer even for "" (SQLite reads `count` bytes).
+                let code = text.withCString { fh_sqlite3_bind_text(handle, index, $0, Int32(text.utf8.count)) }
+                try connection.check(code)
+            case .blob(let bytes):
+                try connection.check(bytes.withUnsafeBytes { fh_sqlite3_bind_blob(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count)) })
+            case .null: try connection.check(sqlite3_bind_null(handle, index))
+            }
+        }
+    }
+
+    /// True while there is a row to read.
+    func step() throws(SQLiteError) -> Bool {
+        let code = sqlite3_step(handle)
+        try connection.check(code)
+        return code == SQLITE_ROW
+    }
+
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+}
+
+/// The current row of a statement, read by column index.
+struct SQLiteRow {
+    let statement: OpaquePointer
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
+    func bool(_ column: Int32) -> Bool { sqlite3_column_int64(statement, column) != 0 }
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+    func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
+
+    func string(_ column: Int32) -> String {
+        guard let text = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
+
+    func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        guard let bytes = sqlite3_column_blob(statement, column), count > 0 else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+}

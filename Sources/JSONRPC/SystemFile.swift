@@ -1,0 +1,52 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Whole-file reads and writes on POSIX calls (the host avoids Foundation:
+/// it would double its memory and add milliseconds to every start).
+public enum SystemFile {
+    public static func read(_ path: String) throws(SystemError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SystemError(operation: "open \(path)", errno: errno) }
+        defer { close(fd) }
+        var contents: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw SystemError(operation: "read \(path)", errno: errno)
+            }
+            if count == 0 { return contents }
+            contents += chunk[0..<count]
+        }
+    }
+
+    /// Creates `path` with `mode` and writes `bytes`; fails if it exists.
+    public static func create(_ path: String, bytes: [UInt8], mode: mode_t) throws(SystemError) {
+        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw SystemError(operation: "create \(path)", errno: errno) }
+        defer { close(fd) }
+        try writeAll(fd, bytes)
+    }
+
+    /// Writes every byte, retrying short writes and EINTR.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw SystemError(operation: "write", errno: errno)
+            }
+            offset += written
+        }
+    }
+
+    /// The environment variable, if set.
+    public static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+}
