@@ -263,15 +263,19 @@ final class MFAFlow: Flow {
             }
         case .awaitingPassword(let userID):
             let outcome = try host.call(
-                "password.verify", ["userID": .string(userID), "password": .string(password), "deviceID": .string(deviceID)])
+                "password.login",
+                [
+                    "userID": .string(userID), "password": .string(password), "deviceID": .string(deviceID),
+                    "workflow": .string(Workflow.login),
+                ])
             switch outcome["outcome"]?.stringValue {
             case "accepted":
-                if outcome["expired"]?.boolValue == true {
+                if let sessionID = outcome["sessionID"]?.stringValue {
+                    loggedIn(userID, sessionID: sessionID, workflow: Workflow.login)
+                } else {
                     askForPassword(
                         userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0,
                         message: "Your password has expired. Set a new one with updatePassword.")
-                } else {
-                    logIn(userID, workflow: Workflow.login)
                 }
             case "wrong":
                 askForPassword(

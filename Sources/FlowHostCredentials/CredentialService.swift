@@ -190,21 +190,50 @@ public final class CredentialService {
         if user.blockReason != nil { return .blocked }
         let matches = current.map { settings.hasher.verify(password, against: $0.hash) } ?? false
         return try store.write { tx in
-            guard var user = try tx.user(userID) else { throw StoreError.notFound }
-            if user.blockReason != nil { return .blocked }
-            if matches {
+            try recordVerification(tx, userID: userID, deviceID: deviceID, matches: matches, current: current, now: now)
+        }
+    }
+
+    /// The counter side of a password check, inside the caller's transaction:
+    /// re-reads the user, then restores or lowers the attempts.
+    private func recordVerification(
+        _ tx: any StoreWriter, userID: String, deviceID: String, matches: Bool, current: PasswordRecord?, now: Int64
+    ) throws -> PasswordOutcome {
+        guard var user = try tx.user(userID) else { throw StoreError.notFound }
+        if user.blockReason != nil { return .blocked }
+        if matches {
+            if user.passwordAttemptsLeft != settings.maxPasswordAttempts {
                 user.passwordAttemptsLeft = settings.maxPasswordAttempts
                 try tx.update(user)
-                let expired = isExpired(user, current, now: now)
-                try audit(tx, userID, deviceID, "password.verify", expired ? "ok-expired" : "ok")
-                return .accepted(expired: expired)
             }
-            user.passwordAttemptsLeft = max(0, user.passwordAttemptsLeft - 1)
-            if user.passwordAttemptsLeft == 0 { user.blockReason = .passwordAttempts }
-            try tx.update(user)
-            try audit(tx, userID, deviceID, "password.verify", user.blockReason == nil ? "wrong" : "blocked",
-                      ["attemptsLeft": .int(user.passwordAttemptsLeft)])
-            return user.blockReason == nil ? .wrong(attemptsLeft: user.passwordAttemptsLeft) : .blocked
+            let expired = isExpired(user, current, now: now)
+            try audit(tx, userID, deviceID, "password.verify", expired ? "ok-expired" : "ok")
+            return .accepted(expired: expired)
+        }
+        user.passwordAttemptsLeft = max(0, user.passwordAttemptsLeft - 1)
+        if user.passwordAttemptsLeft == 0 { user.blockReason = .passwordAttempts }
+        try tx.update(user)
+        try audit(tx, userID, deviceID, "password.verify", user.blockReason == nil ? "wrong" : "blocked",
+                  ["attemptsLeft": .int(user.passwordAttemptsLeft)])
+        return user.blockReason == nil ? .wrong(attemptsLeft: user.passwordAttemptsLeft) : .blocked
+    }
+
+    /// A password login: verification and, when it succeeds with a password
+    /// that has not expired, the session, in one transaction (one commit).
+    public func logIn(_ userID: String, _ password: String, deviceID: String, workflow: String) throws -> (PasswordOutcome, sessionID: String?) {
+        let now = clock()
+        guard let (user, current) = try store.read({ tx in try tx.user(userID).map { ($0, try tx.passwords(userID: userID, limit: 1).first) } })
+        else { throw StoreError.notFound }
+        if user.blockReason != nil { return (.blocked, nil) }
+        let matches = current.map { settings.hasher.verify(password, against: $0.hash) } ?? false
+        return try store.write { tx in
+            let outcome = try recordVerification(tx, userID: userID, deviceID: deviceID, matches: matches, current: current, now: now)
+            guard case .accepted(expired: false) = outcome else { return (outcome, nil) }
+            if var device = try tx.device(userID: userID, deviceID: deviceID) {
+                device.lastAccessAt = now
+                try tx.save(device)
+            }
+            return (outcome, try openSession(tx, userID: userID, deviceID: deviceID, workflow: workflow, now: now))
         }
     }
 

@@ -73,6 +73,19 @@ public enum CredentialServices {
             }
         }
 
+        offer("password.login") { p in
+            let (outcome, sessionID) = try credentials.logIn(
+                try p.string("userID"), try p.string("password"), deviceID: try p.string("deviceID"), workflow: try p.string("workflow"))
+            switch outcome {
+            case .accepted(let expired):
+                let result: JSON = ["outcome": "accepted", "expired": .bool(expired)]
+                if let sessionID { result["sessionID"] = .string(sessionID) }
+                return result
+            case .wrong(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
+            case .blocked: return ["outcome": "blocked"]
+            }
+        }
+
         offer("password.update") { p in
             let outcome = try credentials.updatePassword(
                 try p.string("userID"), current: try p.string("currentPassword"), new: try p.string("newPassword"),

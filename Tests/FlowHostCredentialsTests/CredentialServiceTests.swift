@@ -112,6 +112,20 @@ final class Fixture {
         #expect(try f.service.verifyPassword("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .accepted(expired: false))
     }
 
+    @Test func loginOpensASessionOnlyForAGoodUnexpiredPassword() throws {
+        let f = try Fixture()
+        try f.activeUser()
+        let wrong = try f.service.logIn("alice", "nope", deviceID: "d1", workflow: "NormalLogin")
+        #expect(wrong.0 == .wrong(attemptsLeft: 2) && wrong.sessionID == nil)
+        let good = try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin")
+        #expect(good.0 == .accepted(expired: false))
+        let session = try f.store.read { try $0.session(good.sessionID!) }
+        #expect(session?.userID == "alice" && session?.workflow == "NormalLogin")
+        try f.service.expirePassword("alice")
+        let expired = try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin")
+        #expect(expired.0 == .accepted(expired: true) && expired.sessionID == nil)
+    }
+
     @Test func successRestoresTheAttempts() throws {
         let f = try Fixture()
         try f.activeUser()
