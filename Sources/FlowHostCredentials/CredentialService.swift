@@ -226,7 +226,8 @@ public final class CredentialService {
         else { throw StoreError.notFound }
         if user.blockReason != nil { return (.blocked, nil) }
         let matches = current.map { settings.hasher.verify(password, against: $0.hash) } ?? false
-        return try store.write { tx in
+        // A failed attempt must survive a power loss; a success may not need to.
+        return try store.write(durability: matches ? .relaxed : .full) { tx in
             let outcome = try recordVerification(tx, userID: userID, deviceID: deviceID, matches: matches, current: current, now: now)
             guard case .accepted(expired: false) = outcome else { return (outcome, nil) }
             if var device = try tx.device(userID: userID, deviceID: deviceID) {
@@ -287,7 +288,7 @@ public final class CredentialService {
 
     public func openSession(_ userID: String, deviceID: String, workflow: String) throws -> String {
         let now = clock()
-        return try store.write { tx in
+        return try store.write(durability: .relaxed) { tx in
             if var device = try tx.device(userID: userID, deviceID: deviceID) {
                 device.lastAccessAt = now
                 try tx.save(device)

@@ -7,7 +7,27 @@
 /// the store.
 public protocol FlowStore: AnyObject, Sendable {
     func read<T>(_ body: (any StoreReader) throws -> T) throws -> T
-    func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T
+    func write<T>(durability: Durability, _ body: (any StoreWriter) throws -> T) throws -> T
+}
+
+/// How hard a commit must be on the disk before `write` returns.
+public enum Durability: Sendable {
+    /// On stable storage before `write` returns (SQLite: synchronous=FULL).
+    /// The default, and required for anything security relevant: lowered
+    /// attempt counters, blocks, used codes, credentials.
+    case full
+    /// Safe against a crash of the process, but a power loss may undo it
+    /// (SQLite: synchronous=NORMAL, the WAL is synced at the next checkpoint;
+    /// PostgreSQL: synchronous_commit=off). Only for changes whose loss
+    /// leaves the account as safe as before: a successful login's session
+    /// and its audit lines, restoring attempts after a success.
+    case relaxed
+}
+
+extension FlowStore {
+    public func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
+        try write(durability: .full, body)
+    }
 }
 
 public protocol StoreReader {

@@ -12,8 +12,8 @@ import Darwin
 /// process that finds the lock taken waits (busy timeout) instead of failing.
 /// One connection per process: the host is single-threaded.
 ///
-/// `@unchecked Sendable`: the connection is only used inside `read` and
-/// `write`, which hold `lock` for the whole transaction.
+/// `@unchecked Sendable`: the connection and `currentSynchronous` are only
+/// touched inside `read` and `write`, which hold `lock` for the whole transaction.
 public final class SQLiteStore: FlowStore, @unchecked Sendable {
     public let path: String
     private let connection: SQLiteConnection
@@ -63,15 +63,23 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
     }
 
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
-        try transaction("BEGIN DEFERRED", body)
+        try transaction("BEGIN DEFERRED", synchronous: nil, body)
     }
 
-    public func write<T>(_ body: (any StoreWriter) throws -> T) throws -> T {
-        try transaction("BEGIN IMMEDIATE", body)
+    public func write<T>(durability: Durability, _ body: (any StoreWriter) throws -> T) throws -> T {
+        try transaction("BEGIN IMMEDIATE", synchronous: durability == .full ? "FULL" : "NORMAL", body)
     }
 
-    private func transaction<T>(_ begin: String, _ body: (SQLiteTransaction) throws -> T) throws -> T {
+    /// The safety level can only change between transactions, so it is set
+    /// before each write (and only when it differs from the last one).
+    private var currentSynchronous = ""
+
+    private func transaction<T>(_ begin: String, synchronous: String?, _ body: (SQLiteTransaction) throws -> T) throws -> T {
         try lock.withLock {
+            if let synchronous, synchronous != currentSynchronous {
+                try connection.execute("PRAGMA synchronous = \(synchronous)")
+                currentSynchronous = synchronous
+            }
             try connection.execute(begin)
             do {
                 let result = try body(SQLiteTransaction(db: connection))

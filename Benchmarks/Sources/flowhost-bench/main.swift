@@ -105,7 +105,10 @@ report.add("cold start to initialize, median (ms)", flowhost: Measure.median(col
            higherIsBetter: false, target: .absoluteAtMost(25))
 
 // 4. One password login and one activation, at a cheap and at the production Argon2id setting.
-for (label, memory, iterations) in [("cheap Argon2id m=1 MiB t=1", 1024, 1), ("default Argon2id m=19 MiB t=2", 19 * 1024, 2)] {
+// The minimal setting (8 KiB, one pass: microseconds) isolates the host's own
+// share; at the production default the hash dominates and varies by more
+// than the host's whole share, so there the difference is only indicative.
+for (label, memory, iterations) in [("minimal Argon2id m=8 KiB t=1", 8, 1), ("default Argon2id m=19 MiB t=2", 19 * 1024, 2)] {
     let flows = try FlowScenarios(setup: setup, name: "flows-\(memory)", argon2: (memory, iterations))
     let argon = Measure.argon2Verify(memoryKiB: UInt32(memory), iterations: UInt32(iterations), rounds: quick ? 3 : 15)
     var activations: [Double] = []
@@ -126,7 +129,7 @@ for (label, memory, iterations) in [("cheap Argon2id m=1 MiB t=1", 1024, 1), ("d
     report.add("password login, \(label) (µs)", flowhost: login, reference: argon, higherIsBetter: false, target: nil,
                note: "reference: one Argon2id verification in-process")
     report.add("  host's own share of a login (µs)", flowhost: login - argon, reference: nil, higherIsBetter: false,
-               target: .absoluteAtMost(1000))
+               target: memory == 8 ? .absoluteAtMost(1000) : nil)
     report.add("activation, \(label) (µs)", flowhost: activation, reference: 2 * argon, higherIsBetter: false, target: nil,
                note: "reference: two Argon2id computations (code, password)")
     report.add("  host's own share of an activation (µs)", flowhost: activation - 2 * argon, reference: nil, higherIsBetter: false, target: nil)
