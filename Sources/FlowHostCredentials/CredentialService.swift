@@ -299,7 +299,8 @@ public final class CredentialService {
 
     public func endSession(_ sessionID: String) throws {
         let now = clock()
-        try store.write { tx in
+        // Losing a session's end to a power loss changes no credential.
+        try store.write(durability: .relaxed) { tx in
             guard let session = try tx.session(sessionID) else { throw StoreError.notFound }
             try tx.endSession(sessionID, at: now)
             try audit(tx, session.userID, session.deviceID, "session.close", "ok")
