@@ -8,4 +8,4 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --test
 swift build
 swift test
-FLOWHOST_BIN_DIR="$(swift build --show-bin-path)" python3 -m pytest -q Tests/EndToEnd
+FLOWHOST_BIN_DIR="$(swift build --show-bin-path)" python3 -m pytest -q -rfE Tests/EndToEnd

@@ -138,12 +138,8 @@ public final class CredentialService {
                 try audit(tx, userID, deviceID, "activation.verify", "expired")
                 return .expired(attemptsLeft: user.activationAttemptsLeft)
             }
-            user.activationAttemptsLeft = max(0, user.activationAttemptsLeft - 1)
-            if user.activationAttemptsLeft == 0 { user.blockReason = .activationAttempts }
-            try tx.update(user)
-            try audit(tx, userID, deviceID, "activation.verify", user.blockReason == nil ? "wrong" : "blocked",
-                      ["attemptsLeft": .int(user.activationAttemptsLeft)])
-            return user.blockReason == nil ? .wrong(attemptsLeft: user.activationAttemptsLeft) : .blocked
+            let left = try recordFailure(tx, &user, \.activationAttemptsLeft, blocking: .activationAttempts, deviceID: deviceID, action: "activation.verify")
+            return left.map { .wrong(attemptsLeft: $0) } ?? .blocked
         }
     }
 
@@ -185,8 +181,7 @@ public final class CredentialService {
 
     public func verifyPassword(_ userID: String, _ password: String, deviceID: String) throws -> PasswordOutcome {
         let now = clock()
-        guard let (user, current) = try store.read({ tx in try tx.user(userID).map { ($0, try tx.passwords(userID: userID, limit: 1).first) } })
-        else { throw StoreError.notFound }
+        let (user, current) = try userAndPassword(userID)
         if user.blockReason != nil { return .blocked }
         let matches = current.map { settings.hasher.verify(password, against: $0.hash) } ?? false
         return try store.write { tx in
@@ -210,20 +205,37 @@ public final class CredentialService {
             try audit(tx, userID, deviceID, "password.verify", expired ? "ok-expired" : "ok")
             return .accepted(expired: expired)
         }
-        user.passwordAttemptsLeft = max(0, user.passwordAttemptsLeft - 1)
-        if user.passwordAttemptsLeft == 0 { user.blockReason = .passwordAttempts }
+        let left = try recordFailure(tx, &user, \.passwordAttemptsLeft, blocking: .passwordAttempts, deviceID: deviceID, action: "password.verify")
+        return left.map { .wrong(attemptsLeft: $0) } ?? .blocked
+    }
+
+    /// A wrong answer: one attempt fewer, and a block when none are left.
+    /// Returns the attempts left, or nil when the user is now blocked.
+    private func recordFailure(
+        _ tx: any StoreWriter, _ user: inout UserRecord, _ counter: WritableKeyPath<UserRecord, Int>, blocking reason: BlockReason,
+        deviceID: String, action: String
+    ) throws -> Int? {
+        user[keyPath: counter] = max(0, user[keyPath: counter] - 1)
+        if user[keyPath: counter] == 0 { user.blockReason = reason }
         try tx.update(user)
-        try audit(tx, userID, deviceID, "password.verify", user.blockReason == nil ? "wrong" : "blocked",
-                  ["attemptsLeft": .int(user.passwordAttemptsLeft)])
-        return user.blockReason == nil ? .wrong(attemptsLeft: user.passwordAttemptsLeft) : .blocked
+        try audit(tx, user.userID, deviceID, action, user.blockReason == nil ? "wrong" : "blocked",
+                  ["attemptsLeft": .int(user[keyPath: counter])])
+        return user.blockReason == nil ? user[keyPath: counter] : nil
+    }
+
+    /// The user and their current password hash, read before hashing (which
+    /// runs outside any transaction).
+    private func userAndPassword(_ userID: String) throws -> (UserRecord, PasswordRecord?) {
+        guard let found = try store.read({ tx in try tx.user(userID).map { ($0, try tx.passwords(userID: userID, limit: 1).first) } })
+        else { throw StoreError.notFound }
+        return found
     }
 
     /// A password login: verification and, when it succeeds with a password
     /// that has not expired, the session, in one transaction (one commit).
     public func logIn(_ userID: String, _ password: String, deviceID: String, workflow: String) throws -> (PasswordOutcome, sessionID: String?) {
         let now = clock()
-        guard let (user, current) = try store.read({ tx in try tx.user(userID).map { ($0, try tx.passwords(userID: userID, limit: 1).first) } })
-        else { throw StoreError.notFound }
+        let (user, current) = try userAndPassword(userID)
         if user.blockReason != nil { return (.blocked, nil) }
         let matches = current.map { settings.hasher.verify(password, against: $0.hash) } ?? false
         // A failed attempt must survive a power loss; a success may not need to.

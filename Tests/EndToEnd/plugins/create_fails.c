@@ -1,6 +1,7 @@
 /* Refused: create reports an error. */
 #define NAME "createfails"
 #define MANIFEST "{}"
+#define CUSTOM_CREATE
 #include "test_plugin.h"
 
 static void *tp_create(const flowhost_plugin_descriptor_v1 *self, const flowhost_host_v1 *host,
@@ -8,10 +9,4 @@ static void *tp_create(const flowhost_plugin_descriptor_v1 *self, const flowhost
     (void)self; (void)host; (void)context; (void)config;
     flowhost_error_set(error, -32603, 0, "no database configured");
     return NULL;
-}
-
-static int32_t tp_handle(void *instance, const char *method, json_t *params, json_t **result,
-                         flowhost_error_v1 *error) {
-    (void)instance; (void)method; (void)params; (void)result; (void)error;
-    return FLOWHOST_OK;
 }

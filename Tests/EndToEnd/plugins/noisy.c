@@ -2,6 +2,8 @@
    its frames intact. */
 #define NAME "noisy"
 #define MANIFEST "{\"methods\":[{\"name\":\"noisy.shout\",\"params\":[]}]}"
+#define CUSTOM_CREATE
+#define CUSTOM_HANDLE
 #include "test_plugin.h"
 
 static void *tp_create(const flowhost_plugin_descriptor_v1 *self, const flowhost_host_v1 *host,

@@ -18,6 +18,22 @@ static void *tp_create(const flowhost_plugin_descriptor_v1 *self, const flowhost
                        flowhost_host_context *context, json_t *config, flowhost_error_v1 *error);
 static int32_t tp_handle(void *instance, const char *method, json_t *params, json_t **result,
                          flowhost_error_v1 *error);
+
+/* Plugins that only need to exist (to be refused) take these defaults. */
+#ifndef CUSTOM_CREATE
+static void *tp_create(const flowhost_plugin_descriptor_v1 *self, const flowhost_host_v1 *host,
+                       flowhost_host_context *context, json_t *config, flowhost_error_v1 *error) {
+    (void)self; (void)host; (void)context; (void)config; (void)error;
+    return (void *)1;
+}
+#endif
+#ifndef CUSTOM_HANDLE
+static int32_t tp_handle(void *instance, const char *method, json_t *params, json_t **result,
+                         flowhost_error_v1 *error) {
+    (void)instance; (void)method; (void)params; (void)result; (void)error;
+    return FLOWHOST_OK;
+}
+#endif
 static void tp_destroy(void *instance) { (void)instance; }
 
 static const flowhost_plugin_descriptor_v1 descriptor = {
