@@ -62,11 +62,27 @@ func printError(_ line: String) {
     try? SystemFile.writeAll(2, Array((line + "\n").utf8))
 }
 
-func issuedJSON(_ code: IssuedCode) -> JSON {
-    [
-        "userID": .string(code.userID), "activationCode": .string(code.activationCode),
-        "verificationKey": .string(code.verificationKey), "expiresAt": .int(Int(code.expiresAt)),
-    ]
+extension AdminOptions {
+    /// Prints a code the operator hands to its user (this is the one place a
+    /// code is shown: it goes to the operator's terminal, never to a log).
+    func emit(_ code: IssuedCode, heading: String?) {
+        let value: JSON = [
+            "userID": .string(code.userID), "activationCode": .string(code.activationCode),
+            "verificationKey": .string(code.verificationKey), "expiresAt": .int(Int(code.expiresAt)),
+        ]
+        emit(value) {
+            (heading.map { $0 + "\n" } ?? "")
+                + "activation code: \(code.activationCode)\nverification key: \(code.verificationKey)\nexpires: \(isoTime(code.expiresAt))"
+        }
+    }
+
+    /// Applies an operator action to a user and reports it.
+    func change(_ userID: String, _ action: (CredentialService) throws -> Void, report: JSON, text: String) throws {
+        try adminRun {
+            try action(credentials())
+            emit(report) { text }
+        }
+    }
 }
 
 /// RFC 3339 / ISO 8601 in UTC, e.g. 2026-11-22T08:01:51Z.
@@ -86,12 +102,7 @@ extension Admin {
         @Argument var userID: String
 
         func run() throws {
-            try adminRun {
-                let code = try options.credentials().addUser(userID)
-                options.emit(issuedJSON(code)) {
-                    "user \(code.userID) created\nactivation code: \(code.activationCode)\nverification key: \(code.verificationKey)\nexpires: \(isoTime(code.expiresAt))"
-                }
-            }
+            try adminRun { options.emit(try options.credentials().addUser(userID), heading: "user \(userID) created") }
         }
     }
 
@@ -101,12 +112,7 @@ extension Admin {
         @Argument var userID: String
 
         func run() throws {
-            try adminRun {
-                let code = try options.credentials().issueActivationCode(userID)
-                options.emit(issuedJSON(code)) {
-                    "activation code: \(code.activationCode)\nverification key: \(code.verificationKey)\nexpires: \(isoTime(code.expiresAt))"
-                }
-            }
+            try adminRun { options.emit(try options.credentials().issueActivationCode(userID), heading: nil) }
         }
     }
 
@@ -139,10 +145,7 @@ extension Admin {
         @OptionGroup var options: AdminOptions
         @Argument var userID: String
         func run() throws {
-            try adminRun {
-                try options.credentials().block(userID)
-                options.emit(["userID": .string(userID), "blocked": true]) { "\(userID) blocked" }
-            }
+            try options.change(userID, { try $0.block(userID) }, report: ["userID": .string(userID), "blocked": true], text: "\(userID) blocked")
         }
     }
 
@@ -152,10 +155,7 @@ extension Admin {
         @OptionGroup var options: AdminOptions
         @Argument var userID: String
         func run() throws {
-            try adminRun {
-                try options.credentials().unblock(userID)
-                options.emit(["userID": .string(userID), "blocked": false]) { "\(userID) unblocked" }
-            }
+            try options.change(userID, { try $0.unblock(userID) }, report: ["userID": .string(userID), "blocked": false], text: "\(userID) unblocked")
         }
     }
 
@@ -164,10 +164,9 @@ extension Admin {
         @OptionGroup var options: AdminOptions
         @Argument var userID: String
         func run() throws {
-            try adminRun {
-                try options.credentials().expirePassword(userID)
-                options.emit(["userID": .string(userID), "passwordExpired": true]) { "\(userID): password expired" }
-            }
+            try options.change(
+                userID, { try $0.expirePassword(userID) }, report: ["userID": .string(userID), "passwordExpired": true],
+                text: "\(userID): password expired")
         }
     }
 
