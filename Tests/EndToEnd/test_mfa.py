@@ -494,3 +494,45 @@ def test_invalid_credential_config_names_the_key(tmp_path, flowhost_bin):
 def test_admin_reports_unknown_users(deployment):
     out = deployment.admin("block", "ghost", check=False)
     assert out.returncode == 1 and "no such user" in out.stderr
+
+
+def test_unanswered_lda_check_times_out_to_get_user(tmp_path, flowhost_bin, spawn):
+    from conftest import CHEAP_CONFIG, Deployment
+    config = json.loads(json.dumps(CHEAP_CONFIG))
+    config["clientRequestTimeoutMs"] = 300
+    deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
+    code = deployment.add_user("vera")
+    activate(deployment.host(lda=[1]), "vera", code, lda=True)
+    host = deployment.host(lda=[1], lda_answer=None)  # the client never answers
+    host.wait_event("getUser")
+    started = time.monotonic()
+    host.request("setUser", ["vera"])
+    again = host.wait_event("getUser", timeout=5)
+    assert status_of(again) == 102
+    assert 0.25 < time.monotonic() - started < 3
+
+
+def test_every_request_the_tests_send_fits_the_published_schemas(deployment):
+    """The schemas in Protocol/ describe what the host accepts: replay a full
+    activation and login and check each request's params against them."""
+    code = deployment.add_user("wes")
+    host = deployment.host(lda=[1])
+    activate(host, "wes", code)
+    host.request("logOff", {"userID": "wes"})
+    host.wait_event("getUser")
+    host.request("setUser", {"userName": "wes"})
+    host.wait_event("getPassword")
+    host.request("setPassword", {"password": GOOD_PASSWORD, "challengeMode": 0})
+    host.wait_event("onUserLoggedIn")
+    checked = 0
+    for direction, line in host.transcript:
+        message = json.loads(line)
+        if direction == "->" and "method" in message and isinstance(message.get("params"), dict):
+            name = "initialize.params" if message["method"] == "initialize" else "mfa.%s.params" % message["method"]
+            validate(name, message["params"])
+            checked += 1
+        if direction == "<-" and message.get("method") in ("getUser", "getActivationCode", "getDeviceName", "getUserConsentForLDA",
+                                                            "getPassword", "onUserLoggedIn", "onUserLoggedOff"):
+            validate("mfa.%s.params" % message["method"], message["params"])
+            checked += 1
+    assert checked >= 12

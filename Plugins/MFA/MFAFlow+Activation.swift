@@ -1,0 +1,124 @@
+import FlowHostSDK
+import FlowJSON
+
+/// Activation: the code, the device name, LDA consent, and its completion.
+extension MFAFlow {
+    func askForActivationCode(_ userID: String, attemptsLeft: Int, verificationKey: String?, status: Int = SDKPayload.success, message: String? = nil) {
+        stage = .awaitingActivationCode(userID: userID)
+        let (status, message) =
+            verificationKey == nil && status == SDKPayload.success
+            ? (106, "No valid activation code: it has expired or was used. Request a new one with resendActivationCode.")
+            : (status, message ?? "Success")
+        host.emit(
+            "getActivationCode",
+            SDKPayload.event(
+                status: status, message: message, workflow: Workflow.activation,
+                fields: [
+                    "userID": .string(userID), "verificationKey": .string(verificationKey ?? ""), "attemptsLeft": .int(attemptsLeft),
+                ]))
+    }
+
+    func setActivationCode(_ code: String) throws(FlowError) {
+        guard case .awaitingActivationCode(let userID) = stage else { throw Self.wrongStage }
+        let outcome = try host.call(
+            "activation.verify", ["userID": .string(userID), "code": .string(code), "deviceID": .string(deviceID)])
+        let key = try userState(userID)?["verificationKey"]?.stringValue ?? ""
+        switch outcome["outcome"]?.stringValue {
+        case "accepted":
+            stage = .awaitingDeviceName(userID: userID)
+            host.emit(
+                "getDeviceName",
+                SDKPayload.event(workflow: Workflow.activation, fields: ["userID": .string(userID), "deviceName": .string(defaultDeviceName)]))
+        case "wrong":
+            askForActivationCode(
+                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: key, status: 106,
+                message: "Invalid activation code.")
+        case "expired":
+            askForActivationCode(
+                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: "", status: 106,
+                message: "The activation code has expired. Request a new one with resendActivationCode.")
+        default:
+            askForUser(status: 138, message: Self.blockedMessage(138))
+        }
+    }
+
+    func resendActivationCode() throws(FlowError) {
+        guard case .awaitingActivationCode(let userID) = stage else { throw Self.wrongStage }
+        let outcome = try host.call("activation.resend", ["userID": .string(userID), "deviceID": .string(deviceID)])
+        switch outcome["outcome"]?.stringValue {
+        case "sent":
+            askForActivationCode(
+                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: outcome["verificationKey"]?.stringValue)
+        case "tooSoon":
+            let after = outcome["retryAfterSeconds"]?.intValue ?? 0
+            throw FlowError(
+                code: -32011, message: "Too many requests: retry after \(after) seconds",
+                data: ["retryAfterSeconds": .int(after)])
+        default:
+            askForUser(status: 138, message: Self.blockedMessage(138))
+        }
+    }
+
+    func setDeviceName(_ name: String) throws(FlowError) {
+        guard case .awaitingDeviceName(let userID) = stage else { throw Self.wrongStage }
+        let trimmed = name.trimmingSpaces
+        guard !trimmed.isEmpty, trimmed.utf8.count <= 256 else {
+            throw FlowError.invalidParams(field: "deviceName", reason: "must be 1 to 256 bytes")
+        }
+        chosenDeviceName = trimmed
+        if let type = ldaCapabilities.first {
+            stage = .awaitingConsent(userID: userID)
+            host.emit(
+                "getUserConsentForLDA",
+                SDKPayload.event(
+                    workflow: Workflow.activation,
+                    fields: ["userID": .string(userID), "challengeMode": .int(ChallengeMode.set), "authenticationType": .int(type)]))
+        } else {
+            askForPassword(userID, mode: ChallengeMode.set, attemptsLeft: 0)
+        }
+    }
+
+    func setUserConsent(_ enroll: Bool, authenticationType: Int) throws(FlowError) {
+        guard case .awaitingConsent(let userID) = stage else { throw Self.wrongStage }
+        guard enroll else {
+            audit(userID, "activation.lda-consent", "declined")
+            return askForPassword(userID, mode: ChallengeMode.set, attemptsLeft: 0)
+        }
+        guard ldaCapabilities.contains(authenticationType) else {
+            throw FlowError.invalidParams(field: "authenticationType", reason: "not one of this device's ldaCapabilities")
+        }
+        authenticateWithLDA(userID, type: authenticationType, reason: "enroll") { [self] ok in
+            guard ok else {
+                audit(userID, "activation.lda-enroll", "failed")
+                stage = .awaitingConsent(userID: userID)
+                host.emit(
+                    "getUserConsentForLDA",
+                    SDKPayload.event(
+                        status: 102, message: "Authentication failed: the LDA check was cancelled or failed.",
+                        workflow: Workflow.activation,
+                        fields: [
+                            "userID": .string(userID), "challengeMode": .int(ChallengeMode.set),
+                            "authenticationType": .int(authenticationType),
+                        ]))
+                return
+            }
+            completeActivation(userID, password: nil, ldaType: authenticationType)
+        }
+    }
+
+    func completeActivation(_ userID: String, password: String?, ldaType: Int?) {
+        let params: JSON = [
+            "userID": .string(userID), "deviceID": .string(deviceID), "deviceName": .string(chosenDeviceName),
+            "workflow": .string(Workflow.activation),
+        ]
+        if let password { params["password"] = .string(password) }
+        if let ldaType { params["ldaType"] = .int(ldaType) }
+        do {
+            let sessionID = try host.call("activation.complete", params)["sessionID"]?.stringValue ?? ""
+            loggedIn(userID, sessionID: sessionID, workflow: Workflow.activation)
+        } catch {
+            host.log(.error, "activation of a user failed: \(error.message)")
+            askForUser(status: 114, message: "Activation failed on the server side; try again.")
+        }
+    }
+}

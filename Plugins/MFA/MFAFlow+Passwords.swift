@@ -1,0 +1,91 @@
+import FlowHostSDK
+import FlowJSON
+
+/// Setting, verifying and replacing passwords (challengeModes 0, 1, 4).
+extension MFAFlow {
+    func askForPassword(_ userID: String, mode: Int, attemptsLeft: Int, status: Int = SDKPayload.success, message: String = "Success") {
+        switch mode {
+        case ChallengeMode.set: stage = .awaitingNewPassword(userID: userID)
+        case ChallengeMode.updateOnExpiry: stage = .awaitingExpiredUpdate(userID: userID)
+        default: stage = .awaitingPassword(userID: userID)
+        }
+        var info: [(String, String)] = []
+        if mode != ChallengeMode.verify {
+            let policy = (try? host.call("password.policy"))?["policy"]?.stringValue ?? "{}"
+            info.append(("RELID_PASSWORD_POLICY", policy))
+        } else {
+            info.append(("ENABLE_FORGOT_PASSWORD", "false"))
+        }
+        host.emit(
+            "getPassword",
+            SDKPayload.event(
+                status: status, message: message, workflow: mode == ChallengeMode.set ? Workflow.activation : Workflow.login,
+                challengeInfo: info,
+                fields: ["userID": .string(userID), "challengeMode": .int(mode), "attemptsLeft": .int(attemptsLeft)]))
+    }
+
+    func setPassword(_ password: String, mode: Int) throws(FlowError) {
+        switch stage {
+        case .awaitingNewPassword(let userID):
+            let check = try host.call("password.check", ["userID": .string(userID), "password": .string(password)])
+            switch check["outcome"]?.stringValue {
+            case "acceptable":
+                completeActivation(userID, password: password, ldaType: nil)
+            case "reused":
+                askForPassword(userID, mode: ChallengeMode.set, attemptsLeft: 0, status: 164, message: Self.reusedMessage)
+            default:
+                askForPassword(userID, mode: ChallengeMode.set, attemptsLeft: 0, status: 190, message: Self.policyMessage(check))
+            }
+        case .awaitingPassword(let userID):
+            let outcome = try host.call(
+                "password.login",
+                [
+                    "userID": .string(userID), "password": .string(password), "deviceID": .string(deviceID),
+                    "workflow": .string(Workflow.login),
+                ])
+            switch outcome["outcome"]?.stringValue {
+            case "accepted":
+                if let sessionID = outcome["sessionID"]?.stringValue {
+                    loggedIn(userID, sessionID: sessionID, workflow: Workflow.login)
+                } else {
+                    askForPassword(
+                        userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0,
+                        message: "Your password has expired. Set a new one with updatePassword.")
+                }
+            case "wrong":
+                askForPassword(
+                    userID, mode: ChallengeMode.verify, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, status: 102,
+                    message: "Invalid password.")
+            default:
+                askForUser(status: 141, message: Self.blockedMessage(141))
+            }
+        case .awaitingExpiredUpdate:
+            throw FlowError.sdk(4, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
+        default:
+            throw Self.wrongStage
+        }
+    }
+
+    func updatePassword(current: String, new: String) throws(FlowError) {
+        guard case .awaitingExpiredUpdate(let userID) = stage else {
+            throw FlowError.sdk(4, "updatePassword answers getPassword with challengeMode 4 only.")
+        }
+        let outcome = try host.call(
+            "password.update",
+            ["userID": .string(userID), "currentPassword": .string(current), "newPassword": .string(new), "deviceID": .string(deviceID)])
+        switch outcome["outcome"]?.stringValue {
+        case "updated":
+            logIn(userID, workflow: Workflow.login)
+        case "wrongCurrent":
+            askForPassword(
+                userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, status: 102,
+                message: "The current password is wrong.")
+        case "reused":
+            askForPassword(userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0, status: 164, message: Self.reusedMessage)
+        case "policy":
+            askForPassword(userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0, status: 190, message: Self.policyMessage(outcome))
+        default:
+            askForUser(status: 141, message: Self.blockedMessage(141))
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import FlowHostSDK
+import FlowJSON
+
+/// Sessions: login, reset before login, logoff.
+extension MFAFlow {
+    func logIn(_ userID: String, workflow: String) {
+        do {
+            let sessionID = try host.call(
+                "session.open", ["userID": .string(userID), "deviceID": .string(deviceID), "workflow": .string(workflow)]
+            )["sessionID"]?.stringValue ?? ""
+            loggedIn(userID, sessionID: sessionID, workflow: workflow)
+        } catch {
+            host.log(.error, "opening a session failed: \(error.message)")
+            askForUser(status: 114, message: "Login failed on the server side; try again.")
+        }
+    }
+
+    func loggedIn(_ userID: String, sessionID: String, workflow: String) {
+        stage = .loggedIn(userID: userID, sessionID: sessionID)
+        host.emit(
+            "onUserLoggedIn",
+            SDKPayload.event(sessionType: 1, sessionID: sessionID, workflow: workflow, fields: ["userID": .string(userID)]))
+    }
+
+    func resetAuthState() throws(FlowError) {
+        if case .loggedIn = stage {
+            throw FlowError(code: -32006, message: "resetAuthState is for before login; use logOff")
+        }
+        generation += 1
+        audit(nil, "flow.reset", "ok")
+        askForUser()
+    }
+
+    func logOff(_ userID: String) throws(FlowError) {
+        guard case .loggedIn(let current, let sessionID) = stage, current == userID else {
+            throw FlowError(code: -32006, message: "\(userID) is not logged in on this device")
+        }
+        _ = try host.call("session.close", ["sessionID": .string(sessionID)])
+        generation += 1
+        host.emit(
+            "onUserLoggedOff", SDKPayload.event(sessionType: 1, sessionID: sessionID, fields: ["userID": .string(userID)]))
+        askForUser()
+    }
+}
