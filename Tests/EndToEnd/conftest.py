@@ -140,6 +140,18 @@ def status_of(event):
     return event["params"]["challengeResponse"]["status"]["statusCode"]
 
 
+def through_device_name(host, user_id, code, device_name="test device"):
+    """From an open getUser, answers the user id, the code and the device
+    name; returns the next event (consent or a password in set mode)."""
+    host.wait_event("getUser")
+    host.request("setUser", [user_id])
+    host.wait_event("getActivationCode")
+    host.request("setActivationCode", [code])
+    host.wait_event("getDeviceName")
+    host.request("setDeviceName", [device_name])
+    return host.wait_event()
+
+
 def activate(host, user_id, code, password=GOOD_PASSWORD, lda=False):
     """Runs activation on `host` from its open getUser; returns onUserLoggedIn."""
     host.wait_event("getUser")

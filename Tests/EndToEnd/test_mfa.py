@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import GOOD_PASSWORD, activate, status_of
+from conftest import GOOD_PASSWORD, activate, status_of, through_device_name
 from flowhost_client import RPCError
 from schemas import validate
 
@@ -55,13 +55,7 @@ def test_activation_lda_cancel_offers_consent_again(deployment):
     code = deployment.add_user("alice")
     host = deployment.host(lda=[2], lda_answer=None)
     host.on_request("platform/authenticateLDA", lambda params: (_ for _ in ()).throw(RPCError({"code": -1, "message": "cancelled"})))
-    host.wait_event("getUser")
-    host.request("setUser", ["alice"])
-    host.wait_event("getActivationCode")
-    host.request("setActivationCode", [code])
-    host.wait_event("getDeviceName")
-    host.request("setDeviceName", ["p"])
-    host.wait_event("getUserConsentForLDA")
+    assert through_device_name(host, "alice", code)["method"] == "getUserConsentForLDA"
     host.request("setUserConsentForLDA", [True, 1, 2])
     again = host.wait_event("getUserConsentForLDA")
     assert status_of(again) == 102
@@ -74,13 +68,7 @@ def test_activation_lda_cancel_offers_consent_again(deployment):
 def test_activation_with_password_after_declining_lda(deployment):
     code = deployment.add_user("bob")
     host = deployment.host(lda=[1, 2])
-    host.wait_event("getUser")
-    host.request("setUser", ["bob"])
-    host.wait_event("getActivationCode")
-    host.request("setActivationCode", [code])
-    host.wait_event("getDeviceName")
-    host.request("setDeviceName", ["Bob's tablet"])
-    host.wait_event("getUserConsentForLDA")
+    assert through_device_name(host, "bob", code, "Bob's tablet")["method"] == "getUserConsentForLDA"
     host.request("setUserConsentForLDA", [False, 1, 1])
     get_password = host.wait_event("getPassword")
     validate("mfa.getPassword.params", get_password["params"])
@@ -94,14 +82,7 @@ def test_activation_with_password_after_declining_lda(deployment):
 
 def test_activation_without_lda_capabilities_goes_straight_to_password(deployment):
     code = deployment.add_user("carol")
-    host = deployment.host(lda=[])
-    host.wait_event("getUser")
-    host.request("setUser", ["carol"])
-    host.wait_event("getActivationCode")
-    host.request("setActivationCode", [code])
-    host.wait_event("getDeviceName")
-    host.request("setDeviceName", ["c"])
-    event = host.wait_event()
+    event = through_device_name(deployment.host(lda=[]), "carol", code)
     assert event["method"] == "getPassword" and event["params"]["challengeMode"] == 1
 
 
@@ -229,13 +210,7 @@ def test_status_141_when_passwords_are_exhausted(deployment):
 def test_status_190_policy_violation(deployment):
     code = deployment.add_user("ivy")
     host = deployment.host()
-    host.wait_event("getUser")
-    host.request("setUser", ["ivy"])
-    host.wait_event("getActivationCode")
-    host.request("setActivationCode", [code])
-    host.wait_event("getDeviceName")
-    host.request("setDeviceName", ["i"])
-    host.wait_event("getPassword")
+    assert through_device_name(host, "ivy", code)["method"] == "getPassword"
     for bad in ["short1!", "ivy-Passw0rd!x", "Abcd1234!xy", "Password1!"]:
         host.request("setPassword", [bad, 1])
         event = host.wait_event("getPassword")
@@ -340,7 +315,7 @@ def test_answers_are_checked_against_the_open_challenge(deployment):
     host.request("setActivationCode", [code])
     host.wait_event("getDeviceName")
     host.request("setDeviceName", ["n"])
-    host.wait_event("getPassword")
+    assert host.wait_event("getPassword")["params"]["challengeMode"] == 1
     with pytest.raises(RPCError) as wrong_mode:
         host.request("setPassword", [GOOD_PASSWORD, 0])
     assert wrong_mode.value.code == -32004 and wrong_mode.value.data["open"]["challengeMode"] == 1
