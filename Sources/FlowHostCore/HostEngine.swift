@@ -126,6 +126,8 @@ public final class HostEngine {
 
     /// Handles one whole frame. Exposed for tests that bypass the framer.
     public func handleLine(_ bytes: UnsafeRawBufferPointer) {
+        // After `exit`, the rest of the input is not read.
+        if exitStatus != nil { return }
         if NestingDepth.exceeds(bytes, limit: options.maxNestingDepth) {
             write(
                 .error(

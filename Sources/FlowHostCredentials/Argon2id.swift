@@ -45,7 +45,8 @@ public struct Argon2idHasher: Sendable, Equatable {
             }
         }
         try Argon2Error.check(code)
-        return String(cString: encoded)
+        let end = encoded.firstIndex(of: 0) ?? encoded.endIndex
+        return String(decoding: encoded[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// True when `password` matches `encoded`. libargon2 compares in constant time.
