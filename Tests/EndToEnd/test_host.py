@@ -67,7 +67,10 @@ def test_c_flow_method_and_event(spawn, echo_dir):
 def test_shutdown_then_exit_status_zero(spawn, echo_dir):
     host = spawn("--no-default-plugins", "--plugins", echo_dir)
     host.initialize(device=DEVICE)
-    assert host.shutdown() == 0
+    validate("ping.result", host.request("ping"))
+    validate("shutdown.result", host.request("shutdown"))
+    host.notify("exit")
+    assert host.process.wait(5) == 0
 
 
 def test_exit_without_shutdown_status_one(spawn):
