@@ -133,3 +133,23 @@ def test_response_to_an_unknown_id_is_ignored(spawn):
     host = spawn("--no-default-plugins")
     host.send({"jsonrpc": "2.0", "id": "fh-404", "result": {}})
     assert host.request("rpc.discover")["openrpc"] == "1.3.2"
+
+
+def test_a_c_flow_uses_services_host_requests_and_events(spawn, echo_dir, test_plugins):
+    host = spawn("--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins["c_full"], "--log-level", "info")
+    host.initialize(device=DEVICE)
+    # A service of another flow (the C example's echo.upper), through the host.
+    assert host.request("cfull.upper", {"text": "abc é"}) == {"text": "ABC é"}
+    # A request to the client; the answer is routed back to the C flow.
+    host.on_request("platform/confirm", lambda params: {"confirmed": params["question"] == "sure?"})
+    assert host.request("cfull.ask", {"question": "sure?"}) is None
+    assert host.wait_event("onAnswered")["params"] == {"answer": {"confirmed": True}}
+    # An error answer, and no answer at all (the host's timeout).
+    host.on_request("platform/confirm", lambda params: (_ for _ in ()).throw(RPCError({"code": -7, "message": "no"})))
+    host.request("cfull.ask", ["again?"])
+    assert host.wait_event("onAnswered")["params"] == {"error": -7}
+    del host._handlers["platform/confirm"]
+    host.request("cfull.ask", {"question": "anyone?", "timeoutMs": 200})
+    assert host.wait_event("onAnswered", timeout=5)["params"] == {"error": -32000}
+    host.shutdown()
+    assert "cfull created" in host.stderr_text()
