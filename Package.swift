@@ -93,10 +93,11 @@ let package = Package(
         .target(name: "FlowPluginEchoC", dependencies: ["CFlowHostABI", "CJansson"], path: "Plugins/EchoC"),
         .target(name: "FlowPluginMFA", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/MFA"),
 
-        // Unit tests.
-        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON"]),
+        // Unit tests, and what they share.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON", "TestSupport"]),
         .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore"]),
         .testTarget(name: "FlowHostCredentialsTests", dependencies: ["FlowHostCredentials", "FlowHostStore", "FlowJSON"]),
-        .testTarget(name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "FlowHostSDK", "JSONRPC", "FlowJSON"]),
+        .testTarget(name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "FlowHostSDK", "JSONRPC", "FlowJSON", "TestSupport"]),
     ]
 )

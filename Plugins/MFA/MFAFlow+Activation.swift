@@ -4,7 +4,7 @@ import FlowJSON
 /// Activation: the code, the device name, LDA consent, and its completion.
 extension MFAFlow {
     func askForActivationCode(_ userID: String, attemptsLeft: Int, verificationKey: String?, status: Int = SDKPayload.success, message: String? = nil) {
-        stage = .awaitingActivationCode(userID: userID)
+        stage = .awaitingActivationCode(userID: userID, verificationKey: verificationKey ?? "")
         let (status, message) =
             verificationKey == nil && status == SDKPayload.success
             ? (106, "No valid activation code: it has expired or was used. Request a new one with resendActivationCode.")
@@ -19,10 +19,9 @@ extension MFAFlow {
     }
 
     func setActivationCode(_ code: String) throws(FlowError) {
-        guard case .awaitingActivationCode(let userID) = stage else { throw Self.wrongStage }
+        guard case .awaitingActivationCode(let userID, let key) = stage else { throw Self.wrongStage }
         let outcome = try host.call(
             "activation.verify", ["userID": .string(userID), "code": .string(code), "deviceID": .string(deviceID)])
-        let key = try userState(userID)?["verificationKey"]?.stringValue ?? ""
         switch outcome["outcome"]?.stringValue {
         case "accepted":
             stage = .awaitingDeviceName(userID: userID)
@@ -43,7 +42,7 @@ extension MFAFlow {
     }
 
     func resendActivationCode() throws(FlowError) {
-        guard case .awaitingActivationCode(let userID) = stage else { throw Self.wrongStage }
+        guard case .awaitingActivationCode(let userID, _) = stage else { throw Self.wrongStage }
         let outcome = try host.call("activation.resend", ["userID": .string(userID), "deviceID": .string(deviceID)])
         switch outcome["outcome"]?.stringValue {
         case "sent":

@@ -12,7 +12,8 @@ final class MFAFlow: Flow {
     enum Stage {
         case idle
         case awaitingUser
-        case awaitingActivationCode(userID: String)
+        /// With the verification key shown, so a wrong code can show it again.
+        case awaitingActivationCode(userID: String, verificationKey: String)
         case awaitingDeviceName(userID: String)
         case awaitingConsent(userID: String)
         case awaitingNewPassword(userID: String)

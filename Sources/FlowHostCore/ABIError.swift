@@ -26,6 +26,4 @@ extension RPCError {
     }
 
     var shortCode: Int { data?["shortErrorCode"]?.intValue ?? code }
-
-    static func emptyABIError() -> flowhost_error_v1 { flowhost_error_v1() }
 }

@@ -114,17 +114,11 @@ extension HostEngine {
     }
 }
 
-/// Random identifiers for devices and host request ids.
+/// Random identifiers for devices a client did not name: 128 bits, hex.
 enum RandomIdentifier {
     static func make() -> String {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
-    }
-}
-
-extension String {
-    func leftPadded(to width: Int, with pad: Character = "0") -> String {
-        count >= width ? self : String(repeating: pad, count: width - count) + self
+        let digits = Array("0123456789abcdef")
+        return String((0..<32).map { _ in digits[Int.random(in: 0..<16, using: &generator)] })
     }
 }

@@ -45,8 +45,4 @@ public enum SystemFile {
         }
     }
 
-    /// The environment variable, if set.
-    public static func environment(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
-    }
 }

@@ -76,6 +76,14 @@ extension AdminOptions {
         }
     }
 
+    /// A user and their devices, read together; an unknown user is `notFound`.
+    func userAndDevices(_ userID: String) throws -> (UserRecord, [DeviceRecord]) {
+        try credentials().store.read { tx in
+            guard let user = try tx.user(userID) else { throw StoreError.notFound }
+            return (user, try tx.devices(userID: userID))
+        }
+    }
+
     /// Applies an operator action to a user and reports it.
     func change(_ userID: String, _ action: (CredentialService) throws -> Void, report: JSON, text: String) throws {
         try adminRun {
@@ -123,9 +131,7 @@ extension Admin {
 
         func run() throws {
             try adminRun {
-                let credentials = try options.credentials()
-                guard let user = try credentials.store.read({ try $0.user(userID) }) else { throw StoreError.notFound }
-                let devices = try credentials.store.read { try $0.devices(userID: userID) }
+                let (user, devices) = try options.userAndDevices(userID)
                 let value: JSON = [
                     "userID": .string(user.userID), "status": .string(user.status.rawValue),
                     "blocked": .optional(user.blockReason) { .string($0.rawValue) },
@@ -208,9 +214,7 @@ extension Admin {
         @Argument var userID: String
         func run() throws {
             try adminRun {
-                let credentials = try options.credentials()
-                guard try credentials.store.read({ try $0.user(userID) }) != nil else { throw StoreError.notFound }
-                let devices = try credentials.store.read { try $0.devices(userID: userID) }
+                let (_, devices) = try options.userAndDevices(userID)
                 let value = JSON.array(
                     devices.map {
                         [

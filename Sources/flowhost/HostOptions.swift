@@ -26,7 +26,7 @@ struct HostOptions: ParsableArguments {
 
     func searchPath() -> [PluginDirectory] {
         var directories = pluginDirectories.map { PluginDirectory(path: $0) }
-        if let environment = SystemFile.environment("FLOWHOST_PLUGIN_PATH") {
+        if let environment = SystemEnvironment.value("FLOWHOST_PLUGIN_PATH") {
             directories += environment.split(separator: ":").map { PluginDirectory(path: String($0)) }
         }
         if !noDefaultPlugins, let executable = Self.executableDirectory() {

@@ -11,7 +11,7 @@ struct StoreOptions: ParsableArguments {
 
     var path: String {
         if let store { return store }
-        if let environment = SystemFile.environment("FLOWHOST_STORE"), !environment.isEmpty { return environment }
+        if let environment = SystemEnvironment.value("FLOWHOST_STORE"), !environment.isEmpty { return environment }
         return SQLiteStore.defaultPath()
     }
 

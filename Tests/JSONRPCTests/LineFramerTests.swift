@@ -1,4 +1,5 @@
 import JSONRPC
+import TestSupport
 import Testing
 
 /// Runs the framer over `input` cut into the given chunk sizes.
@@ -32,17 +33,6 @@ private func reference(_ input: [UInt8]) -> [String] {
     }
 }
 
-/// A small deterministic generator, so a failure can be replayed.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 private let sample: [UInt8] = Array(
     """
