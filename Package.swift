@@ -39,6 +39,9 @@ let package = Package(
             providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]
         ),
 
+        // The user-id rule, shared by the protocol boundary and the operator's tools.
+        .target(name: "FlowHostIdentifiers"),
+
         // Process spawning with pipes (delivery commands, the demo).
         .target(name: "CFlowHostSystem"),
 
@@ -55,7 +58,7 @@ let package = Package(
         .target(
             name: "FlowHostCore",
             dependencies: [
-                "JSONRPC", "FlowJSON", "CFlowHostABI", "CJansson",
+                "JSONRPC", "FlowJSON", "CFlowHostABI", "CJansson", "FlowHostIdentifiers",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -68,7 +71,7 @@ let package = Package(
         // code delivery: the security logic over the store protocols.
         .target(
             name: "FlowHostCredentials",
-            dependencies: ["FlowHostStore", "CArgon2", "CSodium", "CFlowHostSystem", "FlowJSON", "JSONRPC"]
+            dependencies: ["FlowHostStore", "FlowHostIdentifiers", "CArgon2", "CSodium", "CFlowHostSystem", "FlowJSON", "JSONRPC"]
         ),
 
         // The credential and store services offered to flows through the host.

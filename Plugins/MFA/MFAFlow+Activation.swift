@@ -24,7 +24,7 @@ extension MFAFlow {
             "activation.verify", ["userID": .string(userID), "code": .string(code), "deviceID": .string(deviceID)])
         switch outcome["outcome"]?.stringValue {
         case "accepted":
-            stage = .awaitingDeviceName(userID: userID)
+            stage = .awaitingDeviceName(userID: userID, grant: outcome["grant"]?.stringValue ?? "")
             host.emit(
                 "getDeviceName",
                 SDKPayload.event(workflow: Workflow.activation, fields: ["userID": .string(userID), "deviceName": .string(defaultDeviceName)]))
@@ -36,9 +36,24 @@ extension MFAFlow {
             askForActivationCode(
                 userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: "", status: 106,
                 message: "The activation code has expired. Request a new one with resendActivationCode.")
+        case "superseded":
+            askForActivationCode(
+                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: currentVerificationKey(userID) ?? key,
+                status: 106, message: "A newer activation code was sent; enter that one. This try did not count.")
+        case "alreadyUsed":
+            askForActivationCode(
+                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: "", status: 106,
+                message: "This activation code was used already. Request a new one with resendActivationCode.")
+        case "refused":
+            refused(outcome)
         default:
-            askForUser(status: 138, message: Self.blockedMessage(138))
+            unexpected("activation.verify", outcome)
         }
+    }
+
+    /// The verification key of the user's current code, after a resend elsewhere.
+    func currentVerificationKey(_ userID: String) -> String? {
+        (try? userState(userID))??["verificationKey"]?.stringValue
     }
 
     func resendActivationCode() throws(FlowError) {
@@ -53,35 +68,37 @@ extension MFAFlow {
             throw FlowError(
                 code: -32011, message: "Too many requests: retry after \(after) seconds",
                 data: ["retryAfterSeconds": .int(after)])
+        case "refused":
+            refused(outcome)
         default:
-            askForUser(status: 138, message: Self.blockedMessage(138))
+            unexpected("activation.resend", outcome)
         }
     }
 
     func setDeviceName(_ name: String) throws(FlowError) {
-        guard case .awaitingDeviceName(let userID) = stage else { throw Self.wrongStage }
+        guard case .awaitingDeviceName(let userID, let grant) = stage else { throw Self.wrongStage }
         let trimmed = name.trimmingSpaces
         guard !trimmed.isEmpty, trimmed.utf8.count <= 256 else {
             throw FlowError.invalidParams(field: "deviceName", reason: "must be 1 to 256 bytes")
         }
         chosenDeviceName = trimmed
         if let type = ldaCapabilities.first {
-            stage = .awaitingConsent(userID: userID)
+            stage = .awaitingConsent(userID: userID, grant: grant)
             host.emit(
                 "getUserConsentForLDA",
                 SDKPayload.event(
                     workflow: Workflow.activation,
                     fields: ["userID": .string(userID), "challengeMode": .int(ChallengeMode.set), "authenticationType": .int(type)]))
         } else {
-            askForPassword(userID, mode: ChallengeMode.set, attemptsLeft: 0)
+            askForNewPassword(userID, grant: grant)
         }
     }
 
     func setUserConsent(_ enroll: Bool, authenticationType: Int) throws(FlowError) {
-        guard case .awaitingConsent(let userID) = stage else { throw Self.wrongStage }
+        guard case .awaitingConsent(let userID, let grant) = stage else { throw Self.wrongStage }
         guard enroll else {
             audit(userID, "activation.lda-consent", "declined")
-            return askForPassword(userID, mode: ChallengeMode.set, attemptsLeft: 0)
+            return askForNewPassword(userID, grant: grant)
         }
         guard ldaCapabilities.contains(authenticationType) else {
             throw FlowError.invalidParams(field: "authenticationType", reason: "not one of this device's ldaCapabilities")
@@ -89,7 +106,7 @@ extension MFAFlow {
         authenticateWithLDA(userID, type: authenticationType, reason: "enroll") { [self] ok in
             guard ok else {
                 audit(userID, "activation.lda-enroll", "failed")
-                stage = .awaitingConsent(userID: userID)
+                stage = .awaitingConsent(userID: userID, grant: grant)
                 host.emit(
                     "getUserConsentForLDA",
                     SDKPayload.event(
@@ -101,23 +118,33 @@ extension MFAFlow {
                         ]))
                 return
             }
-            completeActivation(userID, password: nil, ldaType: authenticationType)
+            completeActivation(userID, grant: grant, password: nil, ldaType: authenticationType)
         }
     }
 
-    func completeActivation(_ userID: String, password: String?, ldaType: Int?) {
+    func completeActivation(_ userID: String, grant: String, password: String?, ldaType: Int?) {
         let params: JSON = [
             "userID": .string(userID), "deviceID": .string(deviceID), "deviceName": .string(chosenDeviceName),
-            "workflow": .string(Workflow.activation),
+            "grant": .string(grant), "workflow": .string(Workflow.activation),
         ]
         if let password { params["password"] = .string(password) }
         if let ldaType { params["ldaType"] = .int(ldaType) }
+        let outcome: JSON
         do {
-            let sessionID = try host.call("activation.complete", params)["sessionID"]?.stringValue ?? ""
-            loggedIn(userID, sessionID: sessionID, workflow: Workflow.activation)
+            outcome = try host.call("activation.complete", params)
         } catch {
             host.log(.error, "activation of a user failed: \(error.message)")
-            askForUser(status: 114, message: "Activation failed on the server side; try again.")
+            return askForUser(status: 114, message: "Activation failed on the server side; try again.")
+        }
+        switch outcome["outcome"]?.stringValue {
+        case "completed":
+            loggedIn(userID, sessionID: outcome["sessionID"]?.stringValue ?? "", workflow: Workflow.activation)
+        case "grantInvalid":
+            askForUser(status: 106, message: "The accepted activation code is no longer valid; start again.")
+        case "refused":
+            refused(outcome)
+        default:
+            unexpected("activation.complete", outcome)
         }
     }
 }

@@ -3,9 +3,15 @@ import FlowJSON
 
 /// Setting, verifying and replacing passwords (challengeModes 0, 1, 4).
 extension MFAFlow {
+    /// Activation's `getPassword` (mode 1): the grant waits with the stage.
+    func askForNewPassword(_ userID: String, grant: String, status: Int = SDKPayload.success, message: String = "Success") {
+        askForPassword(userID, mode: ChallengeMode.set, attemptsLeft: 0, status: status, message: message)
+        stage = .awaitingNewPassword(userID: userID, grant: grant)
+    }
+
     func askForPassword(_ userID: String, mode: Int, attemptsLeft: Int, status: Int = SDKPayload.success, message: String = "Success") {
         switch mode {
-        case ChallengeMode.set: stage = .awaitingNewPassword(userID: userID)
+        case ChallengeMode.set: stage = .awaitingNewPassword(userID: userID, grant: "")
         case ChallengeMode.updateOnExpiry: stage = .awaitingExpiredUpdate(userID: userID)
         default: stage = .awaitingPassword(userID: userID)
         }
@@ -26,15 +32,17 @@ extension MFAFlow {
 
     func setPassword(_ password: String, mode: Int) throws(FlowError) {
         switch stage {
-        case .awaitingNewPassword(let userID):
+        case .awaitingNewPassword(let userID, let grant):
             let check = try host.call("password.check", ["userID": .string(userID), "password": .string(password)])
             switch check["outcome"]?.stringValue {
             case "acceptable":
-                completeActivation(userID, password: password, ldaType: nil)
+                completeActivation(userID, grant: grant, password: password, ldaType: nil)
             case "reused":
-                askForPassword(userID, mode: ChallengeMode.set, attemptsLeft: 0, status: 164, message: Self.reusedMessage)
+                askForNewPassword(userID, grant: grant, status: 164, message: Self.reusedMessage)
+            case "policy":
+                askForNewPassword(userID, grant: grant, status: 190, message: Self.policyMessage(check))
             default:
-                askForPassword(userID, mode: ChallengeMode.set, attemptsLeft: 0, status: 190, message: Self.policyMessage(check))
+                unexpected("password.check", check)
             }
         case .awaitingPassword(let userID):
             let outcome = try host.call(
@@ -56,8 +64,10 @@ extension MFAFlow {
                 askForPassword(
                     userID, mode: ChallengeMode.verify, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, status: 102,
                     message: "Invalid password.")
+            case "refused":
+                refused(outcome)
             default:
-                askForUser(status: 141, message: Self.blockedMessage(141))
+                unexpected("password.login", outcome)
             }
         case .awaitingExpiredUpdate:
             throw FlowError.sdk(4, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
@@ -75,7 +85,7 @@ extension MFAFlow {
             ["userID": .string(userID), "currentPassword": .string(current), "newPassword": .string(new), "deviceID": .string(deviceID)])
         switch outcome["outcome"]?.stringValue {
         case "updated":
-            logIn(userID, workflow: Workflow.login)
+            openSession(userID)
         case "wrongCurrent":
             askForPassword(
                 userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, status: 102,
@@ -84,8 +94,10 @@ extension MFAFlow {
             askForPassword(userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0, status: 164, message: Self.reusedMessage)
         case "policy":
             askForPassword(userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0, status: 190, message: Self.policyMessage(outcome))
+        case "refused":
+            refused(outcome)
         default:
-            askForUser(status: 141, message: Self.blockedMessage(141))
+            unexpected("password.update", outcome)
         }
     }
 }

@@ -3,15 +3,21 @@ import FlowJSON
 
 /// Sessions: login, reset before login, logoff.
 extension MFAFlow {
-    func logIn(_ userID: String, workflow: String) {
+    /// A session without a password check (after LDA, or after replacing an
+    /// expired password); the service checks the user may log in here now.
+    func openSession(_ userID: String, workflow: String = Workflow.login) {
+        let outcome: JSON
         do {
-            let sessionID = try host.call(
-                "session.open", ["userID": .string(userID), "deviceID": .string(deviceID), "workflow": .string(workflow)]
-            )["sessionID"]?.stringValue ?? ""
-            loggedIn(userID, sessionID: sessionID, workflow: workflow)
+            outcome = try host.call(
+                "session.open", ["userID": .string(userID), "deviceID": .string(deviceID), "workflow": .string(workflow)])
         } catch {
             host.log(.error, "opening a session failed: \(error.message)")
-            askForUser(status: 114, message: "Login failed on the server side; try again.")
+            return askForUser(status: 114, message: "Login failed on the server side; try again.")
+        }
+        switch outcome["outcome"]?.stringValue {
+        case "opened": loggedIn(userID, sessionID: outcome["sessionID"]?.stringValue ?? "", workflow: workflow)
+        case "refused": refused(outcome)
+        default: unexpected("session.open", outcome)
         }
     }
 

@@ -14,9 +14,10 @@ final class MFAFlow: Flow {
         case awaitingUser
         /// With the verification key shown, so a wrong code can show it again.
         case awaitingActivationCode(userID: String, verificationKey: String)
-        case awaitingDeviceName(userID: String)
-        case awaitingConsent(userID: String)
-        case awaitingNewPassword(userID: String)
+        /// `grant` (from accepting the code) completes activation once.
+        case awaitingDeviceName(userID: String, grant: String)
+        case awaitingConsent(userID: String, grant: String)
+        case awaitingNewPassword(userID: String, grant: String)
         case awaitingPassword(userID: String)
         case awaitingExpiredUpdate(userID: String)
         case awaitingLDA(userID: String)
@@ -78,7 +79,8 @@ final class MFAFlow: Flow {
     func setUser(_ userID: String) throws(FlowError) {
         guard !userID.isEmpty else { return askForUser(status: 101, message: "Enter a user id.") }
         guard let state = try userState(userID) else {
-            audit(userID, "login.user", "unknown")
+            // The id is not kept: it may be a password typed into the wrong field.
+            audit(nil, "login.user", "unknown")
             return askForUser(status: 101, message: "Invalid user: \(userID) is not known.")
         }
         if let blocked = state["blockedStatus"]?.intValue {
@@ -90,13 +92,11 @@ final class MFAFlow: Flow {
         }
         guard state["registeredOnDevice"]?.boolValue == true else {
             audit(userID, "login.device", "not-registered")
-            return askForUser(
-                status: 126,
-                message: "\(userID) is active on another device; activating an additional device is not available yet.")
+            return askForUser(status: 126, message: Self.refusalMessage(126))
         }
         if let ldaType = state["ldaType"]?.intValue {
             authenticateWithLDA(userID, type: ldaType, reason: "login") { [self] ok in
-                if ok { logIn(userID, workflow: Workflow.login) } else {
+                if ok { openSession(userID) } else {
                     audit(userID, "login.lda", "failed")
                     askForUser(status: 102, message: "Authentication failed: the LDA check was cancelled or failed.")
                 }
@@ -107,6 +107,20 @@ final class MFAFlow: Flow {
     }
 
     // MARK: Helpers
+
+    /// A service outcome that says the user's state changed under this
+    /// dialogue (a block, another device's activation): back to `getUser`
+    /// with the status that state calls for.
+    func refused(_ outcome: JSON) {
+        let status = outcome["status"]?.intValue ?? 114
+        askForUser(status: status, message: Self.refusalMessage(status))
+    }
+
+    /// An outcome this flow does not know: an error, never a default.
+    func unexpected(_ service: String, _ outcome: JSON) {
+        host.log(.error, "\(service) gave an outcome this flow does not know: \(outcome["outcome"]?.stringValue ?? "none")")
+        askForUser(status: 114, message: "The server could not complete the request; try again.")
+    }
 
     /// Asks the client's platform for a biometric (or other LDA) check.
     func authenticateWithLDA(_ userID: String, type: Int, reason: String, then: @escaping (Bool) -> Void) {
@@ -148,6 +162,15 @@ final class MFAFlow: Flow {
         status == 141
             ? "The user is blocked: too many wrong passwords. An administrator can unblock the account."
             : "The user is blocked: too many wrong activation codes, or by an administrator."
+    }
+
+    static func refusalMessage(_ status: Int) -> String {
+        switch status {
+        case 138, 141: blockedMessage(status)
+        case 132: "The user was activated meanwhile; log in instead."
+        case 126: "The user is active on another device; activating an additional device is not available yet."
+        default: "The server could not complete the request; try again."
+        }
     }
 }
 

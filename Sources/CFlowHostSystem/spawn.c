@@ -2,6 +2,8 @@
 #include "flowhost_system.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <time.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -44,4 +46,23 @@ int flowhost_wait(pid_t pid) {
         if (errno != EINTR) return -1;
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int flowhost_wait_timeout(pid_t pid, int timeout_ms) {
+    struct timespec start, now, pause = {0, 5 * 1000 * 1000};
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        int status;
+        pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (done < 0 && errno != EINTR) return -1;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+        if (elapsed >= timeout_ms) {
+            kill(pid, SIGKILL);
+            flowhost_wait(pid);
+            return -2;
+        }
+        nanosleep(&pause, NULL);
+    }
 }

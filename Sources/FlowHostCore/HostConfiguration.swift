@@ -14,7 +14,7 @@ public struct HostConfiguration {
     public var sections: [String: JSON] = [:]
 
     /// The top-level keys that belong to other parts of the host.
-    public static let serviceSectionKeys: Set<String> = ["passwords", "activation"]
+    public static let serviceSectionKeys: Set<String> = ["passwords", "activation", "sessions"]
 
     public init() {}
 

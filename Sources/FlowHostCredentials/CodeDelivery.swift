@@ -1,4 +1,3 @@
-import CFlowHostSystem
 import CSodium
 import FlowHostStore
 import FlowJSON
@@ -26,9 +25,14 @@ public struct CodeMessage: Sendable {
     }
 }
 
-/// Where activation codes go: the store's outbox (default) or a command.
+/// Where activation codes go. Every message is first sealed into the
+/// store's outbox, inside the transaction that made the code, so nothing is
+/// lost; what happens after the commit depends on the deployment.
 public protocol CodeDelivery {
-    func deliver(_ message: CodeMessage, in transaction: any StoreWriter, at now: Int64) throws
+    /// Seals the message into the outbox in the caller's transaction; returns its id.
+    func enqueue(_ message: CodeMessage, in transaction: any StoreWriter, at now: Int64) throws -> Int64
+    /// The transaction committed: start delivering `outboxID` without waiting.
+    func committed(outboxID: Int64)
 }
 
 /// Seals each message (XChaCha20-Poly1305, libsodium) under a key kept in a
@@ -43,12 +47,15 @@ public struct OutboxDelivery: CodeDelivery {
         key = try OutboxKey.loadOrCreate(at: keyPath)
     }
 
-    public func deliver(_ message: CodeMessage, in transaction: any StoreWriter, at now: Int64) throws {
+    public func enqueue(_ message: CodeMessage, in transaction: any StoreWriter, at now: Int64) throws -> Int64 {
         var body = Array(message.json().serialized().utf8)
         defer { SecureRandom.wipe(&body) }
-        try transaction.enqueue(
+        return try transaction.enqueue(
             OutboxMessage(userID: message.userID, kind: "activation-code", sealedBody: seal(body, userID: message.userID), createdAt: now))
     }
+
+    /// The operator reads the outbox (`flowhost admin outbox`): nothing to start.
+    public func committed(outboxID: Int64) {}
 
     func seal(_ plain: [UInt8], userID: String) -> [UInt8] {
         let nonce = SecureRandom.bytes(fh_aead_nonce_bytes())
@@ -62,6 +69,13 @@ public struct OutboxDelivery: CodeDelivery {
 
     /// Opens a sealed outbox message; fails if it was altered or moved to another user.
     public func open(_ message: OutboxMessage) throws -> JSON {
+        var plain = try openBytes(message)
+        defer { SecureRandom.wipe(&plain) }
+        return try plain.withUnsafeBytes { try JSON.parse($0) }
+    }
+
+    /// The opened body, for a caller that wipes it after use.
+    func openBytes(_ message: OutboxMessage) throws -> [UInt8] {
         let nonceBytes = fh_aead_nonce_bytes()
         guard message.sealedBody.count >= nonceBytes + fh_aead_tag_bytes() else { throw CredentialError("outbox message too short") }
         let nonce = Array(message.sealedBody[0..<nonceBytes])
@@ -72,8 +86,9 @@ public struct OutboxDelivery: CodeDelivery {
         let code = crypto_aead_xchacha20poly1305_ietf_decrypt(
             &plain, &plainLength, nil, sealed, UInt64(sealed.count), extra, UInt64(extra.count), nonce, key)
         guard code == 0 else { throw CredentialError("outbox message #\(message.id ?? 0) does not open with this key") }
-        defer { SecureRandom.wipe(&plain) }
-        return try plain[0..<Int(plainLength)].withUnsafeBytes { try JSON.parse($0) }
+        let opened = Array(plain[0..<Int(plainLength)])
+        SecureRandom.wipe(&plain)
+        return opened
     }
 }
 
@@ -95,31 +110,6 @@ enum OutboxKey {
             guard theirs.count == size else { throw CredentialError("outbox key \(path) is not \(size) bytes") }
             return theirs
         }
-    }
-}
-
-/// Runs a configured program for each code, the way a deployment hands it
-/// to its mail or SMS gateway. The message goes to the program's stdin (never
-/// its arguments, which other users can see); a non-zero exit is a failure.
-public struct CommandDelivery: CodeDelivery {
-    public let argv: [String]
-
-    public init(argv: [String]) { self.argv = argv }
-
-    public func deliver(_ message: CodeMessage, in transaction: any StoreWriter, at now: Int64) throws {
-        var arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { for argument in arguments { free(argument) } }
-        var input: Int32 = -1
-        let pid = flowhost_spawn(&arguments, &input, nil)
-        guard pid > 0 else { throw CredentialError("cannot start delivery command \(argv[0]): \(String(cString: strerror(errno)))") }
-        var body = Array((message.json().serialized() + "\n").utf8)
-        defer { SecureRandom.wipe(&body) }
-        var writeFailure: SystemError?
-        do { try SystemFile.writeAll(input, body) } catch { writeFailure = error }
-        close(input)
-        let status = flowhost_wait(pid)
-        if let writeFailure { throw CredentialError("delivery command: \(writeFailure)") }
-        guard status == 0 else { throw CredentialError("delivery command exited with status \(status)") }
     }
 }
 

@@ -1,3 +1,5 @@
+import FlowHostStore
+
 /// What a user looks like to a flow on one device.
 public struct UserState: Sendable, Equatable {
     public var userID: String
@@ -21,17 +23,63 @@ public struct IssuedCode: Sendable, Equatable {
     public let expiresAt: Int64
 }
 
+/// Why a step cannot go on for this user now. Every step re-reads the user
+/// inside its own write transaction, so an operator's block or another
+/// device's activation between two steps is seen by the next one.
+public enum Refusal: Sendable, Equatable {
+    case blocked(BlockReason)
+    /// An activation step for a user who was activated meanwhile, and whose
+    /// registration includes this device.
+    case alreadyActive
+    /// The user is not active on this device (active elsewhere only, or the
+    /// registration of this device ended).
+    case notRegisteredOnDevice
+
+    /// The SDK status the client gets with `getUser`.
+    public var status: Int {
+        switch self {
+        case .blocked(.passwordAttempts): 141
+        case .blocked: 138
+        case .alreadyActive: 132
+        case .notRegisteredOnDevice: 126
+        }
+    }
+
+    /// A short name for the audit log and the services' `reason` field.
+    public var name: String {
+        switch self {
+        case .blocked(let reason): "blocked-\(reason.rawValue)"
+        case .alreadyActive: "already-active"
+        case .notRegisteredOnDevice: "not-registered"
+        }
+    }
+}
+
 public enum ActivationOutcome: Sendable, Equatable {
-    case accepted
+    /// The code was right. `grant` (a secret for this dialogue only) completes
+    /// activation once, with `completeActivation`.
+    case accepted(grant: String)
     case wrong(attemptsLeft: Int)
     case expired(attemptsLeft: Int)
-    case blocked
+    /// The code was right but a resend replaced it: no attempt is spent.
+    case superseded(attemptsLeft: Int)
+    /// The code was right but was used meanwhile (another device won the race).
+    case alreadyUsed(attemptsLeft: Int)
+    case refused(Refusal)
 }
 
 public enum ResendOutcome: Sendable, Equatable {
     case sent(verificationKey: String, attemptsLeft: Int)
+    /// The interval between resends, or the cap per code lifetime.
     case tooSoon(retryAfterSeconds: Int64)
-    case blocked
+    case refused(Refusal)
+}
+
+public enum CompletionOutcome: Sendable, Equatable {
+    case completed(sessionID: String)
+    /// The grant was never given, already spent, voided by the operator, or too old.
+    case grantInvalid
+    case refused(Refusal)
 }
 
 public enum NewPasswordCheck: Sendable, Equatable {
@@ -45,12 +93,17 @@ public enum NewPasswordCheck: Sendable, Equatable {
 public enum PasswordOutcome: Sendable, Equatable {
     case accepted(expired: Bool)
     case wrong(attemptsLeft: Int)
-    case blocked
+    case refused(Refusal)
 }
 
 public enum PasswordUpdateOutcome: Sendable, Equatable {
     case updated
     case wrongCurrent(attemptsLeft: Int)
-    case blocked
+    case refused(Refusal)
     case rejected(NewPasswordCheck)
+}
+
+public enum SessionOutcome: Sendable, Equatable {
+    case opened(sessionID: String)
+    case refused(Refusal)
 }

@@ -15,8 +15,19 @@ public struct CredentialSettings: Sendable, Equatable {
     public var maxActivationAttempts = 5
     /// The least time between two `resendActivationCode` calls of a user.
     public var resendIntervalSeconds: Int64 = 30
+    /// How many codes a client may ask for with `resendActivationCode` within
+    /// one code lifetime (an operator's re-issue starts afresh).
+    public var maxResendsPerCodeLifetime = 3
     /// A program that delivers codes (argv); nil keeps them in the outbox.
     public var deliveryCommand: [String]?
+    /// How long one run of the delivery command may take before it is killed.
+    public var deliveryTimeoutSeconds = 10
+    /// Runs of the delivery command for one message before it is given up.
+    public var deliveryAttempts = 3
+    /// A session ends after this long without use (NIST SP 800-63B, AAL2: 30 minutes).
+    public var sessionIdleTimeoutSeconds: Int64 = 1800
+    /// A session ends this long after login, used or not (AAL2: 12 hours).
+    public var sessionLifetimeSeconds: Int64 = 43_200
 
     public init() {}
 
@@ -30,7 +41,7 @@ public struct CredentialSettings: Sendable, Equatable {
         }
     }
 
-    public static func parse(passwords: JSON?, activation: JSON?) throws(Invalid) -> CredentialSettings {
+    public static func parse(passwords: JSON?, activation: JSON?, sessions: JSON? = nil) throws(Invalid) -> CredentialSettings {
         var settings = CredentialSettings()
         if let passwords {
             let reader = try SectionReader(passwords, "passwords")
@@ -64,6 +75,9 @@ public struct CredentialSettings: Sendable, Equatable {
                 case "codeLifetimeSeconds": settings.activationCodeLifetimeSeconds = Int64(try reader.int(key, 10...604_800))
                 case "maxAttempts": settings.maxActivationAttempts = try reader.int(key, 1...100)
                 case "resendIntervalSeconds": settings.resendIntervalSeconds = Int64(try reader.int(key, 0...86_400))
+                case "maxResendsPerCode": settings.maxResendsPerCodeLifetime = try reader.int(key, 0...20)
+                case "deliveryTimeoutSeconds": settings.deliveryTimeoutSeconds = try reader.int(key, 1...600)
+                case "deliveryAttempts": settings.deliveryAttempts = try reader.int(key, 1...20)
                 case "deliveryCommand":
                     let value = activation[key]!
                     guard value.kind == .array, value.count > 0, value.elements.allSatisfy({ $0.kind == .string }) else {
@@ -71,6 +85,16 @@ public struct CredentialSettings: Sendable, Equatable {
                     }
                     settings.deliveryCommand = value.elements.compactMap(\.stringValue)
                 default: throw Invalid(key: "activation.\(key)", reason: "unknown key")
+                }
+            }
+        }
+        if let sessions {
+            let reader = try SectionReader(sessions, "sessions")
+            for key in sessions.keys {
+                switch key {
+                case "idleTimeoutSeconds": settings.sessionIdleTimeoutSeconds = Int64(try reader.int(key, 10...86_400))
+                case "lifetimeSeconds": settings.sessionLifetimeSeconds = Int64(try reader.int(key, 10...2_592_000))
+                default: throw Invalid(key: "sessions.\(key)", reason: "unknown key")
                 }
             }
         }

@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Secrets from the system CSPRNG (`SystemRandomNumberGenerator` is
-/// getrandom(2) on Linux), and the few comparisons that must not leak timing.
+/// getrandom(2) on Linux), and wiping buffers that held one.
 public enum SecureRandom {
     public static func bytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
@@ -18,24 +18,7 @@ public enum SecureRandom {
         return String((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
     }
 
-    public static func hex(bytes count: Int) -> String {
-        bytes(count).map { byte in
-            let digits: [Character] = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-        }.joined()
-    }
-
-    /// Compares without an early exit, so timing tells nothing about where
-    /// two secrets differ.
-    public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
-        for index in 0..<max(a.count, b.count) {
-            let x = index < a.count ? a[index] : 0
-            let y = index < b.count ? b[index] : 0
-            difference |= x ^ y
-        }
-        return difference == 0
-    }
+    public static func hex(bytes count: Int) -> String { Hex.encode(bytes(count)) }
 
     /// Overwrites a buffer that held a secret.
     public static func wipe(_ bytes: inout [UInt8]) {
@@ -44,5 +27,19 @@ public enum SecureRandom {
             // memset through a volatile-like path the optimiser keeps.
             _ = memset(base, 0, buffer.count)
         }
+    }
+}
+
+/// Lower-case hexadecimal, the one spelling of bytes as text in the store.
+public enum Hex {
+    public static func encode(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -6,7 +6,9 @@ import JSONRPC
 
 /// Offers the credential service to every flow through the host's service
 /// registry. Names and shapes are listed in Protocol/spec.md ("Services").
-/// Secrets (passwords, codes) pass through in memory only; none is logged.
+/// Secrets (passwords, codes, grants) pass through in memory only; none is
+/// logged. Every outcome is one of a closed set, named by `outcome`; a
+/// refusal carries the SDK `status` the client is to get.
 public enum CredentialServices {
     public static func register(_ credentials: CredentialService, in engine: HostEngine) {
         func offer(_ name: String, _ body: @escaping (ServiceParams) throws -> JSON?) {
@@ -18,8 +20,9 @@ public enum CredentialServices {
                 } catch let error as StoreError where error == .notFound {
                     throw RPCError(code: -32010, message: "unknown user", data: nil)
                 } catch {
+                    // Store internals stay in the log; the caller learns only that it failed.
                     engine.logger.error("service \(name) failed: \(error)")
-                    throw RPCError.internalError.withMessage("\(name) failed: \(error)")
+                    throw RPCError.internalError
                 }
             }
         }
@@ -44,10 +47,12 @@ public enum CredentialServices {
 
         offer("activation.verify") { p in
             switch try credentials.verifyActivationCode(try p.string("userID"), code: try p.string("code"), deviceID: try p.string("deviceID")) {
-            case .accepted: return ["outcome": "accepted"]
+            case .accepted(let grant): return ["outcome": "accepted", "grant": .string(grant)]
             case .wrong(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
             case .expired(let left): return ["outcome": "expired", "attemptsLeft": .int(left)]
-            case .blocked: return ["outcome": "blocked"]
+            case .superseded(let left): return ["outcome": "superseded", "attemptsLeft": .int(left)]
+            case .alreadyUsed(let left): return ["outcome": "alreadyUsed", "attemptsLeft": .int(left)]
+            case .refused(let refusal): return refused(refusal)
             }
         }
 
@@ -55,7 +60,7 @@ public enum CredentialServices {
             switch try credentials.resendActivationCode(try p.string("userID"), deviceID: try p.string("deviceID")) {
             case .sent(let key, let left): return ["outcome": "sent", "verificationKey": .string(key), "attemptsLeft": .int(left)]
             case .tooSoon(let after): return ["outcome": "tooSoon", "retryAfterSeconds": .int(Int(after))]
-            case .blocked: return ["outcome": "blocked"]
+            case .refused(let refusal): return refused(refusal)
             }
         }
 
@@ -66,24 +71,15 @@ public enum CredentialServices {
         }
 
         offer("password.verify") { p in
-            switch try credentials.verifyPassword(try p.string("userID"), try p.string("password"), deviceID: try p.string("deviceID")) {
-            case .accepted(let expired): return ["outcome": "accepted", "expired": .bool(expired)]
-            case .wrong(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
-            case .blocked: return ["outcome": "blocked"]
-            }
+            password(try credentials.verifyPassword(try p.string("userID"), try p.string("password"), deviceID: try p.string("deviceID")))
         }
 
         offer("password.login") { p in
             let (outcome, sessionID) = try credentials.logIn(
                 try p.string("userID"), try p.string("password"), deviceID: try p.string("deviceID"), workflow: try p.string("workflow"))
-            switch outcome {
-            case .accepted(let expired):
-                let result: JSON = ["outcome": "accepted", "expired": .bool(expired)]
-                if let sessionID { result["sessionID"] = .string(sessionID) }
-                return result
-            case .wrong(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
-            case .blocked: return ["outcome": "blocked"]
-            }
+            let result = password(outcome)
+            if let sessionID { result["sessionID"] = .string(sessionID) }
+            return result
         }
 
         offer("password.update") { p in
@@ -93,32 +89,52 @@ public enum CredentialServices {
             switch outcome {
             case .updated: return ["outcome": "updated"]
             case .wrongCurrent(let left): return ["outcome": "wrongCurrent", "attemptsLeft": .int(left)]
-            case .blocked: return ["outcome": "blocked"]
+            case .refused(let refusal): return refused(refusal)
             case .rejected(let reason): return check(reason)
             }
         }
 
         offer("activation.complete") { p in
-            let sessionID = try credentials.completeActivation(
+            let outcome = try credentials.completeActivation(
                 try p.string("userID"), deviceID: try p.string("deviceID"), deviceName: try p.string("deviceName"),
-                password: try p.optionalString("password"), ldaType: try p.optionalInt("ldaType"), workflow: try p.string("workflow"))
-            return ["sessionID": .string(sessionID)]
+                grant: try p.string("grant"), password: try p.optionalString("password"), ldaType: try p.optionalInt("ldaType"),
+                workflow: try p.string("workflow"))
+            switch outcome {
+            case .completed(let sessionID): return ["outcome": "completed", "sessionID": .string(sessionID)]
+            case .grantInvalid: return ["outcome": "grantInvalid"]
+            case .refused(let refusal): return refused(refusal)
+            }
         }
 
         offer("session.open") { p in
-            ["sessionID": .string(try credentials.openSession(try p.string("userID"), deviceID: try p.string("deviceID"), workflow: try p.string("workflow")))]
+            switch try credentials.openSession(try p.string("userID"), deviceID: try p.string("deviceID"), workflow: try p.string("workflow")) {
+            case .opened(let sessionID): return ["outcome": "opened", "sessionID": .string(sessionID)]
+            case .refused(let refusal): return refused(refusal)
+            }
         }
 
         offer("session.close") { p in
-            try credentials.endSession(try p.string("sessionID"))
+            try credentials.endSession(try p.string("sessionID"), reason: try p.optionalString("reason").map(Self.reasonName) ?? "logoff")
             return .object()
         }
 
         offer("audit.record") { p in
             try credentials.record(
                 userID: try p.optionalString("userID"), deviceID: try p.optionalString("deviceID"), action: try p.string("action"),
-                outcome: try p.string("outcome"), detail: p.json["detail"])
+                outcome: try p.string("outcome"))
             return .object()
+        }
+    }
+
+    private static func refused(_ refusal: Refusal) -> JSON {
+        ["outcome": "refused", "status": .int(refusal.status), "reason": .string(refusal.name)]
+    }
+
+    private static func password(_ outcome: PasswordOutcome) -> JSON {
+        switch outcome {
+        case .accepted(let expired): ["outcome": "accepted", "expired": .bool(expired)]
+        case .wrong(let left): ["outcome": "wrong", "attemptsLeft": .int(left)]
+        case .refused(let refusal): refused(refusal)
         }
     }
 
@@ -128,5 +144,10 @@ public enum CredentialServices {
         case .violatesPolicy(let problems): ["outcome": "policy", "problems": .array(problems.map(JSON.string))]
         case .reused: ["outcome": "reused"]
         }
+    }
+
+    /// Session end reasons a flow may give: short names only.
+    private static func reasonName(_ text: String) -> String {
+        ["logoff", "host-exit", "step-up-failed", "expired"].contains(text) ? text : "other"
     }
 }

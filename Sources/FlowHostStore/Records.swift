@@ -29,10 +29,15 @@ public struct UserRecord: Sendable, Equatable {
     public var createdAt: Int64
     /// Last time `resendActivationCode` issued a code (rate limit).
     public var lastResendAt: Int64?
+    /// Start of the window in which client resends are counted (the cap).
+    public var resendWindowStart: Int64?
+    /// Client resends in the current window.
+    public var resendCount: Int
 
     public init(
         userID: String, status: UserStatus = .pending, blockReason: BlockReason? = nil, activationAttemptsLeft: Int,
-        passwordAttemptsLeft: Int, passwordExpired: Bool = false, createdAt: Int64, lastResendAt: Int64? = nil
+        passwordAttemptsLeft: Int, passwordExpired: Bool = false, createdAt: Int64, lastResendAt: Int64? = nil,
+        resendWindowStart: Int64? = nil, resendCount: Int = 0
     ) {
         self.userID = userID
         self.status = status
@@ -42,6 +47,8 @@ public struct UserRecord: Sendable, Equatable {
         self.passwordExpired = passwordExpired
         self.createdAt = createdAt
         self.lastResendAt = lastResendAt
+        self.resendWindowStart = resendWindowStart
+        self.resendCount = resendCount
     }
 }
 
@@ -94,9 +101,15 @@ public struct ActivationCodeRecord: Sendable, Equatable {
     public var verificationKey: String
     public var createdAt: Int64
     public var expiresAt: Int64
+    /// When the code was accepted (or retired by the operator): it never works again.
     public var usedAt: Int64?
+    /// When a client's resend replaced it: typing it then costs no attempt.
+    public var supersededAt: Int64?
 
-    public init(id: Int64? = nil, userID: String, codeHash: String, verificationKey: String, createdAt: Int64, expiresAt: Int64, usedAt: Int64? = nil) {
+    public init(
+        id: Int64? = nil, userID: String, codeHash: String, verificationKey: String, createdAt: Int64, expiresAt: Int64,
+        usedAt: Int64? = nil, supersededAt: Int64? = nil
+    ) {
         self.id = id
         self.userID = userID
         self.codeHash = codeHash
@@ -104,6 +117,7 @@ public struct ActivationCodeRecord: Sendable, Equatable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.usedAt = usedAt
+        self.supersededAt = supersededAt
     }
 }
 
@@ -113,15 +127,24 @@ public struct SessionRecord: Sendable, Equatable {
     public var deviceID: String
     public var workflow: String
     public var createdAt: Int64
+    /// The last time the session was used (its idle lifetime counts from here).
+    public var lastSeenAt: Int64
     public var endedAt: Int64?
+    /// Why it ended: `logoff`, `blocked`, `idle`, `lifetime`, `host-exit`, …
+    public var endReason: String?
 
-    public init(sessionID: String, userID: String, deviceID: String, workflow: String, createdAt: Int64, endedAt: Int64? = nil) {
+    public init(
+        sessionID: String, userID: String, deviceID: String, workflow: String, createdAt: Int64, lastSeenAt: Int64? = nil,
+        endedAt: Int64? = nil, endReason: String? = nil
+    ) {
         self.sessionID = sessionID
         self.userID = userID
         self.deviceID = deviceID
         self.workflow = workflow
         self.createdAt = createdAt
+        self.lastSeenAt = lastSeenAt ?? createdAt
         self.endedAt = endedAt
+        self.endReason = endReason
     }
 }
 
@@ -156,13 +179,48 @@ public struct OutboxMessage: Sendable, Equatable {
     public var sealedBody: [UInt8]
     public var createdAt: Int64
     public var deliveredAt: Int64?
+    /// Failed delivery attempts so far.
+    public var attempts: Int
+    /// Why the last attempt failed (never a secret).
+    public var lastError: String?
+    /// When delivery was given up after the last allowed attempt.
+    public var failedAt: Int64?
 
-    public init(id: Int64? = nil, userID: String, kind: String, sealedBody: [UInt8], createdAt: Int64, deliveredAt: Int64? = nil) {
+    public init(
+        id: Int64? = nil, userID: String, kind: String, sealedBody: [UInt8], createdAt: Int64, deliveredAt: Int64? = nil,
+        attempts: Int = 0, lastError: String? = nil, failedAt: Int64? = nil
+    ) {
         self.id = id
         self.userID = userID
         self.kind = kind
         self.sealedBody = sealedBody
         self.createdAt = createdAt
         self.deliveredAt = deliveredAt
+        self.attempts = attempts
+        self.lastError = lastError
+        self.failedAt = failedAt
+    }
+}
+
+/// A count of like events in one hour: what the audit keeps of events that
+/// anyone can cause without proving anything (an unknown user id, a reset, a
+/// refused resend), so that sending many of them costs the store one row.
+public struct AuditCount: Sendable, Equatable {
+    /// The hour, as seconds since the epoch rounded down to a multiple of 3600.
+    public var hour: Int64
+    /// A known user's id; "" when the event names no user (or an unknown one).
+    public var userID: String
+    public var action: String
+    public var outcome: String
+    public var count: Int64
+    public var lastAt: Int64
+
+    public init(hour: Int64, userID: String, action: String, outcome: String, count: Int64, lastAt: Int64) {
+        self.hour = hour
+        self.userID = userID
+        self.action = action
+        self.outcome = outcome
+        self.count = count
+        self.lastAt = lastAt
     }
 }

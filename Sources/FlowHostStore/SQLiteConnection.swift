@@ -11,6 +11,10 @@ public struct SQLiteError: Error, CustomStringConvertible, Equatable {
     public let code: Int32
     public let message: String
     public var description: String { "sqlite \(code): \(message)" }
+
+    /// Another connection holds a lock this one needs (SQLITE_BUSY or
+    /// SQLITE_LOCKED, with any extended code): worth running again.
+    public var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
 }
 
 /// A value bound to a statement parameter.

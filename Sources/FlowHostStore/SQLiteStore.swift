@@ -74,7 +74,30 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
     /// before each write (and only when it differs from the last one).
     private var currentSynchronous = ""
 
+    /// How often a transaction that met a locked database is run again, and
+    /// the first pause between runs (doubled each time, with jitter). With the
+    /// busy timeout each run waits first, so a client waits at most about
+    /// `busyRetries + 1` busy timeouts before it gets a generic error.
+    static let busyRetries = 2
+    static let firstBusyPauseMicroseconds: UInt32 = 20_000
+
+    /// Runs a transaction; a locked database (another process held the write
+    /// lock past the busy timeout, or a snapshot went stale) runs the whole
+    /// body again after a short pause, a bounded number of times.
     private func transaction<T>(_ begin: String, synchronous: String?, _ body: (SQLiteTransaction) throws -> T) throws -> T {
+        var pause = Self.firstBusyPauseMicroseconds
+        for attempt in 0... {
+            do {
+                return try transactionOnce(begin, synchronous: synchronous, body)
+            } catch let error as SQLiteError where error.isBusy && attempt < Self.busyRetries {
+                usleep(pause + UInt32.random(in: 0..<pause))
+                pause *= 2
+            }
+        }
+        fatalError("unreachable")
+    }
+
+    private func transactionOnce<T>(_ begin: String, synchronous: String?, _ body: (SQLiteTransaction) throws -> T) throws -> T {
         try lock.withLock {
             if let synchronous, synchronous != currentSynchronous {
                 try connection.execute("PRAGMA synchronous = \(synchronous)")
@@ -164,6 +187,39 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
                         created_at INTEGER NOT NULL,
                         delivered_at INTEGER
                     );
+                    """),
+        ("v2-state-checks", """
+                    -- A client's resend supersedes a code; the operator's re-issue retires it (used_at).
+                    ALTER TABLE activation_code ADD COLUMN superseded_at INTEGER;
+                    -- Accepting a code hands the flow a grant (kept hashed) that completes activation once.
+                    ALTER TABLE activation_code ADD COLUMN grant_hash TEXT;
+                    ALTER TABLE activation_code ADD COLUMN grant_spent_at INTEGER;
+                    ALTER TABLE user ADD COLUMN resend_window_start INTEGER;
+                    ALTER TABLE user ADD COLUMN resend_count INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE session ADD COLUMN last_seen_at INTEGER;
+                    ALTER TABLE session ADD COLUMN end_reason TEXT;
+                    CREATE INDEX session_open_by_user ON session(user_id) WHERE ended_at IS NULL;
+                    -- Delivery happens after the commit, outside any transaction, with retries.
+                    ALTER TABLE outbox ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE outbox ADD COLUMN last_error TEXT;
+                    ALTER TABLE outbox ADD COLUMN next_attempt_at INTEGER;
+                    ALTER TABLE outbox ADD COLUMN lease_until INTEGER;
+                    ALTER TABLE outbox ADD COLUMN failed_at INTEGER;
+                    -- Events anyone can cause without proof are counted per hour, not logged one row each.
+                    CREATE TABLE audit_count (
+                        hour INTEGER NOT NULL,
+                        user_id TEXT NOT NULL,
+                        action TEXT NOT NULL,
+                        outcome TEXT NOT NULL,
+                        count INTEGER NOT NULL,
+                        last_at INTEGER NOT NULL,
+                        PRIMARY KEY (hour, user_id, action, outcome)
+                    ) WITHOUT ROWID;
+                    CREATE TRIGGER audit_count_no_delete BEFORE DELETE ON audit_count BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+                    CREATE TRIGGER audit_count_only_grows BEFORE UPDATE ON audit_count
+                        WHEN NEW.count < OLD.count OR NEW.hour != OLD.hour OR NEW.user_id != OLD.user_id
+                             OR NEW.action != OLD.action OR NEW.outcome != OLD.outcome
+                        BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
                     """),
     ]
 

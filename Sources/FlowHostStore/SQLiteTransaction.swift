@@ -3,7 +3,10 @@ struct SQLiteTransaction: StoreWriter {
     let db: SQLiteConnection
 
     static let userColumns =
-        "user_id, status, block_reason, activation_attempts_left, password_attempts_left, password_expired, created_at, last_resend_at"
+        "user_id, status, block_reason, activation_attempts_left, password_attempts_left, password_expired, created_at, last_resend_at, resend_window_start, resend_count"
+    static let codeColumns = "id, user_id, code_hash, verification_key, created_at, expires_at, used_at, superseded_at"
+    static let sessionColumns = "session_id, user_id, device_id, workflow, created_at, COALESCE(last_seen_at, created_at), ended_at, end_reason"
+    static let outboxColumns = "id, user_id, kind, sealed_body, created_at, delivered_at, attempts, last_error, failed_at"
     static let deviceColumns = "user_id, device_id, name, status, lda_type, created_at, last_access_at"
 
     // MARK: Reads
@@ -37,24 +40,36 @@ struct SQLiteTransaction: StoreWriter {
     func latestActivationCode(userID: String) throws -> ActivationCodeRecord? {
         try db.query(
             """
-            SELECT id, user_id, code_hash, verification_key, created_at, expires_at, used_at FROM activation_code
-            WHERE user_id = ? AND used_at IS NULL ORDER BY id DESC LIMIT 1
-            """, [.text(userID)]
-        ) {
-            ActivationCodeRecord(
-                id: $0.int64(0), userID: $0.string(1), codeHash: $0.string(2), verificationKey: $0.string(3),
-                createdAt: $0.int64(4), expiresAt: $0.int64(5), usedAt: $0.optionalInt64(6))
-        }.first
+            SELECT \(Self.codeColumns) FROM activation_code
+            WHERE user_id = ? AND used_at IS NULL AND superseded_at IS NULL ORDER BY id DESC LIMIT 1
+            """, [.text(userID)], Self.code
+        ).first
+    }
+
+    func liveActivationCodes(userID: String, now: Int64, limit: Int) throws -> [ActivationCodeRecord] {
+        try db.query(
+            """
+            SELECT \(Self.codeColumns) FROM activation_code
+            WHERE user_id = ? AND expires_at > ? AND (used_at IS NULL OR grant_hash IS NOT NULL) ORDER BY id DESC LIMIT ?
+            """, [.text(userID), .integer(now), .int(limit)], Self.code)
+    }
+
+    func activationGrant(userID: String, grantHash: String, acceptedSince: Int64) throws -> Int64? {
+        try db.query(
+            """
+            SELECT id FROM activation_code WHERE user_id = ? AND grant_hash = ? AND grant_spent_at IS NULL AND used_at >= ?
+            """, [.text(userID), .text(grantHash), .integer(acceptedSince)]
+        ) { $0.int64(0) }.first
     }
 
     func session(_ sessionID: String) throws -> SessionRecord? {
+        try db.query("SELECT \(Self.sessionColumns) FROM session WHERE session_id = ?", [.text(sessionID)], Self.session).first
+    }
+
+    func openSessions(userID: String) throws -> [SessionRecord] {
         try db.query(
-            "SELECT session_id, user_id, device_id, workflow, created_at, ended_at FROM session WHERE session_id = ?", [.text(sessionID)]
-        ) {
-            SessionRecord(
-                sessionID: $0.string(0), userID: $0.string(1), deviceID: $0.string(2), workflow: $0.string(3),
-                createdAt: $0.int64(4), endedAt: $0.optionalInt64(5))
-        }.first
+            "SELECT \(Self.sessionColumns) FROM session WHERE user_id = ? AND ended_at IS NULL ORDER BY created_at, session_id",
+            [.text(userID)], Self.session)
     }
 
     func usersRegistered(onDevice deviceID: String) throws -> [String] {
@@ -84,11 +99,20 @@ struct SQLiteTransaction: StoreWriter {
 
     func outbox(includeDelivered: Bool) throws -> [OutboxMessage] {
         let filter = includeDelivered ? "" : " WHERE delivered_at IS NULL"
-        return try db.query("SELECT id, user_id, kind, sealed_body, created_at, delivered_at FROM outbox\(filter) ORDER BY id", []) {
-            OutboxMessage(
-                id: $0.int64(0), userID: $0.string(1), kind: $0.string(2), sealedBody: $0.blob(3), createdAt: $0.int64(4),
-                deliveredAt: $0.optionalInt64(5))
+        return try db.query("SELECT \(Self.outboxColumns) FROM outbox\(filter) ORDER BY id", [], Self.outboxMessage)
+    }
+
+    func auditCounts(userID: String?, limit: Int) throws -> [AuditCount] {
+        let columns = "hour, user_id, action, outcome, count, last_at"
+        let map: (SQLiteRow) -> AuditCount = {
+            AuditCount(hour: $0.int64(0), userID: $0.string(1), action: $0.string(2), outcome: $0.string(3), count: $0.int64(4), lastAt: $0.int64(5))
         }
+        if let userID {
+            return try db.query(
+                "SELECT \(columns) FROM audit_count WHERE user_id = ? ORDER BY hour DESC, action, outcome LIMIT ?",
+                [.text(userID), .int(limit)], map)
+        }
+        return try db.query("SELECT \(columns) FROM audit_count ORDER BY hour DESC, user_id, action, outcome LIMIT ?", [.int(limit)], map)
     }
 
     // MARK: Writes
@@ -96,10 +120,11 @@ struct SQLiteTransaction: StoreWriter {
     func insert(_ user: UserRecord) throws {
         if try self.user(user.userID) != nil { throw StoreError.userExists }
         try db.run(
-            "INSERT INTO user (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO user (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 .text(user.userID), .text(user.status.rawValue), .optional(user.blockReason?.rawValue), .int(user.activationAttemptsLeft),
                 .int(user.passwordAttemptsLeft), .bool(user.passwordExpired), .integer(user.createdAt), .optional(user.lastResendAt),
+                .optional(user.resendWindowStart), .int(user.resendCount),
             ])
     }
 
@@ -107,11 +132,13 @@ struct SQLiteTransaction: StoreWriter {
         let changed = try db.run(
             """
             UPDATE user SET status = ?, block_reason = ?, activation_attempts_left = ?, password_attempts_left = ?,
-                            password_expired = ?, last_resend_at = ? WHERE user_id = ?
+                            password_expired = ?, last_resend_at = ?, resend_window_start = ?, resend_count = ?
+            WHERE user_id = ?
             """,
             [
                 .text(user.status.rawValue), .optional(user.blockReason?.rawValue), .int(user.activationAttemptsLeft),
-                .int(user.passwordAttemptsLeft), .bool(user.passwordExpired), .optional(user.lastResendAt), .text(user.userID),
+                .int(user.passwordAttemptsLeft), .bool(user.passwordExpired), .optional(user.lastResendAt),
+                .optional(user.resendWindowStart), .int(user.resendCount), .text(user.userID),
             ])
         if changed == 0 { throw StoreError.notFound }
     }
@@ -157,32 +184,72 @@ struct SQLiteTransaction: StoreWriter {
         return db.lastInsertedRowID
     }
 
-    func markActivationCodeUsed(id: Int64, at: Int64) throws {
-        let changed = try db.run("UPDATE activation_code SET used_at = ? WHERE id = ? AND used_at IS NULL", [.integer(at), .integer(id)])
-        if changed == 0 { throw StoreError("activation code already used") }
+    func acceptActivationCode(id: Int64, at: Int64, grantHash: String) throws -> Bool {
+        try db.run(
+            "UPDATE activation_code SET used_at = ?, grant_hash = ? WHERE id = ? AND used_at IS NULL AND superseded_at IS NULL",
+            [.integer(at), .text(grantHash), .integer(id)]) == 1
+    }
+
+    func spendActivationGrant(codeID: Int64, at: Int64) throws -> Bool {
+        try db.run(
+            "UPDATE activation_code SET grant_spent_at = ? WHERE id = ? AND grant_hash IS NOT NULL AND grant_spent_at IS NULL",
+            [.integer(at), .integer(codeID)]) == 1
     }
 
     func retireActivationCodes(userID: String, at: Int64) throws {
         try db.run("UPDATE activation_code SET used_at = ? WHERE user_id = ? AND used_at IS NULL", [.integer(at), .text(userID)])
+        try db.run(
+            "UPDATE activation_code SET grant_hash = NULL WHERE user_id = ? AND grant_hash IS NOT NULL AND grant_spent_at IS NULL",
+            [.text(userID)])
+    }
+
+    func supersedeActivationCodes(userID: String, at: Int64) throws {
+        try db.run(
+            "UPDATE activation_code SET superseded_at = ? WHERE user_id = ? AND used_at IS NULL AND superseded_at IS NULL",
+            [.integer(at), .text(userID)])
     }
 
     func insert(_ session: SessionRecord) throws {
         try db.run(
-            "INSERT INTO session (session_id, user_id, device_id, workflow, created_at, ended_at) VALUES (?, ?, ?, ?, ?, ?)",
+            """
+            INSERT INTO session (session_id, user_id, device_id, workflow, created_at, last_seen_at, ended_at, end_reason)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """,
             [
                 .text(session.sessionID), .text(session.userID), .text(session.deviceID), .text(session.workflow),
-                .integer(session.createdAt), .optional(session.endedAt),
+                .integer(session.createdAt), .integer(session.lastSeenAt), .optional(session.endedAt), .optional(session.endReason),
             ])
     }
 
-    func endSession(_ sessionID: String, at: Int64) throws {
-        try db.run("UPDATE session SET ended_at = ? WHERE session_id = ? AND ended_at IS NULL", [.integer(at), .text(sessionID)])
+    func endSession(_ sessionID: String, at: Int64, reason: String) throws -> Bool {
+        try db.run(
+            "UPDATE session SET ended_at = ?, end_reason = ? WHERE session_id = ? AND ended_at IS NULL",
+            [.integer(at), .text(reason), .text(sessionID)]) == 1
     }
 
-    func endSessions(userID: String, deviceID: String, at: Int64) throws {
-        try db.run(
-            "UPDATE session SET ended_at = ? WHERE user_id = ? AND device_id = ? AND ended_at IS NULL",
-            [.integer(at), .text(userID), .text(deviceID)])
+    func endSessions(userID: String, deviceID: String?, at: Int64, reason: String) throws -> Int {
+        if let deviceID {
+            return try db.run(
+                "UPDATE session SET ended_at = ?, end_reason = ? WHERE user_id = ? AND device_id = ? AND ended_at IS NULL",
+                [.integer(at), .text(reason), .text(userID), .text(deviceID)])
+        }
+        return try db.run(
+            "UPDATE session SET ended_at = ?, end_reason = ? WHERE user_id = ? AND ended_at IS NULL",
+            [.integer(at), .text(reason), .text(userID)])
+    }
+
+    func endExpiredSessions(idleBefore: Int64, createdBefore: Int64, at: Int64) throws -> Int {
+        let lifetime = try db.run(
+            "UPDATE session SET ended_at = ?, end_reason = 'lifetime' WHERE ended_at IS NULL AND created_at < ?",
+            [.integer(at), .integer(createdBefore)])
+        let idle = try db.run(
+            "UPDATE session SET ended_at = ?, end_reason = 'idle' WHERE ended_at IS NULL AND COALESCE(last_seen_at, created_at) < ?",
+            [.integer(at), .integer(idleBefore)])
+        return lifetime + idle
+    }
+
+    func touchSession(_ sessionID: String, at: Int64) throws {
+        try db.run("UPDATE session SET last_seen_at = ? WHERE session_id = ? AND ended_at IS NULL", [.integer(at), .text(sessionID)])
     }
 
     func append(_ entry: AuditEntry) throws -> Int64 {
@@ -203,7 +270,43 @@ struct SQLiteTransaction: StoreWriter {
     }
 
     func markDelivered(outboxID: Int64, at: Int64) throws {
-        try db.run("UPDATE outbox SET delivered_at = ? WHERE id = ?", [.integer(at), .integer(outboxID)])
+        try db.run("UPDATE outbox SET delivered_at = ?, lease_until = NULL WHERE id = ?", [.integer(at), .integer(outboxID)])
+    }
+
+    func claimOutboxMessage(id: Int64, now: Int64, leaseUntil: Int64) throws -> OutboxMessage? {
+        let taken = try db.run(
+            """
+            UPDATE outbox SET lease_until = ? WHERE id = ? AND delivered_at IS NULL AND failed_at IS NULL
+              AND COALESCE(next_attempt_at, 0) <= ? AND COALESCE(lease_until, 0) <= ?
+            """, [.integer(leaseUntil), .integer(id), .integer(now), .integer(now)])
+        guard taken == 1 else { return nil }
+        return try db.query("SELECT \(Self.outboxColumns) FROM outbox WHERE id = ?", [.integer(id)], Self.outboxMessage).first
+    }
+
+    func dueOutboxMessages(now: Int64, limit: Int) throws -> [Int64] {
+        try db.query(
+            """
+            SELECT id FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL
+              AND COALESCE(next_attempt_at, 0) <= ? AND COALESCE(lease_until, 0) <= ? ORDER BY id LIMIT ?
+            """, [.integer(now), .integer(now), .int(limit)]
+        ) { $0.int64(0) }
+    }
+
+    func recordDeliveryFailure(outboxID: Int64, at: Int64, reason: String, retryAt: Int64?) throws {
+        try db.run(
+            """
+            UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, lease_until = NULL,
+                              failed_at = CASE WHEN ? IS NULL THEN ? ELSE NULL END
+            WHERE id = ?
+            """, [.text(reason), .optional(retryAt), .optional(retryAt), .integer(at), .integer(outboxID)])
+    }
+
+    func count(action: String, outcome: String, userID: String?, at: Int64) throws {
+        try db.run(
+            """
+            INSERT INTO audit_count (hour, user_id, action, outcome, count, last_at) VALUES (?, ?, ?, ?, 1, ?)
+            ON CONFLICT(hour, user_id, action, outcome) DO UPDATE SET count = count + 1, last_at = excluded.last_at
+            """, [.integer(at - at % 3600), .text(userID ?? ""), .text(action), .text(outcome), .integer(at)])
     }
 
     // MARK: Row mapping
@@ -212,7 +315,26 @@ struct SQLiteTransaction: StoreWriter {
         UserRecord(
             userID: row.string(0), status: UserStatus(rawValue: row.string(1)) ?? .pending,
             blockReason: row.optionalString(2).flatMap(BlockReason.init(rawValue:)), activationAttemptsLeft: row.int(3),
-            passwordAttemptsLeft: row.int(4), passwordExpired: row.bool(5), createdAt: row.int64(6), lastResendAt: row.optionalInt64(7))
+            passwordAttemptsLeft: row.int(4), passwordExpired: row.bool(5), createdAt: row.int64(6), lastResendAt: row.optionalInt64(7),
+            resendWindowStart: row.optionalInt64(8), resendCount: row.int(9))
+    }
+
+    private static func code(_ row: SQLiteRow) -> ActivationCodeRecord {
+        ActivationCodeRecord(
+            id: row.int64(0), userID: row.string(1), codeHash: row.string(2), verificationKey: row.string(3), createdAt: row.int64(4),
+            expiresAt: row.int64(5), usedAt: row.optionalInt64(6), supersededAt: row.optionalInt64(7))
+    }
+
+    private static func session(_ row: SQLiteRow) -> SessionRecord {
+        SessionRecord(
+            sessionID: row.string(0), userID: row.string(1), deviceID: row.string(2), workflow: row.string(3), createdAt: row.int64(4),
+            lastSeenAt: row.int64(5), endedAt: row.optionalInt64(6), endReason: row.optionalString(7))
+    }
+
+    private static func outboxMessage(_ row: SQLiteRow) -> OutboxMessage {
+        OutboxMessage(
+            id: row.int64(0), userID: row.string(1), kind: row.string(2), sealedBody: row.blob(3), createdAt: row.int64(4),
+            deliveredAt: row.optionalInt64(5), attempts: row.int(6), lastError: row.optionalString(7), failedAt: row.optionalInt64(8))
     }
 
     private static func device(_ row: SQLiteRow) -> DeviceRecord {

@@ -3,6 +3,7 @@ import FlowHostCore
 import FlowHostCredentials
 import FlowHostStore
 import JSONRPC
+import Logging
 
 /// Where the store is, and the credential service over it.
 struct StoreOptions: ParsableArguments {
@@ -15,18 +16,29 @@ struct StoreOptions: ParsableArguments {
         return SQLiteStore.defaultPath()
     }
 
-    /// Opens the store and builds the credential service with the config's settings.
-    func credentials(_ configuration: HostConfiguration) throws -> CredentialService {
+    /// Opens the store and builds the credential service with the config's
+    /// settings. With a delivery command, its worker starts when `deliver` is
+    /// set (the host), and takes up what a stopped host left undelivered.
+    func credentials(_ configuration: HostConfiguration, logger: Logger? = nil, deliver: Bool = false) throws -> CredentialService {
         let settings: CredentialSettings
         do {
             settings = try CredentialSettings.parse(
-                passwords: configuration.sections["passwords"], activation: configuration.sections["activation"])
+                passwords: configuration.sections["passwords"], activation: configuration.sections["activation"],
+                sessions: configuration.sections["sessions"])
         } catch {
             throw ValidationError(error.description)
         }
         let store = try SQLiteStore(path: path)
-        let delivery: any CodeDelivery =
-            if let command = settings.deliveryCommand { CommandDelivery(argv: command) } else { try outbox() }
+        let delivery: any CodeDelivery
+        if let command = settings.deliveryCommand {
+            let commandDelivery = CommandDelivery(
+                argv: command, outbox: try outbox(), store: store, settings: settings,
+                logger: { [logger] line in logger?.error("\(line)") })
+            if deliver { commandDelivery.start() }
+            delivery = commandDelivery
+        } else {
+            delivery = try outbox()
+        }
         return CredentialService(store: store, settings: settings, delivery: delivery)
     }
 

@@ -14,6 +14,16 @@ from flowhost_client import RPCError
 from schemas import validate
 
 
+def wait_until(predicate, timeout=10.0):
+    """Polls `predicate` until it holds or `timeout` seconds pass; returns whether it held."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
 def assert_logged_in(event, user_id, workflow):
     validate("mfa.onUserLoggedIn.params", event["params"])
     assert event["params"]["userID"] == user_id
@@ -450,9 +460,11 @@ def test_delivery_command_receives_the_code(tmp_path, flowhost_bin, spawn):
     host.wait_event("getActivationCode")
     host.request("resendActivationCode")
     fresh = host.wait_event("getActivationCode")
+    # Delivery runs after the commit, on the host's delivery thread.
+    assert wait_until(lambda: sink.exists() and sink.read_text().endswith("\n"))
     message = json.loads(sink.read_text().splitlines()[-1])
     assert message["userID"] == "uma" and message["verificationKey"] == fresh["params"]["verificationKey"]
-    assert deployment.admin("outbox") == []
+    assert wait_until(lambda: deployment.admin("outbox") == [])
     host.request("setActivationCode", [message["activationCode"]])
     host.wait_event("getDeviceName")
 

@@ -1,4 +1,4 @@
-import FlowHostStore
+@testable import FlowHostStore
 import Foundation
 import Testing
 
@@ -60,5 +60,47 @@ import Testing
             }
         }
         #expect(try first.read { try $0.user("u") }?.activationAttemptsLeft == 200)
+    }
+
+    /// The database itself refuses to change or remove audit rows and to
+    /// lower a count: tried with SQL on a second connection, past the Swift API.
+    @Test func auditIsAppendOnlyInTheDatabase() throws {
+        let path = temporaryPath()
+        let store = try SQLiteStore(path: path)
+        try store.write { tx in
+            try tx.append(AuditEntry(at: 1, userID: "u", deviceID: nil, action: "user.create", outcome: "ok"))
+            try tx.count(action: "login.user", outcome: "unknown", userID: nil, at: 7200)
+            try tx.count(action: "login.user", outcome: "unknown", userID: nil, at: 7201)
+        }
+        let raw = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1000)
+        for statement in [
+            "UPDATE audit SET outcome = 'forged'", "DELETE FROM audit", "DELETE FROM audit_count",
+            "UPDATE audit_count SET count = 0", "UPDATE audit_count SET action = 'other'",
+        ] {
+            #expect(throws: SQLiteError.self, "\(statement)") { try raw.execute(statement) }
+        }
+        try raw.execute("UPDATE audit_count SET count = count + 1")  // counting up is what counts do
+        #expect(try store.read { try $0.auditEntries(userID: nil, limit: 10) }.map(\.outcome) == ["ok"])
+        #expect(try store.read { try $0.auditCounts(userID: nil, limit: 10) }.map(\.count) == [3])
+    }
+
+    @Test func aLockedDatabaseIsRetriedThenReportedAsBusy() throws {
+        let path = temporaryPath()
+        let store = try SQLiteStore(path: path, busyTimeoutSeconds: 0.05)
+        let holder = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 0)
+        try holder.execute("BEGIN IMMEDIATE")
+        let started = DispatchTime.now()
+        #expect { try store.write { try $0.insert(UserRecord(userID: "u", activationAttemptsLeft: 1, passwordAttemptsLeft: 1, createdAt: 0)) } }
+            throws: { ($0 as? SQLiteError)?.isBusy == true }
+        let waited = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        #expect(waited >= 0.15, "three runs of 50 ms each, with pauses")
+        try holder.execute("COMMIT")
+        // Freed while a write waits: it goes through.
+        try holder.execute("BEGIN IMMEDIATE")
+        // nonisolated(unsafe): the other thread is the only user of the connection from here on.
+        nonisolated(unsafe) let releasing = holder
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.08) { try? releasing.execute("COMMIT") }
+        try store.write { try $0.insert(UserRecord(userID: "u", activationAttemptsLeft: 1, passwordAttemptsLeft: 1, createdAt: 0)) }
+        #expect(try store.read { try $0.user("u") } != nil)
     }
 }

@@ -12,4 +12,8 @@ pid_t flowhost_spawn(char *const argv[], int *to_child, int *from_child);
 /* Waits for the child; returns its exit status, or -1. */
 int flowhost_wait(pid_t pid);
 
+/* Waits at most timeout_ms for the child; then kills it (SIGKILL), reaps it
+   and returns -2. Otherwise as flowhost_wait. */
+int flowhost_wait_timeout(pid_t pid, int timeout_ms);
+
 #endif

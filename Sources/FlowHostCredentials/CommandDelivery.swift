@@ -1,0 +1,189 @@
+import CFlowHostSystem
+import FlowHostStore
+import JSONRPC
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Hands each code to a configured program, the way a deployment passes it
+/// to its mail or SMS gateway. The message goes to the program's stdin
+/// (never its arguments, which other users can see); a non-zero exit, or a
+/// run longer than the timeout (the program is then killed), is a failure
+/// that is retried with back-off and recorded in the outbox row.
+///
+/// The transaction that made the code only seals it into the outbox; the
+/// program runs afterwards on a worker thread, so a slow or hung program
+/// holds neither the store's write lock nor the host's loop.
+public final class CommandDelivery: CodeDelivery {
+    let outbox: OutboxDelivery
+    let worker: DeliveryWorker
+
+    public init(argv: [String], outbox: OutboxDelivery, store: any FlowStore, settings: CredentialSettings, logger: @escaping @Sendable (String) -> Void) {
+        self.outbox = outbox
+        worker = DeliveryWorker(
+            argv: argv, outbox: outbox, store: store, timeoutSeconds: settings.deliveryTimeoutSeconds,
+            attempts: settings.deliveryAttempts, logger: logger)
+    }
+
+    public func enqueue(_ message: CodeMessage, in transaction: any StoreWriter, at now: Int64) throws -> Int64 {
+        try outbox.enqueue(message, in: transaction, at: now)
+    }
+
+    public func committed(outboxID: Int64) { worker.wake(outboxID) }
+
+    /// Starts the worker, which first takes up messages left undelivered by
+    /// a host that stopped (their lease ran out).
+    public func start() { worker.start() }
+}
+
+/// One thread that runs the delivery command for outbox messages.
+///
+/// `@unchecked Sendable`: `queued`, `started` and `stopping` are touched
+/// only with `mutex` held; everything else is immutable, and the store is
+/// itself safe to share between threads (`FlowStore` is `Sendable`).
+final class DeliveryWorker: @unchecked Sendable {
+    let argv: [String]
+    let outbox: OutboxDelivery
+    let store: any FlowStore
+    let timeoutSeconds: Int
+    let attempts: Int
+    let logger: @Sendable (String) -> Void
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var queued: [Int64] = []
+    private var started = false
+
+    init(argv: [String], outbox: OutboxDelivery, store: any FlowStore, timeoutSeconds: Int, attempts: Int, logger: @escaping @Sendable (String) -> Void) {
+        self.argv = argv
+        self.outbox = outbox
+        self.store = store
+        self.timeoutSeconds = timeoutSeconds
+        self.attempts = attempts
+        self.logger = logger
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    // The worker thread lives as long as the process; the worker is never freed while it runs.
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        condition.deallocate()
+    }
+
+    func wake(_ outboxID: Int64) {
+        pthread_mutex_lock(mutex)
+        queued.append(outboxID)
+        let mustStart = !started
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
+        if mustStart { start() }
+    }
+
+    func start() {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        guard !started else { return }
+        started = true
+        let retained = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { argument in
+            let worker = Unmanaged<DeliveryWorker>.fromOpaque(argument!).takeRetainedValue()
+            worker.run()
+            return nil
+        }, retained)
+        if created == 0 { pthread_detach(thread) } else {
+            Unmanaged<DeliveryWorker>.fromOpaque(retained).release()
+            started = false
+            logger("cannot start the delivery thread: \(created)")
+        }
+    }
+
+    /// Waits for work: a wake-up, or the next retry (checked every few
+    /// seconds while any message may be due later).
+    private func run() {
+        var retryPending = true  // at start: messages a stopped host left
+        while true {
+            pthread_mutex_lock(mutex)
+            if queued.isEmpty {
+                if retryPending {
+                    var deadline = timespec()
+                    clock_gettime(CLOCK_REALTIME, &deadline)
+                    deadline.tv_sec += 2
+                    pthread_cond_timedwait(condition, mutex, &deadline)
+                } else {
+                    pthread_cond_wait(condition, mutex)
+                }
+            }
+            var ids = queued
+            queued.removeAll()
+            pthread_mutex_unlock(mutex)
+            let now = CredentialService.now()
+            if let due = try? store.read({ try $0.dueOutboxMessages(now: now, limit: 32) }) { ids += due }
+            var seen = Set<Int64>()
+            for id in ids where seen.insert(id).inserted { deliver(id) }
+            retryPending = (try? store.read { tx in try tx.outbox(includeDelivered: false).contains { $0.failedAt == nil } }) ?? true
+        }
+    }
+
+    private func deliver(_ id: Int64) {
+        let now = CredentialService.now()
+        let lease = now + Int64(timeoutSeconds) + 30
+        guard let message = try? store.write(durability: .relaxed, { try $0.claimOutboxMessage(id: id, now: now, leaseUntil: lease) }) else {
+            return  // delivered, leased by another host, or not due yet
+        }
+        let failure: String?
+        do {
+            var body = try outbox.openBytes(message)
+            body.append(UInt8(ascii: "\n"))
+            failure = runCommand(input: &body)
+            SecureRandom.wipe(&body)
+        } catch {
+            failure = "\(error)"
+        }
+        let finished = CredentialService.now()
+        do {
+            try store.write { tx in
+                if let failure {
+                    let tried = message.attempts + 1
+                    let retryAt: Int64? = tried < attempts ? finished + Int64(5 << min(tried - 1, 6)) : nil
+                    try tx.recordDeliveryFailure(outboxID: id, at: finished, reason: failure, retryAt: retryAt)
+                    try tx.append(
+                        AuditEntry(
+                            at: finished, userID: message.userID, deviceID: nil, action: "delivery.command",
+                            outcome: retryAt == nil ? "gave-up" : "failed", detail: "{\"outboxID\":\(id),\"attempt\":\(tried)}"))
+                } else {
+                    try tx.markDelivered(outboxID: id, at: finished)
+                    try tx.append(
+                        AuditEntry(
+                            at: finished, userID: message.userID, deviceID: nil, action: "delivery.command", outcome: "ok",
+                            detail: "{\"outboxID\":\(id)}"))
+                }
+            }
+        } catch {
+            logger("recording the delivery of outbox message #\(id) failed: \(error)")
+        }
+        if let failure { logger("delivery of outbox message #\(id) failed: \(failure)") }
+    }
+
+    /// Runs the command once with `input` on its stdin; nil on success, else why not.
+    private func runCommand(input: inout [UInt8]) -> String? {
+        var arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { for argument in arguments { free(argument) } }
+        var pipe: Int32 = -1
+        let pid = flowhost_spawn(&arguments, &pipe, nil)
+        guard pid > 0 else { return "cannot start \(argv[0]): \(String(cString: strerror(errno)))" }
+        // A message is far smaller than a pipe's buffer: this write does not wait on the program.
+        var writeFailure: String?
+        do { try SystemFile.writeAll(pipe, input) } catch { writeFailure = "\(error)" }
+        close(pipe)
+        let status = flowhost_wait_timeout(pid, Int32(timeoutSeconds * 1000))
+        if status == -2 { return "timed out after \(timeoutSeconds) s and was killed" }
+        if let writeFailure { return "writing to the command: \(writeFailure)" }
+        return status == 0 ? nil : "exited with status \(status)"
+    }
+}

@@ -1,0 +1,167 @@
+import FlowHostStore
+
+/// Activation codes: verification, the client's resend, and completion.
+extension CredentialService {
+    /// Checks a typed code. The current code and the codes that resends
+    /// superseded (still unexpired) are hashed outside any transaction; the
+    /// outcome is then decided inside one, against the state as it is then.
+    public func verifyActivationCode(_ userID: String, code: String, deviceID: String) throws -> ActivationOutcome {
+        let now = clock()
+        let typed = ActivationCodes.normalize(code)
+        guard
+            let (user, live, current) = try store.read({ tx in
+                try tx.user(userID).map {
+                    ($0, try tx.liveActivationCodes(userID: userID, now: now, limit: settings.maxResendsPerCodeLifetime + 2),
+                     try tx.latestActivationCode(userID: userID))
+                }
+            })
+        else { throw StoreError.notFound }
+        // A user who cannot activate now costs no hashing; the check is made again below.
+        let matched =
+            user.blockReason == nil && user.status == .pending ? live.first { settings.hasher.verify(typed, against: $0.codeHash) } : nil
+        return try store.write { tx in
+            guard var user = try tx.user(userID) else { throw StoreError.notFound }
+            if let refusal = try activationRefusal(tx, user, deviceID: deviceID) {
+                try count(tx, userID, "activation.verify", refusal.name)
+                return .refused(refusal)
+            }
+            let latest = try tx.latestActivationCode(userID: userID)
+            if let matched, let id = matched.id {
+                if id == latest?.id, matched.expiresAt > now {
+                    let grant = SecureRandom.hex(bytes: 32)
+                    if try tx.acceptActivationCode(id: id, at: now, grantHash: ActivationGrant.hash(grant)) {
+                        try audit(tx, userID, deviceID, "activation.verify", "ok")
+                        return .accepted(grant: grant)
+                    }
+                }
+                if matched.expiresAt <= now {
+                    try count(tx, userID, "activation.verify", "expired")
+                    return .expired(attemptsLeft: user.activationAttemptsLeft)
+                }
+                // Right, but no longer current: replaced by a newer code, or
+                // accepted meanwhile by another device. Neither costs an attempt.
+                if let newer = latest?.id, newer > id {
+                    try count(tx, userID, "activation.verify", "superseded")
+                    return .superseded(attemptsLeft: user.activationAttemptsLeft)
+                }
+                try count(tx, userID, "activation.verify", "already-used")
+                return .alreadyUsed(attemptsLeft: user.activationAttemptsLeft)
+            }
+            if latest?.id != current?.id {
+                // A resend landed between the read and now: the new code was
+                // not among those checked, so this try is not held against the user.
+                try count(tx, userID, "activation.verify", "superseded")
+                return .superseded(attemptsLeft: user.activationAttemptsLeft)
+            }
+            if let latest, latest.expiresAt <= now {
+                try count(tx, userID, "activation.verify", "expired")
+                return .expired(attemptsLeft: user.activationAttemptsLeft)
+            }
+            if let left = try recordFailure(
+                tx, &user, \.activationAttemptsLeft, blocking: .activationAttempts, deviceID: deviceID, action: "activation.verify")
+            {
+                return .wrong(attemptsLeft: left)
+            }
+            return .refused(.blocked(.activationAttempts))
+        }
+    }
+
+    /// A fresh code to the user's delivery channel, on a client's request.
+    /// Rate-limited (an interval between two, and a cap per code lifetime);
+    /// the attempt count carries over (a resend is not a way to more
+    /// guesses), and the replaced code stops working without costing the
+    /// user an attempt when they type it. The message is committed to the
+    /// outbox first and delivered after the commit, outside any transaction.
+    public func resendActivationCode(_ userID: String, deviceID: String) throws -> ResendOutcome {
+        let now = clock()
+        let code = ActivationCodes.newCode()
+        let record = try codeRecord(userID: userID, code: code, now: now)
+        let message = CodeMessage(userID: userID, activationCode: code, verificationKey: record.verificationKey, expiresAt: record.expiresAt)
+        let (outcome, outboxID): (ResendOutcome, Int64?) = try store.write { tx in
+            guard var user = try tx.user(userID) else { throw StoreError.notFound }
+            if let refusal = try activationRefusal(tx, user, deviceID: deviceID) {
+                try count(tx, userID, "activation.resend", refusal.name)
+                return (.refused(refusal), nil)
+            }
+            if let last = user.lastResendAt, now - last < settings.resendIntervalSeconds {
+                try count(tx, userID, "activation.resend", "rate-limited")
+                return (.tooSoon(retryAfterSeconds: settings.resendIntervalSeconds - (now - last)), nil)
+            }
+            let lifetime = settings.activationCodeLifetimeSeconds
+            if let start = user.resendWindowStart, now - start < lifetime {
+                if user.resendCount >= settings.maxResendsPerCodeLifetime {
+                    try count(tx, userID, "activation.resend", "capped")
+                    return (.tooSoon(retryAfterSeconds: start + lifetime - now), nil)
+                }
+            } else {
+                user.resendWindowStart = now
+                user.resendCount = 0
+            }
+            try tx.supersedeActivationCodes(userID: userID, at: now)
+            try tx.insert(record)
+            user.lastResendAt = now
+            user.resendCount += 1
+            try tx.update(user)
+            let outboxID = try delivery.enqueue(message, in: tx, at: now)
+            try audit(tx, userID, deviceID, "activation.resend", "ok", ["resendsLeft": .int(settings.maxResendsPerCodeLifetime - user.resendCount)])
+            return (.sent(verificationKey: record.verificationKey, attemptsLeft: user.activationAttemptsLeft), outboxID)
+        }
+        if let outboxID { delivery.committed(outboxID: outboxID) }
+        return outcome
+    }
+
+    /// The end of activation on a device: the credential the user chose (a
+    /// password, checked already with `checkNewPassword`, or an LDA
+    /// enrollment), the device registration and a session, in one step.
+    /// It needs the grant that accepting the code gave this dialogue, and a
+    /// user who is still pending and not blocked at this moment.
+    public func completeActivation(
+        _ userID: String, deviceID: String, deviceName: String, grant: String, password: String?, ldaType: Int?, workflow: String
+    ) throws -> CompletionOutcome {
+        let hash = try password.map { try settings.hasher.hash($0) }
+        let now = clock()
+        return try store.write { tx in
+            guard var user = try tx.user(userID) else { throw StoreError.notFound }
+            if let refusal = try activationRefusal(tx, user, deviceID: deviceID) {
+                try count(tx, userID, "activation.complete", refusal.name)
+                return .refused(refusal)
+            }
+            guard
+                let codeID = try tx.activationGrant(
+                    userID: userID, grantHash: ActivationGrant.hash(grant), acceptedSince: now - settings.activationCodeLifetimeSeconds),
+                try tx.spendActivationGrant(codeID: codeID, at: now)
+            else {
+                try count(tx, userID, "activation.complete", "grant-invalid")
+                return .grantInvalid
+            }
+            if let hash { try storePassword(tx, userID: userID, hash: hash) }
+            let existing = try tx.device(userID: userID, deviceID: deviceID)
+            try tx.save(
+                DeviceRecord(
+                    userID: userID, deviceID: deviceID, name: deviceName, status: .active, ldaType: ldaType,
+                    createdAt: existing?.createdAt ?? now, lastAccessAt: now))
+            user = try tx.user(userID) ?? user
+            user.status = .active
+            user.activationAttemptsLeft = settings.maxActivationAttempts
+            try tx.update(user)
+            try audit(tx, userID, deviceID, "activation.complete", "ok",
+                      ["credential": .string(ldaType == nil ? "password" : "lda"), "workflow": .string(workflow)])
+            return .completed(sessionID: try openSession(tx, userID: userID, deviceID: deviceID, workflow: workflow, now: now))
+        }
+    }
+
+    /// A wrong answer: one attempt fewer, and a block when none are left.
+    /// Returns the attempts left, or nil when the user is now blocked.
+    func recordFailure(
+        _ tx: any StoreWriter, _ user: inout UserRecord, _ counter: WritableKeyPath<UserRecord, Int>, blocking reason: BlockReason,
+        deviceID: String, action: String
+    ) throws -> Int? {
+        user[keyPath: counter] = max(0, user[keyPath: counter] - 1)
+        if user[keyPath: counter] == 0 { user.blockReason = reason }
+        try tx.update(user)
+        try audit(tx, user.userID, deviceID, action, user.blockReason == nil ? "wrong" : "blocked",
+                  ["attemptsLeft": .int(user[keyPath: counter])])
+        if user.blockReason != nil { try endSessions(tx, user.userID, reason: "blocked", now: clock()) }
+        return user.blockReason == nil ? user[keyPath: counter] : nil
+    }
+}

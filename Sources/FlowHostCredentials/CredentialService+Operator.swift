@@ -1,0 +1,78 @@
+import FlowHostStore
+
+/// The operator's actions (the admin CLI).
+extension CredentialService {
+    /// Creates a pending user and its first activation code (returned, not delivered).
+    public func addUser(_ userID: String) throws -> IssuedCode {
+        try Self.checkUserID(userID)
+        let now = clock()
+        let code = ActivationCodes.newCode()
+        let record = try codeRecord(userID: userID, code: code, now: now)
+        try store.write { tx in
+            try tx.insert(
+                UserRecord(
+                    userID: userID, activationAttemptsLeft: settings.maxActivationAttempts,
+                    passwordAttemptsLeft: settings.maxPasswordAttempts, createdAt: now))
+            try tx.insert(record)
+            try audit(tx, userID, nil, "user.create", "ok")
+        }
+        return IssuedCode(userID: userID, activationCode: code, verificationKey: record.verificationKey, expiresAt: record.expiresAt)
+    }
+
+    /// A new code from the operator: retires older codes and unspent grants,
+    /// restores the activation attempts and the resend allowance (a deliberate
+    /// re-issue), ends the user's sessions, but does not unblock.
+    public func issueActivationCode(_ userID: String) throws -> IssuedCode {
+        let now = clock()
+        let code = ActivationCodes.newCode()
+        let record = try codeRecord(userID: userID, code: code, now: now)
+        try store.write { tx in
+            guard var user = try tx.user(userID) else { throw StoreError.notFound }
+            try tx.retireActivationCodes(userID: userID, at: now)
+            try tx.insert(record)
+            user.activationAttemptsLeft = settings.maxActivationAttempts
+            user.resendWindowStart = nil
+            user.resendCount = 0
+            try tx.update(user)
+            try endSessions(tx, userID, reason: "code-reissued", now: now)
+            try audit(tx, userID, nil, "activation.issue", "ok")
+        }
+        return IssuedCode(userID: userID, activationCode: code, verificationKey: record.verificationKey, expiresAt: record.expiresAt)
+    }
+
+    /// Blocks the user (status 138) and ends every session they have open.
+    public func block(_ userID: String) throws {
+        try mutateUser(userID, action: "user.block", endingSessions: "blocked") { $0.blockReason = .admin }
+    }
+
+    /// The SDK's resetBlockedUserAccount: clears the block, restores both
+    /// attempt counts, and ends any session left from before.
+    public func unblock(_ userID: String) throws {
+        try mutateUser(userID, action: "user.unblock", endingSessions: "unblocked") {
+            $0.blockReason = nil
+            $0.passwordAttemptsLeft = settings.maxPasswordAttempts
+            $0.activationAttemptsLeft = settings.maxActivationAttempts
+        }
+    }
+
+    public func expirePassword(_ userID: String) throws {
+        try mutateUser(userID, action: "password.expire", endingSessions: nil) { $0.passwordExpired = true }
+    }
+
+    private func mutateUser(_ userID: String, action: String, endingSessions reason: String?, _ change: (inout UserRecord) -> Void) throws {
+        let now = clock()
+        try store.write { tx in
+            guard var user = try tx.user(userID) else { throw StoreError.notFound }
+            change(&user)
+            try tx.update(user)
+            if let reason { try endSessions(tx, userID, reason: reason, now: now) }
+            try audit(tx, userID, nil, action, "ok")
+        }
+    }
+
+    func codeRecord(userID: String, code: String, now: Int64) throws -> ActivationCodeRecord {
+        ActivationCodeRecord(
+            userID: userID, codeHash: try settings.hasher.hash(code), verificationKey: ActivationCodes.newVerificationKey(),
+            createdAt: now, expiresAt: now + settings.activationCodeLifetimeSeconds)
+    }
+}

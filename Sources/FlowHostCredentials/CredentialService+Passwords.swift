@@ -1,0 +1,108 @@
+import FlowHostStore
+
+/// Passwords: the policy and history check, verification, login, update.
+extension CredentialService {
+    /// Policy (190) then history (164), without storing anything.
+    public func checkNewPassword(_ userID: String, _ password: String) throws -> NewPasswordCheck {
+        let problems = settings.policy.violations(of: password, userID: userID)
+        if !problems.isEmpty { return .violatesPolicy(problems) }
+        let history = try store.read { try $0.passwords(userID: userID, limit: settings.historyDepth) }
+        if history.contains(where: { settings.hasher.verify(password, against: $0.hash) }) { return .reused }
+        return .acceptable
+    }
+
+    public func verifyPassword(_ userID: String, _ password: String, deviceID: String) throws -> PasswordOutcome {
+        let now = clock()
+        let (user, current) = try userAndPassword(userID)
+        let matches = user.blockReason == nil && current.map { settings.hasher.verify(password, against: $0.hash) } ?? false
+        return try store.write { tx in
+            try recordVerification(tx, userID: userID, deviceID: deviceID, matches: matches, current: current, now: now)
+        }
+    }
+
+    /// A password login: verification and, when it succeeds with a password
+    /// that has not expired, the session, in one transaction (one commit).
+    public func logIn(_ userID: String, _ password: String, deviceID: String, workflow: String) throws -> (PasswordOutcome, sessionID: String?) {
+        let now = clock()
+        let (user, current) = try userAndPassword(userID)
+        let matches = user.blockReason == nil && current.map { settings.hasher.verify(password, against: $0.hash) } ?? false
+        // A failed attempt must survive a power loss; a success may not need to.
+        return try store.write(durability: matches ? .relaxed : .full) { tx in
+            let outcome = try recordVerification(tx, userID: userID, deviceID: deviceID, matches: matches, current: current, now: now)
+            guard case .accepted(expired: false) = outcome else { return (outcome, nil) }
+            return (outcome, try openSession(tx, userID: userID, deviceID: deviceID, workflow: workflow, now: now))
+        }
+    }
+
+    /// `updatePassword(current, new, 4)`: the current password must verify,
+    /// the new one must pass the policy and the history.
+    public func updatePassword(_ userID: String, current: String, new: String, deviceID: String) throws -> PasswordUpdateOutcome {
+        switch try verifyPassword(userID, current, deviceID: deviceID) {
+        case .refused(let refusal): return .refused(refusal)
+        case .wrong(let left): return .wrongCurrent(attemptsLeft: left)
+        case .accepted: break
+        }
+        let check = try checkNewPassword(userID, new)
+        guard check == .acceptable else {
+            try store.write { try count($0, userID, "password.update", check == .reused ? "reused" : "policy") }
+            return .rejected(check)
+        }
+        let hash = try settings.hasher.hash(new)
+        return try store.write { tx in
+            guard let user = try tx.user(userID) else { throw StoreError.notFound }
+            if let refusal = try loginRefusal(tx, user, deviceID: deviceID) {
+                try count(tx, userID, "password.update", refusal.name)
+                return .refused(refusal)
+            }
+            try storePassword(tx, userID: userID, hash: hash)
+            try audit(tx, userID, deviceID, "password.update", "ok")
+            return .updated
+        }
+    }
+
+    /// The counter side of a password check, inside the caller's transaction:
+    /// re-reads the user, refuses a user who may not log in on this device
+    /// now, then restores or lowers the attempts.
+    private func recordVerification(
+        _ tx: any StoreWriter, userID: String, deviceID: String, matches: Bool, current: PasswordRecord?, now: Int64
+    ) throws -> PasswordOutcome {
+        guard var user = try tx.user(userID) else { throw StoreError.notFound }
+        if let refusal = try loginRefusal(tx, user, deviceID: deviceID) {
+            try count(tx, userID, "password.verify", refusal.name)
+            return .refused(refusal)
+        }
+        // The hash checked outside must still be the current one.
+        let stillCurrent = try tx.passwords(userID: userID, limit: 1).first
+        if matches, stillCurrent == current {
+            if user.passwordAttemptsLeft != settings.maxPasswordAttempts {
+                user.passwordAttemptsLeft = settings.maxPasswordAttempts
+                try tx.update(user)
+            }
+            let expired = isExpired(user, current, now: now)
+            try audit(tx, userID, deviceID, "password.verify", expired ? "ok-expired" : "ok")
+            return .accepted(expired: expired)
+        }
+        if let left = try recordFailure(
+            tx, &user, \.passwordAttemptsLeft, blocking: .passwordAttempts, deviceID: deviceID, action: "password.verify")
+        {
+            return .wrong(attemptsLeft: left)
+        }
+        return .refused(.blocked(.passwordAttempts))
+    }
+
+    /// The user and their current password hash, read before hashing (which
+    /// runs outside any transaction).
+    private func userAndPassword(_ userID: String) throws -> (UserRecord, PasswordRecord?) {
+        guard let found = try store.read({ tx in try tx.user(userID).map { ($0, try tx.passwords(userID: userID, limit: 1).first) } })
+        else { throw StoreError.notFound }
+        return found
+    }
+
+    func storePassword(_ tx: any StoreWriter, userID: String, hash: String) throws {
+        try tx.insert(PasswordRecord(userID: userID, hash: hash, createdAt: clock()))
+        try tx.prunePasswords(userID: userID, keep: max(1, settings.historyDepth))
+        guard var user = try tx.user(userID) else { throw StoreError.notFound }
+        user.passwordExpired = false
+        try tx.update(user)
+    }
+}

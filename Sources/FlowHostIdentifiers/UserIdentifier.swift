@@ -1,0 +1,34 @@
+/// The one rule for user ids, applied where a client names a user (the
+/// `userID` param format, checked before any flow runs) and where an operator
+/// creates one (`flowhost admin add-user`).
+///
+/// Counted in Unicode scalars and in UTF-8 bytes, never in grapheme clusters:
+/// "a" followed by 9 999 combining accents is one grapheme but 10 000
+/// scalars, and it must not pass a limit of 128.
+public enum UserIdentifier {
+    public static let maxScalars = 128
+    public static let maxBytes = 512
+
+    /// Why `id` is not a valid user id, or nil when it is.
+    public static func problem(with id: String) -> String? {
+        let scalars = id.unicodeScalars
+        if scalars.isEmpty { return "must not be empty" }
+        if id.utf8.count > maxBytes { return "must be at most \(maxBytes) bytes of UTF-8" }
+        if scalars.count > maxScalars { return "must be at most \(maxScalars) Unicode scalars" }
+        if scalars.contains(where: isForbidden) { return "must not contain control or format characters" }
+        if scalars.first!.properties.isWhitespace || scalars.last!.properties.isWhitespace {
+            return "must not start or end with white space"
+        }
+        return nil
+    }
+
+    /// Control characters (C0, C1, DEL), and the invisible format and
+    /// separator characters that make two ids look alike (bidi overrides,
+    /// zero-width joiners, line and paragraph separators).
+    static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: true
+        default: false
+        }
+    }
+}
