@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "FlowHost",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "flowhost", targets: ["flowhost"]),
         // One dynamic library per flow module. The loader looks for

@@ -8,7 +8,7 @@ extension MFAFlow {
         methods: [
             FlowMethod(
                 "setUser", summary: "Answers getUser with the user id.",
-                params: [FlowParam("userName", .string, description: "The user id.")], answers: ["getUser"]),
+                params: [FlowParam("userName", .string, description: "The user id.", format: .userID)], answers: ["getUser"]),
             FlowMethod(
                 "setActivationCode", summary: "Answers getActivationCode with the code the user received.",
                 params: [FlowParam("activationCode", .string)], answers: ["getActivationCode"]),
@@ -32,7 +32,9 @@ extension MFAFlow {
                 params: [FlowParam("currentPassword", .string), FlowParam("newPassword", .string), FlowParam("challengeMode", .integer)],
                 answers: ["getPassword"]),
             FlowMethod("resetAuthState", summary: "Abandons the flow before login; getUser follows."),
-            FlowMethod("logOff", summary: "Ends the user's session; onUserLoggedOff then getUser follow.", params: [FlowParam("userID", .string)]),
+            FlowMethod(
+                "logOff", summary: "Ends the user's session; onUserLoggedOff then getUser follow.",
+                params: [FlowParam("userID", .string, format: .userID)]),
         ],
         events: [
             FlowEvent("getUser", summary: "Asks for the user id.", paramsSchema: base, challenge: true),

@@ -33,6 +33,7 @@ extension MFAFlow {
             throw FlowError(code: -32006, message: "resetAuthState is for before login; use logOff")
         }
         generation += 1
+        host.cancelRequests()
         audit(nil, "flow.reset", "ok")
         askForUser()
     }
@@ -43,6 +44,7 @@ extension MFAFlow {
         }
         _ = try host.call("session.close", ["sessionID": .string(sessionID)])
         generation += 1
+        host.cancelRequests()
         host.emit(
             "onUserLoggedOff", SDKPayload.event(sessionType: 1, sessionID: sessionID, fields: ["userID": .string(userID)]))
         askForUser()

@@ -51,6 +51,7 @@ class FlowHostClient:
         )
         self.transcript = []
         self.events = []          # every event, in arrival order
+        self.cancelled = []       # ids of host requests the host gave up on ($/cancelRequest)
         self._unread = 0          # index of the first event not yet taken by wait_event
         self._incoming = queue.Queue()
         self._handlers = {}
@@ -198,6 +199,9 @@ class FlowHostClient:
                 message = {"unparseable": line}
             if isinstance(message, dict) and "method" in message and "id" in message:
                 self._answer(message)
+            elif isinstance(message, dict) and message.get("method") == "$/cancelRequest":
+                # The host no longer waits for that request: a real client closes its prompt.
+                self.cancelled.append((message.get("params") or {}).get("id"))
             elif isinstance(message, dict) and "method" in message:
                 self.events.append(message)
             self._incoming.put(message)

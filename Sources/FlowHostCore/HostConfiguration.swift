@@ -46,6 +46,8 @@ public struct HostConfiguration {
                 configuration.options.maxFrameBytes = try positive(value, key, max: 1 << 30)
             case "maxNestingDepth":
                 configuration.options.maxNestingDepth = try positive(value, key, max: 1000)
+            case "maxClientRequestsInFlight":
+                configuration.options.maxClientRequestsInFlight = try positive(value, key, max: 1024)
             case "clientRequestTimeoutMs":
                 configuration.options.clientRequestTimeoutMilliseconds = UInt32(try positive(value, key, max: 86_400_000))
             case "flows":

@@ -20,6 +20,8 @@ public final class HostEngine {
         public var maxFrameBytes = 1 << 20
         public var maxNestingDepth = 64
         public var clientRequestTimeoutMilliseconds: UInt32 = 60_000
+        /// Host requests waiting for the client at once; more are refused.
+        public var maxClientRequestsInFlight = 16
         public var hostName = "flowhost"
         public var hostVersion = "0.1.0"
         public init() {}
@@ -67,6 +69,7 @@ public final class HostEngine {
     /// What calls without params get, and what `ping` answers.
     var emptyObject = JSON.object()
     var pendingClientRequests: [String: PendingClientRequest] = [:]
+    var deadlines = DeadlineQueue<String>()
     var nextClientRequestNumber = 1
     var discoverDocument: JSON?
 

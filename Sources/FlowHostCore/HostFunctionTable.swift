@@ -60,7 +60,7 @@ enum HostFunctionTable {
             let owned = params.map { JSON(taking: $0) } ?? JSON.object()
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
             guard let method, let onResponse else { return FLOWHOST_ERR_INVALID_ARGUMENT }
-            context.engine.sendClientRequest(
+            let sent = context.engine.sendClientRequest(
                 method: String(cString: method), params: owned, timeoutMilliseconds: timeout, from: context.plugin
             ) { outcome in
                 switch outcome {
@@ -73,7 +73,12 @@ enum HostFunctionTable {
                     if let data = abiError.data { json_decref(data) }
                 }
             }
-            return FLOWHOST_OK
+            return sent ? FLOWHOST_OK : FLOWHOST_ERR_LIMIT
+        }
+
+        table.cancel_requests = { host in
+            guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
+            return Int32(context.engine.cancelClientRequests(of: context.plugin))
         }
 
         table.log = { host, level, message in

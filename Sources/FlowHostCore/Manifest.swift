@@ -18,17 +18,26 @@ public enum ParamType: String, Sendable, CaseIterable {
     }
 }
 
+/// A rule a string param must meet beyond its type, checked by the host
+/// before any flow runs, so every flow (Swift or C) gets it for free.
+public enum ParamFormat: String, Sendable, CaseIterable {
+    /// A user id: the rule in `UserIdentifier` (scalars, bytes, no control characters).
+    case userID
+}
+
 public struct ParamSpec: Equatable {
     public var name: String
     public var type: ParamType
     public var required: Bool
     public var description: String
+    public var format: ParamFormat?
 
-    public init(name: String, type: ParamType, required: Bool = true, description: String = "") {
+    public init(name: String, type: ParamType, required: Bool = true, description: String = "", format: ParamFormat? = nil) {
         self.name = name
         self.type = type
         self.required = required
         self.description = description
+        self.format = format
     }
 }
 
@@ -103,11 +112,18 @@ public struct PluginManifest {
                 guard let type = ParamType(rawValue: typeName) else {
                     throw Invalid(description: "\(pat).type: unknown type \"\(typeName)\"")
                 }
+                var format: ParamFormat?
+                if let formatName = param["format"] {
+                    guard let known = formatName.stringValue.flatMap(ParamFormat.init(rawValue:)), type == .string else {
+                        throw Invalid(description: "\(pat).format: unknown format \(formatName.serialized()) for a \(typeName)")
+                    }
+                    format = known
+                }
                 params.append(
                     ParamSpec(
                         name: try string(param, "name", pat), type: type,
                         required: param["required"]?.boolValue ?? true,
-                        description: param["description"]?.stringValue ?? ""))
+                        description: param["description"]?.stringValue ?? "", format: format))
             }
             if Set(params.map(\.name)).count != params.count {
                 throw Invalid(description: "\(at).params: duplicate parameter name")

@@ -26,6 +26,7 @@ enum ServiceProvider {
 /// A request the host sent to the client and still waits on.
 struct PendingClientRequest {
     let method: String
+    unowned let owner: LoadedPlugin
     let deadline: UInt64
     let completion: (Result<JSON, RPCError>) -> Void
 }

@@ -1,3 +1,4 @@
+import FlowHostIdentifiers
 import FlowJSON
 
 /// Builds the `rpc.discover` answer from what the host and the flows declare.
@@ -20,7 +21,7 @@ enum OpenRPCDocument {
             method["params"] = .array(
                 spec.params.map { param in
                     let descriptor: JSON = [
-                        "name": .string(param.name), "required": .bool(param.required), "schema": schema(for: param.type),
+                        "name": .string(param.name), "required": .bool(param.required), "schema": schema(for: param),
                     ]
                     if !param.description.isEmpty { descriptor["description"] = .string(param.description) }
                     return descriptor
@@ -46,7 +47,17 @@ enum OpenRPCDocument {
         ]
     }
 
-    private static func schema(for type: ParamType) -> JSON {
-        type == .any ? .object() : ["type": .string(type.rawValue)]
+    private static func schema(for param: ParamSpec) -> JSON {
+        if param.type == .any { return .object() }
+        let schema: JSON = ["type": .string(param.type.rawValue)]
+        switch param.format {
+        case nil: break
+        case .userID:
+            // JSON Schema counts code points (scalars), as the rule does; bytes and characters are in the spec.
+            schema["format"] = "userID"
+            schema["minLength"] = 1
+            schema["maxLength"] = .int(UserIdentifier.maxScalars)
+        }
+        return schema
     }
 }

@@ -1,3 +1,4 @@
+import FlowHostIdentifiers
 import FlowJSON
 import JSONRPC
 
@@ -54,6 +55,13 @@ enum ParamBinder {
     private static func check(_ value: JSON, _ spec: ParamSpec) throws(RPCError) {
         if !spec.type.accepts(value.kind) {
             throw RPCError.invalidParams(field: spec.name, reason: "expected \(spec.type.rawValue), got \(value.kind.name)")
+        }
+        switch spec.format {
+        case nil: break
+        case .userID:
+            if let problem = UserIdentifier.problem(with: value.stringValue ?? "") {
+                throw RPCError.invalidParams(field: spec.name, reason: "a user id \(problem)")
+            }
         }
     }
 }

@@ -3,16 +3,20 @@ import FlowJSON
 /// A parameter a method declares; the host checks it before the flow runs.
 public struct FlowParam: Sendable {
     public enum Kind: String, Sendable { case string, integer, number, boolean, object, array, any }
+    /// A rule the host checks beyond the type (see the manifest's `format`).
+    public enum Format: String, Sendable { case userID }
     public var name: String
     public var kind: Kind
     public var required: Bool
     public var description: String
+    public var format: Format?
 
-    public init(_ name: String, _ kind: Kind, required: Bool = true, description: String = "") {
+    public init(_ name: String, _ kind: Kind, required: Bool = true, description: String = "", format: Format? = nil) {
         self.name = name
         self.kind = kind
         self.required = required
         self.description = description
+        self.format = format
     }
 }
 
@@ -87,11 +91,13 @@ public struct FlowDeclaration: Sendable {
                     let entry: JSON = [
                         "name": .string(method.name), "summary": .string(method.summary),
                         "params": .array(
-                            method.params.map {
-                                [
-                                    "name": .string($0.name), "type": .string($0.kind.rawValue), "required": .bool($0.required),
-                                    "description": .string($0.description),
+                            method.params.map { param in
+                                let entry: JSON = [
+                                    "name": .string(param.name), "type": .string(param.kind.rawValue), "required": .bool(param.required),
+                                    "description": .string(param.description),
                                 ]
+                                if let format = param.format { entry["format"] = .string(format.rawValue) }
+                                return entry
                             }),
                     ]
                     if let result = schema(method.resultSchema) { entry["result"] = result }

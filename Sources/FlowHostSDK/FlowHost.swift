@@ -56,8 +56,28 @@ public final class FlowHost {
             }, box)
         if status != FLOWHOST_OK {
             let box = Unmanaged<CompletionBox>.fromOpaque(box).takeRetainedValue()
-            box.completion(.failure(FlowError(code: -32603, message: "host refused the request (\(status))")))
+            let reason = status == FLOWHOST_ERR_LIMIT ? "too many requests in flight" : "host refused the request (\(status))"
+            box.completion(.failure(FlowError(code: -32603, message: reason)))
         }
+    }
+
+    /// Cancels every request this flow still waits on (its dialogue was
+    /// reset): each completion runs at once with -32800, and the client is
+    /// told. A host older than ABI 1.1 has no cancellation; then nothing happens
+    /// and the requests run out their timeouts.
+    @discardableResult
+    public func cancelRequests() -> Int {
+        guard hostHas(\.cancel_requests, MemoryLayout<flowhost_host_v1>.offset(of: \.cancel_requests)),
+            let cancel = table.pointee.cancel_requests
+        else { return 0 }
+        return Int(cancel(context))
+    }
+
+    /// Whether the host's table is long enough to hold a field (hosts built
+    /// against an older header have a shorter table).
+    private func hostHas<Field>(_ field: KeyPath<flowhost_host_v1, Field>, _ offset: Int?) -> Bool {
+        guard let offset else { return false }
+        return Int(table.pointee.struct_size) >= offset + MemoryLayout<Field>.size
     }
 
     public func log(_ level: LogLevel, _ message: String) {

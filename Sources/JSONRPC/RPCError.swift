@@ -44,6 +44,8 @@ public struct RPCError: Error, CustomStringConvertible {
 
     /// A host-to-client request got no answer in time.
     public static let requestTimedOut = RPCError(code: -32000, message: "request timed out")
+    /// A host request the flow gave up on (its dialogue was reset); LSP's RequestCancelled.
+    public static let requestCancelled = RPCError(code: -32800, message: "request cancelled")
     /// A request other than `initialize` came before `initialize`.
     public static let notInitialized = RPCError(code: -32002, message: "Server not initialized")
     /// A challenge answer came while no challenge was open.

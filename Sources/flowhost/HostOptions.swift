@@ -51,11 +51,8 @@ struct HostOptions: ParsableArguments {
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("unknown log level \(logLevel)")
         }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let sink = StderrSink()
+        LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: level, sink: sink) }
         return Logger(label: "flowhost")
     }
 

@@ -47,6 +47,7 @@ extern "C" {
 #define FLOWHOST_ERR_UNKNOWN_SERVICE (-3)
 #define FLOWHOST_ERR_UNDECLARED_EVENT (-4)
 #define FLOWHOST_ERR_INVALID_ARGUMENT (-5)
+#define FLOWHOST_ERR_LIMIT (-6)         /* too many host requests in flight (1.1) */
 
 /* Log levels for flowhost_host_v1.log. */
 #define FLOWHOST_LOG_DEBUG 0
@@ -79,7 +80,9 @@ typedef struct flowhost_host_context flowhost_host_context;
 /*
  * Called once with the outcome of a request the plugin sent to the client.
  * result: borrowed, NULL when error is set. error: borrowed, NULL on success;
- * a timeout is code -32000 with message "request timed out".
+ * a timeout is code -32000 with message "request timed out"; a cancellation
+ * (cancel_requests) is code -32800 "request cancelled". In both cases the
+ * client is sent `$/cancelRequest {id}` and a late answer is ignored.
  */
 typedef void (*flowhost_response_fn)(void *user_data, json_t *result, const flowhost_error_v1 *error);
 
@@ -102,7 +105,9 @@ typedef struct flowhost_host_v1 {
     /* Send a request to the client (for example "platform/authenticateLDA").
        params: stolen. on_response is called exactly once, later, on the loop
        thread: with the client's result, its error, or a timeout after
-       timeout_ms (0 means the host's default). */
+       timeout_ms (0 means the host's default). Returns FLOWHOST_ERR_LIMIT,
+       and never calls on_response, when the host's cap on requests in
+       flight is reached. */
     int32_t (*send_request)(flowhost_host_context *host, const char *method, json_t *params,
                             uint32_t timeout_ms, flowhost_response_fn on_response, void *user_data);
 
@@ -114,7 +119,19 @@ typedef struct flowhost_host_v1 {
 
     /* The session facts from `initialize` (device, clientInfo): new reference. */
     json_t *(*session_info)(flowhost_host_context *host);
+
+    /* --- ABI 1.1: fields below exist when struct_size covers them. --- */
+
+    /* Cancels every request this plugin sent to the client and still waits
+       on (its dialogue was reset or abandoned). Each on_response is called
+       once, before this returns, with error -32800. Returns how many. */
+    int32_t (*cancel_requests)(flowhost_host_context *host);
 } flowhost_host_v1;
+
+/* True when the host table `t` has the field `f` (a plugin built against a
+   newer header may meet an older host). */
+#define FLOWHOST_HOST_HAS(t, f) \
+    ((t)->struct_size >= offsetof(flowhost_host_v1, f) + sizeof((t)->f) && (t)->f != NULL)
 
 /*
  * What a plugin exports. Grows at the end only; `reserved` must be zero.
