@@ -38,6 +38,14 @@ extension MFAFlow {
         askForUser()
     }
 
+    /// The host is stopping: the session it holds can no longer be used, so
+    /// it ends now rather than at its idle lifetime.
+    func finish() {
+        guard case .loggedIn(_, let sessionID) = stage else { return }
+        stage = .idle
+        _ = try? host.call("session.close", ["sessionID": .string(sessionID), "reason": "host-exit"])
+    }
+
     func logOff(_ userID: String) throws(FlowError) {
         guard case .loggedIn(let current, let sessionID) = stage, current == userID else {
             throw FlowError(code: -32006, message: "\(userID) is not logged in on this device")

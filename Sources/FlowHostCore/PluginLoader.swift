@@ -37,22 +37,37 @@ public enum PluginLoader {
     static let librarySuffix = ".so"
     #endif
 
-    /// The library files in `directories`, in order, each real path once.
-    public static func libraryPaths(in directories: [PluginDirectory]) -> [String] {
+    /// The libraries to load from `directories`, in order, each real path
+    /// once, and the refusals found before any of them is opened: folders
+    /// named by a relative path, unsafe folders, and unsafe files (see
+    /// `PluginTrust`). A folder that does not exist is passed over.
+    public static func candidates(in directories: [PluginDirectory]) -> (paths: [String], refusals: [PluginRefusal]) {
         var seen = Set<String>()
         var paths: [String] = []
+        var refusals: [PluginRefusal] = []
         for directory in directories {
+            guard directory.path.hasPrefix("/") else {
+                refusals.append(PluginRefusal(path: directory.path, reason: "a plugin folder must be an absolute path"))
+                continue
+            }
+            var info = stat()
+            guard stat(directory.path, &info) == 0 else { continue }
+            if let problem = PluginTrust.problem(withFolder: directory.path) {
+                refusals.append(PluginRefusal(path: directory.path, reason: problem))
+                continue
+            }
             for name in entries(of: directory.path).sorted() where name.hasSuffix(librarySuffix) {
                 if let prefix = directory.requiredPrefix, !name.hasPrefix(prefix) { continue }
                 let path = directory.path.hasSuffix("/") ? directory.path + name : directory.path + "/" + name
-                let real = realpath(path, nil).map { resolved in
-                    defer { free(resolved) }
-                    return String(cString: resolved)
-                } ?? path
+                if let problem = PluginTrust.problem(withLibrary: path) {
+                    refusals.append(PluginRefusal(path: path, reason: problem))
+                    continue
+                }
+                let real = PluginTrust.realPath(path) ?? path
                 if seen.insert(real).inserted { paths.append(path) }
             }
         }
-        return paths
+        return (paths, refusals)
     }
 
     /// The names in a folder (none if it cannot be read).

@@ -79,8 +79,16 @@ public struct StdioServer {
         return deadline > now ? deadline - now : 0
     }
 
-    /// `kill(pid, 0)`: ESRCH means gone; EPERM means it exists but is not ours.
+    /// `kill(pid, 0)`: ESRCH means gone; EPERM means it exists but is not
+    /// ours. A process that has exited but was not reaped yet (a zombie, or
+    /// a dead one being torn down) still answers kill, so on Linux its state
+    /// in /proc is read too: Z (zombie) and X (dead) count as gone.
     static func processExists(_ pid: Int32) -> Bool {
-        kill(pid, 0) == 0 || errno == EPERM
+        guard kill(pid, 0) == 0 || errno == EPERM else { return false }
+        guard let stat = try? SystemFile.read("/proc/\(pid)/stat"),
+            let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.count
+        else { return true }
+        let state = stat[close + 2]
+        return state != UInt8(ascii: "Z") && state != UInt8(ascii: "X")
     }
 }

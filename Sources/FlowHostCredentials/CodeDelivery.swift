@@ -95,6 +95,7 @@ public struct OutboxDelivery: CodeDelivery {
 enum OutboxKey {
     static func loadOrCreate(at path: String) throws -> [UInt8] {
         let size = fh_aead_key_bytes()
+        try PrivateFile.check([path])
         if let existing = try? SystemFile.read(path) {
             guard existing.count == size else { throw CredentialError("outbox key \(path) is not \(size) bytes") }
             return existing

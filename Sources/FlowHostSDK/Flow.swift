@@ -18,10 +18,16 @@ public protocol Flow: AnyObject {
 
     /// A declared service, called by another flow.
     func callService(_ name: String, params: JSON) throws(FlowError) -> JSON?
+
+    /// The host is stopping (the client left, or `exit`): end what must not
+    /// outlive this process, such as a logged-in session. The host table
+    /// still works here, on the loop thread.
+    func finish()
 }
 
 extension Flow {
     public func start() {}
+    public func finish() {}
     public func callService(_ name: String, params: JSON) throws(FlowError) -> JSON? {
         throw FlowError(code: -32601, message: "service \(name) not offered")
     }

@@ -85,6 +85,7 @@ public enum FlowExport {
         }
         d.destroy = { instance in
             guard let instance else { return }
+            FlowBox.from(instance).flow.finish()
             Unmanaged<FlowBox>.fromOpaque(instance).release()
         }
         let pointer = UnsafeMutablePointer<flowhost_plugin_descriptor_v1>.allocate(capacity: 1)

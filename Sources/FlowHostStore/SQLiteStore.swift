@@ -23,6 +23,7 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
     public init(path: String, busyTimeoutSeconds: Double = 10) throws {
         self.path = path
         try Self.createPrivately(path)
+        try PrivateFile.check([path, path + "-wal", path + "-shm"])
         connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: Int32(busyTimeoutSeconds * 1000))
         // WAL: readers in other processes never block on a writer. Deleted
         // rows (old codes, pruned hashes) are overwritten, not left in free pages.

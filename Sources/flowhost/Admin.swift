@@ -76,11 +76,14 @@ extension AdminOptions {
         }
     }
 
-    /// A user and their devices, read together; an unknown user is `notFound`.
-    func userAndDevices(_ userID: String) throws -> (UserRecord, [DeviceRecord]) {
-        try credentials().store.read { tx in
+    /// A user, their devices and open sessions, read together (after ending
+    /// the sessions whose lifetime ran out); an unknown user is `notFound`.
+    func userAndDevices(_ userID: String) throws -> (UserRecord, [DeviceRecord], openSessions: Int) {
+        let credentials = try credentials()
+        try credentials.endExpiredSessions()
+        return try credentials.store.read { tx in
             guard let user = try tx.user(userID) else { throw StoreError.notFound }
-            return (user, try tx.devices(userID: userID))
+            return (user, try tx.devices(userID: userID), try tx.openSessions(userID: userID).count)
         }
     }
 
@@ -131,13 +134,13 @@ extension Admin {
 
         func run() throws {
             try adminRun {
-                let (user, devices) = try options.userAndDevices(userID)
+                let (user, devices, openSessions) = try options.userAndDevices(userID)
                 let value: JSON = [
                     "userID": .string(user.userID), "status": .string(user.status.rawValue),
                     "blocked": .optional(user.blockReason) { .string($0.rawValue) },
                     "activationAttemptsLeft": .int(user.activationAttemptsLeft),
                     "passwordAttemptsLeft": .int(user.passwordAttemptsLeft), "passwordExpired": .bool(user.passwordExpired),
-                    "devices": .int(devices.count), "createdAt": .string(isoTime(user.createdAt)),
+                    "devices": .int(devices.count), "openSessions": .int(openSessions), "createdAt": .string(isoTime(user.createdAt)),
                 ]
                 options.emit(value) {
                     value.keys.map { "\($0): \(value[$0]!.stringValue ?? value[$0]!.serialized())" }.joined(separator: "\n")
@@ -193,6 +196,10 @@ extension Admin {
                     body["id"] = .int(Int(message.id ?? 0))
                     body["kind"] = .string(message.kind)
                     body["createdAt"] = .int(Int(message.createdAt))
+                    body["attempts"] = .int(message.attempts)
+                    if let error = message.lastError { body["lastError"] = .string(error) }
+                    if let failed = message.failedAt { body["failedAt"] = .int(Int(failed)) }
+                    if let delivered = message.deliveredAt { body["deliveredAt"] = .int(Int(delivered)) }
                     opened.append(body)
                 }
                 if markDelivered {
@@ -214,7 +221,7 @@ extension Admin {
         @Argument var userID: String
         func run() throws {
             try adminRun {
-                let (_, devices) = try options.userAndDevices(userID)
+                let (_, devices, _) = try options.userAndDevices(userID)
                 let value = JSON.array(
                     devices.map {
                         [
@@ -236,8 +243,11 @@ extension Admin {
         @OptionGroup var options: AdminOptions
         @Option(help: "Only this user's entries.") var user: String?
         @Option(help: "At most this many entries.") var limit = 100
+        @Flag(help: "Show the hourly counts of events that change nothing (unknown users, resets, refusals) instead.")
+        var counts = false
 
         func run() throws {
+            if counts { return try runCounts() }
             try adminRun {
                 let entries = try options.credentials().store.read { try $0.auditEntries(userID: user, limit: limit) }
                 let value = JSON.array(
@@ -254,6 +264,26 @@ extension Admin {
                     entries.map { "\(isoTime($0.at))  \($0.userID ?? "-")  \($0.deviceID ?? "-")  \($0.action)  \($0.outcome)  \($0.detail ?? "")" }
                         .joined(separator: "\n")
                 }
+            }
+        }
+    }
+}
+
+extension Admin.Audit {
+    func runCounts() throws {
+        try adminRun {
+            let rows = try options.credentials().store.read { try $0.auditCounts(userID: user, limit: limit) }
+            let value = JSON.array(
+                rows.map {
+                    [
+                        "hour": .string(isoTime($0.hour)), "userID": $0.userID.isEmpty ? .null : .string($0.userID),
+                        "action": .string($0.action), "outcome": .string($0.outcome), "count": .int(Int($0.count)),
+                        "lastAt": .string(isoTime($0.lastAt)),
+                    ]
+                })
+            options.emit(value) {
+                rows.map { "\(isoTime($0.hour))  \($0.userID.isEmpty ? "-" : $0.userID)  \($0.action)  \($0.outcome)  ×\($0.count)" }
+                    .joined(separator: "\n")
             }
         }
     }

@@ -24,15 +24,27 @@ struct HostOptions: ParsableArguments {
     @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "warning"
 
+    /// `--plugins` folders (a relative one is taken from the working
+    /// folder: the operator typed it), then FLOWHOST_PLUGIN_PATH (where a
+    /// relative or empty entry is refused: it would load from wherever the
+    /// host happens to run), then the executable's folder.
     func searchPath() -> [PluginDirectory] {
-        var directories = pluginDirectories.map { PluginDirectory(path: $0) }
+        var directories = pluginDirectories.map { PluginDirectory(path: $0.hasPrefix("/") ? $0 : Self.workingDirectory() + "/" + $0) }
         if let environment = SystemEnvironment.value("FLOWHOST_PLUGIN_PATH") {
-            directories += environment.split(separator: ":").map { PluginDirectory(path: String($0)) }
+            directories += environment.split(separator: ":", omittingEmptySubsequences: false).map {
+                PluginDirectory(path: $0.isEmpty ? "(empty entry in FLOWHOST_PLUGIN_PATH)" : String($0))
+            }
         }
         if !noDefaultPlugins, let executable = Self.executableDirectory() {
             directories.append(PluginDirectory(path: executable, requiredPrefix: "libFlowPlugin"))
         }
         return directories
+    }
+
+    static func workingDirectory() -> String {
+        guard let folder = getcwd(nil, 0) else { return "." }
+        defer { free(folder) }
+        return String(cString: folder)
     }
 
     static func executableDirectory() -> String? {
@@ -65,10 +77,15 @@ struct HostOptions: ParsableArguments {
         }
     }
 
-    /// Opens, checks and installs every flow. Refusals are logged by the engine.
+    /// Opens, checks and installs every flow. Refusals are logged by the
+    /// engine. With --strict, a refusal found before loading stops the host
+    /// before any library is opened, so no refused library's code ever runs.
     func loadPlugins(into engine: HostEngine, configuration: HostConfiguration) throws {
+        let (paths, refusals) = PluginLoader.candidates(in: searchPath())
+        for refusal in refusals { engine.refuse(refusal) }
+        if strict, !refusals.isEmpty { throw ExitCode(3) }
         var candidates: [LoadedPlugin] = []
-        for path in PluginLoader.libraryPaths(in: searchPath()) {
+        for path in paths {
             switch PluginLoader.open(path: path) {
             case .success(let plugin): candidates.append(plugin)
             case .failure(let refusal): engine.refuse(refusal)
