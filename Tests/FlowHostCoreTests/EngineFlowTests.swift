@@ -128,7 +128,12 @@ import Testing
         h.sink.reset()
         h.engine.fireTimers(now: deadline)
         try! h.engine.flush()
-        #expect(h.sink.lines == [#"{"jsonrpc":"2.0","method":"onAnswer","params":{"error":-32000}}"#])
+        // The client is told the host gave up, then the flow hears the timeout.
+        #expect(
+            h.sink.lines == [
+                #"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"fh-1"}}"#,
+                #"{"jsonrpc":"2.0","method":"onAnswer","params":{"error":-32000}}"#,
+            ])
         #expect(h.engine.nextDeadline == nil)
     }
 

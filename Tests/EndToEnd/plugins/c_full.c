@@ -1,10 +1,12 @@
 /* A C flow that uses the whole host table: a service of another flow, a
-   request to the client with its answer routed back, events, logging. */
+   request to the client with its answer routed back (refused past the cap),
+   cancellation of its requests (ABI 1.1), events, logging. */
 #define NAME "cfull"
 #define MANIFEST \
     "{\"methods\":[{\"name\":\"cfull.upper\",\"params\":[{\"name\":\"text\",\"type\":\"string\"}]}," \
     "{\"name\":\"cfull.ask\",\"params\":[{\"name\":\"question\",\"type\":\"string\"}," \
-    "{\"name\":\"timeoutMs\",\"type\":\"integer\",\"required\":false}]}]," \
+    "{\"name\":\"timeoutMs\",\"type\":\"integer\",\"required\":false}]}," \
+    "{\"name\":\"cfull.cancel\",\"params\":[]}]," \
     "\"events\":[{\"name\":\"onAnswered\"}]}"
 #define CUSTOM_CREATE
 #define CUSTOM_HANDLE
@@ -37,8 +39,21 @@ static int32_t tp_handle(void *instance, const char *method, json_t *params, jso
     if (strcmp(method, "cfull.upper") == 0) {
         return flow->host->call_service(flow->context, "echo.upper", params, result, error);
     }
+    if (strcmp(method, "cfull.cancel") == 0) {
+        if (!FLOWHOST_HOST_HAS(flow->host, cancel_requests)) {
+            flowhost_error_set(error, -32603, 0, "host has no cancel_requests");
+            return FLOWHOST_ERR_FAILED;
+        }
+        *result = json_pack("{si}", "cancelled", flow->host->cancel_requests(flow->context));
+        return FLOWHOST_OK;
+    }
     json_t *timeout = json_object_get(params, "timeoutMs");
     json_t *question = json_pack("{sO}", "question", json_object_get(params, "question"));
-    return flow->host->send_request(flow->context, "platform/confirm", question,
-                                    timeout ? (uint32_t)json_integer_value(timeout) : 0, on_answer, flow);
+    int32_t sent = flow->host->send_request(flow->context, "platform/confirm", question,
+                                            timeout ? (uint32_t)json_integer_value(timeout) : 0, on_answer, flow);
+    if (sent == FLOWHOST_ERR_LIMIT) {
+        flowhost_error_set(error, -32000, 0, "too many requests in flight");
+        return FLOWHOST_ERR_FAILED;
+    }
+    return sent;
 }
