@@ -335,15 +335,15 @@ def test_a_client_that_never_reads_stderr_cannot_stall_the_host(flowhost_bin, ec
         host.initialize(device=DEVICE)
         frames = "".join(json.dumps({"jsonrpc": "2.0", "id": "stray-%d-%s" % (index, "y" * 3000), "result": {}}) + "\n"
                          for index in range(400))
-        host.send_raw(frames.encode())
         reply = {}
 
-        def ping():
+        def flood_then_ping():
+            host.send_raw(frames.encode())  # blocks too if the host stops reading
             reply["result"] = host.request("ping", timeout=10)
 
-        thread = threading.Thread(target=ping, daemon=True)
+        thread = threading.Thread(target=flood_then_ping, daemon=True)
         thread.start()
-        thread.join(10)
+        thread.join(15)
         assert reply.get("result") == {}, "the host stopped answering while stderr was full"
     finally:
         host.process.kill()
