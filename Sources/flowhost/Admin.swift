@@ -96,15 +96,8 @@ extension AdminOptions {
     }
 }
 
-/// RFC 3339 / ISO 8601 in UTC, e.g. 2026-11-22T08:01:51Z.
-func isoTime(_ seconds: Int64) -> String {
-    var time = time_t(seconds)
-    var parts = tm()
-    gmtime_r(&time, &parts)
-    var text = [CChar](repeating: 0, count: 32)
-    let count = strftime(&text, text.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
-    return String(decoding: text[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-}
+/// RFC 3339 / ISO 8601 in UTC.
+func isoTime(_ seconds: Int64) -> String { ISOTime.string(seconds) }
 
 extension Admin {
     struct AddUser: ParsableCommand {

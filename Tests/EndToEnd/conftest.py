@@ -136,6 +136,17 @@ class Deployment:
         return client
 
 
+def wait_until(predicate, timeout=10.0):
+    """Polls `predicate` until it holds or `timeout` seconds pass; returns whether it held."""
+    import time
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return predicate()
+
+
 def status_of(event):
     return event["params"]["challengeResponse"]["status"]["statusCode"]
 

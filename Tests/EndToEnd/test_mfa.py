@@ -9,19 +9,9 @@ import time
 
 import pytest
 
-from conftest import GOOD_PASSWORD, activate, status_of, through_device_name
+from conftest import GOOD_PASSWORD, activate, status_of, through_device_name, wait_until
 from flowhost_client import RPCError
 from schemas import validate
-
-
-def wait_until(predicate, timeout=10.0):
-    """Polls `predicate` until it holds or `timeout` seconds pass; returns whether it held."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
 
 
 def assert_logged_in(event, user_id, workflow):

@@ -13,17 +13,8 @@ import time
 
 import pytest
 
-from conftest import CHEAP_CONFIG, DEVICE, GOOD_PASSWORD, Deployment, activate, status_of, through_device_name
+from conftest import CHEAP_CONFIG, DEVICE, GOOD_PASSWORD, Deployment, activate, status_of, through_device_name, wait_until
 from flowhost_client import FlowHostClient, RPCError
-
-
-def wait_until(predicate, timeout=10.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()
 
 
 def config_with(**sections):

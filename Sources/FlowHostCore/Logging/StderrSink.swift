@@ -61,9 +61,9 @@ public final class StderrSink: Sendable {
     }
 
     private func emit(_ state: inout State, _ text: String) {
-        var line = isoNow() + " " + LogLine.escaped(text)
+        var line = ISOTime.string(Int64(time(nil))) + " " + LogLine.escaped(text)
         if state.dropped > 0 {
-            line = isoNow() + " warning flowhost: \(state.dropped) log lines were dropped (stderr was full)\n" + line
+            line = ISOTime.string(Int64(time(nil))) + " warning flowhost: \(state.dropped) log lines were dropped (stderr was full)\n" + line
         }
         var bytes = LogLine.clipped(Array(line.utf8))
         bytes.append(UInt8(ascii: "\n"))
@@ -74,15 +74,6 @@ public final class StderrSink: Sendable {
         }
         let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         if written == bytes.count { state.dropped = 0 } else { state.dropped += 1 }
-    }
-
-    private func isoNow() -> String {
-        var now = time(nil)
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        var text = [CChar](repeating: 0, count: 32)
-        let count = strftime(&text, text.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
-        return String(decoding: text[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 
@@ -121,5 +112,18 @@ public enum LogLine {
         let scalars = text.unicodeScalars
         guard scalars.count > limit else { return text }
         return String(String.UnicodeScalarView(scalars.prefix(limit))) + "…(\(scalars.count) characters)"
+    }
+}
+
+/// RFC 3339 / ISO 8601 in UTC, e.g. 2026-11-22T08:01:51Z: the one spelling
+/// of a time in logs and in the operator's tools.
+public enum ISOTime {
+    public static func string(_ seconds: Int64) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        var text = [CChar](repeating: 0, count: 32)
+        let count = strftime(&text, text.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+        return String(decoding: text[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
