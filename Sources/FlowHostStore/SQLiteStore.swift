@@ -199,7 +199,11 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
                     ALTER TABLE user ADD COLUMN resend_count INTEGER NOT NULL DEFAULT 0;
                     ALTER TABLE session ADD COLUMN last_seen_at INTEGER;
                     ALTER TABLE session ADD COLUMN end_reason TEXT;
+                    UPDATE session SET last_seen_at = created_at;
+                    -- Open sessions only: the lifetime sweep at each login reads these, never the history.
                     CREATE INDEX session_open_by_user ON session(user_id) WHERE ended_at IS NULL;
+                    CREATE INDEX session_open_by_created ON session(created_at) WHERE ended_at IS NULL;
+                    CREATE INDEX session_open_by_seen ON session(last_seen_at) WHERE ended_at IS NULL;
                     -- Delivery happens after the commit, outside any transaction, with retries.
                     ALTER TABLE outbox ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
                     ALTER TABLE outbox ADD COLUMN last_error TEXT;

@@ -5,7 +5,7 @@ struct SQLiteTransaction: StoreWriter {
     static let userColumns =
         "user_id, status, block_reason, activation_attempts_left, password_attempts_left, password_expired, created_at, last_resend_at, resend_window_start, resend_count"
     static let codeColumns = "id, user_id, code_hash, verification_key, created_at, expires_at, used_at, superseded_at"
-    static let sessionColumns = "session_id, user_id, device_id, workflow, created_at, COALESCE(last_seen_at, created_at), ended_at, end_reason"
+    static let sessionColumns = "session_id, user_id, device_id, workflow, created_at, last_seen_at, ended_at, end_reason"
     static let outboxColumns = "id, user_id, kind, sealed_body, created_at, delivered_at, attempts, last_error, failed_at"
     static let deviceColumns = "user_id, device_id, name, status, lda_type, created_at, last_access_at"
 
@@ -243,7 +243,7 @@ struct SQLiteTransaction: StoreWriter {
             "UPDATE session SET ended_at = ?, end_reason = 'lifetime' WHERE ended_at IS NULL AND created_at < ?",
             [.integer(at), .integer(createdBefore)])
         let idle = try db.run(
-            "UPDATE session SET ended_at = ?, end_reason = 'idle' WHERE ended_at IS NULL AND COALESCE(last_seen_at, created_at) < ?",
+            "UPDATE session SET ended_at = ?, end_reason = 'idle' WHERE ended_at IS NULL AND last_seen_at < ?",
             [.integer(at), .integer(idleBefore)])
         return lifetime + idle
     }
