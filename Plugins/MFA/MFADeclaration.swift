@@ -37,12 +37,16 @@ extension MFAFlow {
                 params: [FlowParam("userID", .string, format: .userID)]),
         ],
         events: [
-            FlowEvent("getUser", summary: "Asks for the user id.", paramsSchema: base, challenge: true),
+            FlowEvent("getUser", summary: "Asks for the user id.", paramsSchema: base, challenge: true, resting: true),
             FlowEvent("getActivationCode", summary: "Asks for the activation code.", paramsSchema: base, challenge: true),
             FlowEvent("getDeviceName", summary: "Asks for this device's name.", paramsSchema: base, challenge: true),
             FlowEvent("getUserConsentForLDA", summary: "Asks whether to enroll LDA.", paramsSchema: base, challenge: true),
             FlowEvent("getPassword", summary: "Asks for a password (challengeMode says which).", paramsSchema: base, challenge: true),
             FlowEvent("onUserLoggedIn", summary: "The user is logged in; carries the session.", paramsSchema: base),
             FlowEvent("onUserLoggedOff", summary: "The session ended.", paramsSchema: base),
+        ],
+        uses: [
+            "credentials.userState", "credentials.rememberedUsers", "activation.verify", "activation.resend", "activation.complete",
+            "password.policy", "password.check", "password.login", "password.update", "session.open", "session.close", "audit.record",
         ])
 }

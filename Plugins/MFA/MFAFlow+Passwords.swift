@@ -85,7 +85,7 @@ extension MFAFlow {
             ["userID": .string(userID), "currentPassword": .string(current), "newPassword": .string(new), "deviceID": .string(deviceID)])
         switch outcome["outcome"]?.stringValue {
         case "updated":
-            openSession(userID)
+            openSession(userID, factor: "password")
         case "wrongCurrent":
             askForPassword(
                 userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, status: 102,

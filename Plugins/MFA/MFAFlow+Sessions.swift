@@ -5,11 +5,12 @@ import FlowJSON
 extension MFAFlow {
     /// A session without a password check (after LDA, or after replacing an
     /// expired password); the service checks the user may log in here now.
-    func openSession(_ userID: String, workflow: String = Workflow.login) {
+    func openSession(_ userID: String, factor: String, workflow: String = Workflow.login) {
         let outcome: JSON
         do {
             outcome = try host.call(
-                "session.open", ["userID": .string(userID), "deviceID": .string(deviceID), "workflow": .string(workflow)])
+                "session.open",
+                ["userID": .string(userID), "deviceID": .string(deviceID), "workflow": .string(workflow), "factor": .string(factor)])
         } catch {
             host.log(.error, "opening a session failed: \(error.message)")
             return askForUser(status: 114, message: "Login failed on the server side; try again.")
@@ -33,26 +34,21 @@ extension MFAFlow {
             throw FlowError(code: -32006, message: "resetAuthState is for before login; use logOff")
         }
         generation += 1
-        host.cancelRequests()
+        host.abandonDialogue()
         audit(nil, "flow.reset", "ok")
         askForUser()
     }
 
-    /// The host is stopping: the session it holds can no longer be used, so
-    /// it ends now rather than at its idle lifetime.
-    func finish() {
-        guard case .loggedIn(_, let sessionID) = stage else { return }
-        stage = .idle
-        _ = try? host.call("session.close", ["sessionID": .string(sessionID), "reason": "host-exit"])
-    }
-
     func logOff(_ userID: String) throws(FlowError) {
-        guard case .loggedIn(let current, let sessionID) = stage, current == userID else {
+        guard case .loggedIn(let current, let sessionID) = stage, current == userID,
+            host.session?["sessionID"]?.stringValue == sessionID
+        else {
             throw FlowError(code: -32006, message: "\(userID) is not logged in on this device")
         }
-        _ = try host.call("session.close", ["sessionID": .string(sessionID)])
+        stage = .idle
         generation += 1
-        host.cancelRequests()
+        host.abandonDialogue()
+        _ = try host.call("session.close", ["sessionID": .string(sessionID)])
         host.emit(
             "onUserLoggedOff", SDKPayload.event(sessionType: 1, sessionID: sessionID, fields: ["userID": .string(userID)]))
         askForUser()

@@ -21,6 +21,8 @@ final class MFAFlow: Flow {
         case awaitingPassword(userID: String)
         case awaitingExpiredUpdate(userID: String)
         case awaitingLDA(userID: String)
+        /// The host's session is the record of who is logged in; the stage
+        /// only says this flow's dialogue is over.
         case loggedIn(userID: String, sessionID: String)
     }
 
@@ -64,6 +66,29 @@ final class MFAFlow: Flow {
         return nil
     }
 
+    /// What the host tells this flow: a session that ended by another
+    /// hand (a block seen through the feed, a timeout, another flow), or a
+    /// challenge that expired unanswered.
+    func notified(topic: String, payload: JSON) {
+        switch topic {
+        case "session":
+            guard payload["event"]?.stringValue == "ended", case .loggedIn(let userID, let sessionID) = stage,
+                payload["sessionID"]?.stringValue == sessionID
+            else { return }
+            generation += 1
+            host.abandonDialogue()
+            host.emit("onUserLoggedOff", SDKPayload.event(sessionType: 1, sessionID: sessionID, fields: ["userID": .string(userID)]))
+            askForUser()
+        case "challenge.expired":
+            if case .loggedIn = stage { return }
+            generation += 1
+            host.abandonDialogue()
+            askForUser(status: 121, message: "The challenge expired unanswered; start again.")
+        default:
+            return
+        }
+    }
+
     // MARK: User
 
     func askForUser(status: Int = SDKPayload.success, message: String = "Success") {
@@ -96,7 +121,7 @@ final class MFAFlow: Flow {
         }
         if let ldaType = state["ldaType"]?.intValue {
             authenticateWithLDA(userID, type: ldaType, reason: "login") { [self] ok in
-                if ok { openSession(userID) } else {
+                if ok { openSession(userID, factor: "lda") } else {
                     audit(userID, "login.lda", "failed")
                     askForUser(status: 102, message: "Authentication failed: the LDA check was cancelled or failed.")
                 }

@@ -34,6 +34,12 @@ extension HostEngine {
             emptyObject
         }
         methods["exit"] = .builtin(MethodSpec(name: "exit", summary: "Notification: stop the process.")) { _ in nil }
+        methods["extendSessionIdleTimeout"] = .builtin(
+            MethodSpec(name: "extendSessionIdleTimeout", summary: "Restarts the idle lifetime of the session; onSessionExtensionResponse follows.")
+        ) { [unowned self] _ throws(RPCError) in
+            try extendSession()
+            return nil
+        }
     }
 
     private func initialize(_ params: JSON) throws(RPCError) -> JSON {

@@ -18,8 +18,9 @@ extension HostEngine {
         nextClientRequestNumber += 1
         let timeout = timeoutMilliseconds == 0 ? options.clientRequestTimeoutMilliseconds : timeoutMilliseconds
         let deadline = MonotonicClock.nowMilliseconds() + UInt64(timeout)
-        pendingClientRequests[id] = PendingClientRequest(method: method, owner: plugin, deadline: deadline, completion: completion)
-        deadlines.insert(id, at: deadline)
+        pendingClientRequests[id] = PendingClientRequest(
+            method: method, owner: plugin, call: activeCall, deadline: deadline, completion: completion)
+        deadlines.insert(.request(id), at: deadline)
         logger.debug("host request \(id) \(method) for flow \(plugin.name)")
         send(.request(id: .string(id), method: method, params: params))
         return true
@@ -30,12 +31,15 @@ extension HostEngine {
             logger.warning("response to unknown request id \(LogLine.clip(id.serialized())); ignored")
             return
         }
-        if let result {
-            pending.completion(.success(result))
-        } else {
-            let code = error?["code"]?.intValue ?? -32603
-            let message = error?["message"]?.stringValue ?? "client error"
-            pending.completion(.failure(RPCError(code: code, message: message, data: error?["data"])))
+        touchSession()
+        withCall(pending.call) {
+            if let result {
+                pending.completion(.success(result))
+            } else {
+                let code = error?["code"]?.intValue ?? -32603
+                let message = error?["message"]?.stringValue ?? "client error"
+                pending.completion(.failure(RPCError(code: code, message: message, data: error?["data"])))
+            }
         }
     }
 
@@ -49,25 +53,8 @@ extension HostEngine {
         for (id, pending) in mine {
             pendingClientRequests[id] = nil
             send(.event(name: "$/cancelRequest", params: ["id": .string(id)]))
-            pending.completion(.failure(RPCError.requestCancelled.withData(["method": .string(pending.method)])))
+            withCall(pending.call) { pending.completion(.failure(RPCError.requestCancelled.withData(["method": .string(pending.method)]))) }
         }
         return mine.count
-    }
-
-    /// The earliest moment a timer must fire, if any.
-    public var nextDeadline: UInt64? {
-        deadlines.dropStale { id, deadline in pendingClientRequests[id]?.deadline != deadline }
-        return deadlines.earliest
-    }
-
-    /// Fails every host request whose time is up, earliest first.
-    public func fireTimers(now: UInt64 = MonotonicClock.nowMilliseconds()) {
-        while let (deadline, id) = deadlines.popDue(now: now) {
-            guard let pending = pendingClientRequests[id], pending.deadline == deadline else { continue }
-            pendingClientRequests[id] = nil
-            logger.info("host request \(id) \(pending.method) timed out")
-            send(.event(name: "$/cancelRequest", params: ["id": .string(id)]))
-            pending.completion(.failure(RPCError.requestTimedOut.withData(["method": .string(pending.method)])))
-        }
     }
 }

@@ -28,6 +28,7 @@ extension HostEngine {
         case .builtin(_, let body):
             do { return .success(try body(bound)) } catch { return .failure(error) }
         case .flow(let plugin, _):
+            touchSession()
             return plugin.handle(method: method, params: bound)
         case .answer(let spec):
             return answer(method: method, spec: spec, params: bound)
@@ -61,10 +62,11 @@ extension HostEngine {
                     .withData(["open": openDescription]))
         }
         let serialBefore = challengeSerial
-        let outcome = open.owner.handle(method: method, params: params)
+        touchSession()
+        let outcome = withCall(open.call) { open.owner.handle(method: method, params: params) }
         // A refused answer leaves the challenge open; an accepted one closes
-        // it unless the flow opened the next one meanwhile.
-        if case .success = outcome, challengeSerial == serialBefore {
+        // it unless the flow opened the next one meanwhile (or its call ended).
+        if case .success = outcome, challengeSerial == serialBefore, openChallenge?.serial == open.serial {
             openChallenge = nil
         }
         return outcome
@@ -78,29 +80,78 @@ extension HostEngine {
             return -4  // FLOWHOST_ERR_UNDECLARED_EVENT
         }
         if spec.isChallenge {
-            openChallenge = OpenChallenge(event: event, challengeMode: params["challengeMode"]?.intValue, owner: plugin)
             challengeSerial += 1
+            openChallenge = OpenChallenge(
+                event: event, challengeMode: params["challengeMode"]?.intValue, owner: plugin, call: activeCall, serial: challengeSerial)
+            if !spec.isResting, options.challengeTimeoutMilliseconds > 0 {
+                deadlines.insert(.challenge(challengeSerial), at: MonotonicClock.nowMilliseconds() + options.challengeTimeoutMilliseconds)
+            }
         }
         send(.event(name: event, params: params))
         return 0
     }
 
-    func callService(_ name: String, params: JSON) -> Result<JSON?, RPCError> {
-        switch services[name] {
-        case nil:
-            return .failure(.unknownService(name))
-        case .host(let body):
-            do { return .success(try body(params)) } catch { return .failure(error) }
-        case .flow(let plugin):
-            return plugin.callService(name, params: params)
+    /// The open challenge expired: it closes, and its owner hears of it
+    /// (`challenge.expired`), in the context of the call it belonged to.
+    func expireChallenge(serial: Int) {
+        guard let open = openChallenge, open.serial == serial else { return }
+        openChallenge = nil
+        logger.info("challenge \(open.event) of flow \(open.owner.name) expired unanswered")
+        let notice: JSON = ["event": .string(open.event), "challengeMode": .optional(open.challengeMode, JSON.int)]
+        withCall(open.call) { open.owner.notify("challenge.expired", notice) }
+    }
+
+    /// A synchronous service call (`call_service`): the result before it returns.
+    func callService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<JSON?, RPCError> {
+        let provider: ServiceProvider
+        let bound: JSON
+        switch checkedService(name, params: params, from: caller) {
+        case .failure(let error): return .failure(error)
+        case .success(let found): (provider, bound) = found
+        }
+        switch provider {
+        case .host(_, let body):
+            do { return .success(try body(caller?.name ?? "host", bound)) } catch { return .failure(error) }
+        case .flow(let plugin, _) where !plugin.servesAsynchronously:
+            return plugin.callService(name, params: bound)
+        case .flow(let plugin, _):
+            // A provider that serves asynchronously answers a synchronous
+            // call only if it finishes at once.
+            var outcome: Result<JSON?, RPCError>?
+            let id = startCall(name, caller: caller, provider: plugin, synchronous: true) { outcome = $0 }
+            withCall(id) { plugin.serve(name, params: bound, callID: id) }
+            if let outcome { return outcome }
+            if let call = calls[id] { cancel(call, notifyCaller: false) }
+            return .failure(
+                RPCError(code: -32603, message: "service \(name) answers later; call it with call_service_async", data: ["service": .string(name)]))
+        }
+    }
+
+    /// The checks every service call passes before its provider runs: the
+    /// caller declared it in `uses`, someone offers it, its params fit.
+    func checkedService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<(ServiceProvider, JSON), RPCError> {
+        if let caller, !caller.manifest.uses.contains(name) {
+            return .failure(.undeclaredService(name, by: caller.name))
+        }
+        guard let provider = services[name] else { return .failure(.unknownService(name)) }
+        guard let specs = provider.params else { return .success((provider, params)) }
+        do {
+            return .success((provider, try ParamBinder.bind(params, to: specs, empty: .object())))
+        } catch {
+            return .failure(error)
         }
     }
 
     /// Offers a service to every flow. Host services are registered before
     /// plugins are installed, so a flow cannot take a host service's name.
-    public func registerService(_ name: String, _ body: @escaping (JSON) throws(RPCError) -> JSON?) {
+    /// `params`, when given, is checked before `body` runs; `body` learns
+    /// the calling flow's name (records are kept per flow, for example).
+    public func registerService(
+        _ name: String, params: [ParamSpec]? = nil, _ body: @escaping (_ caller: String, JSON) throws(RPCError) -> JSON?
+    ) {
         precondition(services[name] == nil, "service \(name) registered twice")
-        services[name] = .host(body)
+        services[name] = .host(params: params, body)
+        discoverDocument = nil
     }
 
     /// The facts from `initialize` that flows may read.

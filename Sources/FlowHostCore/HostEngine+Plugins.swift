@@ -26,10 +26,15 @@ extension HostEngine {
                 methods[method.name] = method.answers.isEmpty ? .flow(plugin, method) : .answer(method)
             }
             for service in plugin.manifest.services {
-                services[service.name] = .flow(plugin)
+                services[service.name] = .flow(plugin, service)
             }
         }
         discoverDocument = nil
+        for plugin in plugins {
+            for used in plugin.manifest.uses.sorted() where services[used] == nil {
+                logger.warning("flow \(plugin.name) uses service \(used), which nothing offers")
+            }
+        }
     }
 
     /// Records a refusal (from the loader or from `install`).
@@ -54,8 +59,10 @@ extension HostEngine {
         return nil
     }
 
-    /// Releases every flow instance (at exit). Libraries stay loaded.
+    /// At exit: the session ends, pending calls and requests are dropped,
+    /// and every flow instance is released. Libraries stay loaded.
     public func destroyPlugins() {
+        finishSession()
         for plugin in plugins { plugin.destroy() }
     }
 }

@@ -22,6 +22,11 @@ public final class HostEngine {
         public var clientRequestTimeoutMilliseconds: UInt32 = 60_000
         /// Host requests waiting for the client at once; more are refused.
         public var maxClientRequestsInFlight = 16
+        /// An open challenge nobody answers expires after this long (0: never);
+        /// a resting challenge (`getUser`) never does.
+        public var challengeTimeoutMilliseconds: UInt64 = 300_000
+        /// Service calls in flight at once, host-wide.
+        public var maxServiceCallsInFlight = 64
         public var hostName = "flowhost"
         public var hostVersion = "0.1.0"
         public init() {}
@@ -42,6 +47,10 @@ public final class HostEngine {
         let event: String
         let challengeMode: Int?
         unowned let owner: LoadedPlugin
+        /// The service call the owner was serving when it asked, if any:
+        /// the challenge belongs to that call and ends with it.
+        let call: UInt64?
+        let serial: Int
     }
 
     public let options: Options
@@ -69,7 +78,27 @@ public final class HostEngine {
     /// What calls without params get, and what `ping` answers.
     var emptyObject = JSON.object()
     var pendingClientRequests: [String: PendingClientRequest] = [:]
-    var deadlines = DeadlineQueue<String>()
+    /// Every deadline (host requests, timers, challenges, the session, the
+    /// feed poll) in one heap; stale entries are skipped when they come up.
+    var deadlines = DeadlineQueue<Deadline>()
+    var calls: [UInt64: ServiceCall] = [:]
+    var nextCallID: UInt64 = 1
+    /// The service call on whose behalf plugin code is running now: what it
+    /// starts (challenges, host requests, timers, calls) belongs to that call.
+    var activeCall: UInt64?
+    var timers: [UInt64: PendingTimer] = [:]
+    var nextTimerID: UInt64 = 1
+    /// Callbacks that must not run inside the call that caused them (a
+    /// service result, a session notice); run before the loop waits again.
+    var deferred: [() -> Void] = []
+    /// Who is logged in on this host (see HostEngine+Session).
+    var hostSession: HostSession?
+    /// Where the session's facts are kept and ended (set by the services module).
+    public var sessionKeeper: (any SessionKeeper)?
+    /// The store's change feed (set by the services module), and this host's subscriptions.
+    public var feed: (any ChangeFeed)? 
+    var subscriptions: [String: [LoadedPlugin]] = [:]
+    var feedCursor: Int64?
     var nextClientRequestNumber = 1
     var discoverDocument: JSON?
 
@@ -158,8 +187,28 @@ public final class HostEngine {
         } else if let reply = handleMessage(value) {
             write(reply)
         }
+        runDeferred()
         holdDepth -= 1
         if holdDepth == 0 { releaseHeld() }
+    }
+
+    /// For the other entry points (timers, the feed) that hold frames too.
+    func releaseHeldFrames() { releaseHeld() }
+
+    /// Runs deferred callbacks (and what they defer in turn) in order.
+    func runDeferred() {
+        while !deferred.isEmpty {
+            let next = deferred.removeFirst()
+            next()
+        }
+    }
+
+    /// Runs `body` with `call` as the active service call.
+    func withCall<T>(_ call: UInt64?, _ body: () -> T) -> T {
+        let saved = activeCall
+        activeCall = call
+        defer { activeCall = saved }
+        return body()
     }
 
     private func handleMessage(_ value: JSON) -> Reply? {

@@ -46,13 +46,13 @@ enum HostFunctionTable {
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
             guard let name else { return FLOWHOST_ERR_INVALID_ARGUMENT }
             let argument = params.map { JSON(borrowing: $0) } ?? JSON.object()
-            switch context.engine.callService(String(cString: name), params: argument) {
+            switch context.engine.callService(String(cString: name), params: argument, from: context.plugin) {
             case .success(let value):
                 result?.pointee = value?.newReference() ?? json_null()
                 return FLOWHOST_OK
             case .failure(let failure):
                 failure.fill(error)
-                return failure.isUnknownService ? FLOWHOST_ERR_UNKNOWN_SERVICE : FLOWHOST_ERR_FAILED
+                return failure.abiCode
             }
         }
 
@@ -79,6 +79,97 @@ enum HostFunctionTable {
         table.cancel_requests = { host in
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
             return Int32(context.engine.cancelClientRequests(of: context.plugin))
+        }
+
+        table.abi_minor = FLOWHOST_ABI_MINOR
+
+        table.call_service_async = { host, name, params, onResult, userData, callID in
+            guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
+            guard let name, let onResult else { return FLOWHOST_ERR_INVALID_ARGUMENT }
+            let argument = params.map { JSON(borrowing: $0) } ?? JSON.object()
+            let outcome = context.engine.callServiceAsync(String(cString: name), params: argument, from: context.plugin) { outcome in
+                switch outcome {
+                case .success(let value):
+                    (value ?? JSON.null).withUnsafeRaw { onResult(userData, $0, nil) }
+                case .failure(let failure):
+                    var abiError = flowhost_error_v1()
+                    failure.fill(&abiError)
+                    onResult(userData, nil, &abiError)
+                    if let data = abiError.data { json_decref(data) }
+                }
+            }
+            switch outcome {
+            case .success(let id):
+                callID?.pointee = id
+                return FLOWHOST_OK
+            case .failure(let failure):
+                context.engine.logger.debug("flow \(context.plugin.name): call_service_async refused: \(failure.message)")
+                return failure.abiCode
+            }
+        }
+
+        table.complete_call = { host, callID, result, error in
+            let owned = result.map { JSON(taking: $0) }
+            guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
+            let outcome: Result<JSON?, RPCError>
+            if let error {
+                var copy = error.pointee
+                if let data = copy.data { json_incref(data) }  // borrowed: RPCError takes its own reference
+                outcome = .failure(RPCError(abi: &copy))
+            } else {
+                outcome = .success(owned ?? .null)
+            }
+            return context.engine.completeCall(callID, outcome, by: context.plugin) ? FLOWHOST_OK : FLOWHOST_ERR_UNKNOWN_ID
+        }
+
+        table.cancel_calls = { host in
+            guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
+            return Int32(context.engine.cancelCalls(madeBy: context.plugin))
+        }
+
+        table.set_timer = { host, delay, onFire, userData, timerID in
+            guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
+            guard let onFire else { return FLOWHOST_ERR_INVALID_ARGUMENT }
+            let id = context.engine.setTimer(delayMilliseconds: delay, owner: context.plugin) { onFire(userData) }
+            timerID?.pointee = id
+            return FLOWHOST_OK
+        }
+
+        table.cancel_timer = { host, timerID in
+            guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
+            return context.engine.cancelTimer(timerID, owner: context.plugin) ? FLOWHOST_OK : FLOWHOST_ERR_UNKNOWN_ID
+        }
+
+        table.session = { host in
+            guard let context = PluginContext.resolve(host) else { return json_null() }
+            return (context.engine.currentSession?.json() ?? JSON.null).newReference()
+        }
+
+        table.end_session = { host, reason in
+            guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
+            let why = reason.map { String(cString: $0) } ?? "ended"
+            context.engine.logger.info("flow \(context.plugin.name) ends the session (\(LogLine.clip(why)))")
+            return context.engine.endSession(reason: SessionReason.name(why)) ? FLOWHOST_OK : FLOWHOST_ERR_FAILED
+        }
+
+        table.subscribe = { host, topic in
+            guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
+            guard let topic, case let name = String(cString: topic), FeedTopic.isValid(name) else { return FLOWHOST_ERR_INVALID_ARGUMENT }
+            return context.engine.subscribe(name, plugin: context.plugin) ? FLOWHOST_OK : FLOWHOST_ERR_FAILED
+        }
+
+        table.publish = { host, topic, payload in
+            guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
+            guard let topic, case let name = String(cString: topic), FeedTopic.isValid(name), let payload else {
+                return FLOWHOST_ERR_INVALID_ARGUMENT
+            }
+            do throws(RPCError) {
+                try context.engine.publish(name, payload: JSON(borrowing: payload))
+                return FLOWHOST_OK
+            } catch {
+                context.engine.logger.warning("flow \(context.plugin.name): publish refused: \(error.message)")
+                return FLOWHOST_ERR_FAILED
+            }
         }
 
         table.log = { host, level, message in
@@ -110,5 +201,25 @@ extension RPCError {
         RPCError(code: -32601, message: "Unknown service: \(name)", data: ["service": .string(name)])
     }
 
-    var isUnknownService: Bool { code == -32601 && data?["service"] != nil }
+    var isUnknownService: Bool { code == -32601 && data?["service"] != nil && !isUndeclaredService }
+
+    /// The host-table return code for a failed service call.
+    var abiCode: Int32 {
+        if isUndeclaredService { return FLOWHOST_ERR_UNDECLARED_SERVICE }
+        if isUnknownService { return FLOWHOST_ERR_UNKNOWN_SERVICE }
+        return FLOWHOST_ERR_FAILED
+    }
+}
+
+/// Feed topics: dotted names of letters, digits, `-` and `_`, at most 64 bytes.
+enum FeedTopic {
+    static func isValid(_ topic: String) -> Bool {
+        !topic.isEmpty && topic.utf8.count <= 64
+            && topic.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || "0123456789.-_".unicodeScalars.contains($0)) }
+    }
+}
+
+/// A session end reason from a flow: a short word, kept as it is, or "other".
+enum SessionReason {
+    static func name(_ text: String) -> String { FeedTopic.isValid(text) && text.utf8.count <= 32 ? text : "other" }
 }

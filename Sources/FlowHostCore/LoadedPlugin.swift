@@ -7,32 +7,43 @@ import JSONRPC
 ///
 /// Owned by the `HostEngine` and used on its loop thread only. The library
 /// it came from is never unloaded (Swift images cannot be), so `descriptor`
-/// stays valid for the life of the process.
+/// stays valid for the life of the process; its functions are read from
+/// `d`, a copy of only the bytes the plugin's header declared (an older
+/// plugin's missing fields are zero there).
 public final class LoadedPlugin {
     public let name: String
     public let version: String
     public let path: String
     public let manifest: PluginManifest
+    /// The minor ABI version the plugin was built with (0 for 1.0).
+    public let abiMinor: Int
     let descriptor: UnsafePointer<flowhost_plugin_descriptor_v1>
+    let d: flowhost_plugin_descriptor_v1
     private var instance: UnsafeMutableRawPointer?
     /// The context the host table's functions receive for this plugin.
     var context: PluginContext!
 
-    init(descriptor: UnsafePointer<flowhost_plugin_descriptor_v1>, name: String, version: String, path: String, manifest: PluginManifest) {
+    init(
+        descriptor: UnsafePointer<flowhost_plugin_descriptor_v1>, copy: flowhost_plugin_descriptor_v1, minor: Int, name: String,
+        version: String, path: String, manifest: PluginManifest
+    ) {
         self.descriptor = descriptor
+        self.d = copy
+        self.abiMinor = minor
         self.name = name
         self.version = version
         self.path = path
         self.manifest = manifest
     }
 
-    public var abiVersion: Int { Int(descriptor.pointee.abi_version) }
+    public var abiVersion: Int { Int(d.abi_version) }
+    var servesAsynchronously: Bool { d.serve != nil }
 
     func declaresEvent(_ event: String) -> EventSpec? { manifest.events.first { $0.name == event } }
     func declaresMethod(_ method: String) -> Bool { manifest.methods.contains { $0.name == method } }
 
     func create(host: UnsafePointer<flowhost_host_v1>, config: JSON) throws(RPCError) {
-        guard let create = descriptor.pointee.create else {
+        guard let create = d.create else {
             throw RPCError.internalError.withMessage("descriptor has no create function")
         }
         var error = flowhost_error_v1()
@@ -43,28 +54,44 @@ public final class LoadedPlugin {
     }
 
     func start() {
-        guard let instance, let start = descriptor.pointee.start else { return }
+        guard let instance, let start = d.start else { return }
         start(instance)
     }
 
     func handle(method: String, params: JSON) -> Result<JSON?, RPCError> {
-        guard let instance, let handle = descriptor.pointee.handle else {
+        guard let instance, let handle = d.handle else {
             return .failure(RPCError.internalError.withMessage("flow \(name) cannot handle calls"))
         }
         return invoke { result, error in params.withUnsafeRaw { handle(instance, method, $0, result, error) } }
     }
 
     func callService(_ service: String, params: JSON) -> Result<JSON?, RPCError> {
-        guard let instance, let call = descriptor.pointee.call_service else {
+        guard let instance, let call = d.call_service else {
             return .failure(RPCError.internalError.withMessage("flow \(name) offers no services"))
         }
         return invoke { result, error in params.withUnsafeRaw { call(instance, service, $0, result, error) } }
     }
 
+    /// Starts serving a call that the plugin finishes with complete_call.
+    func serve(_ service: String, params: JSON, callID: UInt64) {
+        guard let instance, let serve = d.serve else { return }
+        params.withUnsafeRaw { serve(instance, service, $0, callID) }
+    }
+
+    func cancelCall(_ callID: UInt64) {
+        guard let instance, let cancel = d.cancel_call else { return }
+        cancel(instance, callID)
+    }
+
+    func notify(_ topic: String, _ payload: JSON) {
+        guard let instance, let notify = d.notify else { return }
+        payload.withUnsafeRaw { notify(instance, topic, $0) }
+    }
+
     func destroy() {
         guard let instance else { return }
         self.instance = nil
-        descriptor.pointee.destroy?(instance)
+        d.destroy?(instance)
     }
 
     private func invoke(

@@ -70,11 +70,17 @@ public struct EventSpec {
     public var params: JSON?
     /// A challenge event opens a challenge that an answer method closes.
     public var isChallenge: Bool
+    /// A resting challenge (the SDK's `getUser` while no one is logged in)
+    /// never expires.
+    public var isResting: Bool = false
 }
 
 public struct ServiceSpec {
     public var name: String
     public var summary: String
+    /// Declared params, checked before the provider runs; nil: unchecked
+    /// (a manifest without `params` for a service).
+    public var params: [ParamSpec]?
 }
 
 /// What a flow declares about itself: the `manifest` JSON of its descriptor.
@@ -82,11 +88,14 @@ public struct PluginManifest {
     public var methods: [MethodSpec]
     public var events: [EventSpec]
     public var services: [ServiceSpec]
+    /// The services this flow may call (host services included).
+    public var uses: Set<String>
 
-    public init(methods: [MethodSpec] = [], events: [EventSpec] = [], services: [ServiceSpec] = []) {
+    public init(methods: [MethodSpec] = [], events: [EventSpec] = [], services: [ServiceSpec] = [], uses: Set<String> = []) {
         self.methods = methods
         self.events = events
         self.services = services
+        self.uses = uses
     }
 
     /// A manifest refused for a reason that names the offending key.
@@ -98,36 +107,14 @@ public struct PluginManifest {
         let root: JSON
         do { root = try JSON.parse(text) } catch { throw Invalid(description: "manifest is not JSON: \(error)") }
         guard root.kind == .object else { throw Invalid(description: "manifest must be an object") }
-        for key in root.keys where !["methods", "events", "services"].contains(key) {
+        for key in root.keys where !["methods", "events", "services", "uses"].contains(key) {
             throw Invalid(description: "manifest: unknown key \"\(key)\"")
         }
         var manifest = PluginManifest()
         for (index, method) in try list(root, "methods").enumerated() {
             let at = "methods[\(index)]"
             let name = try string(method, "name", at)
-            var params: [ParamSpec] = []
-            for (p, param) in try list(method, "params").enumerated() {
-                let pat = "\(at).params[\(p)]"
-                let typeName = try string(param, "type", pat)
-                guard let type = ParamType(rawValue: typeName) else {
-                    throw Invalid(description: "\(pat).type: unknown type \"\(typeName)\"")
-                }
-                var format: ParamFormat?
-                if let formatName = param["format"] {
-                    guard let known = formatName.stringValue.flatMap(ParamFormat.init(rawValue:)), type == .string else {
-                        throw Invalid(description: "\(pat).format: unknown format \(formatName.serialized()) for a \(typeName)")
-                    }
-                    format = known
-                }
-                params.append(
-                    ParamSpec(
-                        name: try string(param, "name", pat), type: type,
-                        required: param["required"]?.boolValue ?? true,
-                        description: param["description"]?.stringValue ?? "", format: format))
-            }
-            if Set(params.map(\.name)).count != params.count {
-                throw Invalid(description: "\(at).params: duplicate parameter name")
-            }
+            let params = try paramList(method, at)
             var answers: [String] = []
             if let declared = method["answers"] {
                 if let single = declared.stringValue {
@@ -148,13 +135,19 @@ public struct PluginManifest {
             manifest.events.append(
                 EventSpec(
                     name: try string(event, "name", at), summary: event["summary"]?.stringValue ?? "",
-                    params: event["params"], isChallenge: event["challenge"]?.boolValue ?? false))
+                    params: event["params"], isChallenge: event["challenge"]?.boolValue ?? false,
+                    isResting: event["resting"]?.boolValue ?? false))
         }
         for (index, service) in try list(root, "services").enumerated() {
+            let at = "services[\(index)]"
             manifest.services.append(
                 ServiceSpec(
-                    name: try string(service, "name", "services[\(index)]"),
-                    summary: service["summary"]?.stringValue ?? ""))
+                    name: try string(service, "name", at), summary: service["summary"]?.stringValue ?? "",
+                    params: service["params"] == nil ? nil : try paramList(service, at)))
+        }
+        for (index, used) in try list(root, "uses").enumerated() {
+            guard let name = used.stringValue, !name.isEmpty else { throw Invalid(description: "uses[\(index)]: must be a service name") }
+            manifest.uses.insert(name)
         }
         let challengeEvents = Set(manifest.events.filter(\.isChallenge).map(\.name))
         for method in manifest.methods {
@@ -163,6 +156,33 @@ public struct PluginManifest {
             }
         }
         return manifest
+    }
+
+    /// The `params` of a method or a service.
+    private static func paramList(_ owner: JSON, _ at: String) throws(Invalid) -> [ParamSpec] {
+        var params: [ParamSpec] = []
+        for (p, param) in try list(owner, "params").enumerated() {
+            let pat = "\(at).params[\(p)]"
+            let typeName = try string(param, "type", pat)
+            guard let type = ParamType(rawValue: typeName) else {
+                throw Invalid(description: "\(pat).type: unknown type \"\(typeName)\"")
+            }
+            var format: ParamFormat?
+            if let formatName = param["format"] {
+                guard let known = formatName.stringValue.flatMap(ParamFormat.init(rawValue:)), type == .string else {
+                    throw Invalid(description: "\(pat).format: unknown format \(formatName.serialized()) for a \(typeName)")
+                }
+                format = known
+            }
+            params.append(
+                ParamSpec(
+                    name: try string(param, "name", pat), type: type, required: param["required"]?.boolValue ?? true,
+                    description: param["description"]?.stringValue ?? "", format: format))
+        }
+        if Set(params.map(\.name)).count != params.count {
+            throw Invalid(description: "\(at).params: duplicate parameter name")
+        }
+        return params
     }
 
     private static func list(_ object: JSON, _ key: String) throws(Invalid) -> [JSON] {

@@ -17,16 +17,27 @@ enum MethodRoute {
     }
 }
 
-/// Who serves a named service.
+/// Who serves a named service, and the params it declares (checked by the
+/// host's binder before the provider runs; nil: unchecked).
 enum ServiceProvider {
-    case host((JSON) throws(RPCError) -> JSON?)
-    case flow(LoadedPlugin)
+    /// A host service: given the calling flow's name, and the params.
+    case host(params: [ParamSpec]?, (_ caller: String, JSON) throws(RPCError) -> JSON?)
+    case flow(LoadedPlugin, ServiceSpec)
+
+    var params: [ParamSpec]? {
+        switch self {
+        case .host(let params, _): params
+        case .flow(_, let spec): spec.params
+        }
+    }
 }
 
 /// A request the host sent to the client and still waits on.
 struct PendingClientRequest {
     let method: String
     unowned let owner: LoadedPlugin
+    /// The service call the flow was serving when it asked, if any.
+    let call: UInt64?
     let deadline: UInt64
     let completion: (Result<JSON, RPCError>) -> Void
 }

@@ -92,6 +92,7 @@ public enum PluginLoader {
         guard let symbol = dlsym(handle, FLOWHOST_ENTRY_SYMBOL_V1) else {
             return .failure(PluginRefusal(path: path, reason: "no entry symbol \(FLOWHOST_ENTRY_SYMBOL_V1)"))
         }
+        if let problem = janssonProblem(handle) { return .failure(PluginRefusal(path: path, reason: problem)) }
         let entry = unsafeBitCast(symbol, to: flowhost_plugin_entry_v1.self)
         guard let descriptor = entry() else {
             return .failure(PluginRefusal(path: path, reason: "entry symbol returned no descriptor"))
@@ -99,20 +100,47 @@ public enum PluginLoader {
         return validate(descriptor: descriptor, path: path)
     }
 
-    /// Checks what the descriptor says about itself. Name, method and service
-    /// conflicts between plugins are checked when the engine installs it.
+    /// json_t values cross the boundary both ways and either side frees
+    /// them, so a plugin must use the process's one libjansson: where the
+    /// plugin's scope resolves `json_object`, it must be the host's. A copy
+    /// linked in with exported symbols is caught here; one linked in with
+    /// hidden symbols cannot be seen (the header says why not to).
+    static func janssonProblem(_ handle: UnsafeMutableRawPointer) -> String? {
+        let hosts = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "json_object")  // RTLD_DEFAULT
+        guard let plugins = dlsym(handle, "json_object"), let hosts else { return nil }
+        if plugins != hosts { return "uses its own copy of jansson (linked statically?); it must link the shared libjansson" }
+        return nil
+    }
+
+    /// The size of a 1.0 descriptor, the least a 1.x host accepts.
+    static let minimumDescriptorSize = Int(MemoryLayout<flowhost_plugin_descriptor_v1>.offset(of: \.abi_minor)!)
+
+    /// Checks what the descriptor says about itself. Only its first two
+    /// fields are read before its size is known; then only the bytes its
+    /// header declared are copied (fields of a newer minor that this host
+    /// does not know are ignored, fields an older plugin lacks are zero).
+    /// Name, method and service conflicts between plugins are checked when
+    /// the engine installs it.
     public static func validate(descriptor: UnsafePointer<flowhost_plugin_descriptor_v1>, path: String) -> Result<LoadedPlugin, PluginRefusal> {
-        let d = descriptor.pointee
         func refuse(_ reason: String) -> Result<LoadedPlugin, PluginRefusal> {
             .failure(PluginRefusal(path: path, reason: reason))
         }
-        if d.abi_version != FLOWHOST_ABI_VERSION {
-            return refuse("ABI version \(d.abi_version), this host speaks \(FLOWHOST_ABI_VERSION)")
+        let raw = UnsafeRawPointer(descriptor)
+        let size = Int(raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+        let major = raw.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
+        if major != FLOWHOST_ABI_VERSION {
+            return refuse("ABI version \(major), this host speaks \(FLOWHOST_ABI_VERSION) (1.\(FLOWHOST_ABI_MINOR) and every earlier 1.x)")
         }
-        let expectedSize = MemoryLayout<flowhost_plugin_descriptor_v1>.size
-        if Int(d.struct_size) < expectedSize {
-            return refuse("descriptor struct_size \(d.struct_size) is smaller than ABI v1's \(expectedSize)")
+        if size < minimumDescriptorSize {
+            return refuse("descriptor struct_size \(size) is smaller than ABI 1.0's \(minimumDescriptorSize)")
         }
+        var d = flowhost_plugin_descriptor_v1()
+        withUnsafeMutableBytes(of: &d) { copy in
+            copy.copyMemory(from: UnsafeRawBufferPointer(start: raw, count: min(size, copy.count)))
+        }
+        let reservedClear = withUnsafeBytes(of: d.reserved) { $0.allSatisfy { $0 == 0 } }
+        if !reservedClear { return refuse("descriptor's reserved fields are not zero") }
+        let minor = size >= MemoryLayout<flowhost_plugin_descriptor_v1>.offset(of: \.abi_minor)! + 4 ? d.abi_minor : 0
         guard let rawName = d.name, case let name = String(cString: rawName), !name.isEmpty else {
             return refuse("descriptor has no flow name")
         }
@@ -125,9 +153,10 @@ public enum PluginLoader {
         } catch {
             return refuse(error.description)
         }
-        if !manifest.services.isEmpty, d.call_service == nil {
-            return refuse("manifest declares services but call_service is NULL")
+        if !manifest.services.isEmpty, d.call_service == nil, d.serve == nil {
+            return refuse("manifest declares services but neither call_service nor serve is set")
         }
-        return .success(LoadedPlugin(descriptor: descriptor, name: name, version: version, path: path, manifest: manifest))
+        return .success(
+            LoadedPlugin(descriptor: descriptor, copy: d, minor: Int(minor), name: name, version: version, path: path, manifest: manifest))
     }
 }

@@ -34,17 +34,21 @@ public struct StdioServer {
             engine.writeOrStop { try engine.flush() }
             if let status = engine.exitStatus { return status }
 
-            // Wait with poll only when something is due at a known time;
-            // otherwise a plain blocking read saves a system call per message.
-            if let wait = waitMilliseconds(nextProcessCheck: nextProcessCheck) {
-                var descriptor = pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&descriptor, 1, Int32(clamping: wait))
+            // Wait with poll only when something is due at a known time or
+            // the change feed may wake the host; otherwise a plain blocking
+            // read saves a system call per message.
+            let wake = engine.feedWakeDescriptor
+            if let wait = waitMilliseconds(nextProcessCheck: nextProcessCheck) ?? (wake != nil ? UInt64(Int32.max) : nil) {
+                var descriptors = [pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)]
+                if let wake { descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0)) }
+                let ready = poll(&descriptors, nfds_t(descriptors.count), Int32(clamping: wait))
                 if ready < 0, errno != EINTR {
                     engine.logger.error("poll: \(String(cString: strerror(errno)))")
                     return 1
                 }
                 let now = MonotonicClock.nowMilliseconds()
                 engine.fireTimers(now: now)
+                if descriptors.count > 1, descriptors[1].revents != 0 { engine.feedWoke() }
                 if let pid = engine.clientProcessID, now >= nextProcessCheck {
                     nextProcessCheck = now + processCheckMilliseconds
                     if !Self.processExists(pid) {
@@ -53,7 +57,7 @@ public struct StdioServer {
                         return 0
                     }
                 }
-                if ready <= 0 { continue }
+                if descriptors[0].revents == 0 { continue }
             }
 
             let count = read(inputFD, buffer.baseAddress, capacity)

@@ -19,7 +19,7 @@ extension CredentialService {
         // A user who cannot activate now costs no hashing; the check is made again below.
         let matched =
             user.blockReason == nil && user.status == .pending ? live.first { settings.hasher.verify(typed, against: $0.codeHash) } : nil
-        return try store.write { tx in
+        return try write { tx in
             guard var user = try tx.user(userID) else { throw StoreError.notFound }
             if let refusal = try activationRefusal(tx, user, deviceID: deviceID) {
                 try count(tx, userID, "activation.verify", refusal.name)
@@ -77,7 +77,7 @@ extension CredentialService {
         let code = ActivationCodes.newCode()
         let record = try codeRecord(userID: userID, code: code, now: now)
         let message = CodeMessage(userID: userID, activationCode: code, verificationKey: record.verificationKey, expiresAt: record.expiresAt)
-        let (outcome, outboxID): (ResendOutcome, Int64?) = try store.write { tx in
+        let (outcome, outboxID): (ResendOutcome, Int64?) = try write { tx in
             guard var user = try tx.user(userID) else { throw StoreError.notFound }
             if let refusal = try activationRefusal(tx, user, deviceID: deviceID) {
                 try count(tx, userID, "activation.resend", refusal.name)
@@ -120,7 +120,7 @@ extension CredentialService {
     ) throws -> CompletionOutcome {
         let hash = try password.map { try settings.hasher.hash($0) }
         let now = clock()
-        return try store.write { tx in
+        return try write { tx in
             guard var user = try tx.user(userID) else { throw StoreError.notFound }
             if let refusal = try activationRefusal(tx, user, deviceID: deviceID) {
                 try count(tx, userID, "activation.complete", refusal.name)

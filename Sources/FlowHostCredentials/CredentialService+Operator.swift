@@ -8,7 +8,7 @@ extension CredentialService {
         let now = clock()
         let code = ActivationCodes.newCode()
         let record = try codeRecord(userID: userID, code: code, now: now)
-        try store.write { tx in
+        try write { tx in
             try tx.insert(
                 UserRecord(
                     userID: userID, activationAttemptsLeft: settings.maxActivationAttempts,
@@ -26,7 +26,7 @@ extension CredentialService {
         let now = clock()
         let code = ActivationCodes.newCode()
         let record = try codeRecord(userID: userID, code: code, now: now)
-        try store.write { tx in
+        try write { tx in
             guard var user = try tx.user(userID) else { throw StoreError.notFound }
             try tx.retireActivationCodes(userID: userID, at: now)
             try tx.insert(record)
@@ -61,7 +61,7 @@ extension CredentialService {
 
     private func mutateUser(_ userID: String, action: String, endingSessions reason: String?, _ change: (inout UserRecord) -> Void) throws {
         let now = clock()
-        try store.write { tx in
+        try write { tx in
             guard var user = try tx.user(userID) else { throw StoreError.notFound }
             change(&user)
             try tx.update(user)

@@ -15,7 +15,7 @@ extension CredentialService {
         let now = clock()
         let (user, current) = try userAndPassword(userID)
         let matches = user.blockReason == nil && current.map { settings.hasher.verify(password, against: $0.hash) } ?? false
-        return try store.write { tx in
+        return try write { tx in
             try recordVerification(tx, userID: userID, deviceID: deviceID, matches: matches, current: current, now: now)
         }
     }
@@ -27,7 +27,7 @@ extension CredentialService {
         let (user, current) = try userAndPassword(userID)
         let matches = user.blockReason == nil && current.map { settings.hasher.verify(password, against: $0.hash) } ?? false
         // A failed attempt must survive a power loss; a success may not need to.
-        return try store.write(durability: matches ? .relaxed : .full) { tx in
+        return try write(durability: matches ? .relaxed : .full) { tx in
             let outcome = try recordVerification(tx, userID: userID, deviceID: deviceID, matches: matches, current: current, now: now)
             guard case .accepted(expired: false) = outcome else { return (outcome, nil) }
             return (outcome, try openSession(tx, userID: userID, deviceID: deviceID, workflow: workflow, now: now))
@@ -44,11 +44,11 @@ extension CredentialService {
         }
         let check = try checkNewPassword(userID, new)
         guard check == .acceptable else {
-            try store.write { try count($0, userID, "password.update", check == .reused ? "reused" : "policy") }
+            try write { try count($0, userID, "password.update", check == .reused ? "reused" : "policy") }
             return .rejected(check)
         }
         let hash = try settings.hasher.hash(new)
-        return try store.write { tx in
+        return try write { tx in
             guard let user = try tx.user(userID) else { throw StoreError.notFound }
             if let refusal = try loginRefusal(tx, user, deviceID: deviceID) {
                 try count(tx, userID, "password.update", refusal.name)

@@ -27,6 +27,11 @@ public final class CredentialService {
     public let settings: CredentialSettings
     let delivery: any CodeDelivery
     let clock: () -> Int64
+    /// Rings the change feed's wake-up after a commit that appended to the
+    /// feed (sessions ended by a block, say), so other hosts learn at once.
+    public var ringFeed: (() -> Void)?
+    /// Set inside a transaction that appended to the feed.
+    var feedAppended = false
 
     public init(store: any FlowStore, settings: CredentialSettings, delivery: any CodeDelivery, clock: @escaping () -> Int64 = CredentialService.now) {
         self.store = store
@@ -36,6 +41,16 @@ public final class CredentialService {
     }
 
     public static func now() -> Int64 { Int64(time(nil)) }
+
+    /// `store.write`, then the feed's wake-up if the transaction appended to it.
+    func write<T>(durability: Durability = .full, _ body: (any StoreWriter) throws -> T) throws -> T {
+        feedAppended = false
+        defer {
+            if feedAppended { ringFeed?() }
+            feedAppended = false
+        }
+        return try store.write(durability: durability, body)
+    }
 
     // MARK: Reads for flows
 
@@ -88,7 +103,7 @@ public final class CredentialService {
     /// each, and an id that names no known user is not kept at all: it might
     /// be a password typed into the wrong field.
     public func record(userID: String?, deviceID: String?, action: String, outcome: String) throws {
-        try store.write(durability: .relaxed) { tx in
+        try write(durability: .relaxed) { tx in
             let known = try userID.flatMap { try tx.user($0) }?.userID
             try tx.count(action: Self.bounded(action), outcome: Self.bounded(outcome), userID: known, at: clock())
         }

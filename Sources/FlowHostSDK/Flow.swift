@@ -19,6 +19,15 @@ public protocol Flow: AnyObject {
     /// A declared service, called by another flow.
     func callService(_ name: String, params: JSON) throws(FlowError) -> JSON?
 
+    /// A call this flow serves was cancelled by its caller: stop its
+    /// dialogue (its challenge, host requests and timers are gone already).
+    func cancelled(_ call: UInt64)
+
+    /// Something the host tells the flow: "session" (`{event: opened | ended,
+    /// userID, sessionID, reason?}`), "challenge.expired" (`{event,
+    /// challengeMode}`), or a change-feed topic it subscribed to.
+    func notified(topic: String, payload: JSON)
+
     /// The host is stopping (the client left, or `exit`): end what must not
     /// outlive this process, such as a logged-in session. The host table
     /// still works here, on the loop thread.
@@ -27,8 +36,17 @@ public protocol Flow: AnyObject {
 
 extension Flow {
     public func start() {}
+    public func cancelled(_ call: UInt64) {}
+    public func notified(topic: String, payload: JSON) {}
     public func finish() {}
     public func callService(_ name: String, params: JSON) throws(FlowError) -> JSON? {
         throw FlowError(code: -32601, message: "service \(name) not offered")
     }
+}
+
+/// A flow whose services may finish later, after a dialogue of their own
+/// with the client (step-up asks for a password, then answers its caller).
+public protocol ServingFlow: Flow {
+    /// Finish with `host.complete(call, …)` exactly once, now or later.
+    func serve(_ name: String, params: JSON, call: UInt64)
 }

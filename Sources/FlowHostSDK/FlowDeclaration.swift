@@ -44,21 +44,27 @@ public struct FlowEvent: Sendable {
     /// Params schema as JSON text, if any.
     public var paramsSchema: String?
     public var isChallenge: Bool
+    /// A resting challenge (what is asked while nothing happens) never expires.
+    public var isResting: Bool
 
-    public init(_ name: String, summary: String = "", paramsSchema: String? = nil, challenge: Bool = false) {
+    public init(_ name: String, summary: String = "", paramsSchema: String? = nil, challenge: Bool = false, resting: Bool = false) {
         self.name = name
         self.summary = summary
         self.paramsSchema = paramsSchema
         self.isChallenge = challenge
+        self.isResting = resting
     }
 }
 
 public struct FlowService: Sendable {
     public var name: String
     public var summary: String
-    public init(_ name: String, summary: String = "") {
+    /// Declared params (the host checks them before the flow serves); nil: unchecked.
+    public var params: [FlowParam]?
+    public init(_ name: String, summary: String = "", params: [FlowParam]? = nil) {
         self.name = name
         self.summary = summary
+        self.params = params
     }
 }
 
@@ -69,13 +75,19 @@ public struct FlowDeclaration: Sendable {
     public var methods: [FlowMethod]
     public var events: [FlowEvent]
     public var services: [FlowService]
+    /// The services this flow calls (the host refuses any other).
+    public var uses: [String]
 
-    public init(name: String, version: String, methods: [FlowMethod] = [], events: [FlowEvent] = [], services: [FlowService] = []) {
+    public init(
+        name: String, version: String, methods: [FlowMethod] = [], events: [FlowEvent] = [], services: [FlowService] = [],
+        uses: [String] = []
+    ) {
         self.name = name
         self.version = version
         self.methods = methods
         self.events = events
         self.services = services
+        self.uses = uses
     }
 
     func manifestText() -> String {
@@ -90,15 +102,7 @@ public struct FlowDeclaration: Sendable {
                 methods.map { method in
                     let entry: JSON = [
                         "name": .string(method.name), "summary": .string(method.summary),
-                        "params": .array(
-                            method.params.map { param in
-                                let entry: JSON = [
-                                    "name": .string(param.name), "type": .string(param.kind.rawValue), "required": .bool(param.required),
-                                    "description": .string(param.description),
-                                ]
-                                if let format = param.format { entry["format"] = .string(format.rawValue) }
-                                return entry
-                            }),
+                        "params": paramList(method.params),
                     ]
                     if let result = schema(method.resultSchema) { entry["result"] = result }
                     if !method.answers.isEmpty { entry["answers"] = .array(method.answers.map(JSON.string)) }
@@ -109,11 +113,30 @@ public struct FlowDeclaration: Sendable {
                     let entry: JSON = [
                         "name": .string(event.name), "summary": .string(event.summary), "challenge": .bool(event.isChallenge),
                     ]
+                    if event.isResting { entry["resting"] = true }
                     if let params = schema(event.paramsSchema) { entry["params"] = params }
                     return entry
                 }),
-            "services": .array(services.map { ["name": .string($0.name), "summary": .string($0.summary)] }),
+            "services": .array(
+                services.map { service in
+                    let entry: JSON = ["name": .string(service.name), "summary": .string(service.summary)]
+                    if let params = service.params { entry["params"] = paramList(params) }
+                    return entry
+                }),
+            "uses": .array(uses.map(JSON.string)),
         ]
         return root.serialized()
+    }
+
+    private func paramList(_ params: [FlowParam]) -> JSON {
+        .array(
+            params.map { param in
+                let entry: JSON = [
+                    "name": .string(param.name), "type": .string(param.kind.rawValue), "required": .bool(param.required),
+                    "description": .string(param.description),
+                ]
+                if let format = param.format { entry["format"] = .string(format.rawValue) }
+                return entry
+            })
     }
 }

@@ -38,6 +38,7 @@ public enum FlowExport {
         var d = flowhost_plugin_descriptor_v1()
         d.struct_size = UInt32(MemoryLayout<flowhost_plugin_descriptor_v1>.size)
         d.abi_version = FLOWHOST_ABI_VERSION
+        d.abi_minor = FLOWHOST_ABI_MINOR
         // These strings live as long as the process, like the library itself.
         d.name = UnsafePointer(strdup(declaration.name))
         d.version = UnsafePointer(strdup(declaration.version))
@@ -52,7 +53,7 @@ public enum FlowExport {
             let section = config.map { JSON(borrowing: $0) } ?? .object()
             do throws(FlowError) {
                 let flow = try entry.make(host, section)
-                return Unmanaged.passRetained(FlowBox(flow)).toOpaque()
+                return Unmanaged.passRetained(FlowBox(flow, host: host)).toOpaque()
             } catch let failure {
                 failure.fill(abiError)
                 return nil
@@ -83,6 +84,24 @@ public enum FlowExport {
                 return FLOWHOST_ERR_FAILED
             }
         }
+        d.serve = { instance, name, params, call in
+            let box = FlowBox.from(instance)
+            let arguments = params.map { JSON(borrowing: $0) } ?? .object()
+            let service = String(cString: name!)
+            if let serving = box.flow as? any ServingFlow {
+                serving.serve(service, params: arguments, call: call)
+            } else {
+                do throws(FlowError) {
+                    box.host.complete(call, .success(try box.flow.callService(service, params: arguments) ?? .null))
+                } catch let failure {
+                    box.host.complete(call, .failure(failure))
+                }
+            }
+        }
+        d.cancel_call = { instance, call in FlowBox.from(instance).flow.cancelled(call) }
+        d.notify = { instance, topic, payload in
+            FlowBox.from(instance).flow.notified(topic: String(cString: topic!), payload: payload.map { JSON(borrowing: $0) } ?? .object())
+        }
         d.destroy = { instance in
             guard let instance else { return }
             FlowBox.from(instance).flow.finish()
@@ -98,7 +117,11 @@ public enum FlowExport {
 /// instance pointer the host passes back.
 final class FlowBox {
     let flow: any Flow
-    init(_ flow: any Flow) { self.flow = flow }
+    let host: FlowHost
+    init(_ flow: any Flow, host: FlowHost) {
+        self.flow = flow
+        self.host = host
+    }
 
     static func from(_ instance: UnsafeMutableRawPointer?) -> FlowBox {
         Unmanaged<FlowBox>.fromOpaque(instance!).takeUnretainedValue()

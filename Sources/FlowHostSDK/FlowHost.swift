@@ -8,6 +8,8 @@ import FlowJSON
 public final class FlowHost {
     private let table: UnsafePointer<flowhost_host_v1>
     private let context: OpaquePointer
+    /// Timer callbacks not yet fired, released when cancelled.
+    private var timerBoxes: [UInt64: UnsafeMutableRawPointer] = [:]
 
     init(table: UnsafePointer<flowhost_host_v1>, context: OpaquePointer) {
         self.table = table
@@ -67,17 +69,158 @@ public final class FlowHost {
     /// and the requests run out their timeouts.
     @discardableResult
     public func cancelRequests() -> Int {
-        guard hostHas(\.cancel_requests, MemoryLayout<flowhost_host_v1>.offset(of: \.cancel_requests)),
-            let cancel = table.pointee.cancel_requests
-        else { return 0 }
+        guard let cancel = field(\.cancel_requests) else { return 0 }
         return Int(cancel(context))
     }
 
-    /// Whether the host's table is long enough to hold a field (hosts built
-    /// against an older header have a shorter table).
-    private func hostHas<Field>(_ field: KeyPath<flowhost_host_v1, Field>, _ offset: Int?) -> Bool {
-        guard let offset else { return false }
+    /// Abandons the flow's dialogue: its service calls (down the chain) and
+    /// its host requests are cancelled, each callback runs once with -32800.
+    public func abandonDialogue() {
+        cancelCalls()
+        cancelRequests()
+    }
+
+    /// The host's minor ABI version (0 for a 1.0 host).
+    public var hostMinorVersion: Int { hostHas(\flowhost_host_v1.abi_minor) ? Int(table.pointee.abi_minor) : 0 }
+
+    // MARK: Asynchronous services (ABI 1.1)
+
+    /// Calls a service without waiting: `completion` runs once, later, on
+    /// the loop thread. Returns the call's id, or nil when the host refused
+    /// at once (then `completion` runs at once with the reason).
+    @discardableResult
+    public func call(_ service: String, _ params: JSON = .object(), completion: @escaping (Result<JSON, FlowError>) -> Void) -> UInt64? {
+        guard let callAsync = field(\.call_service_async) else {
+            completion(.failure(Self.tooOld("call_service_async")))
+            return nil
+        }
+        let box = Unmanaged.passRetained(CompletionBox(completion)).toOpaque()
+        var id: UInt64 = 0
+        let status = params.withUnsafeRaw { callAsync(context, service, $0, Self.resultTrampoline, box, &id) }
+        guard status == FLOWHOST_OK else {
+            Unmanaged<CompletionBox>.fromOpaque(box).takeRetainedValue().completion(
+                .failure(FlowError(code: status == FLOWHOST_ERR_UNDECLARED_SERVICE ? -32601 : -32603, message: "host refused the call of \(service) (\(status))")))
+            return nil
+        }
+        return id
+    }
+
+    /// Finishes a call this flow serves (see `Flow.serve`). False when the
+    /// call is no longer pending (its caller cancelled it).
+    @discardableResult
+    public func complete(_ call: UInt64, _ outcome: Result<JSON, FlowError>) -> Bool {
+        guard let complete = field(\.complete_call) else { return false }
+        switch outcome {
+        case .success(let value):
+            return complete(context, call, value.newReference(), nil) == FLOWHOST_OK
+        case .failure(let failure):
+            var error = flowhost_error_v1()
+            failure.fill(&error)
+            defer { if let data = error.data { json_decref(data) } }
+            return complete(context, call, nil, &error) == FLOWHOST_OK
+        }
+    }
+
+    /// Cancels every service call this flow is waiting on, down the chain.
+    @discardableResult
+    public func cancelCalls() -> Int {
+        guard let cancel = field(\.cancel_calls) else { return 0 }
+        return Int(cancel(context))
+    }
+
+    // MARK: Timers (ABI 1.1)
+
+    /// A one-shot timer; returns its id (nil on a host without timers).
+    @discardableResult
+    public func setTimer(milliseconds: UInt32, _ fire: @escaping () -> Void) -> UInt64? {
+        guard let set = field(\.set_timer) else { return nil }
+        let timer = TimerBox()
+        timer.fire = { [weak self, unowned timer] in
+            self?.timerBoxes[timer.id] = nil
+            fire()
+        }
+        let box = Unmanaged.passRetained(timer).toOpaque()
+        var id: UInt64 = 0
+        let status = set(context, milliseconds, { userData in
+            Unmanaged<TimerBox>.fromOpaque(userData!).takeRetainedValue().fire()
+        }, box, &id)
+        guard status == FLOWHOST_OK else {
+            Unmanaged<TimerBox>.fromOpaque(box).release()
+            return nil
+        }
+        timer.id = id
+        timerBoxes[id] = box
+        return id
+    }
+
+    /// Cancels a timer that has not fired; false when it fired or is unknown.
+    @discardableResult
+    public func cancelTimer(_ id: UInt64) -> Bool {
+        guard let cancel = field(\.cancel_timer), cancel(context, id) == FLOWHOST_OK else { return false }
+        if let box = timerBoxes.removeValue(forKey: id) { Unmanaged<TimerBox>.fromOpaque(box).release() }
+        return true
+    }
+
+    // MARK: The host's session (ABI 1.1)
+
+    /// Who is logged in on this host: `{userID, sessionID, deviceID, since,
+    /// lastProvedAt, factors, ldaType?}`, or nil.
+    public var session: JSON? {
+        guard let read = field(\.session), let raw = read(context) else { return nil }
+        let value = JSON(taking: raw)
+        return value.isNull ? nil : value
+    }
+
+    /// Ends the host's session; every flow hears it. False when no one is logged in.
+    @discardableResult
+    public func endSession(reason: String) -> Bool {
+        guard let end = field(\.end_session) else { return false }
+        return end(context, reason) == FLOWHOST_OK
+    }
+
+    // MARK: The change feed (ABI 1.1)
+
+    /// Events of `topic` published from now on, by any host on the store,
+    /// arrive through `Flow.notified`.
+    @discardableResult
+    public func subscribe(_ topic: String) -> Bool {
+        guard let subscribe = field(\.subscribe) else { return false }
+        return subscribe(context, topic) == FLOWHOST_OK
+    }
+
+    @discardableResult
+    public func publish(_ topic: String, _ payload: JSON) -> Bool {
+        guard let publish = field(\.publish) else { return false }
+        return payload.withUnsafeRaw { publish(context, topic, $0) } == FLOWHOST_OK
+    }
+
+    // MARK: Table access
+
+    /// A function of the host table, if the host's table is long enough to
+    /// hold it (a host built against an older header has a shorter table).
+    private func field<F>(_ path: KeyPath<flowhost_host_v1, F?>) -> F? {
+        guard hostHas(path) else { return nil }
+        return table.pointee[keyPath: path]
+    }
+
+    private func hostHas<Field>(_ path: KeyPath<flowhost_host_v1, Field>) -> Bool {
+        guard let offset = MemoryLayout<flowhost_host_v1>.offset(of: path) else { return false }
         return Int(table.pointee.struct_size) >= offset + MemoryLayout<Field>.size
+    }
+
+    static func tooOld(_ what: String) -> FlowError {
+        FlowError(code: -32603, message: "the host is older than ABI 1.1 and has no \(what)")
+    }
+
+    private static let resultTrampoline: flowhost_response_fn = { userData, result, error in
+        let box = Unmanaged<CompletionBox>.fromOpaque(userData!).takeRetainedValue()
+        if let result {
+            box.completion(.success(JSON(borrowing: result)))
+        } else if let error {
+            box.completion(.failure(FlowError(abi: error)))
+        } else {
+            box.completion(.failure(.internalError))
+        }
     }
 
     public func log(_ level: LogLevel, _ message: String) {
@@ -88,6 +231,11 @@ public final class FlowHost {
 
     /// `{device, clientInfo}` from `initialize`.
     public var sessionInfo: JSON { JSON(taking: table.pointee.session_info(context) ?? json_object()) }
+}
+
+private final class TimerBox {
+    var id: UInt64 = 0
+    var fire: () -> Void = {}
 }
 
 private final class CompletionBox {

@@ -4,6 +4,7 @@ import JSONRPC
 /// Typed reads of a service call's params; a missing or mistyped member is
 /// -32602 naming it, the same as for client calls.
 struct ServiceParams {
+    init(json: JSON) { self.json = json }
     let json: JSON
 
     func string(_ key: String) throws(RPCError) -> String {

@@ -30,7 +30,8 @@ extension FlowStore {
     }
 }
 
-public protocol StoreReader {
+/// Everything one transaction can read, domain by domain.
+public protocol StoreReader: FeedReader, RecordReader {
     func user(_ userID: String) throws -> UserRecord?
     func users() throws -> [UserRecord]
     func device(userID: String, deviceID: String) throws -> DeviceRecord?
@@ -60,7 +61,7 @@ public protocol StoreReader {
     func auditCounts(userID: String?, limit: Int) throws -> [AuditCount]
 }
 
-public protocol StoreWriter: StoreReader {
+public protocol StoreWriter: StoreReader, FeedWriter, RecordWriter {
     func insert(_ user: UserRecord) throws
     func update(_ user: UserRecord) throws
     func save(_ device: DeviceRecord) throws

@@ -118,115 +118,9 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
 
     // MARK: Schema
 
-    /// Named migrations, applied once each, in order, under the write lock.
-    static let migrations: [(name: String, sql: String)] = [
-        ("v1-accounts", """
-                    CREATE TABLE user (
-                        user_id TEXT PRIMARY KEY NOT NULL,
-                        status TEXT NOT NULL,
-                        block_reason TEXT,
-                        activation_attempts_left INTEGER NOT NULL,
-                        password_attempts_left INTEGER NOT NULL,
-                        password_expired INTEGER NOT NULL DEFAULT 0,
-                        created_at INTEGER NOT NULL,
-                        last_resend_at INTEGER
-                    );
-                    CREATE TABLE device (
-                        user_id TEXT NOT NULL REFERENCES user(user_id),
-                        device_id TEXT NOT NULL,
-                        name TEXT NOT NULL,
-                        status TEXT NOT NULL,
-                        lda_type INTEGER,
-                        created_at INTEGER NOT NULL,
-                        last_access_at INTEGER NOT NULL,
-                        PRIMARY KEY (user_id, device_id)
-                    );
-                    CREATE INDEX device_by_device ON device(device_id);
-                    CREATE TABLE password (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        user_id TEXT NOT NULL REFERENCES user(user_id),
-                        hash TEXT NOT NULL,
-                        created_at INTEGER NOT NULL
-                    );
-                    CREATE INDEX password_by_user ON password(user_id, id);
-                    CREATE TABLE activation_code (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        user_id TEXT NOT NULL REFERENCES user(user_id),
-                        code_hash TEXT NOT NULL,
-                        verification_key TEXT NOT NULL,
-                        created_at INTEGER NOT NULL,
-                        expires_at INTEGER NOT NULL,
-                        used_at INTEGER
-                    );
-                    CREATE INDEX activation_code_by_user ON activation_code(user_id, id);
-                    CREATE TABLE session (
-                        session_id TEXT PRIMARY KEY NOT NULL,
-                        user_id TEXT NOT NULL REFERENCES user(user_id),
-                        device_id TEXT NOT NULL,
-                        workflow TEXT NOT NULL,
-                        created_at INTEGER NOT NULL,
-                        ended_at INTEGER
-                    );
-                    CREATE INDEX session_by_device ON session(device_id, created_at);
-                    CREATE TABLE audit (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        at INTEGER NOT NULL,
-                        user_id TEXT,
-                        device_id TEXT,
-                        action TEXT NOT NULL,
-                        outcome TEXT NOT NULL,
-                        detail TEXT
-                    );
-                    -- The audit log is append-only: the database itself refuses changes.
-                    CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
-                    CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
-                    CREATE TABLE outbox (
-                        id INTEGER PRIMARY KEY AUTOINCREMENT,
-                        user_id TEXT NOT NULL,
-                        kind TEXT NOT NULL,
-                        sealed_body BLOB NOT NULL,
-                        created_at INTEGER NOT NULL,
-                        delivered_at INTEGER
-                    );
-                    """),
-        ("v2-state-checks", """
-                    -- A client's resend supersedes a code; the operator's re-issue retires it (used_at).
-                    ALTER TABLE activation_code ADD COLUMN superseded_at INTEGER;
-                    -- Accepting a code hands the flow a grant (kept hashed) that completes activation once.
-                    ALTER TABLE activation_code ADD COLUMN grant_hash TEXT;
-                    ALTER TABLE activation_code ADD COLUMN grant_spent_at INTEGER;
-                    ALTER TABLE user ADD COLUMN resend_window_start INTEGER;
-                    ALTER TABLE user ADD COLUMN resend_count INTEGER NOT NULL DEFAULT 0;
-                    ALTER TABLE session ADD COLUMN last_seen_at INTEGER;
-                    ALTER TABLE session ADD COLUMN end_reason TEXT;
-                    UPDATE session SET last_seen_at = created_at;
-                    -- Open sessions only: the lifetime sweep at each login reads these, never the history.
-                    CREATE INDEX session_open_by_user ON session(user_id) WHERE ended_at IS NULL;
-                    CREATE INDEX session_open_by_created ON session(created_at) WHERE ended_at IS NULL;
-                    CREATE INDEX session_open_by_seen ON session(last_seen_at) WHERE ended_at IS NULL;
-                    -- Delivery happens after the commit, outside any transaction, with retries.
-                    ALTER TABLE outbox ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
-                    ALTER TABLE outbox ADD COLUMN last_error TEXT;
-                    ALTER TABLE outbox ADD COLUMN next_attempt_at INTEGER;
-                    ALTER TABLE outbox ADD COLUMN lease_until INTEGER;
-                    ALTER TABLE outbox ADD COLUMN failed_at INTEGER;
-                    -- Events anyone can cause without proof are counted per hour, not logged one row each.
-                    CREATE TABLE audit_count (
-                        hour INTEGER NOT NULL,
-                        user_id TEXT NOT NULL,
-                        action TEXT NOT NULL,
-                        outcome TEXT NOT NULL,
-                        count INTEGER NOT NULL,
-                        last_at INTEGER NOT NULL,
-                        PRIMARY KEY (hour, user_id, action, outcome)
-                    ) WITHOUT ROWID;
-                    CREATE TRIGGER audit_count_no_delete BEFORE DELETE ON audit_count BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
-                    CREATE TRIGGER audit_count_only_grows BEFORE UPDATE ON audit_count
-                        WHEN NEW.count < OLD.count OR NEW.hour != OLD.hour OR NEW.user_id != OLD.user_id
-                             OR NEW.action != OLD.action OR NEW.outcome != OLD.outcome
-                        BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
-                    """),
-    ]
+    /// Every module's migrations, applied once each, in this order, under
+    /// the write lock. A migration is named `module/id` in the store.
+    static let schema: [SQLiteSchemaModule] = [.credentials, .feed, .records]
 
     static func migrate(_ connection: SQLiteConnection) throws {
         try connection.execute("CREATE TABLE IF NOT EXISTS schema_migration (name TEXT PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL)")
@@ -235,13 +129,17 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
         if !legacy.isEmpty {
             try connection.run("INSERT OR IGNORE INTO schema_migration (name, applied_at) SELECT identifier, 0 FROM grdb_migrations", [])
         }
-        let applied = Set(try connection.query("SELECT name FROM schema_migration", []) { $0.string(0) })
-        guard migrations.contains(where: { !applied.contains($0.name) }) else { return }
+        let all = schema.flatMap { module in module.migrations.map { (name: module.name + "/" + $0.id, sql: $0.sql, legacyName: $0.id) } }
+        func pending(_ applied: Set<String>) -> [(name: String, sql: String, legacyName: String)] {
+            // Before migrations had modules, the credentials ones were named by id alone.
+            all.filter { !applied.contains($0.name) && !(applied.contains($0.legacyName) && $0.name.hasPrefix("credentials/")) }
+        }
+        guard !pending(Set(try connection.query("SELECT name FROM schema_migration", []) { $0.string(0) })).isEmpty else { return }
         try connection.execute("BEGIN IMMEDIATE")
         do {
             // Read again under the lock: another process may have migrated meanwhile.
             let current = Set(try connection.query("SELECT name FROM schema_migration", []) { $0.string(0) })
-            for migration in migrations where !current.contains(migration.name) {
+            for migration in pending(current) {
                 try connection.execute(migration.sql)
                 try connection.run("INSERT INTO schema_migration (name, applied_at) VALUES (?, ?)", [.text(migration.name), .integer(Int64(time(nil)))])
             }

@@ -28,7 +28,7 @@ struct Serve: ParsableCommand {
             configuration.options.maxFrameBytes = maxFrameBytes
         }
         let engine = HostEngine(options: configuration.options, sink: FileDescriptorSink(fd: frameFD), logger: logger)
-        CredentialServices.register(try storage.credentials(configuration, logger: logger, deliver: true), in: engine)
+        HostModules.register(try storage.credentials(configuration, logger: logger, deliver: true), feedWake: try storage.feedWake(), in: engine)
         try host.loadPlugins(into: engine, configuration: configuration)
         let status = StdioServer(engine: engine).run()
         engine.destroyPlugins()

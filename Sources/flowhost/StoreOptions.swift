@@ -39,8 +39,15 @@ struct StoreOptions: ParsableArguments {
         } else {
             delivery = try outbox()
         }
-        return CredentialService(store: store, settings: settings, delivery: delivery)
+        let credentials = CredentialService(store: store, settings: settings, delivery: delivery)
+        // An operator's block ends sessions through the feed: hosts learn at once.
+        let wake = try feedWake()
+        credentials.ringFeed = { wake.ring() }
+        return credentials
     }
+
+    /// The change feed's wake-up file beside the store.
+    func feedWake() throws -> FeedWake { try FeedWake(path: path + ".feed") }
 
     /// The outbox, sealed with a key kept beside the store file.
     func outbox() throws -> OutboxDelivery {

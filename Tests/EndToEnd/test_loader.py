@@ -10,7 +10,7 @@ from conftest import DEVICE
 REFUSALS = [
     ("no_entry", "no entry symbol flowhost_plugin_v1"),
     ("wrong_abi", "ABI version 2, this host speaks 1"),
-    ("small_struct", "descriptor struct_size 16 is smaller than ABI v1's"),
+    ("small_struct", "descriptor struct_size 16 is smaller than ABI 1.0's"),
     ("dup_name", "flow name echo is already taken"),
     ("dup_method", "method echo is already taken"),
     ("create_fails", "create failed: no database configured"),

@@ -150,10 +150,16 @@ import Testing
 
     @Test func servicesOfferedByTheHost() {
         let h = Harness(ProbeFlow.self)
-        h.engine.registerService("host.answer") { params throws(RPCErrorAlias) in ["answer": 42] }
+        h.engine.registerService("host.answer") { caller, _ throws(RPCErrorAlias) in ["answer": 42, "caller": .string(caller)] }
+        h.engine.registerService("host.secret") { _, _ throws(RPCErrorAlias) in ["secret": true] }
         h.initialize()
-        let reply = h.exchange(request(1, "probe.call", #"{"service":"host.answer"}"#))
+        var reply = h.exchange(request(1, "probe.call", #"{"service":"host.answer"}"#))
         #expect(reply[0]["result"]?["answer"]?.intValue == 42)
+        #expect(reply[0]["result"]?["caller"]?.stringValue == "probe")
+        // Not in the flow's "uses": refused before anything runs.
+        reply = h.exchange(request(2, "probe.call", #"{"service":"host.secret"}"#))
+        #expect(reply[0]["error"]?["code"]?.intValue == -32601)
+        #expect(reply[0]["error"]?["data"]?["reason"]?.stringValue == "undeclared")
     }
 
     @Test func conflictingAndFailingPluginsAreRefusedOthersLoad() {

@@ -19,7 +19,8 @@ final class ProbeFlow: Flow {
         events: [
             FlowEvent("onProbe"), FlowEvent("onAnswer"), FlowEvent("getSecret", challenge: true),
         ],
-        services: [FlowService("probe.double")])
+        services: [FlowService("probe.double", params: [FlowParam("n", .integer)])],
+        uses: ["probe.double", "no.such", "host.answer"])
 
     let host: FlowHost
     var mode = 0

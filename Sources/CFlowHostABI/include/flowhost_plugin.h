@@ -1,5 +1,5 @@
 /*
- * flowhost_plugin.h — the FlowHost plugin ABI, version 1.
+ * flowhost_plugin.h — the FlowHost plugin ABI, version 1.1.
  *
  * A flow module is a shared library that exports one C symbol,
  *
@@ -18,13 +18,35 @@
  *
  * Threading: the host calls a plugin on its one event-loop thread, and a
  * plugin may call the host table only on that thread, from inside a call the
- * host made (create, start, handle, call_service, a response callback). Calls
- * from another thread are refused with FLOWHOST_ERR_WRONG_THREAD.
+ * host made (create, start, handle, call_service, serve, notify, a response,
+ * result or timer callback). A call from another thread does nothing and
+ * returns FLOWHOST_ERR_WRONG_THREAD: it fills no error struct, takes no
+ * reference (a "stolen" argument stays the caller's to release), and calls
+ * no callback.
  *
- * Growth rules: both tables only ever grow at the end; each starts with its
- * own struct_size so either side can tell which fields the other knows.
- * A change that cannot be made that way gets a new entry symbol
- * (flowhost_plugin_v2) and a new ABI version; v1 stays as it is.
+ * Versions and growth: the ABI has a major and a minor version. Both tables
+ * only ever grow at the end, and each starts with its own struct_size, so
+ * either side can tell which fields the other knows:
+ *   - A field is present when struct_size covers it (FLOWHOST_HOST_HAS for
+ *     the host table; the host does the same for descriptors). A plugin
+ *     built against 1.0 runs in a 1.1 host: the fields it lacks are absent.
+ *     A 1.1 plugin in a 1.0 host finds the host table short, and must not
+ *     use what is missing.
+ *   - `reserved` must be zero.
+ *   - The major (abi_version) changes only for a change that cannot be made
+ *     by appending; it then comes with a new entry symbol
+ *     (flowhost_plugin_v2), and v1 stays as it is. A host refuses a
+ *     descriptor of another major.
+ *
+ * jansson: a plugin must use the process's one shared libjansson (link with
+ * -ljansson, as pkg-config gives it), because json_t values cross the
+ * boundary in both directions and are freed by either side. The host
+ * refuses a plugin whose jansson symbols resolve to another copy (linked in
+ * statically, say).
+ *
+ * Version history: 1.0 the first release. 1.1 added FLOWHOST_ERR_LIMIT and
+ * the 1.1 codes below; cancel_requests and the fields after it in the host
+ * table; abi_minor, serve, cancel_call and notify in the descriptor.
  */
 #ifndef FLOWHOST_PLUGIN_H
 #define FLOWHOST_PLUGIN_H
@@ -37,7 +59,8 @@
 extern "C" {
 #endif
 
-#define FLOWHOST_ABI_VERSION 1u
+#define FLOWHOST_ABI_VERSION 1u  /* the major */
+#define FLOWHOST_ABI_MINOR 1u
 #define FLOWHOST_ENTRY_SYMBOL_V1 "flowhost_plugin_v1"
 
 /* Result codes of host functions and plugin callbacks. */
@@ -48,6 +71,8 @@ extern "C" {
 #define FLOWHOST_ERR_UNDECLARED_EVENT (-4)
 #define FLOWHOST_ERR_INVALID_ARGUMENT (-5)
 #define FLOWHOST_ERR_LIMIT (-6)         /* too many host requests in flight (1.1) */
+#define FLOWHOST_ERR_UNDECLARED_SERVICE (-7) /* the manifest's "uses" does not name it (1.1) */
+#define FLOWHOST_ERR_UNKNOWN_ID (-8)    /* no such pending call or timer: finished, cancelled or never made (1.1) */
 
 /* Log levels for flowhost_host_v1.log. */
 #define FLOWHOST_LOG_DEBUG 0
@@ -64,8 +89,13 @@ extern "C" {
  *           sends it as a JSON-RPC error with that code and
  *           data {longErrorCode, shortErrorCode}.
  * code < 0: a JSON-RPC error code (-32602 invalid params, ...).
- * data:     optional, new reference, owned by whoever holds the struct; the
- *           host decrefs it after reading.
+ * data:     optional, a new reference owned by whoever holds the struct:
+ *           - filled by a plugin (handle, call_service): the host reads it
+ *             and decrefs it;
+ *           - filled by the host after a failed host call (call_service):
+ *             the plugin must json_decref(error->data) when it is not NULL;
+ *           - passed to a callback (on_response, on_result) as a const
+ *             pointer: borrowed for the callback only; the host frees it.
  */
 typedef struct flowhost_error_v1 {
     int32_t code;
@@ -85,6 +115,9 @@ typedef struct flowhost_host_context flowhost_host_context;
  * client is sent `$/cancelRequest {id}` and a late answer is ignored.
  */
 typedef void (*flowhost_response_fn)(void *user_data, json_t *result, const flowhost_error_v1 *error);
+
+/* Called once when a timer set with set_timer fires (1.1). */
+typedef void (*flowhost_timer_fn)(void *user_data);
 
 /* What the host offers a plugin. Grows at the end only. */
 typedef struct flowhost_host_v1 {
@@ -126,6 +159,65 @@ typedef struct flowhost_host_v1 {
        on (its dialogue was reset or abandoned). Each on_response is called
        once, before this returns, with error -32800. Returns how many. */
     int32_t (*cancel_requests)(flowhost_host_context *host);
+
+    /* The host's minor version (FLOWHOST_ABI_MINOR it was built with). */
+    uint32_t abi_minor;
+
+    /* Call a service without waiting: returns at once (FLOWHOST_OK with
+       *call_id set, or an error code and nothing else happens). on_result is
+       called exactly once, later, on the loop thread, never from inside this
+       call: with the result (borrowed, may be JSON null) or an error. The
+       provider may run a dialogue of its own meanwhile (challenges, host
+       requests); the client sees one open challenge at a time. The service
+       must be named in the manifest's "uses". params: borrowed. */
+    int32_t (*call_service_async)(flowhost_host_context *host, const char *name, json_t *params,
+                                  flowhost_response_fn on_result, void *user_data, uint64_t *call_id);
+
+    /* A provider finishes a call it was given through `serve`: result
+       (stolen, NULL means JSON null) on success, or error (borrowed; its
+       data is copied) on failure. Exactly once per call; FLOWHOST_ERR_UNKNOWN_ID
+       for a call that was cancelled or already finished (the completion is
+       dropped, and `result` is released). When the call ends, a challenge the
+       provider opened for it closes, and its host requests and timers for it
+       are cancelled. */
+    int32_t (*complete_call)(flowhost_host_context *host, uint64_t call_id, json_t *result,
+                             const flowhost_error_v1 *error);
+
+    /* Cancels every service call this plugin made and still waits on, and
+       everything those calls started in turn, down the chain: each provider
+       hears cancel_call, its challenges close, its host requests are
+       cancelled (the client gets $/cancelRequest), its timers stop, and each
+       caller's on_result runs once, before this returns, with -32800. A late
+       completion or a late answer to a closed challenge is refused. Returns
+       how many of this plugin's calls were cancelled. */
+    int32_t (*cancel_calls)(flowhost_host_context *host);
+
+    /* A one-shot timer: on_fire runs once on the loop thread after about
+       delay_ms, unless cancelled first. *timer_id is set. */
+    int32_t (*set_timer)(flowhost_host_context *host, uint32_t delay_ms, flowhost_timer_fn on_fire,
+                         void *user_data, uint64_t *timer_id);
+
+    /* Cancels a timer; FLOWHOST_ERR_UNKNOWN_ID when it fired or was cancelled already. */
+    int32_t (*cancel_timer)(flowhost_host_context *host, uint64_t timer_id);
+
+    /* Who is logged in on this host: a new reference to JSON null, or to
+       {userID, sessionID, deviceID, since, lastProvedAt (seconds since the
+       epoch), factors: ["password" | "lda"], ldaType?}. */
+    json_t *(*session)(flowhost_host_context *host);
+
+    /* Ends this host's session (reason: a short word such as "step-up-failed").
+       Every flow hears notify("session", {event: "ended", ...}). FLOWHOST_ERR_FAILED
+       when no one is logged in. */
+    int32_t (*end_session)(flowhost_host_context *host, const char *reason);
+
+    /* Receive the store's change-feed events of `topic` from now on (events
+       published before are never replayed), by notify(topic, payload), once
+       each, in order, on the loop thread, whichever host published them. */
+    int32_t (*subscribe)(flowhost_host_context *host, const char *topic);
+
+    /* Appends an event to the store's change feed for every subscribed host,
+       this one included. payload: borrowed (an object). */
+    int32_t (*publish)(flowhost_host_context *host, const char *topic, json_t *payload);
 } flowhost_host_v1;
 
 /* True when the host table `t` has the field `f` (a plugin built against a
@@ -135,6 +227,8 @@ typedef struct flowhost_host_v1 {
 
 /*
  * What a plugin exports. Grows at the end only; `reserved` must be zero.
+ * `abi_version` is the major (FLOWHOST_ABI_VERSION); set struct_size to
+ * sizeof(flowhost_plugin_descriptor_v1) of the header you build against.
  *
  * manifest: a JSON text (UTF-8) that declares the flow:
  *   {
@@ -143,8 +237,13 @@ typedef struct flowhost_host_v1 {
  *                   "answers": "<challenge event>"?}],
  *     "events":   [{"name", "summary", "params": <JSON Schema>,
  *                   "challenge": true?}],
- *     "services": [{"name", "summary"}]
+ *     "services": [{"name", "summary", "params": [...as for methods]}],
+ *     "uses":     ["<service name>", ...]
  *   }
+ * A flow may call only the services its "uses" names (host services
+ * included); the host checks a service call's params against the
+ * provider's declaration before the provider runs. A string param may
+ * carry "format": "userID" (the host checks the user-id rule).
  * Param types: "string", "integer", "number", "boolean", "object", "array",
  * "any". See Protocol/spec.md, "Flow manifests".
  */
@@ -182,7 +281,32 @@ typedef struct flowhost_plugin_descriptor_v1 {
     void (*destroy)(void *instance);
 
     void *reserved[8];
+
+    /* --- ABI 1.1: present when struct_size covers them; NULL when unused. --- */
+
+    /* The minor version the plugin was built with (FLOWHOST_ABI_MINOR). */
+    uint32_t abi_minor;
+
+    /* Serve a declared service that may take a while (a dialogue with the
+       client): finish with host->complete_call(call_id, ...) exactly once,
+       now or later. params: borrowed. When NULL, call_service serves every
+       call at once. */
+    void (*serve)(void *instance, const char *name, json_t *params, uint64_t call_id);
+
+    /* A call this plugin serves was cancelled by its caller: stop its
+       dialogue. Its challenge, host requests and timers are gone already;
+       complete_call for it will be refused. May be NULL. */
+    void (*cancel_call)(void *instance, uint64_t call_id);
+
+    /* Something the host tells the flow: topic "session" with {event:
+       "opened" | "ended", userID, sessionID, reason?}, "challenge.expired"
+       with {event, challengeMode}, or a change-feed topic it subscribed to
+       with the publisher's payload. payload: borrowed. May be NULL. */
+    void (*notify)(void *instance, const char *topic, json_t *payload);
 } flowhost_plugin_descriptor_v1;
+
+/* The size of a 1.0 descriptor: the least a host accepts. */
+#define FLOWHOST_DESCRIPTOR_SIZE_1_0 offsetof(flowhost_plugin_descriptor_v1, abi_minor)
 
 typedef const flowhost_plugin_descriptor_v1 *(*flowhost_plugin_entry_v1)(void);
 

@@ -7,7 +7,7 @@
     "{\"name\":\"cfull.ask\",\"params\":[{\"name\":\"question\",\"type\":\"string\"}," \
     "{\"name\":\"timeoutMs\",\"type\":\"integer\",\"required\":false}]}," \
     "{\"name\":\"cfull.cancel\",\"params\":[]}]," \
-    "\"events\":[{\"name\":\"onAnswered\"}]}"
+    "\"events\":[{\"name\":\"onAnswered\"}],\"uses\":[\"echo.upper\"]}"
 #define CUSTOM_CREATE
 #define CUSTOM_HANDLE
 #include "test_plugin.h"

@@ -1,11 +1,13 @@
 import FlowJSON
 
-/// The REL-ID SDK's event payload parts: `challengeResponse` and `error`.
-enum SDKPayload {
-    static let success = 100
+/// The REL-ID SDK's event payload parts: `challengeResponse` and `error`,
+/// shared by every Swift flow (a C flow builds the same shapes, documented
+/// in Protocol/spec.md and the `sdk-event-base` schema).
+public enum SDKPayload {
+    public static let success = 100
 
     /// A base event: `{challengeResponse: {status, session, additionalInfo, challengeInfo}, error}` plus `fields`.
-    static func event(
+    public static func event(
         status: Int = success, message: String = "Success", sessionType: Int = 0, sessionID: String = "",
         workflow: String = "NA", challengeInfo: [(String, String)] = [], fields: KeyValuePairs<String, JSON> = [:]
     ) -> JSON {
@@ -23,14 +25,20 @@ enum SDKPayload {
 }
 
 /// `additionalInfo.currentWorkFlow` values.
-enum Workflow {
-    static let activation = "FirstTimeUserActivation"
-    static let login = "NormalLogin"
+public enum Workflow {
+    public static let activation = "FirstTimeUserActivation"
+    public static let login = "NormalLogin"
 }
 
 /// `challengeMode` values (RDNAChallengeOpMode).
-enum ChallengeMode {
-    static let verify = 0
-    static let set = 1
-    static let updateOnExpiry = 4
+public enum ChallengeMode {
+    public static let verify = 0
+    public static let set = 1
+    public static let updateOnExpiry = 4
+    public static let stepUp = 3
+    public static let enableLDAVerify = 5
+    public static let setAfterLDADisable = 14
+    public static let disableLDAVerify = 15
+    public static let enableLDAConsent = 16
+    public static let signing = 12
 }

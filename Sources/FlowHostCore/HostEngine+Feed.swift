@@ -1,0 +1,85 @@
+import FlowJSON
+import JSONRPC
+
+/// The change feed on this host: subscriptions start when made and get
+/// every later event once, in order, on the loop thread, whichever host
+/// published it. A wake-up descriptor makes delivery prompt; a poll once a
+/// second (only while something is subscribed) is the safety net.
+extension HostEngine {
+    static let feedPollMilliseconds: UInt64 = 1000
+    static let maxFeedPayloadBytes = 65_536
+
+    func subscribe(_ topic: String, plugin: LoadedPlugin?) -> Bool {
+        guard let feed else { return false }
+        if feedCursor == nil {
+            do { feedCursor = try feed.latestSequence() } catch {
+                logger.error("change feed: \(error)")
+                return false
+            }
+            deadlines.insert(.feedPoll, at: MonotonicClock.nowMilliseconds() + Self.feedPollMilliseconds)
+        }
+        var subscribers = subscriptions[topic] ?? []
+        if let plugin, !subscribers.contains(where: { $0 === plugin }) { subscribers.append(plugin) }
+        subscriptions[topic] = subscribers
+        return true
+    }
+
+    /// The host's own interest (its session's end), with no plugin to tell.
+    func subscribeHost(to topic: String) { _ = subscribe(topic, plugin: nil) }
+
+    func publish(_ topic: String, payload: JSON) throws(RPCError) {
+        guard let feed else { throw RPCError(code: -32603, message: "no change feed: the host has no store") }
+        guard payload.kind == .object, payload.serialized().utf8.count <= Self.maxFeedPayloadBytes else {
+            throw RPCError.invalidParams(field: "payload", reason: "must be an object of at most \(Self.maxFeedPayloadBytes) bytes")
+        }
+        do { try feed.publish(topic: topic, payload: payload) } catch {
+            logger.error("change feed: publishing failed: \(error)")
+            throw RPCError.internalError
+        }
+    }
+
+    /// The wake-up descriptor, for the loop to wait on.
+    public var feedWakeDescriptor: Int32? { subscriptions.isEmpty ? nil : feed?.wakeDescriptor }
+
+    /// The loop saw the wake-up descriptor readable.
+    public func feedWoke() {
+        feed?.drainWake()
+        holdDepth += 1
+        pollFeed(scheduleNext: false)
+        runDeferred()
+        holdDepth -= 1
+        if holdDepth == 0 { releaseHeldFrames() }
+    }
+
+    /// Delivers every event after the cursor to its subscribers.
+    func pollFeed(scheduleNext: Bool) {
+        if scheduleNext { deadlines.insert(.feedPoll, at: MonotonicClock.nowMilliseconds() + Self.feedPollMilliseconds) }
+        guard let feed, var cursor = feedCursor, !subscriptions.isEmpty else { return }
+        let topics = Set(subscriptions.keys)
+        while true {
+            let batch: [FeedEvent]
+            do { batch = try feed.events(after: cursor, topics: topics, limit: 256) } catch {
+                logger.error("change feed: reading failed: \(error)")
+                return
+            }
+            for event in batch {
+                cursor = event.sequence
+                feedCursor = cursor
+                deliver(event)
+            }
+            if batch.count < 256 { break }
+        }
+        if let latest = try? feed.latestSequence(), latest > cursor { feedCursor = latest }
+    }
+
+    private func deliver(_ event: FeedEvent) {
+        if event.topic == Self.sessionsEndedTopic, let current = hostSession,
+            event.payload["sessionIDs"]?.elements.contains(where: { $0.stringValue == current.sessionID }) == true
+        {
+            endSession(reason: event.payload["reason"]?.stringValue ?? "ended", inStore: false)
+        }
+        for plugin in subscriptions[event.topic] ?? [] {
+            withCall(nil) { plugin.notify(event.topic, event.payload) }
+        }
+    }
+}

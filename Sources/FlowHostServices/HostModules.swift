@@ -1,0 +1,18 @@
+import FlowHostCore
+import FlowHostCredentials
+import FlowHostStore
+
+/// Assembles the host's domain modules: each registers the services it
+/// offers (and the engine hooks it provides) over one store.
+public enum HostModules {
+    public static func register(_ credentials: CredentialService, feedWake: FeedWake?, in engine: HostEngine) {
+        CredentialsModule.register(credentials, in: engine)
+        SessionsModule.register(credentials, in: engine)
+        AuditModule.register(credentials, in: engine)
+        RecordsModule.register(credentials.store, in: engine)
+        if let feedWake {
+            engine.feed = StoreChangeFeed(store: credentials.store, wake: feedWake)
+            credentials.ringFeed = { feedWake.ring() }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import FlowHostCore
+import FlowHostStore
+import FlowJSON
+import JSONRPC
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Durable state for flows that have no table of their own (a flow built
+/// outside this repository, in C, say): records under the calling flow's
+/// own namespace, so one flow never sees another's. `records.apply` runs
+/// several writes as one transaction, each guarded by the version it
+/// expects (compare-and-set).
+enum RecordsModule {
+    static let maxValueBytes = 65_536
+    static let maxOperations = 64
+
+    static func register(_ store: any FlowStore, in engine: HostEngine) {
+        offer(engine, "records.get", [string("collection"), string("key")]) { caller, p in
+            let (collection, key) = try names(p)
+            guard let record = try store.read({ try $0.record(namespace: caller, collection: collection, key: key) }) else { return .null }
+            return try json(record)
+        }
+
+        offer(engine, "records.list", [string("collection"), string("prefix", required: false), integer("limit", required: false)]) { caller, p in
+            let collection = try name(try p.string("collection"), "collection")
+            let limit = min(max(try p.optionalInt("limit") ?? 100, 1), 1000)
+            let found = try store.read {
+                try $0.records(namespace: caller, collection: collection, prefix: try p.optionalString("prefix") ?? "", limit: limit)
+            }
+            return ["records": .array(try found.map(json))]
+        }
+
+        offer(engine, "records.apply", [ParamSpec(name: "operations", type: .array)]) { caller, p in
+            let operations = p.json["operations"]!.elements
+            guard (1...maxOperations).contains(operations.count) else {
+                throw RPCError.invalidParams(field: "operations", reason: "1 to \(maxOperations) operations")
+            }
+            let now = Int64(time(nil))
+            return try store.write { tx in
+                var versions = JSON.array()
+                for (index, operation) in operations.enumerated() {
+                    let at = "operations[\(index)]"
+                    guard operation.kind == .object, let kind = operation["op"]?.stringValue,
+                        let collection = operation["collection"]?.stringValue, let key = operation["key"]?.stringValue
+                    else { throw RPCError.invalidParams(field: at, reason: "needs op, collection and key") }
+                    _ = try name(collection, "\(at).collection")
+                    _ = try name(key, "\(at).key")
+                    let current = try tx.record(namespace: caller, collection: collection, key: key)
+                    if let expected = operation["expectVersion"] {
+                        // 0 means "must not exist".
+                        guard let number = expected.intValue, Int64(number) == (current?.version ?? 0) else {
+                            throw RPCError(
+                                code: -32012, message: "Version conflict at \(at)",
+                                data: ["index": .int(index), "currentVersion": .int(Int(current?.version ?? 0))])
+                        }
+                    }
+                    switch kind {
+                    case "put":
+                        guard let value = operation["value"] else { throw RPCError.invalidParams(field: "\(at).value", reason: "required") }
+                        let text = value.serialized()
+                        guard text.utf8.count <= maxValueBytes else {
+                            throw RPCError.invalidParams(field: "\(at).value", reason: "at most \(maxValueBytes) bytes")
+                        }
+                        versions.append(.int(Int(try tx.putRecord(namespace: caller, collection: collection, key: key, value: text, at: now))))
+                    case "delete":
+                        try tx.deleteRecord(namespace: caller, collection: collection, key: key)
+                        versions.append(0)
+                    default:
+                        throw RPCError.invalidParams(field: "\(at).op", reason: "put or delete")
+                    }
+                }
+                return ["versions": versions]
+            }
+        }
+    }
+
+    private static func names(_ p: ServiceParams) throws -> (String, String) {
+        (try name(try p.string("collection"), "collection"), try name(try p.string("key"), "key"))
+    }
+
+    /// Collections and keys: 1 to 256 bytes, no control characters.
+    private static func name(_ text: String, _ field: String) throws -> String {
+        guard !text.isEmpty, text.utf8.count <= 256, !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw RPCError.invalidParams(field: field, reason: "1 to 256 bytes without control characters")
+        }
+        return text
+    }
+
+    private static func json(_ record: FlowRecord) throws -> JSON {
+        ["collection": .string(record.collection), "key": .string(record.key), "value": try JSON.parse(record.value),
+         "version": .int(Int(record.version))]
+    }
+}

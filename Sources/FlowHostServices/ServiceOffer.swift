@@ -1,0 +1,32 @@
+import FlowHostCore
+import FlowHostStore
+import FlowJSON
+import JSONRPC
+
+/// Offers one host service. Its params are declared (the host checks them
+/// before `body` runs); `body` may throw anything: an unknown user is -32010,
+/// any other failure is logged and reaches the flow as a generic internal
+/// error, never with the store's own message.
+func offer(
+    _ engine: HostEngine, _ name: String, _ params: [ParamSpec], _ body: @escaping (_ caller: String, ServiceParams) throws -> JSON?
+) {
+    engine.registerService(name, params: params) { caller, json throws(RPCError) in
+        do {
+            return try body(caller, ServiceParams(json: json))
+        } catch let error as RPCError {
+            throw error
+        } catch let error as StoreError where error == .notFound {
+            throw RPCError(code: -32010, message: "unknown user", data: nil)
+        } catch {
+            engine.logger.error("service \(name) failed: \(error)")
+            throw RPCError.internalError
+        }
+    }
+}
+
+/// Short spellings for param declarations.
+func string(_ name: String, required: Bool = true, userID: Bool = false) -> ParamSpec {
+    ParamSpec(name: name, type: .string, required: required, format: userID ? .userID : nil)
+}
+
+func integer(_ name: String, required: Bool = true) -> ParamSpec { ParamSpec(name: name, type: .integer, required: required) }

@@ -1,0 +1,54 @@
+import FlowHostCore
+import FlowHostCredentials
+import FlowHostStore
+import FlowJSON
+import JSONRPC
+
+/// Sessions: `session.open` (a login without a password check, after LDA)
+/// and `session.close`, and the store behind the host-owned session.
+enum SessionsModule {
+    static func register(_ credentials: CredentialService, in engine: HostEngine) {
+        engine.sessionKeeper = StoreSessionKeeper(credentials: credentials)
+
+        offer(
+            engine, "session.open",
+            [string("userID", userID: true), string("deviceID"), string("workflow"), string("factor", required: false), integer("ldaType", required: false)]
+        ) { _, p in
+            let userID = try p.string("userID")
+            switch try credentials.openSession(userID, deviceID: try p.string("deviceID"), workflow: try p.string("workflow")) {
+            case .opened(let sessionID):
+                let factor = try p.optionalString("factor") == "password" ? "password" : "lda"
+                engine.beginSession(userID: userID, sessionID: sessionID, factors: [factor], ldaType: try p.optionalInt("ldaType"))
+                return ["outcome": "opened", "sessionID": .string(sessionID)]
+            case .refused(let refusal):
+                return CredentialsModule.refused(refusal)
+            }
+        }
+
+        offer(engine, "session.close", [string("sessionID"), string("reason", required: false)]) { _, p in
+            let sessionID = try p.string("sessionID")
+            let reason = try p.optionalString("reason").map(reasonName) ?? "logoff"
+            try credentials.endSession(sessionID, reason: reason)
+            engine.sessionEnded(sessionID: sessionID, reason: reason)
+            return .object()
+        }
+    }
+
+    /// Session end reasons a flow may give: short names only.
+    static func reasonName(_ text: String) -> String {
+        ["logoff", "host-exit", "step-up-failed", "expired"].contains(text) ? text : "other"
+    }
+}
+
+/// The host-owned session's store side.
+final class StoreSessionKeeper: SessionKeeper {
+    let credentials: CredentialService
+
+    init(credentials: CredentialService) { self.credentials = credentials }
+
+    func end(sessionID: String, reason: String) throws { try credentials.endSession(sessionID, reason: reason) }
+    func touch(sessionID: String) throws { try credentials.touchSession(sessionID) }
+    var idleTimeoutSeconds: Int64 { credentials.settings.sessionIdleTimeoutSeconds }
+    var lifetimeSeconds: Int64 { credentials.settings.sessionLifetimeSeconds }
+    var idleWarningSeconds: Int64 { min(60, credentials.settings.sessionIdleTimeoutSeconds / 4) }
+}
