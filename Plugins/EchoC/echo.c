@@ -4,6 +4,9 @@
  *
  *   method  echo(text: string, notify?: boolean) -> {text}
  *           with notify = true it also emits the event onEcho {text}.
+ *   method  echo.subscribe(topic) / echo.publish(topic, payload): the
+ *           store's change feed between hosts (ABI 1.1); every event of a
+ *           subscribed topic arrives as onEchoFeed {topic, payload}.
  *   service echo.upper({text}) -> {text} in ASCII upper case, for other flows.
  */
 #include <ctype.h>
@@ -21,10 +24,17 @@ static const char manifest[] =
     "{\"methods\":[{\"name\":\"echo\",\"summary\":\"Returns its text; with notify, also emits onEcho.\","
     "\"params\":[{\"name\":\"text\",\"type\":\"string\",\"description\":\"Any text.\"},"
     "{\"name\":\"notify\",\"type\":\"boolean\",\"required\":false}],"
-    "\"result\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}}],"
+    "\"result\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}},"
+    "{\"name\":\"echo.subscribe\",\"summary\":\"Receive the change feed's events of a topic as onEchoFeed.\","
+    "\"params\":[{\"name\":\"topic\",\"type\":\"string\"}]},"
+    "{\"name\":\"echo.publish\",\"summary\":\"Publish an event on the change feed (every host on the store).\","
+    "\"params\":[{\"name\":\"topic\",\"type\":\"string\"},{\"name\":\"payload\",\"type\":\"object\"}]}],"
     "\"events\":[{\"name\":\"onEcho\",\"summary\":\"The text of an echo call made with notify.\","
-    "\"params\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}}],"
-    "\"services\":[{\"name\":\"echo.upper\",\"summary\":\"Upper-cases {text}.\"}]}";
+    "\"params\":{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}},"
+    "{\"name\":\"onEchoFeed\",\"summary\":\"A change-feed event of a subscribed topic.\","
+    "\"params\":{\"type\":\"object\",\"required\":[\"topic\",\"payload\"]}}],"
+    "\"services\":[{\"name\":\"echo.upper\",\"summary\":\"Upper-cases {text}.\","
+    "\"params\":[{\"name\":\"text\",\"type\":\"string\"}]}]}";
 
 static void *echo_create(const flowhost_plugin_descriptor_v1 *self, const flowhost_host_v1 *host,
                          flowhost_host_context *context, json_t *config, flowhost_error_v1 *error) {
@@ -44,9 +54,30 @@ static void *echo_create(const flowhost_plugin_descriptor_v1 *self, const flowho
     return flow;
 }
 
+/* Reports a host call's result code as the method's result. */
+static int32_t feed_result(int32_t rc, json_t **result, flowhost_error_v1 *error) {
+    if (rc == FLOWHOST_OK) {
+        *result = json_pack("{sb}", "ok", 1);
+        return FLOWHOST_OK;
+    }
+    flowhost_error_set(error, -32602, 0, "refused by the host (bad topic or payload, or no 1.1 host)");
+    return FLOWHOST_ERR_FAILED;
+}
+
 static int32_t echo_handle(void *instance, const char *method, json_t *params, json_t **result,
                            flowhost_error_v1 *error) {
     echo_flow *flow = instance;
+    const char *topic = json_string_value(json_object_get(params, "topic"));
+    if (strcmp(method, "echo.subscribe") == 0) {
+        int32_t rc = FLOWHOST_HOST_HAS(flow->host, subscribe) ? flow->host->subscribe(flow->context, topic) : FLOWHOST_ERR_FAILED;
+        return feed_result(rc, result, error);
+    }
+    if (strcmp(method, "echo.publish") == 0) {
+        int32_t rc = FLOWHOST_HOST_HAS(flow->host, publish)
+                         ? flow->host->publish(flow->context, topic, json_object_get(params, "payload"))
+                         : FLOWHOST_ERR_FAILED;
+        return feed_result(rc, result, error);
+    }
     if (strcmp(method, "echo") != 0) {
         flowhost_error_set(error, -32601, 0, "echo: unknown method");
         return FLOWHOST_ERR_FAILED;
@@ -81,6 +112,13 @@ static int32_t echo_call_service(void *instance, const char *name, json_t *param
     return FLOWHOST_OK;
 }
 
+/* The change feed's events of subscribed topics (and the host's own notices). */
+static void echo_notify(void *instance, const char *topic, json_t *payload) {
+    echo_flow *flow = instance;
+    if (strcmp(topic, "session") == 0 || strcmp(topic, "challenge.expired") == 0) return;
+    flow->host->emit_event(flow->context, "onEchoFeed", json_pack("{ss sO}", "topic", topic, "payload", payload));
+}
+
 static void echo_destroy(void *instance) { free(instance); }
 
 static const flowhost_plugin_descriptor_v1 descriptor = {
@@ -94,6 +132,8 @@ static const flowhost_plugin_descriptor_v1 descriptor = {
     .handle = echo_handle,
     .call_service = echo_call_service,
     .destroy = echo_destroy,
+    .abi_minor = FLOWHOST_ABI_MINOR,
+    .notify = echo_notify,
 };
 
 FLOWHOST_PLUGIN_EXPORT const flowhost_plugin_descriptor_v1 *flowhost_plugin_v1(void) { return &descriptor; }

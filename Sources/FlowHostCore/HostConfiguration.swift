@@ -46,6 +46,13 @@ public struct HostConfiguration {
                 configuration.options.maxFrameBytes = try positive(value, key, max: 1 << 30)
             case "maxNestingDepth":
                 configuration.options.maxNestingDepth = try positive(value, key, max: 1000)
+            case "challengeTimeoutMs":
+                guard let number = value.intValue, number >= 0, number <= 86_400_000 else {
+                    throw Invalid(key: key, reason: "must be an integer from 0 (never) to 86400000")
+                }
+                configuration.options.challengeTimeoutMilliseconds = UInt64(number)
+            case "maxServiceCallsInFlight":
+                configuration.options.maxServiceCallsInFlight = try positive(value, key, max: 4096)
             case "maxClientRequestsInFlight":
                 configuration.options.maxClientRequestsInFlight = try positive(value, key, max: 1024)
             case "clientRequestTimeoutMs":

@@ -130,7 +130,7 @@ extension HostEngine {
     /// The checks every service call passes before its provider runs: the
     /// caller declared it in `uses`, someone offers it, its params fit.
     func checkedService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<(ServiceProvider, JSON), RPCError> {
-        if let caller, !caller.manifest.uses.contains(name) {
+        if let caller, caller.declaresUses || !caller.manifest.uses.isEmpty, !caller.manifest.uses.contains(name) {
             return .failure(.undeclaredService(name, by: caller.name))
         }
         guard let provider = services[name] else { return .failure(.unknownService(name)) }

@@ -37,6 +37,10 @@ public final class LoadedPlugin {
     }
 
     public var abiVersion: Int { Int(d.abi_version) }
+    /// Built against a 1.1 header or later: its manifest may say `uses`,
+    /// and the host holds it to that. A 1.0 plugin could not declare it
+    /// (its manifest parser refused the key), so its calls are not checked.
+    var declaresUses: Bool { Int(descriptor.pointee.struct_size) > PluginLoader.minimumDescriptorSize }
     var servesAsynchronously: Bool { d.serve != nil }
 
     func declaresEvent(_ event: String) -> EventSpec? { manifest.events.first { $0.name == event } }

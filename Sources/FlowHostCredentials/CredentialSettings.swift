@@ -92,8 +92,8 @@ public struct CredentialSettings: Sendable, Equatable {
             let reader = try SectionReader(sessions, "sessions")
             for key in sessions.keys {
                 switch key {
-                case "idleTimeoutSeconds": settings.sessionIdleTimeoutSeconds = Int64(try reader.int(key, 10...86_400))
-                case "lifetimeSeconds": settings.sessionLifetimeSeconds = Int64(try reader.int(key, 10...2_592_000))
+                case "idleTimeoutSeconds": settings.sessionIdleTimeoutSeconds = Int64(try reader.int(key, 2...86_400))
+                case "lifetimeSeconds": settings.sessionLifetimeSeconds = Int64(try reader.int(key, 2...2_592_000))
                 default: throw Invalid(key: "sessions.\(key)", reason: "unknown key")
                 }
             }

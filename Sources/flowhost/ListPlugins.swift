@@ -17,7 +17,11 @@ struct ListPlugins: ParsableCommand {
         do { try host.loadPlugins(into: engine, configuration: configuration) } catch { strictFailure = error }
         for plugin in engine.plugins {
             let methods = plugin.manifest.methods.map(\.name).joined(separator: ",")
-            print("loaded  \(plugin.name) \(plugin.version) abi=\(plugin.abiVersion) methods=\(methods) \(plugin.path)")
+            let services = plugin.manifest.services.map(\.name).joined(separator: ",")
+            let uses = plugin.manifest.uses.sorted().joined(separator: ",")
+            print(
+                "loaded  \(plugin.name) \(plugin.version) abi=\(plugin.abiVersion).\(plugin.abiMinor) methods=\(methods)"
+                    + (services.isEmpty ? "" : " services=\(services)") + (uses.isEmpty ? "" : " uses=\(uses)") + " \(plugin.path)")
         }
         for refusal in engine.refusals {
             print("refused \(refusal.path): \(refusal.reason)")

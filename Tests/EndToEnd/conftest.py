@@ -41,6 +41,14 @@ def echo_dir(tmp_path_factory):
     return str(folder)
 
 
+@pytest.fixture(scope="session")
+def mfa_dir(tmp_path_factory):
+    """A folder holding only the mfa flow: transcripts pin their plugin set."""
+    folder = tmp_path_factory.mktemp("mfa-only")
+    os.symlink(os.path.join(BIN_DIR, "libFlowPluginMFA.so"), str(folder / "libFlowPluginMFA.so"))
+    return str(folder)
+
+
 def _cflags():
     out = subprocess.run(["pkg-config", "--cflags", "--libs", "jansson"], check=True, capture_output=True, text=True)
     return out.stdout.split()
@@ -58,9 +66,11 @@ def test_plugins(tmp_path_factory):
         stem = name[:-2]
         folder = tmp_path_factory.mktemp("plugin-" + stem)
         output = str(folder / ("libtest_%s.so" % stem))
+        # The legacy plugin sees only the frozen 1.0 header.
+        includes = ["-I", source_dir] if stem == "legacy_1_0" else ["-I", include, "-I", source_dir]
         subprocess.run(
-            ["cc", "-shared", "-fPIC", "-Wall", "-Werror", "-fvisibility=hidden", "-I", include, "-I", source_dir,
-             os.path.join(source_dir, name), "-o", output] + _cflags(),
+            ["cc", "-shared", "-fPIC", "-Wall", "-Werror", "-fvisibility=hidden"] + includes
+            + [os.path.join(source_dir, name), "-o", output] + _cflags(),
             check=True,
         )
         built[stem] = str(folder)

@@ -3,7 +3,8 @@
 Each file holds `-> ` lines (client to host, sent as they are) and `<- `
 lines (host to client, compared byte for byte). A line `# args: …` gives
 the host's arguments; `{echo}` stands for a folder holding only the C
-example flow, `{store}` and `{config}` for a fresh deployment's files.
+example flow, `{mfa}` for one holding only the mfa flow (each transcript
+pins its plugin set, so adding a flow rewrites none of them), `{store}` and `{config}` for a fresh deployment's files.
 `# setup: add-user NAME` creates a user before the host starts (its code is
 `{{code:NAME}}` in `-> ` lines); `# setup: activate NAME` also activates it
 with a password on the transcript's device. In `<- ` lines `{{*}}` matches
@@ -47,14 +48,15 @@ def matches(expected, actual):
 
 
 @pytest.mark.parametrize("name", FILES)
-def test_golden(name, spawn, echo_dir, deployment):
+def test_golden(name, spawn, echo_dir, mfa_dir, deployment):
     path = os.path.join(GOLDEN_DIR, name)
     header, steps = parse(path)
     args, variables, answers = [], {}, {}
     for line in header:
         match = re.match(r"# args: (.*)", line)
         if match:
-            args = [arg.replace("{echo}", echo_dir).replace("{store}", deployment.store).replace("{config}", deployment.config)
+            args = [arg.replace("{echo}", echo_dir).replace("{mfa}", mfa_dir).replace("{store}", deployment.store)
+                    .replace("{config}", deployment.config)
                     for arg in match.group(1).split()]
         match = re.match(r"# setup: add-user (\S+)", line)
         if match:

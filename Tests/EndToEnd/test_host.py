@@ -21,7 +21,8 @@ def test_initialize_lists_the_c_flow(spawn, echo_dir):
     assert result["protocolVersion"] == "1.0"
     assert result["device"] == {"deviceID": "device-e2e-1"}
     assert result["flows"] == [
-        {"name": "echo", "version": "1.0.0", "abiVersion": 1, "methods": ["echo"], "events": ["onEcho"]}
+        {"name": "echo", "version": "1.0.0", "abiVersion": 1, "methods": ["echo", "echo.subscribe", "echo.publish"],
+         "events": ["onEcho", "onEchoFeed"]}
     ]
 
 
@@ -45,7 +46,7 @@ def test_rpc_discover_is_openrpc_of_every_method(spawn, echo_dir):
     assert methods["echo"]["params"][0] == {
         "name": "text", "required": True, "schema": {"type": "string"}, "description": "Any text."}
     assert methods["echo"]["params"][1]["required"] is False
-    assert [event["name"] for event in document["x-flowhost-events"]] == ["onEcho"]
+    assert [event["name"] for event in document["x-flowhost-events"] if event["flow"] == "echo"] == ["onEcho", "onEchoFeed"]
 
 
 def test_c_flow_method_and_event(spawn, echo_dir):

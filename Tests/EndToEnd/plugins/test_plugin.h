@@ -12,6 +12,8 @@
 #endif
 #ifndef STRUCT_SIZE
 #define STRUCT_SIZE sizeof(flowhost_plugin_descriptor_v1)
+#else
+#define STRUCT_SIZE_GIVEN
 #endif
 
 static void *tp_create(const flowhost_plugin_descriptor_v1 *self, const flowhost_host_v1 *host,
@@ -35,6 +37,13 @@ static int32_t tp_handle(void *instance, const char *method, json_t *params, jso
 }
 #endif
 static void tp_destroy(void *instance) { (void)instance; }
+#ifdef CUSTOM_SERVE
+static void tp_serve(void *instance, const char *name, json_t *params, uint64_t call_id);
+static void tp_cancel(void *instance, uint64_t call_id);
+#endif
+#ifdef CUSTOM_NOTIFY
+static void tp_notify(void *instance, const char *topic, json_t *payload);
+#endif
 
 static const flowhost_plugin_descriptor_v1 descriptor = {
     .struct_size = STRUCT_SIZE,
@@ -45,6 +54,16 @@ static const flowhost_plugin_descriptor_v1 descriptor = {
     .create = tp_create,
     .handle = tp_handle,
     .destroy = tp_destroy,
+#if defined(FLOWHOST_ABI_MINOR) && !defined(STRUCT_SIZE_GIVEN)
+    .abi_minor = FLOWHOST_ABI_MINOR,
+#endif
+#ifdef CUSTOM_SERVE
+    .serve = tp_serve,
+    .cancel_call = tp_cancel,
+#endif
+#ifdef CUSTOM_NOTIFY
+    .notify = tp_notify,
+#endif
 };
 
 #ifndef NO_ENTRY
