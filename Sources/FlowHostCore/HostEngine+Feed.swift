@@ -69,7 +69,8 @@ extension HostEngine {
             }
             if batch.count < 256 { break }
         }
-        if let latest = try? feed.latestSequence(), latest > cursor { feedCursor = latest }
+        // The cursor moves only past events read: one committed between two
+        // reads is picked up next time, never skipped.
     }
 
     private func deliver(_ event: FeedEvent) {
