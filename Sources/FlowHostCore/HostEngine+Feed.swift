@@ -3,10 +3,13 @@ import JSONRPC
 
 /// The change feed on this host: subscriptions start when made and get
 /// every later event once, in order, on the loop thread, whichever host
-/// published it. A wake-up descriptor makes delivery prompt; a poll once a
-/// second (only while something is subscribed) is the safety net.
+/// published it. A wake-up descriptor makes delivery prompt; a poll every
+/// two seconds (only while something is subscribed) is the safety net.
 extension HostEngine {
-    static let feedPollMilliseconds: UInt64 = 1000
+    /// The safety net's period: inotify wakes the host at once; this poll
+    /// only catches what a lost wake-up would miss (another machine's
+    /// writer on a shared filesystem, say).
+    static let feedPollMilliseconds: UInt64 = 2000
     static let maxFeedPayloadBytes = 65_536
 
     func subscribe(_ topic: String, plugin: LoadedPlugin?) -> Bool {

@@ -30,6 +30,12 @@ enum Requests {
     static let text = String(repeating: "flowhost-", count: 20)
     /// About 200 bytes of params.
     static func echo(_ id: Int) -> String { #"{"jsonrpc":"2.0","id":\#(id),"method":"echo","params":{"text":"\#(text)"}}"# + "\n" }
+    static func subscribe(_ id: Int, topic: String) -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"method":"echo.subscribe","params":{"topic":"\#(topic)"}}"# + "\n"
+    }
+    static func publish(_ id: Int, topic: String, n: Int) -> String {
+        #"{"jsonrpc":"2.0","id":\#(id),"method":"echo.publish","params":{"topic":"\#(topic)","payload":{"n":\#(n)}}}"# + "\n"
+    }
 }
 
 enum Measure {

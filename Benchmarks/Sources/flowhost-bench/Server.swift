@@ -98,6 +98,19 @@ final class Server {
         return (field("VmRSS"), field("VmHWM"))
     }
 
+    /// Context switches of every thread so far: each is a wake-up after a sleep or a preemption.
+    func contextSwitches() -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var total = 0
+        for task in tasks {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8) else { continue }
+            for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") || line.hasPrefix("nonvoluntary_ctxt_switches:") {
+                total += Int(line.split(separator: "\t").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "0") ?? 0
+            }
+        }
+        return total
+    }
+
     func stop() {
         close(input)
         var status: Int32 = 0

@@ -201,6 +201,38 @@ do {
                reference: Double(after.1 - warm.1) / 1024, higherIsBetter: false, target: .absoluteAtMost(1))
 }
 
+// 7. The change feed: an event published by one host reaches another host on
+// the same store (publish request sent → event read from the other host),
+// and what a host with a subscription costs at idle.
+do {
+    let store = folder + "/feed.sqlite"
+    let listener = try setup.startFlowhost(store: store)
+    let publisher = try setup.startFlowhost(store: store)
+    listener.send(Requests.subscribe(1, topic: "bench.feed"))
+    _ = try listener.readUntil(#""id":1"#)
+    var latencies: [Double] = []
+    for n in 0..<(quick ? 40 : 300) {
+        let started = now()
+        publisher.send(Requests.publish(n + 10, topic: "bench.feed", n: n))
+        _ = try listener.readUntil("onEchoFeed")
+        latencies.append(Double(now() - started) / 1e6)
+        _ = try publisher.readUntil(#""id":\#(n + 10)"#)
+        usleep(2_000)
+    }
+    report.add("cross-host feed delivery p50 (ms)", flowhost: Measure.percentile(latencies, 0.5), reference: nil, higherIsBetter: false,
+               target: .absoluteAtMost(20))
+    report.add("cross-host feed delivery p99 (ms)", flowhost: Measure.percentile(latencies, 0.99), reference: nil, higherIsBetter: false,
+               target: .absoluteAtMost(100))
+    publisher.stop()
+    let window = quick ? 3.0 : 6.0
+    let before = listener.contextSwitches()
+    usleep(UInt32(window * 1e6))
+    let wakes = Double(listener.contextSwitches() - before) / window
+    listener.stop()
+    report.add("idle host with a subscription: wake-ups/s", flowhost: wakes, reference: nil, higherIsBetter: false,
+               target: .absoluteAtMost(1), note: "context switches of all its threads over \(Int(window)) s of idleness")
+}
+
 report.print()
 try report.writeJSON(to: jsonPath)
 exit(report.allTargetsMet ? 0 : 1)
