@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "FlowHost",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "flowhost", targets: ["flowhost"]),
         // One dynamic library per flow module. The loader looks for
@@ -39,8 +39,12 @@ let package = Package(
             providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]
         ),
 
-        // The user-id rule, shared by the protocol boundary and the operator's tools.
-        .target(name: "FlowHostIdentifiers"),
+        // Names and rules shared by the host, the SDK and the tools: the
+        // user-id rule, param types and formats, random identifiers.
+        .target(name: "FlowHostVocabulary"),
+
+        // POSIX files, environment and errors, without Foundation.
+        .target(name: "FlowHostPOSIX"),
 
         // Process spawning with pipes (delivery commands, the demo).
         .target(name: "CFlowHostSystem"),
@@ -52,26 +56,26 @@ let package = Package(
         .target(name: "FlowJSON", dependencies: ["CJansson"]),
 
         // Line framing, envelope classification, JSON-RPC errors, frame writer.
-        .target(name: "JSONRPC", dependencies: ["FlowJSON", "CJansson"]),
+        .target(name: "JSONRPC", dependencies: ["FlowJSON", "CJansson", "FlowHostPOSIX"]),
 
         // The host engine: plugin loader, registries, dispatcher, event loop.
         .target(
             name: "FlowHostCore",
             dependencies: [
-                "JSONRPC", "FlowJSON", "CFlowHostABI", "CJansson", "FlowHostIdentifiers",
+                "JSONRPC", "FlowJSON", "CFlowHostABI", "CJansson", "FlowHostVocabulary", "FlowHostPOSIX",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
         // State: users, devices, credentials, codes, sessions, audit, outbox.
         // Protocols plus the SQLite implementation on SQLite's C API.
-        .target(name: "FlowHostStore", dependencies: ["CSQLite"]),
+        .target(name: "FlowHostStore", dependencies: ["CSQLite", "FlowHostPOSIX"]),
 
         // Passwords (Argon2id, policy, history), activation codes, attempts,
         // code delivery: the security logic over the store protocols.
         .target(
             name: "FlowHostCredentials",
-            dependencies: ["FlowHostStore", "FlowHostIdentifiers", "CArgon2", "CSodium", "CFlowHostSystem", "FlowJSON", "JSONRPC"]
+            dependencies: ["FlowHostStore", "FlowHostVocabulary", "FlowHostPOSIX", "CArgon2", "CSodium", "CFlowHostSystem", "FlowJSON"]
         ),
 
         // The credential and store services offered to flows through the host.
@@ -81,12 +85,13 @@ let package = Package(
         ),
 
         // The Swift SDK for plugin authors (linked into each Swift plugin).
-        .target(name: "FlowHostSDK", dependencies: ["FlowJSON", "CFlowHostABI", "CJansson"]),
+        .target(name: "FlowHostSDK", dependencies: ["FlowJSON", "CFlowHostABI", "CJansson", "FlowHostVocabulary", "FlowHostPOSIX"]),
 
         .executableTarget(
             name: "flowhost",
             dependencies: [
                 "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostStore", "CFlowHostSystem", "JSONRPC", "FlowJSON",
+                "FlowHostPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

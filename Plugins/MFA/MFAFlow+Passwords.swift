@@ -17,7 +17,11 @@ extension MFAFlow {
         }
         var info: [(String, String)] = []
         if mode != ChallengeMode.verify {
-            let policy = (try? host.call("password.policy"))?["policy"]?.stringValue ?? "{}"
+            let policy: String
+            do { policy = try host.call("password.policy")["policy"]?.stringValue ?? "{}" } catch {
+                host.log(.error, "reading the password policy failed: \(error.message)")
+                policy = "{}"
+            }
             info.append(("RELID_PASSWORD_POLICY", policy))
         } else {
             info.append(("ENABLE_FORGOT_PASSWORD", "false"))

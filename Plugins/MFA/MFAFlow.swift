@@ -93,7 +93,13 @@ final class MFAFlow: Flow {
 
     func askForUser(status: Int = SDKPayload.success, message: String = "Success") {
         stage = .awaitingUser
-        let remembered = (try? host.call("credentials.rememberedUsers", ["deviceID": .string(deviceID)]))?["users"] ?? .array()
+        let remembered: JSON
+        do {
+            remembered = try host.call("credentials.rememberedUsers", ["deviceID": .string(deviceID)])["users"] ?? .array()
+        } catch {
+            host.log(.error, "reading the remembered users failed: \(error.message)")
+            remembered = .array()
+        }
         host.emit(
             "getUser",
             SDKPayload.event(
@@ -172,7 +178,10 @@ final class MFAFlow: Flow {
     func audit(_ userID: String?, _ action: String, _ outcome: String) {
         let entry: JSON = ["deviceID": .string(deviceID), "action": .string(action), "outcome": .string(outcome)]
         if let userID { entry["userID"] = .string(userID) }
-        _ = try? host.call("audit.record", entry)
+        do { _ = try host.call("audit.record", entry) } catch {
+            // The audit must not lose events silently: the operator sees it in the log.
+            host.log(.error, "recording \(action) \(outcome) in the audit failed: \(error.message)")
+        }
     }
 
     static let wrongStage = FlowError(code: -32006, message: "not expected now")

@@ -1,3 +1,4 @@
+import FlowHostPOSIX
 import FlowJSON
 import JSONRPC
 

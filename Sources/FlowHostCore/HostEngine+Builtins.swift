@@ -1,4 +1,5 @@
 import CFlowHostABI
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
@@ -63,7 +64,7 @@ extension HostEngine {
         let device = params["device"]!.deepCopy()
         try Self.checkDevice(device)
         if device["deviceID"] == nil {
-            device["deviceID"] = .string(RandomIdentifier.make())
+            device["deviceID"] = .string(RandomHex.make(bytes: 16))  // 128 bits
         }
         if device["ldaCapabilities"] == nil { device["ldaCapabilities"] = .array() }
         if let pid = params["processId"]?.intValue {
@@ -117,14 +118,5 @@ extension HostEngine {
                 }
             }
         }
-    }
-}
-
-/// Random identifiers for devices a client did not name: 128 bits, hex.
-enum RandomIdentifier {
-    static func make() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef")
-        return String((0..<32).map { _ in digits[Int.random(in: 0..<16, using: &generator)] })
     }
 }

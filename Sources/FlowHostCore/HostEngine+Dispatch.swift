@@ -147,10 +147,12 @@ extension HostEngine {
     /// `params`, when given, is checked before `body` runs; `body` learns
     /// the calling flow's name (records are kept per flow, for example).
     public func registerService(
-        _ name: String, params: [ParamSpec]? = nil, _ body: @escaping (_ caller: String, JSON) throws(RPCError) -> JSON?
+        _ name: String, params: [ParamSpec]? = nil, _ body: @escaping (_ caller: String, JSON) throws(ServiceError) -> JSON?
     ) {
         precondition(services[name] == nil, "service \(name) registered twice")
-        services[name] = .host(params: params, body)
+        services[name] = .host(params: params) { caller, json throws(RPCError) in
+            do throws(ServiceError) { return try body(caller, json) } catch { throw error.rpcError }
+        }
         discoverDocument = nil
     }
 

@@ -1,10 +1,8 @@
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
-/// The type a declared parameter must have.
-public enum ParamType: String, Sendable, CaseIterable {
-    case string, integer, number, boolean, object, array, any
-
+extension ParamType {
     func accepts(_ kind: JSONKind) -> Bool {
         switch self {
         case .any: true
@@ -16,13 +14,6 @@ public enum ParamType: String, Sendable, CaseIterable {
         case .array: kind == .array
         }
     }
-}
-
-/// A rule a string param must meet beyond its type, checked by the host
-/// before any flow runs, so every flow (Swift or C) gets it for free.
-public enum ParamFormat: String, Sendable, CaseIterable {
-    /// A user id: the rule in `UserIdentifier` (scalars, bytes, no control characters).
-    case userID
 }
 
 public struct ParamSpec: Equatable {

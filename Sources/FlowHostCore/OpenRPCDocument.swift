@@ -1,4 +1,4 @@
-import FlowHostIdentifiers
+import FlowHostVocabulary
 import FlowJSON
 
 /// Builds the `rpc.discover` answer from what the host and the flows declare.

@@ -1,4 +1,4 @@
-import FlowHostIdentifiers
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 

@@ -1,3 +1,4 @@
+import FlowHostPOSIX
 import JSONRPC
 import Logging
 

@@ -1,3 +1,4 @@
+import FlowHostPOSIX
 import JSONRPC
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import CSodium
+import FlowHostVocabulary
 
 /// The secret that accepting an activation code hands to one dialogue, and
 /// that completing activation spends. The store keeps only its BLAKE2b-256

@@ -1,7 +1,7 @@
+import FlowHostPOSIX
 import CSodium
 import FlowHostStore
 import FlowJSON
-import JSONRPC
 
 #if canImport(Glibc)
 import Glibc
@@ -96,9 +96,12 @@ enum OutboxKey {
     static func loadOrCreate(at path: String) throws -> [UInt8] {
         let size = fh_aead_key_bytes()
         try PrivateFile.check([path])
-        if let existing = try? SystemFile.read(path) {
+        do {
+            let existing = try SystemFile.read(path)
             guard existing.count == size else { throw CredentialError("outbox key \(path) is not \(size) bytes") }
             return existing
+        } catch let error as SystemError where error.errno == ENOENT {
+            // Not made yet: made below.
         }
         let key = SecureRandom.bytes(size)
         do {

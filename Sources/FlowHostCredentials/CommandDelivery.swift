@@ -1,6 +1,7 @@
+import FlowHostPOSIX
 import CFlowHostSystem
+import FlowHostPOSIX
 import FlowHostStore
-import JSONRPC
 
 #if canImport(Glibc)
 import Glibc
@@ -41,9 +42,9 @@ public final class CommandDelivery: CodeDelivery {
 
 /// One thread that runs the delivery command for outbox messages.
 ///
-/// `@unchecked Sendable`: `queued`, `started` and `stopping` are touched
-/// only with `mutex` held; everything else is immutable, and the store is
-/// itself safe to share between threads (`FlowStore` is `Sendable`).
+/// `@unchecked Sendable`: `queued` and `started` are touched only with
+/// `lock` held; everything else is immutable, and the store is itself safe
+/// to share between threads (`FlowStore` is `Sendable`).
 final class DeliveryWorker: @unchecked Sendable {
     let argv: [String]
     let outbox: OutboxDelivery
@@ -51,8 +52,7 @@ final class DeliveryWorker: @unchecked Sendable {
     let timeoutSeconds: Int
     let attempts: Int
     let logger: @Sendable (String) -> Void
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let lock = Lock()
     private var queued: [Int64] = []
     private var started = false
 
@@ -63,30 +63,22 @@ final class DeliveryWorker: @unchecked Sendable {
         self.timeoutSeconds = timeoutSeconds
         self.attempts = attempts
         self.logger = logger
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
-    }
-
-    // The worker thread lives as long as the process; the worker is never freed while it runs.
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-        condition.deallocate()
     }
 
     func wake(_ outboxID: Int64) {
-        pthread_mutex_lock(mutex)
-        queued.append(outboxID)
-        let mustStart = !started
-        pthread_cond_signal(condition)
-        pthread_mutex_unlock(mutex)
+        let mustStart = lock.withLock {
+            queued.append(outboxID)
+            lock.signal()
+            return !started
+        }
         if mustStart { start() }
     }
 
     func start() {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        lock.withLock { startLocked() }
+    }
+
+    private func startLocked() {
         guard !started else { return }
         started = true
         let retained = Unmanaged.passRetained(self).toOpaque()
@@ -108,34 +100,35 @@ final class DeliveryWorker: @unchecked Sendable {
     private func run() {
         var retryPending = true  // at start: messages a stopped host left
         while true {
-            pthread_mutex_lock(mutex)
-            if queued.isEmpty {
-                if retryPending {
-                    var deadline = timespec()
-                    clock_gettime(CLOCK_REALTIME, &deadline)
-                    deadline.tv_sec += 2
-                    pthread_cond_timedwait(condition, mutex, &deadline)
-                } else {
-                    pthread_cond_wait(condition, mutex)
-                }
+            var ids: [Int64] = lock.withLock {
+                if queued.isEmpty { lock.wait(seconds: retryPending ? 2 : nil) }
+                defer { queued.removeAll() }
+                return queued
             }
-            var ids = queued
-            queued.removeAll()
-            pthread_mutex_unlock(mutex)
             let now = CredentialService.now()
-            if let due = try? store.read({ try $0.dueOutboxMessages(now: now, limit: 32) }) { ids += due }
+            do {
+                ids += try store.read { try $0.dueOutboxMessages(now: now, limit: 32) }
+                retryPending = try store.read { tx in try tx.outbox(includeDelivered: false).contains { $0.failedAt == nil } }
+            } catch {
+                logger("reading the outbox failed: \(error)")
+                retryPending = true
+            }
             var seen = Set<Int64>()
             for id in ids where seen.insert(id).inserted { deliver(id) }
-            retryPending = (try? store.read { tx in try tx.outbox(includeDelivered: false).contains { $0.failedAt == nil } }) ?? true
         }
     }
 
     private func deliver(_ id: Int64) {
         let now = CredentialService.now()
         let lease = now + Int64(timeoutSeconds) + 30
-        guard let message = try? store.write(durability: .relaxed, { try $0.claimOutboxMessage(id: id, now: now, leaseUntil: lease) }) else {
-            return  // delivered, leased by another host, or not due yet
+        let claimed: OutboxMessage?
+        do {
+            claimed = try store.write(durability: .relaxed) { try $0.claimOutboxMessage(id: id, now: now, leaseUntil: lease) }
+        } catch {
+            logger("claiming outbox message #\(id) failed: \(error)")
+            return
         }
+        guard let message = claimed else { return }  // delivered, leased by another host, or not due yet
         let failure: String?
         do {
             var body = try outbox.openBytes(message)

@@ -1,3 +1,5 @@
+import FlowHostVocabulary
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -18,7 +20,7 @@ public enum SecureRandom {
         return String((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
     }
 
-    public static func hex(bytes count: Int) -> String { Hex.encode(bytes(count)) }
+    public static func hex(bytes count: Int) -> String { RandomHex.make(bytes: count) }
 
     /// Overwrites a buffer that held a secret.
     public static func wipe(_ bytes: inout [UInt8]) {
@@ -27,19 +29,5 @@ public enum SecureRandom {
             // memset through a volatile-like path the optimiser keeps.
             _ = memset(base, 0, buffer.count)
         }
-    }
-}
-
-/// Lower-case hexadecimal, the one spelling of bytes as text in the store.
-public enum Hex {
-    public static func encode(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

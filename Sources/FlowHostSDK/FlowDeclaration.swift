@@ -1,10 +1,11 @@
+import FlowHostVocabulary
 import FlowJSON
 
 /// A parameter a method declares; the host checks it before the flow runs.
 public struct FlowParam: Sendable {
-    public enum Kind: String, Sendable { case string, integer, number, boolean, object, array, any }
-    /// A rule the host checks beyond the type (see the manifest's `format`).
-    public enum Format: String, Sendable { case userID }
+    /// The host's own list of param types and formats (one definition, in FlowHostVocabulary).
+    public typealias Kind = ParamType
+    public typealias Format = ParamFormat
     public var name: String
     public var kind: Kind
     public var required: Bool

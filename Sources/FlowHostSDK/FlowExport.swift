@@ -1,4 +1,5 @@
 import CFlowHostABI
+import FlowHostPOSIX
 import CJansson
 import FlowJSON
 
@@ -32,6 +33,8 @@ public enum FlowExport {
         let make: (FlowHost, JSON) throws(FlowError) -> any Flow
     }
 
+    /// Written when a library's entry symbol runs, read from create,
+    /// possibly on different threads: behind a lock.
     static let registry = Locked<[Entry]>([])
 
     private static func makeDescriptor(_ declaration: FlowDeclaration) -> UnsafeMutablePointer<flowhost_plugin_descriptor_v1> {
@@ -125,32 +128,5 @@ final class FlowBox {
 
     static func from(_ instance: UnsafeMutableRawPointer?) -> FlowBox {
         Unmanaged<FlowBox>.fromOpaque(instance!).takeUnretainedValue()
-    }
-}
-
-/// A value behind a mutex.
-///
-/// `@unchecked Sendable`: every access to `value` goes through `withLock`,
-/// which holds `mutex`; the registry it guards is written when a library's
-/// entry symbol runs and read from create, possibly on different threads.
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-    init(_ value: Value) {
-        self.value = value
-        mutex = .allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
     }
 }

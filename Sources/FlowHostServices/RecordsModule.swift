@@ -1,7 +1,6 @@
 import FlowHostCore
 import FlowHostStore
 import FlowJSON
-import JSONRPC
 
 #if canImport(Glibc)
 import Glibc
@@ -35,40 +34,40 @@ enum RecordsModule {
         offer(engine, "records.apply", [ParamSpec(name: "operations", type: .array)]) { caller, p in
             let operations = p.json["operations"]!.elements
             guard (1...maxOperations).contains(operations.count) else {
-                throw RPCError.invalidParams(field: "operations", reason: "1 to \(maxOperations) operations")
+                throw ServiceError.invalidParams(field: "operations", reason: "1 to \(maxOperations) operations")
             }
             let now = Int64(time(nil))
             return try store.write { tx in
-                var versions = JSON.array()
+                let versions = JSON.array()
                 for (index, operation) in operations.enumerated() {
                     let at = "operations[\(index)]"
                     guard operation.kind == .object, let kind = operation["op"]?.stringValue,
                         let collection = operation["collection"]?.stringValue, let key = operation["key"]?.stringValue
-                    else { throw RPCError.invalidParams(field: at, reason: "needs op, collection and key") }
+                    else { throw ServiceError.invalidParams(field: at, reason: "needs op, collection and key") }
                     _ = try name(collection, "\(at).collection")
                     _ = try name(key, "\(at).key")
                     let current = try tx.record(namespace: caller, collection: collection, key: key)
                     if let expected = operation["expectVersion"] {
                         // 0 means "must not exist".
                         guard let number = expected.intValue, Int64(number) == (current?.version ?? 0) else {
-                            throw RPCError(
+                            throw ServiceError(
                                 code: -32012, message: "Version conflict at \(at)",
                                 data: ["index": .int(index), "currentVersion": .int(Int(current?.version ?? 0))])
                         }
                     }
                     switch kind {
                     case "put":
-                        guard let value = operation["value"] else { throw RPCError.invalidParams(field: "\(at).value", reason: "required") }
+                        guard let value = operation["value"] else { throw ServiceError.invalidParams(field: "\(at).value", reason: "required") }
                         let text = value.serialized()
                         guard text.utf8.count <= maxValueBytes else {
-                            throw RPCError.invalidParams(field: "\(at).value", reason: "at most \(maxValueBytes) bytes")
+                            throw ServiceError.invalidParams(field: "\(at).value", reason: "at most \(maxValueBytes) bytes")
                         }
                         versions.append(.int(Int(try tx.putRecord(namespace: caller, collection: collection, key: key, value: text, at: now))))
                     case "delete":
                         try tx.deleteRecord(namespace: caller, collection: collection, key: key)
                         versions.append(0)
                     default:
-                        throw RPCError.invalidParams(field: "\(at).op", reason: "put or delete")
+                        throw ServiceError.invalidParams(field: "\(at).op", reason: "put or delete")
                     }
                 }
                 return ["versions": versions]
@@ -83,7 +82,7 @@ enum RecordsModule {
     /// Collections and keys: 1 to 256 bytes, no control characters.
     private static func name(_ text: String, _ field: String) throws -> String {
         guard !text.isEmpty, text.utf8.count <= 256, !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw RPCError.invalidParams(field: field, reason: "1 to 256 bytes without control characters")
+            throw ServiceError.invalidParams(field: field, reason: "1 to 256 bytes without control characters")
         }
         return text
     }

@@ -1,7 +1,6 @@
 import FlowHostCore
 import FlowHostStore
 import FlowJSON
-import JSONRPC
 
 /// Offers one host service. Its params are declared (the host checks them
 /// before `body` runs); `body` may throw anything: an unknown user is -32010,
@@ -10,16 +9,16 @@ import JSONRPC
 func offer(
     _ engine: HostEngine, _ name: String, _ params: [ParamSpec], _ body: @escaping (_ caller: String, ServiceParams) throws -> JSON?
 ) {
-    engine.registerService(name, params: params) { caller, json throws(RPCError) in
+    engine.registerService(name, params: params) { caller, json throws(ServiceError) in
         do {
             return try body(caller, ServiceParams(json: json))
-        } catch let error as RPCError {
+        } catch let error as ServiceError {
             throw error
         } catch let error as StoreError where error == .notFound {
-            throw RPCError(code: -32010, message: "unknown user", data: nil)
+            throw ServiceError.unknownUser
         } catch {
             engine.logger.error("service \(name) failed: \(error)")
-            throw RPCError.internalError
+            throw ServiceError.internalError
         }
     }
 }

@@ -1,5 +1,5 @@
+import FlowHostCore
 import FlowJSON
-import JSONRPC
 
 /// Typed reads of a service call's params; a missing or mistyped member is
 /// -32602 naming it, the same as for client calls.
@@ -7,20 +7,20 @@ struct ServiceParams {
     init(json: JSON) { self.json = json }
     let json: JSON
 
-    func string(_ key: String) throws(RPCError) -> String {
-        guard let value = json[key]?.stringValue else { throw RPCError.invalidParams(field: key, reason: "required string") }
+    func string(_ key: String) throws(ServiceError) -> String {
+        guard let value = json[key]?.stringValue else { throw ServiceError.invalidParams(field: key, reason: "required string") }
         return value
     }
 
-    func optionalString(_ key: String) throws(RPCError) -> String? {
+    func optionalString(_ key: String) throws(ServiceError) -> String? {
         guard let value = json[key], !value.isNull else { return nil }
-        guard let text = value.stringValue else { throw RPCError.invalidParams(field: key, reason: "expected string") }
+        guard let text = value.stringValue else { throw ServiceError.invalidParams(field: key, reason: "expected string") }
         return text
     }
 
-    func optionalInt(_ key: String) throws(RPCError) -> Int? {
+    func optionalInt(_ key: String) throws(ServiceError) -> Int? {
         guard let value = json[key], !value.isNull else { return nil }
-        guard let number = value.intValue else { throw RPCError.invalidParams(field: key, reason: "expected integer") }
+        guard let number = value.intValue else { throw ServiceError.invalidParams(field: key, reason: "expected integer") }
         return number
     }
 }

@@ -1,3 +1,5 @@
+import FlowHostPOSIX
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -17,7 +19,7 @@ import Darwin
 public final class SQLiteStore: FlowStore, @unchecked Sendable {
     public let path: String
     private let connection: SQLiteConnection
-    private let lock = StoreLock()
+    private let lock = Lock()
 
     /// Opens (creating with mode 0600 if needed) and migrates the store.
     public init(path: String, busyTimeoutSeconds: Double = 10) throws {
@@ -148,25 +150,5 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
             try? connection.execute("ROLLBACK")
             throw error
         }
-    }
-}
-
-/// A mutex for the store's one connection.
-final class StoreLock: @unchecked Sendable {
-    // @unchecked Sendable: the mutex is the synchronisation; it is allocated
-    // once and destroyed in deinit, when nothing can hold it.
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-
-    init() { pthread_mutex_init(mutex, nil) }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
     }
 }

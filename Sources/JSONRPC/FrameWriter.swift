@@ -1,4 +1,5 @@
 import CJansson
+import FlowHostPOSIX
 import FlowJSON
 
 #if canImport(Glibc)
@@ -42,17 +43,6 @@ public final class MemorySink: FrameSink {
         String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
     }
     public func reset() { bytes.removeAll() }
-}
-
-/// A failed system call, with the C error number.
-public struct SystemError: Error, CustomStringConvertible {
-    public let operation: String
-    public let errno: Int32
-    public init(operation: String, errno: Int32) {
-        self.operation = operation
-        self.errno = errno
-    }
-    public var description: String { "\(operation): \(String(cString: strerror(errno)))" }
 }
 
 /// Serialises JSON-RPC frames into one buffer and hands it to the sink on

@@ -1,3 +1,4 @@
+import FlowHostPOSIX
 import ArgumentParser
 import FlowHostCore
 import JSONRPC

@@ -150,8 +150,8 @@ import Testing
 
     @Test func servicesOfferedByTheHost() {
         let h = Harness(ProbeFlow.self)
-        h.engine.registerService("host.answer") { caller, _ throws(RPCErrorAlias) in ["answer": 42, "caller": .string(caller)] }
-        h.engine.registerService("host.secret") { _, _ throws(RPCErrorAlias) in ["secret": true] }
+        h.engine.registerService("host.answer") { caller, _ throws(ServiceError) in ["answer": 42, "caller": .string(caller)] }
+        h.engine.registerService("host.secret") { _, _ throws(ServiceError) in ["secret": true] }
         h.initialize()
         var reply = h.exchange(request(1, "probe.call", #"{"service":"host.answer"}"#))
         #expect(reply[0]["result"]?["answer"]?.intValue == 42)
@@ -178,5 +178,3 @@ import Testing
     }
 }
 
-import JSONRPC
-typealias RPCErrorAlias = RPCError

@@ -1,4 +1,4 @@
-import Synchronization
+import FlowHostPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +9,7 @@ import Darwin
 /// Where log lines go: a file descriptor (stderr), never waited on.
 ///
 /// Shared by every logger of the process, on any thread (the loop, the
-/// delivery worker): its counters live behind a `Mutex`.
+/// delivery worker): its counters live behind a lock.
 public final class StderrSink: Sendable {
     public let fd: Int32
     let burst: Int
@@ -26,7 +26,7 @@ public final class StderrSink: Sendable {
         var sites: [String: Site] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(fd: Int32 = 2, burst: Int = 20, windowSeconds: Int64 = 10) {
         self.fd = fd

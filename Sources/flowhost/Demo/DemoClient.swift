@@ -1,3 +1,4 @@
+import FlowHostPOSIX
 import CFlowHostSystem
 import FlowJSON
 import JSONRPC

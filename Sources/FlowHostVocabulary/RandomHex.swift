@@ -1,0 +1,22 @@
+/// Lower-case hexadecimal: the one spelling of bytes as text (ids, hashes).
+public enum Hex {
+    public static func encode(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
+
+/// Random identifiers from the system CSPRNG (`SystemRandomNumberGenerator`
+/// is getrandom(2) on Linux): device ids, session ids, grants.
+public enum RandomHex {
+    public static func make(bytes count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Hex.encode((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+}
