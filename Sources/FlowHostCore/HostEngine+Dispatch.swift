@@ -129,7 +129,7 @@ extension HostEngine {
 
     /// The checks every service call passes before its provider runs: the
     /// caller declared it in `uses`, someone offers it, its params fit.
-    func checkedService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<(ServiceProvider, JSON), RPCError> {
+    func checkedService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<(provider: ServiceProvider, params: JSON), RPCError> {
         if let caller, caller.declaresUses || !caller.manifest.uses.isEmpty, !caller.manifest.uses.contains(name) {
             return .failure(.undeclaredService(name, by: caller.name))
         }

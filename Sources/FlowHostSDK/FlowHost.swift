@@ -44,18 +44,7 @@ public final class FlowHost {
         completion: @escaping (Result<JSON, FlowError>) -> Void
     ) {
         let box = Unmanaged.passRetained(CompletionBox(completion)).toOpaque()
-        let status = table.pointee.send_request(
-            context, method, params.newReference(), timeoutMilliseconds,
-            { userData, result, error in
-                let box = Unmanaged<CompletionBox>.fromOpaque(userData!).takeRetainedValue()
-                if let result {
-                    box.completion(.success(JSON(borrowing: result)))
-                } else if let error {
-                    box.completion(.failure(FlowError(abi: error)))
-                } else {
-                    box.completion(.failure(.internalError))
-                }
-            }, box)
+        let status = table.pointee.send_request(context, method, params.newReference(), timeoutMilliseconds, Self.resultTrampoline, box)
         if status != FLOWHOST_OK {
             let box = Unmanaged<CompletionBox>.fromOpaque(box).takeRetainedValue()
             let reason = status == FLOWHOST_ERR_LIMIT ? "too many requests in flight" : "host refused the request (\(status))"
@@ -212,6 +201,7 @@ public final class FlowHost {
         FlowError(code: -32603, message: "the host is older than ABI 1.1 and has no \(what)")
     }
 
+    /// Runs a `CompletionBox` once with a host request's or a service call's outcome.
     private static let resultTrampoline: flowhost_response_fn = { userData, result, error in
         let box = Unmanaged<CompletionBox>.fromOpaque(userData!).takeRetainedValue()
         if let result {
