@@ -18,14 +18,7 @@ enum OpenRPCDocument {
         for spec in specs {
             let method: JSON = ["name": .string(spec.name), "paramStructure": "either"]
             if !spec.summary.isEmpty { method["summary"] = .string(spec.summary) }
-            method["params"] = .array(
-                spec.params.map { param in
-                    let descriptor: JSON = [
-                        "name": .string(param.name), "required": .bool(param.required), "schema": schema(for: param),
-                    ]
-                    if !param.description.isEmpty { descriptor["description"] = .string(param.description) }
-                    return descriptor
-                })
+            method["params"] = .array(spec.params.map(describe))
             method["result"] = ["name": "result", "schema": spec.result ?? .object()]
             if !spec.answers.isEmpty { method["x-flowhost-answers"] = .array(spec.answers.map(JSON.string)) }
             methods.append(method)
@@ -39,12 +32,45 @@ enum OpenRPCDocument {
                 events.append(entry)
             }
         }
+        for (name, summary) in hostEvents {
+            events.append(["name": .string(name), "flow": "host", "challenge": false, "summary": .string(summary), "params": ["type": "object"]])
+        }
+        let services = JSON.array()
+        for name in engine.services.keys.sorted() {
+            let entry: JSON = ["name": .string(name)]
+            switch engine.services[name]! {
+            case .host(let params, _):
+                entry["provider"] = "host"
+                if let params { entry["params"] = .array(params.map(describe)) }
+            case .flow(let plugin, let spec):
+                entry["provider"] = .string(plugin.name)
+                if !spec.summary.isEmpty { entry["summary"] = .string(spec.summary) }
+                if let params = spec.params { entry["params"] = .array(params.map(describe)) }
+            }
+            entry["usedBy"] = .array(engine.plugins.filter { $0.manifest.uses.contains(name) }.map { .string($0.name) })
+            services.append(entry)
+        }
         return [
             "openrpc": "1.3.2",
             "info": ["title": .string(engine.options.hostName), "version": .string(engine.options.hostVersion)],
             "methods": methods,
             "x-flowhost-events": events,
+            "x-flowhost-services": services,
         ]
+    }
+
+    /// The host's own events (schemas `host.<event>.params` in Protocol/schemas).
+    static let hostEvents: [(String, String)] = [
+        ("onSessionTimeOutNotification", "The session will end for idleness soon; extendSessionIdleTimeout restarts the clock."),
+        ("onSessionExtensionResponse", "The answer to extendSessionIdleTimeout."),
+        ("onSessionTimeout", "The session ended: idle too long, or its absolute lifetime reached."),
+        ("$/cancelRequest", "The host no longer waits for its request {id}."),
+    ]
+
+    private static func describe(_ param: ParamSpec) -> JSON {
+        let descriptor: JSON = ["name": .string(param.name), "required": .bool(param.required), "schema": schema(for: param)]
+        if !param.description.isEmpty { descriptor["description"] = .string(param.description) }
+        return descriptor
     }
 
     private static func schema(for param: ParamSpec) -> JSON {

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import CHEAP_CONFIG, DEVICE, GOOD_PASSWORD, Deployment, activate, status_of, wait_until
 from flowhost_client import RPCError
+from schemas import validate
 
 
 def engine_host(spawn, test_plugins, deployment, *extra, device="device-engine"):
@@ -168,12 +169,16 @@ def test_the_idle_session_is_warned_extended_then_timed_out(tmp_path, flowhost_b
     host = deployment.host()
     activate(host, "alice", code)
     warning = host.wait_event("onSessionTimeOutNotification", timeout=6)
+    validate("host.onSessionTimeOutNotification.params", warning["params"])
     assert warning["params"]["userID"] == "alice" and warning["params"]["sessionCanBeExtended"] == 1
     assert 0 < warning["params"]["timeLeftInSeconds"] <= 1
     assert host.request("extendSessionIdleTimeout") is None
-    assert host.wait_event("onSessionExtensionResponse")["params"]["status"]["statusCode"] == 100
+    extension = host.wait_event("onSessionExtensionResponse")
+    validate("host.onSessionExtensionResponse.params", extension["params"])
+    assert extension["params"]["status"]["statusCode"] == 100
     extended_at = time.monotonic()
     timeout = host.wait_event("onSessionTimeout", timeout=8)
+    validate("host.onSessionTimeout.params", timeout["params"])
     assert time.monotonic() - extended_at >= 3.0, "the extension restarted the idle clock"
     assert "activity" in timeout["params"]["message"]
     host.wait_event("onUserLoggedOff")
@@ -264,3 +269,26 @@ def test_a_plugin_with_its_own_jansson_is_refused(flowhost_bin, test_plugins):
     out = subprocess.run([flowhost_bin, "plugins", "--no-default-plugins", "--plugins", test_plugins["static_jansson"]],
                          capture_output=True, text=True, timeout=20)
     assert "uses its own copy of jansson" in out.stdout, out.stdout
+
+
+def test_discovery_shows_who_offers_and_who_uses_each_service(spawn, test_plugins, deployment):
+    host = engine_host(spawn, test_plugins, deployment)
+    document = host.request("rpc.discover")
+    validate("rpc.discover.result", document)
+    services = {service["name"]: service for service in document["x-flowhost-services"]}
+    assert services["cstep.verify"]["provider"] == "cstep" and services["cstep.verify"]["usedBy"] == ["ccaller"]
+    assert services["cstep.verify"]["params"][0]["name"] == "purpose"
+    assert services["records.apply"]["provider"] == "host" and services["records.apply"]["usedBy"] == ["ccaller"]
+    host_events = {event["name"] for event in document["x-flowhost-events"] if event["flow"] == "host"}
+    assert {"onSessionTimeOutNotification", "onSessionTimeout", "onSessionExtensionResponse", "$/cancelRequest"} <= host_events
+
+
+def test_cancel_notifications_fit_their_schema(spawn, test_plugins, deployment):
+    host = engine_host(spawn, test_plugins, deployment)
+    host.request("ccaller.start", {"purpose": "x"})
+    host.wait_event("getSecret")
+    host.request("ccaller.reset")
+    notices = [json.loads(line) for direction, line in host.transcript if direction == "<-" and "$/cancelRequest" in line]
+    assert notices
+    for notice in notices:
+        validate("host.cancelRequest.params", notice["params"])
