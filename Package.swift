@@ -71,17 +71,26 @@ let package = Package(
         // Protocols plus the SQLite implementation on SQLite's C API.
         .target(name: "FlowHostStore", dependencies: ["CSQLite", "FlowHostPOSIX"]),
 
+        // The audit domain: rows for changes of state, hourly counts for the rest.
+        .target(name: "FlowHostAudit", dependencies: ["FlowHostStore", "FlowJSON"]),
+
+        // The sessions domain: lifetimes, opening and ending sessions.
+        .target(name: "FlowHostSessions", dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowJSON"]),
+
         // Passwords (Argon2id, policy, history), activation codes, attempts,
         // code delivery: the security logic over the store protocols.
         .target(
             name: "FlowHostCredentials",
-            dependencies: ["FlowHostStore", "FlowHostVocabulary", "FlowHostPOSIX", "CArgon2", "CSodium", "CFlowHostSystem", "FlowJSON"]
+            dependencies: [
+                "FlowHostStore", "FlowHostAudit", "FlowHostSessions", "FlowHostVocabulary", "FlowHostPOSIX", "CArgon2", "CSodium",
+                "CFlowHostSystem", "FlowJSON",
+            ]
         ),
 
         // The credential and store services offered to flows through the host.
         .target(
             name: "FlowHostServices",
-            dependencies: ["FlowHostCore", "FlowHostCredentials", "FlowHostStore", "FlowJSON", "JSONRPC"]
+            dependencies: ["FlowHostCore", "FlowHostCredentials", "FlowHostSessions", "FlowHostAudit", "FlowHostStore", "FlowJSON"]
         ),
 
         // The Swift SDK for plugin authors (linked into each Swift plugin).
@@ -90,8 +99,8 @@ let package = Package(
         .executableTarget(
             name: "flowhost",
             dependencies: [
-                "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostStore", "CFlowHostSystem", "JSONRPC", "FlowJSON",
-                "FlowHostPOSIX",
+                "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostStore", "CFlowHostSystem", "JSONRPC",
+                "FlowJSON", "FlowHostPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -105,7 +114,9 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON", "TestSupport"]),
         .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore"]),
-        .testTarget(name: "FlowHostCredentialsTests", dependencies: ["FlowHostCredentials", "FlowHostStore", "FlowJSON"]),
+        .testTarget(name: "FlowHostAuditTests", dependencies: ["FlowHostAudit", "FlowHostStore"]),
+        .testTarget(name: "FlowHostSessionsTests", dependencies: ["FlowHostSessions", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
+        .testTarget(name: "FlowHostCredentialsTests", dependencies: ["FlowHostCredentials", "FlowHostSessions", "FlowHostStore", "FlowJSON"]),
         .testTarget(name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "FlowHostSDK", "JSONRPC", "FlowJSON", "TestSupport"]),
     ]
 )

@@ -11,11 +11,8 @@ public struct HostConfiguration {
     public var options = HostEngine.Options()
     /// Each flow's section (`flows.<name>`), handed to its create call.
     public var flowSections: [String: JSON] = [:]
-    /// Sections read by other parts of the host (`passwords`, `activation`).
+    /// Sections read by the host's domain modules (`passwords`, `sessions`, …).
     public var sections: [String: JSON] = [:]
-
-    /// The top-level keys that belong to other parts of the host.
-    public static let serviceSectionKeys: Set<String> = ["passwords", "activation", "sessions"]
 
     public init() {}
 
@@ -25,7 +22,9 @@ public struct HostConfiguration {
         public var description: String { "invalid config: \(key): \(reason)" }
     }
 
-    public static func load(path: String) throws -> HostConfiguration {
+    /// `moduleSections`: the top-level keys the host's domain modules own
+    /// (each module checks its own section's keys).
+    public static func load(path: String, moduleSections: Set<String>) throws -> HostConfiguration {
         let data: [UInt8]
         do { data = try SystemFile.read(path) } catch { throw Invalid(key: path, reason: "cannot read the file: \(error)") }
         let root: JSON
@@ -34,10 +33,10 @@ public struct HostConfiguration {
         } catch {
             throw Invalid(key: path, reason: "not JSON: \(error)")
         }
-        return try parse(root)
+        return try parse(root, moduleSections: moduleSections)
     }
 
-    public static func parse(_ root: JSON) throws(Invalid) -> HostConfiguration {
+    public static func parse(_ root: JSON, moduleSections: Set<String> = []) throws(Invalid) -> HostConfiguration {
         guard root.kind == .object else { throw Invalid(key: "(root)", reason: "must be an object") }
         var configuration = HostConfiguration()
         for key in root.keys {
@@ -66,7 +65,7 @@ public struct HostConfiguration {
                     }
                     configuration.flowSections[name] = section
                 }
-            case _ where serviceSectionKeys.contains(key):
+            case _ where moduleSections.contains(key):
                 configuration.sections[key] = value
             default:
                 throw Invalid(key: key, reason: "unknown key")

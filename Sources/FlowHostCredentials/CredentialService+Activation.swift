@@ -22,7 +22,7 @@ extension CredentialService {
         return try write { tx in
             guard var user = try tx.user(userID) else { throw StoreError.notFound }
             if let refusal = try activationRefusal(tx, user, deviceID: deviceID) {
-                try count(tx, userID, "activation.verify", refusal.name)
+                try audit.count(tx, userID, "activation.verify", refusal.name)
                 return .refused(refusal)
             }
             let latest = try tx.latestActivationCode(userID: userID)
@@ -30,31 +30,31 @@ extension CredentialService {
                 if id == latest?.id, matched.expiresAt > now {
                     let grant = SecureRandom.hex(bytes: 32)
                     if try tx.acceptActivationCode(id: id, at: now, grantHash: ActivationGrant.hash(grant)) {
-                        try audit(tx, userID, deviceID, "activation.verify", "ok")
+                        try audit.row(tx, userID, deviceID, "activation.verify", "ok")
                         return .accepted(grant: grant)
                     }
                 }
                 if matched.expiresAt <= now {
-                    try count(tx, userID, "activation.verify", "expired")
+                    try audit.count(tx, userID, "activation.verify", "expired")
                     return .expired(attemptsLeft: user.activationAttemptsLeft)
                 }
                 // Right, but no longer current: replaced by a newer code, or
                 // accepted meanwhile by another device. Neither costs an attempt.
                 if let newer = latest?.id, newer > id {
-                    try count(tx, userID, "activation.verify", "superseded")
+                    try audit.count(tx, userID, "activation.verify", "superseded")
                     return .superseded(attemptsLeft: user.activationAttemptsLeft)
                 }
-                try count(tx, userID, "activation.verify", "already-used")
+                try audit.count(tx, userID, "activation.verify", "already-used")
                 return .alreadyUsed(attemptsLeft: user.activationAttemptsLeft)
             }
             if latest?.id != current?.id {
                 // A resend landed between the read and now: the new code was
                 // not among those checked, so this try is not held against the user.
-                try count(tx, userID, "activation.verify", "superseded")
+                try audit.count(tx, userID, "activation.verify", "superseded")
                 return .superseded(attemptsLeft: user.activationAttemptsLeft)
             }
             if let latest, latest.expiresAt <= now {
-                try count(tx, userID, "activation.verify", "expired")
+                try audit.count(tx, userID, "activation.verify", "expired")
                 return .expired(attemptsLeft: user.activationAttemptsLeft)
             }
             if let left = try recordFailure(
@@ -80,17 +80,17 @@ extension CredentialService {
         let (outcome, outboxID): (ResendOutcome, Int64?) = try write { tx in
             guard var user = try tx.user(userID) else { throw StoreError.notFound }
             if let refusal = try activationRefusal(tx, user, deviceID: deviceID) {
-                try count(tx, userID, "activation.resend", refusal.name)
+                try audit.count(tx, userID, "activation.resend", refusal.name)
                 return (.refused(refusal), nil)
             }
             if let last = user.lastResendAt, now - last < settings.resendIntervalSeconds {
-                try count(tx, userID, "activation.resend", "rate-limited")
+                try audit.count(tx, userID, "activation.resend", "rate-limited")
                 return (.tooSoon(retryAfterSeconds: settings.resendIntervalSeconds - (now - last)), nil)
             }
             let lifetime = settings.activationCodeLifetimeSeconds
             if let start = user.resendWindowStart, now - start < lifetime {
                 if user.resendCount >= settings.maxResendsPerCodeLifetime {
-                    try count(tx, userID, "activation.resend", "capped")
+                    try audit.count(tx, userID, "activation.resend", "capped")
                     return (.tooSoon(retryAfterSeconds: start + lifetime - now), nil)
                 }
             } else {
@@ -103,7 +103,7 @@ extension CredentialService {
             user.resendCount += 1
             try tx.update(user)
             let outboxID = try delivery.enqueue(message, in: tx, at: now)
-            try audit(tx, userID, deviceID, "activation.resend", "ok", ["resendsLeft": .int(settings.maxResendsPerCodeLifetime - user.resendCount)])
+            try audit.row(tx, userID, deviceID, "activation.resend", "ok", ["resendsLeft": .int(settings.maxResendsPerCodeLifetime - user.resendCount)])
             return (.sent(verificationKey: record.verificationKey, attemptsLeft: user.activationAttemptsLeft), outboxID)
         }
         if let outboxID { delivery.committed(outboxID: outboxID) }
@@ -123,7 +123,7 @@ extension CredentialService {
         return try write { tx in
             guard var user = try tx.user(userID) else { throw StoreError.notFound }
             if let refusal = try activationRefusal(tx, user, deviceID: deviceID) {
-                try count(tx, userID, "activation.complete", refusal.name)
+                try audit.count(tx, userID, "activation.complete", refusal.name)
                 return .refused(refusal)
             }
             guard
@@ -131,7 +131,7 @@ extension CredentialService {
                     userID: userID, grantHash: ActivationGrant.hash(grant), acceptedSince: now - settings.activationCodeLifetimeSeconds),
                 try tx.spendActivationGrant(codeID: codeID, at: now)
             else {
-                try count(tx, userID, "activation.complete", "grant-invalid")
+                try audit.count(tx, userID, "activation.complete", "grant-invalid")
                 return .grantInvalid
             }
             if let hash { try storePassword(tx, userID: userID, hash: hash) }
@@ -144,9 +144,9 @@ extension CredentialService {
             user.status = .active
             user.activationAttemptsLeft = settings.maxActivationAttempts
             try tx.update(user)
-            try audit(tx, userID, deviceID, "activation.complete", "ok",
+            try audit.row(tx, userID, deviceID, "activation.complete", "ok",
                       ["credential": .string(ldaType == nil ? "password" : "lda"), "workflow": .string(workflow)])
-            return .completed(sessionID: try openSession(tx, userID: userID, deviceID: deviceID, workflow: workflow, now: now))
+            return .completed(sessionID: try sessionLedger.open(tx, userID: userID, deviceID: deviceID, workflow: workflow))
         }
     }
 
@@ -159,9 +159,9 @@ extension CredentialService {
         user[keyPath: counter] = max(0, user[keyPath: counter] - 1)
         if user[keyPath: counter] == 0 { user.blockReason = reason }
         try tx.update(user)
-        try audit(tx, user.userID, deviceID, action, user.blockReason == nil ? "wrong" : "blocked",
+        try audit.row(tx, user.userID, deviceID, action, user.blockReason == nil ? "wrong" : "blocked",
                   ["attemptsLeft": .int(user[keyPath: counter])])
-        if user.blockReason != nil { try endSessions(tx, user.userID, reason: "blocked", now: clock()) }
+        if user.blockReason != nil { if try sessionLedger.endAll(tx, userID: user.userID, reason: "blocked") { feedAppended = true } }
         return user.blockReason == nil ? user[keyPath: counter] : nil
     }
 }

@@ -14,7 +14,7 @@ extension CredentialService {
                     userID: userID, activationAttemptsLeft: settings.maxActivationAttempts,
                     passwordAttemptsLeft: settings.maxPasswordAttempts, createdAt: now))
             try tx.insert(record)
-            try audit(tx, userID, nil, "user.create", "ok")
+            try audit.row(tx, userID, nil, "user.create", "ok")
         }
         return IssuedCode(userID: userID, activationCode: code, verificationKey: record.verificationKey, expiresAt: record.expiresAt)
     }
@@ -34,8 +34,8 @@ extension CredentialService {
             user.resendWindowStart = nil
             user.resendCount = 0
             try tx.update(user)
-            try endSessions(tx, userID, reason: "code-reissued", now: now)
-            try audit(tx, userID, nil, "activation.issue", "ok")
+            if try sessionLedger.endAll(tx, userID: userID, reason: "code-reissued") { feedAppended = true }
+            try audit.row(tx, userID, nil, "activation.issue", "ok")
         }
         return IssuedCode(userID: userID, activationCode: code, verificationKey: record.verificationKey, expiresAt: record.expiresAt)
     }
@@ -65,8 +65,8 @@ extension CredentialService {
             guard var user = try tx.user(userID) else { throw StoreError.notFound }
             change(&user)
             try tx.update(user)
-            if let reason { try endSessions(tx, userID, reason: reason, now: now) }
-            try audit(tx, userID, nil, action, "ok")
+            if let reason { if try sessionLedger.endAll(tx, userID: userID, reason: reason) { feedAppended = true } }
+            try audit.row(tx, userID, nil, action, "ok")
         }
     }
 

@@ -30,7 +30,7 @@ extension CredentialService {
         return try write(durability: matches ? .relaxed : .full) { tx in
             let outcome = try recordVerification(tx, userID: userID, deviceID: deviceID, matches: matches, current: current, now: now)
             guard case .accepted(expired: false) = outcome else { return (outcome, nil) }
-            return (outcome, try openSession(tx, userID: userID, deviceID: deviceID, workflow: workflow, now: now))
+            return (outcome, try sessionLedger.open(tx, userID: userID, deviceID: deviceID, workflow: workflow))
         }
     }
 
@@ -44,18 +44,18 @@ extension CredentialService {
         }
         let check = try checkNewPassword(userID, new)
         guard check == .acceptable else {
-            try write { try count($0, userID, "password.update", check == .reused ? "reused" : "policy") }
+            try write { try audit.count($0, userID, "password.update", check == .reused ? "reused" : "policy") }
             return .rejected(check)
         }
         let hash = try settings.hasher.hash(new)
         return try write { tx in
             guard let user = try tx.user(userID) else { throw StoreError.notFound }
             if let refusal = try loginRefusal(tx, user, deviceID: deviceID) {
-                try count(tx, userID, "password.update", refusal.name)
+                try audit.count(tx, userID, "password.update", refusal.name)
                 return .refused(refusal)
             }
             try storePassword(tx, userID: userID, hash: hash)
-            try audit(tx, userID, deviceID, "password.update", "ok")
+            try audit.row(tx, userID, deviceID, "password.update", "ok")
             return .updated
         }
     }
@@ -68,7 +68,7 @@ extension CredentialService {
     ) throws -> PasswordOutcome {
         guard var user = try tx.user(userID) else { throw StoreError.notFound }
         if let refusal = try loginRefusal(tx, user, deviceID: deviceID) {
-            try count(tx, userID, "password.verify", refusal.name)
+            try audit.count(tx, userID, "password.verify", refusal.name)
             return .refused(refusal)
         }
         // The hash checked outside must still be the current one.
@@ -79,7 +79,7 @@ extension CredentialService {
                 try tx.update(user)
             }
             let expired = isExpired(user, current, now: now)
-            try audit(tx, userID, deviceID, "password.verify", expired ? "ok-expired" : "ok")
+            try audit.row(tx, userID, deviceID, "password.verify", expired ? "ok-expired" : "ok")
             return .accepted(expired: expired)
         }
         if let left = try recordFailure(

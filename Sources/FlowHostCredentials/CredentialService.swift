@@ -1,5 +1,7 @@
-import FlowHostVocabulary
+import FlowHostAudit
+import FlowHostSessions
 import FlowHostStore
+import FlowHostVocabulary
 import FlowJSON
 
 #if canImport(Glibc)
@@ -27,17 +29,29 @@ public final class CredentialService {
     public let settings: CredentialSettings
     let delivery: any CodeDelivery
     let clock: () -> Int64
+    /// The audit domain (rows and counts).
+    public let audit: AuditLog
+    /// The sessions domain, for the steps that open or end sessions in their own transactions.
+    let sessionLedger: SessionLedger
+    /// The sessions domain's own operations.
+    public let sessions: SessionService
     /// Rings the change feed's wake-up after a commit that appended to the
     /// feed (sessions ended by a block, say), so other hosts learn at once.
     public var ringFeed: (() -> Void)?
     /// Set inside a transaction that appended to the feed.
     var feedAppended = false
 
-    public init(store: any FlowStore, settings: CredentialSettings, delivery: any CodeDelivery, clock: @escaping () -> Int64 = CredentialService.now) {
+    public init(
+        store: any FlowStore, settings: CredentialSettings, delivery: any CodeDelivery, sessions: SessionSettings = SessionSettings(),
+        clock: @escaping () -> Int64 = CredentialService.now
+    ) {
         self.store = store
         self.settings = settings
         self.delivery = delivery
         self.clock = clock
+        audit = AuditLog(clock: clock)
+        sessionLedger = SessionLedger(settings: sessions, audit: audit, clock: clock)
+        self.sessions = SessionService(store: store, ledger: sessionLedger, audit: audit, clock: clock)
     }
 
     public static func now() -> Int64 { Int64(time(nil)) }
@@ -98,36 +112,9 @@ public final class CredentialService {
 
     // MARK: Audit
 
-    /// Records a flow-level event. Events that anyone can cause without
-    /// proving anything are counted per hour (`AuditCount`), never one row
-    /// each, and an id that names no known user is not kept at all: it might
-    /// be a password typed into the wrong field.
+    /// A flow's own event: counted, never one row per call (see `AuditLog`).
     public func record(userID: String?, deviceID: String?, action: String, outcome: String) throws {
-        try write(durability: .relaxed) { tx in
-            let known = try userID.flatMap { try tx.user($0) }?.userID
-            try tx.count(action: Self.bounded(action), outcome: Self.bounded(outcome), userID: known, at: clock())
-        }
-    }
-
-    /// A row in the audit log: for changes of state (a counter, a code, a
-    /// credential, a session, a block), each of which is bounded by the
-    /// attempts and rate limits that guard it.
-    func audit(_ tx: any StoreWriter, _ userID: String?, _ deviceID: String?, _ action: String, _ outcome: String, _ detail: JSON? = nil) throws {
-        try tx.append(
-            AuditEntry(at: clock(), userID: userID, deviceID: deviceID, action: action, outcome: outcome, detail: detail?.serialized()))
-    }
-
-    /// A count for an event that changed nothing (a refusal, a rate-limited
-    /// resend, an expired or replaced code): repeating it costs no row.
-    func count(_ tx: any StoreWriter, _ userID: String?, _ action: String, _ outcome: String) throws {
-        try tx.count(action: action, outcome: outcome, userID: userID, at: clock())
-    }
-
-    /// Action and outcome names from flows are short identifiers; anything
-    /// else is cut, so a flow cannot make the counter key unbounded.
-    static func bounded(_ name: String) -> String {
-        let kept = name.unicodeScalars.prefix(64).filter { $0.isASCII && ($0.properties.isAlphabetic || "0123456789.-_".unicodeScalars.contains($0)) }
-        return kept.isEmpty ? "other" : String(String.UnicodeScalarView(kept))
+        try audit.record(in: store, userID: userID, action: action, outcome: outcome)
     }
 
     // MARK: Helpers

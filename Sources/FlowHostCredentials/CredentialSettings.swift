@@ -24,10 +24,6 @@ public struct CredentialSettings: Sendable, Equatable {
     public var deliveryTimeoutSeconds = 10
     /// Runs of the delivery command for one message before it is given up.
     public var deliveryAttempts = 3
-    /// A session ends after this long without use (NIST SP 800-63B, AAL2: 30 minutes).
-    public var sessionIdleTimeoutSeconds: Int64 = 1800
-    /// A session ends this long after login, used or not (AAL2: 12 hours).
-    public var sessionLifetimeSeconds: Int64 = 43_200
 
     public init() {}
 
@@ -41,7 +37,10 @@ public struct CredentialSettings: Sendable, Equatable {
         }
     }
 
-    public static func parse(passwords: JSON?, activation: JSON?, sessions: JSON? = nil) throws(Invalid) -> CredentialSettings {
+    /// The config sections this module owns.
+    public static let configKeys: Set<String> = ["passwords", "activation"]
+
+    public static func parse(passwords: JSON?, activation: JSON?) throws(Invalid) -> CredentialSettings {
         var settings = CredentialSettings()
         if let passwords {
             let reader = try SectionReader(passwords, "passwords")
@@ -85,16 +84,6 @@ public struct CredentialSettings: Sendable, Equatable {
                     }
                     settings.deliveryCommand = value.elements.compactMap(\.stringValue)
                 default: throw Invalid(key: "activation.\(key)", reason: "unknown key")
-                }
-            }
-        }
-        if let sessions {
-            let reader = try SectionReader(sessions, "sessions")
-            for key in sessions.keys {
-                switch key {
-                case "idleTimeoutSeconds": settings.sessionIdleTimeoutSeconds = Int64(try reader.int(key, 2...86_400))
-                case "lifetimeSeconds": settings.sessionLifetimeSeconds = Int64(try reader.int(key, 2...2_592_000))
-                default: throw Invalid(key: "sessions.\(key)", reason: "unknown key")
                 }
             }
         }

@@ -1,10 +1,14 @@
 import FlowHostCore
 import FlowHostCredentials
+import FlowHostSessions
 import FlowHostStore
 
 /// Assembles the host's domain modules: each registers the services it
 /// offers (and the engine hooks it provides) over one store.
 public enum HostModules {
+    /// The config sections the modules own (each module parses its own).
+    public static let configSections: Set<String> = CredentialSettings.configKeys.union([SessionSettings.configKey])
+
     public static func register(_ credentials: CredentialService, feedWake: FeedWake?, in engine: HostEngine) {
         CredentialsModule.register(credentials, in: engine)
         SessionsModule.register(credentials, in: engine)

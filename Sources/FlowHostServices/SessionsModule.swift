@@ -28,7 +28,7 @@ enum SessionsModule {
         offer(engine, "session.close", [string("sessionID"), string("reason", required: false)]) { _, p in
             let sessionID = try p.string("sessionID")
             let reason = try p.optionalString("reason").map(reasonName) ?? "logoff"
-            try credentials.endSession(sessionID, reason: reason)
+            try credentials.sessions.end(sessionID, reason: reason)
             engine.sessionEnded(sessionID: sessionID, reason: reason)
             return .object()
         }
@@ -46,9 +46,9 @@ final class StoreSessionKeeper: SessionKeeper {
 
     init(credentials: CredentialService) { self.credentials = credentials }
 
-    func end(sessionID: String, reason: String) throws { try credentials.endSession(sessionID, reason: reason) }
-    func touch(sessionID: String) throws { try credentials.touchSession(sessionID) }
-    var idleTimeoutSeconds: Int64 { credentials.settings.sessionIdleTimeoutSeconds }
-    var lifetimeSeconds: Int64 { credentials.settings.sessionLifetimeSeconds }
-    var idleWarningSeconds: Int64 { min(60, credentials.settings.sessionIdleTimeoutSeconds / 4) }
+    func end(sessionID: String, reason: String) throws { try credentials.sessions.end(sessionID, reason: reason) }
+    func touch(sessionID: String) throws { try credentials.sessions.touch(sessionID) }
+    var idleTimeoutSeconds: Int64 { credentials.sessions.settings.idleTimeoutSeconds }
+    var lifetimeSeconds: Int64 { credentials.sessions.settings.lifetimeSeconds }
+    var idleWarningSeconds: Int64 { min(60, credentials.sessions.settings.idleTimeoutSeconds / 4) }
 }

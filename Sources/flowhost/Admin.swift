@@ -1,6 +1,7 @@
 import FlowHostPOSIX
 import ArgumentParser
 import FlowHostCore
+import FlowHostServices
 import FlowHostCredentials
 import FlowHostStore
 import FlowJSON
@@ -32,7 +33,7 @@ struct AdminOptions: ParsableArguments {
 
     func credentials() throws -> CredentialService {
         let configuration = try config.map { path in
-            do { return try HostConfiguration.load(path: path) } catch { throw ValidationError("\(error)") }
+            do { return try HostConfiguration.load(path: path, moduleSections: HostModules.configSections) } catch { throw ValidationError("\(error)") }
         } ?? HostConfiguration()
         return try storage.credentials(configuration)
     }
@@ -81,7 +82,7 @@ extension AdminOptions {
     /// the sessions whose lifetime ran out); an unknown user is `notFound`.
     func userAndDevices(_ userID: String) throws -> (UserRecord, [DeviceRecord], openSessions: Int) {
         let credentials = try credentials()
-        try credentials.endExpiredSessions()
+        try credentials.sessions.endExpired()
         return try credentials.store.read { tx in
             guard let user = try tx.user(userID) else { throw StoreError.notFound }
             return (user, try tx.devices(userID: userID), try tx.openSessions(userID: userID).count)

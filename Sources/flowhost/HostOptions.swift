@@ -1,6 +1,7 @@
 import FlowHostPOSIX
 import ArgumentParser
 import FlowHostCore
+import FlowHostServices
 import JSONRPC
 import Logging
 
@@ -72,7 +73,7 @@ struct HostOptions: ParsableArguments {
     func loadConfiguration() throws -> HostConfiguration {
         guard let config else { return HostConfiguration() }
         do {
-            return try HostConfiguration.load(path: config)
+            return try HostConfiguration.load(path: config, moduleSections: HostModules.configSections)
         } catch {
             throw ValidationError("\(error)")
         }

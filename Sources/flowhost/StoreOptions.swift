@@ -2,6 +2,7 @@ import FlowHostPOSIX
 import ArgumentParser
 import FlowHostCore
 import FlowHostCredentials
+import FlowHostSessions
 import FlowHostStore
 import JSONRPC
 import Logging
@@ -22,12 +23,14 @@ struct StoreOptions: ParsableArguments {
     /// set (the host), and takes up what a stopped host left undelivered.
     func credentials(_ configuration: HostConfiguration, logger: Logger? = nil, deliver: Bool = false) throws -> CredentialService {
         let settings: CredentialSettings
+        let sessionSettings: SessionSettings
         do {
-            settings = try CredentialSettings.parse(
-                passwords: configuration.sections["passwords"], activation: configuration.sections["activation"],
-                sessions: configuration.sections["sessions"])
-        } catch {
+            settings = try CredentialSettings.parse(passwords: configuration.sections["passwords"], activation: configuration.sections["activation"])
+            sessionSettings = try SessionSettings.parse(configuration.sections[SessionSettings.configKey])
+        } catch let error as CredentialSettings.Invalid {
             throw ValidationError(error.description)
+        } catch {
+            throw ValidationError("\(error)")
         }
         let store = try SQLiteStore(path: path)
         let delivery: any CodeDelivery
@@ -40,7 +43,7 @@ struct StoreOptions: ParsableArguments {
         } else {
             delivery = try outbox()
         }
-        let credentials = CredentialService(store: store, settings: settings, delivery: delivery)
+        let credentials = CredentialService(store: store, settings: settings, delivery: delivery, sessions: sessionSettings)
         // An operator's block ends sessions through the feed: hosts learn at once.
         let wake = try feedWake()
         credentials.ringFeed = { wake.ring() }

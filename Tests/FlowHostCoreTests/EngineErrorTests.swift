@@ -23,8 +23,11 @@ import Testing
         #expect(reply[0]["result"]?["openrpc"]?.stringValue == "1.3.2")
         let names = reply[0]["result"]?["methods"]?.elements.compactMap { $0["name"]?.stringValue } ?? []
         #expect(names.contains("probe.emit") && names.contains("initialize") && names.contains("setSecret"))
-        let events = reply[0]["result"]?["x-flowhost-events"]?.elements.compactMap { $0["name"]?.stringValue } ?? []
-        #expect(events == ["onProbe", "onAnswer", "getSecret"])
+        let events = reply[0]["result"]?["x-flowhost-events"]?.elements ?? []
+        #expect(events.filter { $0["flow"]?.stringValue == "probe" }.compactMap { $0["name"]?.stringValue } == ["onProbe", "onAnswer", "getSecret"])
+        #expect(
+            events.filter { $0["flow"]?.stringValue == "host" }.compactMap { $0["name"]?.stringValue }
+                == ["onSessionTimeOutNotification", "onSessionExtensionResponse", "onSessionTimeout", "$/cancelRequest"])
     }
 
     @Test func methodNotFound() {

@@ -1,4 +1,5 @@
 import FlowHostCredentials
+import FlowHostSessions
 import FlowHostStore
 import FlowJSON
 import Foundation
@@ -12,7 +13,7 @@ final class Fixture {
     var service: CredentialService!
     let outbox: OutboxDelivery
 
-    init(configure: (inout CredentialSettings) -> Void = { _ in }) throws {
+    init(configure: (inout CredentialSettings) -> Void = { _ in }, sessions: (inout SessionSettings) -> Void = { _ in }) throws {
         folder = NSTemporaryDirectory() + "flowhost-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         store = try SQLiteStore(path: folder + "/store.sqlite")
@@ -22,7 +23,10 @@ final class Fixture {
         settings.maxActivationAttempts = 3
         settings.maxPasswordAttempts = 3
         configure(&settings)
-        service = CredentialService(store: store, settings: settings, delivery: outbox, clock: { [unowned self] in now })
+        var sessionSettings = SessionSettings()
+        sessions(&sessionSettings)
+        service = CredentialService(
+            store: store, settings: settings, delivery: outbox, sessions: sessionSettings, clock: { [unowned self] in now })
     }
 
     deinit { try? FileManager.default.removeItem(atPath: folder) }

@@ -118,22 +118,22 @@ import Testing
         #expect(try f.store.read { try $0.session(sessions[7]) }?.endReason == "blocked")
         try f.service.unblock("alice")
         let (_, session) = try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin")
-        #expect(try f.service.isSessionOpen(session!))
+        #expect(try f.service.sessions.isOpen(session!))
     }
 
     @Test func sessionsEndAtTheirIdleAndAbsoluteLifetimes() throws {
-        let f = try Fixture {
-            $0.sessionIdleTimeoutSeconds = 100
-            $0.sessionLifetimeSeconds = 1000
-        }
+        let f = try Fixture(sessions: {
+            $0.idleTimeoutSeconds = 100
+            $0.lifetimeSeconds = 1000
+        })
         let session = try f.activeUser()
         f.now += 99
-        #expect(try f.service.isSessionOpen(session))
+        #expect(try f.service.sessions.isOpen(session))
         try f.store.write { try $0.touchSession(session, at: f.now) }
         f.now += 99
-        #expect(try f.service.isSessionOpen(session), "idle for 99 s since it was used")
+        #expect(try f.service.sessions.isOpen(session), "idle for 99 s since it was used")
         f.now += 2
-        #expect(try !f.service.isSessionOpen(session))
+        #expect(try !f.service.sessions.isOpen(session))
         #expect(try f.store.read { try $0.session(session) }?.endReason == "idle")
 
         let (_, second) = try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin")
@@ -141,7 +141,7 @@ import Testing
             f.now += 95
             try f.store.write { try $0.touchSession(second!, at: f.now) }
         }
-        #expect(try !f.service.isSessionOpen(second!))
+        #expect(try !f.service.sessions.isOpen(second!))
         #expect(try f.store.read { try $0.session(second!) }?.endReason == "lifetime")
     }
 

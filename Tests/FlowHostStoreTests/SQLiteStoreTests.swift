@@ -95,13 +95,17 @@ import Testing
         let waited = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         #expect(waited >= 0.15, "three runs of 50 ms each, with pauses")
         try holder.execute("COMMIT")
-        // Freed after the first run gave up (busy timeout 100 ms, freed at
-        // 150 ms): a retry goes through.
-        let retrying = try SQLiteStore(path: path, busyTimeoutSeconds: 0.1)
+        // Freed after the first run gave up (busy timeout 200 ms, freed at
+        // 250 ms, on a thread of its own so a busy test runner cannot delay
+        // it much): a retry goes through.
+        let retrying = try SQLiteStore(path: path, busyTimeoutSeconds: 0.2)
         try holder.execute("BEGIN IMMEDIATE")
         // nonisolated(unsafe): the other thread is the only user of the connection from here on.
         nonisolated(unsafe) let releasing = holder
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.15) { try? releasing.execute("COMMIT") }
+        Thread.detachNewThread {
+            usleep(250_000)
+            try? releasing.execute("COMMIT")
+        }
         try retrying.write { try $0.insert(UserRecord(userID: "u", activationAttemptsLeft: 1, passwordAttemptsLeft: 1, createdAt: 0)) }
         #expect(try store.read { try $0.user("u") } != nil)
     }

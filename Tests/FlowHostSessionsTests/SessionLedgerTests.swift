@@ -1,0 +1,60 @@
+import FlowHostAudit
+import FlowHostSessions
+import FlowHostStore
+import FlowJSON
+import Foundation
+import Testing
+
+@Suite struct SessionLedgerTests {
+    final class Clock { var now: Int64 = 1_800_000_000 }
+
+    private func fixture(_ configure: (inout SessionSettings) -> Void = { _ in }) throws -> (SQLiteStore, SessionService, Clock) {
+        let folder = NSTemporaryDirectory() + "flowhost-sessions-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = try SQLiteStore(path: folder + "/store.sqlite")
+        try store.write { try $0.insert(UserRecord(userID: "u", status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0)) }
+        let clock = Clock()
+        var settings = SessionSettings()
+        configure(&settings)
+        let audit = AuditLog(clock: { clock.now })
+        let ledger = SessionLedger(settings: settings, audit: audit, clock: { clock.now })
+        return (store, SessionService(store: store, ledger: ledger, audit: audit, clock: { clock.now }), clock)
+    }
+
+    @Test func endingAllOfAUsersSessionsIsAnnouncedOnTheFeedInTheSameTransaction() throws {
+        let (store, service, _) = try fixture()
+        let ids = try store.write { tx in
+            try (0..<3).map { _ in try service.ledger.open(tx, userID: "u", deviceID: "d", workflow: "NormalLogin") }
+        }
+        #expect(try store.write { try service.ledger.endAll($0, userID: "u", reason: "blocked") })
+        let events = try store.read { try $0.feedEvents(after: 0, topics: [SessionLedger.endedTopic], limit: 10) }
+        #expect(events.count == 1)
+        let payload = try JSON.parse(events[0].payload)
+        #expect(Set(payload["sessionIDs"]?.elements.compactMap(\.stringValue) ?? []) == Set(ids))
+        #expect(payload["reason"]?.stringValue == "blocked")
+        #expect(try store.write { try service.ledger.endAll($0, userID: "u", reason: "blocked") } == false, "nothing left to end")
+    }
+
+    @Test func lifetimesComeFromTheSessionsSection() throws {
+        let settings = try SessionSettings.parse(try JSON.parse(#"{"idleTimeoutSeconds":60,"lifetimeSeconds":600}"#))
+        #expect(settings.idleTimeoutSeconds == 60 && settings.lifetimeSeconds == 600)
+        #expect(SessionSettings().idleTimeoutSeconds == 1800 && SessionSettings().lifetimeSeconds == 43_200)
+        #expect(throws: SessionSettings.Invalid(key: "sessions.idle", reason: "unknown key")) {
+            try SessionSettings.parse(try JSON.parse(#"{"idle":60}"#))
+        }
+        #expect(throws: SessionSettings.Invalid(key: "sessions.lifetimeSeconds", reason: "must be an integer from 2 to 2592000")) {
+            try SessionSettings.parse(try JSON.parse(#"{"lifetimeSeconds":1}"#))
+        }
+    }
+
+    @Test func anIdleSessionEndsAndUseKeepsItOpen() throws {
+        let (store, service, clock) = try fixture { $0.idleTimeoutSeconds = 10 }
+        let id = try store.write { try service.ledger.open($0, userID: "u", deviceID: "d", workflow: "NormalLogin") }
+        clock.now += 9
+        try service.touch(id)
+        clock.now += 9
+        #expect(try service.isOpen(id))
+        clock.now += 2
+        #expect(try !service.isOpen(id))
+    }
+}
