@@ -77,20 +77,27 @@ let package = Package(
         // The sessions domain: lifetimes, opening and ending sessions.
         .target(name: "FlowHostSessions", dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowJSON"]),
 
+        // The delivery domain: the sealed outbox, and a command run after the commit.
+        .target(
+            name: "FlowHostDelivery",
+            dependencies: ["FlowHostStore", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "CFlowHostSystem", "FlowJSON"]),
+
         // Passwords (Argon2id, policy, history), activation codes, attempts,
         // code delivery: the security logic over the store protocols.
         .target(
             name: "FlowHostCredentials",
             dependencies: [
-                "FlowHostStore", "FlowHostAudit", "FlowHostSessions", "FlowHostVocabulary", "FlowHostPOSIX", "CArgon2", "CSodium",
-                "CFlowHostSystem", "FlowJSON",
+                "FlowHostStore", "FlowHostAudit", "FlowHostSessions", "FlowHostDelivery", "FlowHostVocabulary", "FlowHostPOSIX",
+                "CArgon2", "CSodium", "FlowJSON",
             ]
         ),
 
         // The credential and store services offered to flows through the host.
         .target(
             name: "FlowHostServices",
-            dependencies: ["FlowHostCore", "FlowHostCredentials", "FlowHostSessions", "FlowHostAudit", "FlowHostStore", "FlowJSON"]
+            dependencies: [
+                "FlowHostCore", "FlowHostCredentials", "FlowHostSessions", "FlowHostAudit", "FlowHostDelivery", "FlowHostStore", "FlowJSON",
+            ]
         ),
 
         // The Swift SDK for plugin authors (linked into each Swift plugin).
@@ -99,7 +106,8 @@ let package = Package(
         .executableTarget(
             name: "flowhost",
             dependencies: [
-                "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostStore", "CFlowHostSystem", "JSONRPC",
+                "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostStore",
+                "CFlowHostSystem", "JSONRPC",
                 "FlowJSON", "FlowHostPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -116,7 +124,9 @@ let package = Package(
         .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore"]),
         .testTarget(name: "FlowHostAuditTests", dependencies: ["FlowHostAudit", "FlowHostStore"]),
         .testTarget(name: "FlowHostSessionsTests", dependencies: ["FlowHostSessions", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
-        .testTarget(name: "FlowHostCredentialsTests", dependencies: ["FlowHostCredentials", "FlowHostSessions", "FlowHostStore", "FlowJSON"]),
+        .testTarget(
+            name: "FlowHostCredentialsTests",
+            dependencies: ["FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostVocabulary", "FlowHostStore", "FlowJSON"]),
         .testTarget(name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "FlowHostSDK", "JSONRPC", "FlowJSON", "TestSupport"]),
     ]
 )

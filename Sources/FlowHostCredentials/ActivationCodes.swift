@@ -1,3 +1,4 @@
+import FlowHostVocabulary
 /// Activation codes and verification keys: Crockford base32, so codes are
 /// easy to read aloud and type (no I, L, O, U).
 public enum ActivationCodes {

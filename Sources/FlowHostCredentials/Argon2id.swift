@@ -1,4 +1,5 @@
 import CArgon2
+import FlowHostVocabulary
 
 /// A libargon2 call that failed, with the library's own message.
 public struct Argon2Error: Error, CustomStringConvertible, Equatable {

@@ -1,4 +1,6 @@
+import FlowHostDelivery
 import FlowHostStore
+import FlowHostVocabulary
 
 /// Activation codes: verification, the client's resend, and completion.
 extension CredentialService {

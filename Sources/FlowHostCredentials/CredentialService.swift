@@ -1,4 +1,5 @@
 import FlowHostAudit
+import FlowHostDelivery
 import FlowHostSessions
 import FlowHostStore
 import FlowHostVocabulary
@@ -129,4 +130,10 @@ public final class CredentialService {
     public static func checkUserID(_ userID: String) throws {
         if let problem = UserIdentifier.problem(with: userID) { throw CredentialError("user id \(problem)") }
     }
+}
+
+/// An operator's request the credentials domain refuses (a bad user id, say).
+public struct CredentialError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }

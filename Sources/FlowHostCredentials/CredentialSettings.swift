@@ -18,12 +18,6 @@ public struct CredentialSettings: Sendable, Equatable {
     /// How many codes a client may ask for with `resendActivationCode` within
     /// one code lifetime (an operator's re-issue starts afresh).
     public var maxResendsPerCodeLifetime = 3
-    /// A program that delivers codes (argv); nil keeps them in the outbox.
-    public var deliveryCommand: [String]?
-    /// How long one run of the delivery command may take before it is killed.
-    public var deliveryTimeoutSeconds = 10
-    /// Runs of the delivery command for one message before it is given up.
-    public var deliveryAttempts = 3
 
     public init() {}
 
@@ -75,14 +69,8 @@ public struct CredentialSettings: Sendable, Equatable {
                 case "maxAttempts": settings.maxActivationAttempts = try reader.int(key, 1...100)
                 case "resendIntervalSeconds": settings.resendIntervalSeconds = Int64(try reader.int(key, 0...86_400))
                 case "maxResendsPerCode": settings.maxResendsPerCodeLifetime = try reader.int(key, 0...20)
-                case "deliveryTimeoutSeconds": settings.deliveryTimeoutSeconds = try reader.int(key, 1...600)
-                case "deliveryAttempts": settings.deliveryAttempts = try reader.int(key, 1...20)
-                case "deliveryCommand":
-                    let value = activation[key]!
-                    guard value.kind == .array, value.count > 0, value.elements.allSatisfy({ $0.kind == .string }) else {
-                        throw Invalid(key: "activation.deliveryCommand", reason: "must be a non-empty array of strings (argv)")
-                    }
-                    settings.deliveryCommand = value.elements.compactMap(\.stringValue)
+                case "deliveryCommand", "deliveryTimeoutSeconds", "deliveryAttempts":
+                    throw Invalid(key: "activation.\(key)", reason: "moved to the delivery section (delivery.command, .timeoutSeconds, .attempts)")
                 default: throw Invalid(key: "activation.\(key)", reason: "unknown key")
                 }
             }

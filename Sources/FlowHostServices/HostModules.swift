@@ -1,5 +1,6 @@
 import FlowHostCore
 import FlowHostCredentials
+import FlowHostDelivery
 import FlowHostSessions
 import FlowHostStore
 
@@ -7,7 +8,9 @@ import FlowHostStore
 /// offers (and the engine hooks it provides) over one store.
 public enum HostModules {
     /// The config sections the modules own (each module parses its own).
-    public static let configSections: Set<String> = CredentialSettings.configKeys.union([SessionSettings.configKey])
+    public static let configSections: Set<String> = CredentialSettings.configKeys.union([
+        SessionSettings.configKey, DeliverySettings.configKey,
+    ])
 
     public static func register(_ credentials: CredentialService, feedWake: FeedWake?, in engine: HostEngine) {
         CredentialsModule.register(credentials, in: engine)

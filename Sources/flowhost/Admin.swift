@@ -3,6 +3,7 @@ import ArgumentParser
 import FlowHostCore
 import FlowHostServices
 import FlowHostCredentials
+import FlowHostDelivery
 import FlowHostStore
 import FlowJSON
 import JSONRPC
@@ -54,6 +55,9 @@ func adminRun(_ body: () throws -> Void) throws {
         printError("flowhost admin: \(error)")
         throw ExitCode(1)
     } catch let error as CredentialError {
+        printError("flowhost admin: \(error)")
+        throw ExitCode(1)
+    } catch let error as DeliveryError {
         printError("flowhost admin: \(error)")
         throw ExitCode(1)
     }

@@ -2,6 +2,7 @@ import FlowHostPOSIX
 import ArgumentParser
 import FlowHostCore
 import FlowHostCredentials
+import FlowHostDelivery
 import FlowHostSessions
 import FlowHostStore
 import JSONRPC
@@ -24,19 +25,19 @@ struct StoreOptions: ParsableArguments {
     func credentials(_ configuration: HostConfiguration, logger: Logger? = nil, deliver: Bool = false) throws -> CredentialService {
         let settings: CredentialSettings
         let sessionSettings: SessionSettings
+        let deliverySettings: DeliverySettings
         do {
             settings = try CredentialSettings.parse(passwords: configuration.sections["passwords"], activation: configuration.sections["activation"])
             sessionSettings = try SessionSettings.parse(configuration.sections[SessionSettings.configKey])
-        } catch let error as CredentialSettings.Invalid {
-            throw ValidationError(error.description)
+            deliverySettings = try DeliverySettings.parse(configuration.sections[DeliverySettings.configKey])
         } catch {
             throw ValidationError("\(error)")
         }
         let store = try SQLiteStore(path: path)
         let delivery: any CodeDelivery
-        if let command = settings.deliveryCommand {
+        if let command = deliverySettings.command {
             let commandDelivery = CommandDelivery(
-                argv: command, outbox: try outbox(), store: store, settings: settings,
+                argv: command, outbox: try outbox(), store: store, settings: deliverySettings,
                 logger: { [logger] line in logger?.error("\(line)") })
             if deliver { commandDelivery.start() }
             delivery = commandDelivery

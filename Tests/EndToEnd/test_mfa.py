@@ -441,7 +441,7 @@ def test_delivery_command_receives_the_code(tmp_path, flowhost_bin, spawn):
     script.write_text("#!/bin/sh\ncat >> '%s'\n" % sink)
     script.chmod(0o700)
     config = json.loads(json.dumps(CHEAP_CONFIG))
-    config["activation"]["deliveryCommand"] = [str(script)]
+    config["delivery"] = {"command": [str(script)]}
     deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
     deployment.add_user("uma")
     host = deployment.host()

@@ -282,8 +282,7 @@ def test_a_stranger_resending_neither_burns_the_code_nor_costs_attempts(tmp_path
 # -- The outbox and the loop never wait on someone else -----------------------------
 
 def test_a_hung_delivery_command_blocks_no_one(tmp_path, flowhost_bin, spawn):
-    config = config_with(activation={"deliveryCommand": ["/bin/sh", "-c", "sleep 30"], "deliveryTimeoutSeconds": 1,
-                                     "deliveryAttempts": 1})
+    config = config_with(delivery={"command": ["/bin/sh", "-c", "sleep 30"], "timeoutSeconds": 1, "attempts": 1})
     deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
     bob_code = deployment.add_user("bob")
     other = deployment.host("device-bob")

@@ -1,4 +1,5 @@
 import FlowHostCredentials
+import FlowHostDelivery
 import FlowHostSessions
 import FlowHostStore
 import FlowJSON
@@ -229,12 +230,15 @@ final class Fixture {
     @Test func valuesAreRead() throws {
         let settings = try CredentialSettings.parse(
             passwords: try JSON.parse(#"{"argon2":{"memoryKiB":4096,"iterations":3,"parallelism":1},"historyDepth":3,"policy":{"SeqCheck":"false","minL":10}}"#),
-            activation: try JSON.parse(#"{"codeLifetimeSeconds":120,"deliveryCommand":["/bin/cat"]}"#))
+            activation: try JSON.parse(#"{"codeLifetimeSeconds":120}"#))
         #expect(settings.hasher == Argon2idHasher(memoryKiB: 4096, iterations: 3, parallelism: 1))
         #expect(settings.historyDepth == 3)
         #expect(settings.policy.seqCheck == false)
         #expect(settings.policy.minL == 10)
         #expect(settings.activationCodeLifetimeSeconds == 120)
-        #expect(settings.deliveryCommand == ["/bin/cat"])
+        #expect(try DeliverySettings.parse(try JSON.parse(#"{"command":["/bin/cat"],"attempts":2}"#)).command == ["/bin/cat"])
+        #expect(throws: CredentialSettings.Invalid.self) {
+            try CredentialSettings.parse(passwords: nil, activation: try JSON.parse(#"{"deliveryCommand":["/bin/cat"]}"#))
+        }
     }
 }

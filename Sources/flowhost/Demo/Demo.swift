@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowHostCredentials
+import FlowHostDelivery
 import FlowHostStore
 import FlowJSON
 

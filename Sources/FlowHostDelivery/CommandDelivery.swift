@@ -2,6 +2,7 @@ import FlowHostPOSIX
 import CFlowHostSystem
 import FlowHostPOSIX
 import FlowHostStore
+import FlowHostVocabulary
 
 #if canImport(Glibc)
 import Glibc
@@ -22,11 +23,10 @@ public final class CommandDelivery: CodeDelivery {
     let outbox: OutboxDelivery
     let worker: DeliveryWorker
 
-    public init(argv: [String], outbox: OutboxDelivery, store: any FlowStore, settings: CredentialSettings, logger: @escaping @Sendable (String) -> Void) {
+    public init(argv: [String], outbox: OutboxDelivery, store: any FlowStore, settings: DeliverySettings, logger: @escaping @Sendable (String) -> Void) {
         self.outbox = outbox
         worker = DeliveryWorker(
-            argv: argv, outbox: outbox, store: store, timeoutSeconds: settings.deliveryTimeoutSeconds,
-            attempts: settings.deliveryAttempts, logger: logger)
+            argv: argv, outbox: outbox, store: store, timeoutSeconds: settings.timeoutSeconds, attempts: settings.attempts, logger: logger)
     }
 
     public func enqueue(_ message: CodeMessage, in transaction: any StoreWriter, at now: Int64) throws -> Int64 {
@@ -105,7 +105,7 @@ final class DeliveryWorker: @unchecked Sendable {
                 defer { queued.removeAll() }
                 return queued
             }
-            let now = CredentialService.now()
+            let now = Int64(time(nil))
             do {
                 ids += try store.read { try $0.dueOutboxMessages(now: now, limit: 32) }
                 retryPending = try store.read { tx in try tx.outbox(includeDelivered: false).contains { $0.failedAt == nil } }
@@ -119,7 +119,7 @@ final class DeliveryWorker: @unchecked Sendable {
     }
 
     private func deliver(_ id: Int64) {
-        let now = CredentialService.now()
+        let now = Int64(time(nil))
         let lease = now + Int64(timeoutSeconds) + 30
         let claimed: OutboxMessage?
         do {
@@ -138,7 +138,7 @@ final class DeliveryWorker: @unchecked Sendable {
         } catch {
             failure = "\(error)"
         }
-        let finished = CredentialService.now()
+        let finished = Int64(time(nil))
         do {
             try store.write { tx in
                 if let failure {

@@ -1,5 +1,3 @@
-import FlowHostVocabulary
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

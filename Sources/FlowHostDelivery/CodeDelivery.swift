@@ -1,5 +1,6 @@
 import FlowHostPOSIX
 import CSodium
+import FlowHostVocabulary
 import FlowHostStore
 import FlowJSON
 
@@ -16,6 +17,13 @@ public struct CodeMessage: Sendable {
     public let activationCode: String
     public let verificationKey: String
     public let expiresAt: Int64
+
+    public init(userID: String, activationCode: String, verificationKey: String, expiresAt: Int64) {
+        self.userID = userID
+        self.activationCode = activationCode
+        self.verificationKey = verificationKey
+        self.expiresAt = expiresAt
+    }
 
     func json() -> JSON {
         [
@@ -43,7 +51,7 @@ public struct OutboxDelivery: CodeDelivery {
     let key: [UInt8]
 
     public init(keyPath: String) throws {
-        guard sodium_init() >= 0 else { throw CredentialError("libsodium failed to initialise") }
+        guard sodium_init() >= 0 else { throw DeliveryError("libsodium failed to initialise") }
         key = try OutboxKey.loadOrCreate(at: keyPath)
     }
 
@@ -77,7 +85,7 @@ public struct OutboxDelivery: CodeDelivery {
     /// The opened body, for a caller that wipes it after use.
     func openBytes(_ message: OutboxMessage) throws -> [UInt8] {
         let nonceBytes = fh_aead_nonce_bytes()
-        guard message.sealedBody.count >= nonceBytes + fh_aead_tag_bytes() else { throw CredentialError("outbox message too short") }
+        guard message.sealedBody.count >= nonceBytes + fh_aead_tag_bytes() else { throw DeliveryError("outbox message too short") }
         let nonce = Array(message.sealedBody[0..<nonceBytes])
         let sealed = Array(message.sealedBody[nonceBytes...])
         var plain = [UInt8](repeating: 0, count: sealed.count)
@@ -85,7 +93,7 @@ public struct OutboxDelivery: CodeDelivery {
         let extra = Array(message.userID.utf8)
         let code = crypto_aead_xchacha20poly1305_ietf_decrypt(
             &plain, &plainLength, nil, sealed, UInt64(sealed.count), extra, UInt64(extra.count), nonce, key)
-        guard code == 0 else { throw CredentialError("outbox message #\(message.id ?? 0) does not open with this key") }
+        guard code == 0 else { throw DeliveryError("outbox message #\(message.id ?? 0) does not open with this key") }
         let opened = Array(plain[0..<Int(plainLength)])
         SecureRandom.wipe(&plain)
         return opened
@@ -98,7 +106,7 @@ enum OutboxKey {
         try PrivateFile.check([path])
         do {
             let existing = try SystemFile.read(path)
-            guard existing.count == size else { throw CredentialError("outbox key \(path) is not \(size) bytes") }
+            guard existing.count == size else { throw DeliveryError("outbox key \(path) is not \(size) bytes") }
             return existing
         } catch let error as SystemError where error.errno == ENOENT {
             // Not made yet: made below.
@@ -111,13 +119,14 @@ enum OutboxKey {
             guard error.errno == EEXIST else { throw error }
             // Another process created it first: use theirs.
             let theirs = try SystemFile.read(path)
-            guard theirs.count == size else { throw CredentialError("outbox key \(path) is not \(size) bytes") }
+            guard theirs.count == size else { throw DeliveryError("outbox key \(path) is not \(size) bytes") }
             return theirs
         }
     }
 }
 
-public struct CredentialError: Error, CustomStringConvertible {
+/// Why delivery could not be set up or a message not opened (never holds a code).
+public struct DeliveryError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
 }
