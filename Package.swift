@@ -77,6 +77,11 @@ let package = Package(
         // The sessions domain: lifetimes, opening and ending sessions.
         .target(name: "FlowHostSessions", dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowJSON"]),
 
+        // The devices domain: each device's key (Ed25519), challenges and proofs of possession.
+        .target(
+            name: "FlowHostDevices",
+            dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "FlowJSON"]),
+
         // The delivery domain: the sealed outbox, and a command run after the commit.
         .target(
             name: "FlowHostDelivery",
@@ -87,8 +92,8 @@ let package = Package(
         .target(
             name: "FlowHostCredentials",
             dependencies: [
-                "FlowHostStore", "FlowHostAudit", "FlowHostSessions", "FlowHostDelivery", "FlowHostVocabulary", "FlowHostPOSIX",
-                "CArgon2", "CSodium", "FlowJSON",
+                "FlowHostStore", "FlowHostAudit", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices", "FlowHostVocabulary",
+                "FlowHostPOSIX", "CArgon2", "CSodium", "FlowJSON",
             ]
         ),
 
@@ -96,7 +101,8 @@ let package = Package(
         .target(
             name: "FlowHostServices",
             dependencies: [
-                "FlowHostCore", "FlowHostCredentials", "FlowHostSessions", "FlowHostAudit", "FlowHostDelivery", "FlowHostStore", "FlowJSON",
+                "FlowHostCore", "FlowHostCredentials", "FlowHostSessions", "FlowHostAudit", "FlowHostDelivery", "FlowHostDevices",
+                "FlowHostStore", "FlowJSON",
             ]
         ),
 
@@ -106,7 +112,8 @@ let package = Package(
         .executableTarget(
             name: "flowhost",
             dependencies: [
-                "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostStore",
+                "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
+                "FlowHostStore",
                 "CFlowHostSystem", "JSONRPC",
                 "FlowJSON", "FlowHostPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -22,6 +22,8 @@ if [ "${1:-}" = "--test" ]; then
   need_pip=()
   python3 -c 'import pytest' 2>/dev/null || need_pip+=(pytest)
   python3 -c 'import jsonschema' 2>/dev/null || need_pip+=(jsonschema)
+  # Ed25519 keys and signatures for the tests that play a platform keystore.
+  python3 -c 'import cryptography' 2>/dev/null || need_pip+=(cryptography)
   if [ ${#need_pip[@]} -gt 0 ]; then
     echo "setup: pip install ${need_pip[*]}"
     python3 -m pip install -q "${need_pip[@]}"

@@ -48,5 +48,6 @@ extension MFAFlow {
         uses: [
             "credentials.userState", "credentials.rememberedUsers", "activation.verify", "activation.resend", "activation.complete",
             "password.policy", "password.check", "password.login", "password.update", "session.open", "session.close", "audit.record",
+            "device.createKey", "device.prove",
         ])
 }

@@ -122,10 +122,18 @@ extension MFAFlow {
         }
     }
 
+    /// The device's key first, then the activation that registers it.
     func completeActivation(_ userID: String, grant: String, password: String?, ldaType: Int?) {
+        createDeviceKey(userID) { [self] key in
+            completeActivation(userID, grant: grant, password: password, ldaType: ldaType, key: key)
+        }
+    }
+
+    func completeActivation(_ userID: String, grant: String, password: String?, ldaType: Int?, key: JSON) {
         let params: JSON = [
             "userID": .string(userID), "deviceID": .string(deviceID), "deviceName": .string(chosenDeviceName),
-            "grant": .string(grant), "workflow": .string(Workflow.activation),
+            "grant": .string(grant), "workflow": .string(Workflow.activation), "keyID": key["keyID"] ?? "",
+            "publicKey": key["publicKey"] ?? "", "custody": key["custody"] ?? "",
         ]
         if let password { params["password"] = .string(password) }
         if let ldaType { params["ldaType"] = .int(ldaType) }

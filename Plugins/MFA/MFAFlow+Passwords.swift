@@ -9,11 +9,14 @@ extension MFAFlow {
         stage = .awaitingNewPassword(userID: userID, grant: grant)
     }
 
-    func askForPassword(_ userID: String, mode: Int, attemptsLeft: Int, status: Int = SDKPayload.success, message: String = "Success") {
+    func askForPassword(
+        _ userID: String, mode: Int, attemptsLeft: Int, status: Int = SDKPayload.success, message: String = "Success", proof: String? = nil,
+        bind: Bool = false
+    ) {
         switch mode {
         case ChallengeMode.set: stage = .awaitingNewPassword(userID: userID, grant: "")
         case ChallengeMode.updateOnExpiry: stage = .awaitingExpiredUpdate(userID: userID)
-        default: stage = .awaitingPassword(userID: userID)
+        default: stage = .awaitingPassword(userID: userID, proof: proof, bind: bind)
         }
         var info: [(String, String)] = []
         if mode != ChallengeMode.verify {
@@ -48,35 +51,63 @@ extension MFAFlow {
             default:
                 unexpected("password.check", check)
             }
-        case .awaitingPassword(let userID):
-            let outcome = try host.call(
-                "password.login",
-                [
-                    "userID": .string(userID), "password": .string(password), "deviceID": .string(deviceID),
-                    "workflow": .string(Workflow.login),
-                ])
-            switch outcome["outcome"]?.stringValue {
-            case "accepted":
-                if let sessionID = outcome["sessionID"]?.stringValue {
-                    loggedIn(userID, sessionID: sessionID, workflow: Workflow.login)
-                } else {
-                    askForPassword(
-                        userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0,
-                        message: "Your password has expired. Set a new one with updatePassword.")
+        case .awaitingPassword(let userID, let proof, let bind):
+            if bind {
+                // A device registered before keys: a new key, bound by this login if the password is right.
+                let bindWith: (JSON) -> Void = { [self] key in
+                    pendingBindKey = key
+                    logIn(userID, password, [
+                        "bindKeyID": key["keyID"] ?? "", "bindPublicKey": key["publicKey"] ?? "", "bindCustody": key["custody"] ?? "",
+                    ])
                 }
-            case "wrong":
-                askForPassword(
-                    userID, mode: ChallengeMode.verify, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, status: 102,
-                    message: "Invalid password.")
-            case "refused":
-                refused(outcome)
-            default:
-                unexpected("password.login", outcome)
+                if let key = pendingBindKey { bindWith(key) } else { createDeviceKey(userID, then: bindWith) }
+            } else if let proof {
+                logIn(userID, password, ["proof": .string(proof)])
+            } else {
+                // The last proof was spent by a wrong try: prove again, then log in.
+                proveDevice(userID) { [self] outcome in
+                    guard case .proven(let fresh) = outcome else {
+                        return askForUser(status: 126, message: "This device could not prove it is registered for this user.")
+                    }
+                    logIn(userID, password, ["proof": .string(fresh)])
+                }
             }
         case .awaitingExpiredUpdate:
             throw FlowError.sdk(4, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
         default:
             throw Self.wrongStage
+        }
+    }
+
+    /// `password.login` with the device's possession (`proof`, or a key to bind).
+    func logIn(_ userID: String, _ password: String, _ possession: KeyValuePairs<String, JSON>) {
+        let params: JSON = [
+            "userID": .string(userID), "password": .string(password), "deviceID": .string(deviceID), "workflow": .string(Workflow.login),
+        ]
+        for (key, value) in possession { params[key] = value }
+        let outcome: JSON
+        do { outcome = try host.call("password.login", params) } catch {
+            host.log(.error, "password login failed: \(error.message)")
+            return askForUser(status: 114, message: "Login failed on the server side; try again.")
+        }
+        switch outcome["outcome"]?.stringValue {
+        case "accepted":
+            pendingBindKey = nil
+            if let sessionID = outcome["sessionID"]?.stringValue {
+                loggedIn(userID, sessionID: sessionID, workflow: Workflow.login)
+            } else {
+                askForPassword(
+                    userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0,
+                    message: "Your password has expired. Set a new one with updatePassword.")
+            }
+        case "wrong":
+            askForPassword(
+                userID, mode: ChallengeMode.verify, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, status: 102,
+                message: "Invalid password.", bind: pendingBindKey != nil)
+        case "refused":
+            refused(outcome)
+        default:
+            unexpected("password.login", outcome)
         }
     }
 

@@ -5,12 +5,24 @@ import FlowJSON
 extension MFAFlow {
     /// A session without a password check (after LDA, or after replacing an
     /// expired password); the service checks the user may log in here now.
-    func openSession(_ userID: String, factor: String, workflow: String = Workflow.login) {
+    func openSession(_ userID: String, factor: String, workflow: String = Workflow.login, proof: String? = nil) {
+        guard let proof else {
+            // The device proves it holds its key, then the session opens.
+            return proveDevice(userID) { [self] outcome in
+                guard case .proven(let fresh) = outcome else {
+                    return askForUser(status: 126, message: "This device could not prove it is registered for this user.")
+                }
+                openSession(userID, factor: factor, workflow: workflow, proof: fresh)
+            }
+        }
         let outcome: JSON
         do {
             outcome = try host.call(
                 "session.open",
-                ["userID": .string(userID), "deviceID": .string(deviceID), "workflow": .string(workflow), "factor": .string(factor)])
+                [
+                    "userID": .string(userID), "deviceID": .string(deviceID), "workflow": .string(workflow), "factor": .string(factor),
+                    "proof": .string(proof),
+                ])
         } catch {
             host.log(.error, "opening a session failed: \(error.message)")
             return askForUser(status: 114, message: "Login failed on the server side; try again.")
@@ -34,6 +46,7 @@ extension MFAFlow {
             throw FlowError(code: -32006, message: "resetAuthState is for before login; use logOff")
         }
         generation += 1
+        pendingBindKey = nil
         host.abandonDialogue()
         audit(nil, "flow.reset", "ok")
         askForUser()

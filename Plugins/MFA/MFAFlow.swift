@@ -18,9 +18,14 @@ final class MFAFlow: Flow {
         case awaitingDeviceName(userID: String, grant: String)
         case awaitingConsent(userID: String, grant: String)
         case awaitingNewPassword(userID: String, grant: String)
-        case awaitingPassword(userID: String)
+        /// `proof`: a fresh proof of this device's key for the next login
+        /// call (nil: prove again first); `bind`: a device registered before
+        /// keys, which gets one at this password login.
+        case awaitingPassword(userID: String, proof: String?, bind: Bool)
         case awaitingExpiredUpdate(userID: String)
         case awaitingLDA(userID: String)
+        /// Waiting for the host (a device key, a proof of it).
+        case awaitingDevice(userID: String)
         /// The host's session is the record of who is logged in; the stage
         /// only says this flow's dialogue is over.
         case loggedIn(userID: String, sessionID: String)
@@ -34,6 +39,9 @@ final class MFAFlow: Flow {
     var ldaCapabilities: [Int] = []
     /// Bumped by every reset, so an LDA answer that arrives after one is ignored.
     var generation = 0
+    /// A key made for a legacy device's binding login, kept for a retry after
+    /// a wrong password (so a wrong try leaves no extra key behind).
+    var pendingBindKey: JSON?
 
     init(host: FlowHost, config: JSON) throws(FlowError) {
         self.host = host
@@ -93,6 +101,7 @@ final class MFAFlow: Flow {
 
     func askForUser(status: Int = SDKPayload.success, message: String = "Success") {
         stage = .awaitingUser
+        pendingBindKey = nil
         let remembered: JSON
         do {
             remembered = try host.call("credentials.rememberedUsers", ["deviceID": .string(deviceID)])["users"] ?? .array()
@@ -125,16 +134,75 @@ final class MFAFlow: Flow {
             audit(userID, "login.device", "not-registered")
             return askForUser(status: 126, message: Self.refusalMessage(126))
         }
-        if let ldaType = state["ldaType"]?.intValue {
-            authenticateWithLDA(userID, type: ldaType, reason: "login") { [self] ok in
-                if ok { openSession(userID, factor: "lda") } else {
-                    audit(userID, "login.lda", "failed")
-                    askForUser(status: 102, message: "Authentication failed: the LDA check was cancelled or failed.")
+        // The device proves it holds its key before anything else happens.
+        proveDevice(userID) { [self] proof in
+            switch proof {
+            case .proven(let proof):
+                if let ldaType = state["ldaType"]?.intValue {
+                    authenticateWithLDA(userID, type: ldaType, reason: "login") { [self] ok in
+                        if ok { openSession(userID, factor: "lda", proof: proof) } else {
+                            audit(userID, "login.lda", "failed")
+                            askForUser(status: 102, message: "Authentication failed: the LDA check was cancelled or failed.")
+                        }
+                    }
+                } else {
+                    askForPassword(userID, mode: ChallengeMode.verify, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0, proof: proof)
                 }
+            case .unbound:
+                // Registered before device keys: a password login binds a key; LDA alone cannot.
+                if state["ldaType"]?.intValue != nil {
+                    askForUser(status: 126, message: "This device was registered before device keys and uses LDA only; activate it again.")
+                } else {
+                    askForPassword(userID, mode: ChallengeMode.verify, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0, bind: true)
+                }
+            case .refused:
+                askForUser(status: 126, message: "This device could not prove it is registered for this user.")
             }
-            return
         }
-        askForPassword(userID, mode: ChallengeMode.verify, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0)
+    }
+
+    enum DeviceProof {
+        case proven(String)
+        case unbound
+        case refused
+    }
+
+    /// Asks the host to prove this device holds the user's key (for a
+    /// platform-held key, the host asks the client to sign).
+    func proveDevice(_ userID: String, then: @escaping (DeviceProof) -> Void) {
+        stage = .awaitingDevice(userID: userID)
+        let asked = generation
+        host.call("device.prove", ["userID": .string(userID), "deviceID": .string(deviceID), "reason": "login"]) { [self] outcome in
+            guard asked == generation else { return }  // reset meanwhile
+            switch outcome {
+            case .success(let result):
+                switch result["outcome"]?.stringValue {
+                case "proven": then(.proven(result["proof"]?.stringValue ?? ""))
+                case "unbound": then(.unbound)
+                case "refused": then(.refused)
+                default: unexpected("device.prove", result)
+                }
+            case .failure(let error):
+                host.log(.error, "proving the device failed: \(error.message)")
+                askForUser(status: 114, message: "The server could not complete the request; try again.")
+            }
+        }
+    }
+
+    /// Asks the host for this device's new key (host custody: made in its
+    /// keyring; platform custody: made by the client's platform).
+    func createDeviceKey(_ userID: String, then: @escaping (JSON) -> Void) {
+        stage = .awaitingDevice(userID: userID)
+        let asked = generation
+        host.call("device.createKey", ["userID": .string(userID), "deviceID": .string(deviceID)]) { [self] outcome in
+            guard asked == generation else { return }
+            switch outcome {
+            case .success(let key): then(key)
+            case .failure(let error):
+                host.log(.error, "creating the device key failed: \(error.message)")
+                askForUser(status: 114, message: "The device key could not be created; try again.")
+            }
+        }
     }
 
     // MARK: Helpers

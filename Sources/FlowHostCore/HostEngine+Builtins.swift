@@ -67,6 +67,7 @@ extension HostEngine {
             device["deviceID"] = .string(RandomHex.make(bytes: 16))  // 128 bits
         }
         if device["ldaCapabilities"] == nil { device["ldaCapabilities"] = .array() }
+        if device["keyCustody"] == nil { device["keyCustody"] = "host" }
         if let pid = params["processId"]?.intValue {
             guard pid > 0, pid <= Int(Int32.max) else {
                 throw RPCError.invalidParams(field: "processId", reason: "must be a positive process id")
@@ -96,7 +97,7 @@ extension HostEngine {
     }
 
     private static func checkDevice(_ device: JSON) throws(RPCError) {
-        for key in device.keys where !["deviceID", "deviceName", "ldaCapabilities"].contains(key) {
+        for key in device.keys where !["deviceID", "deviceName", "ldaCapabilities", "keyCustody"].contains(key) {
             throw RPCError.invalidParams(field: "device.\(key)", reason: "unknown field")
         }
         for key in ["deviceID", "deviceName"] {
@@ -105,6 +106,9 @@ extension HostEngine {
                     throw RPCError.invalidParams(field: "device.\(key)", reason: "must be a non-empty string of at most 256 bytes")
                 }
             }
+        }
+        if let custody = device["keyCustody"], custody.stringValue != "host", custody.stringValue != "platform" {
+            throw RPCError.invalidParams(field: "device.keyCustody", reason: "\"host\" (the default) or \"platform\"")
         }
         if let capabilities = device["ldaCapabilities"] {
             guard capabilities.kind == .array else {

@@ -42,6 +42,10 @@ extension HostEngine {
             do { outcome = .success(try body(caller.name, bound)) } catch { outcome = .failure(error) }
             _ = completeCall(id, outcome)
             return .success(id)
+        case .hostAsync(_, let body):
+            let id = startCall(name, caller: caller, provider: nil, synchronous: false, onResult: onResult)
+            withCall(id) { body(caller, bound) { [self] result in _ = completeCall(id, result) } }
+            return .success(id)
         case .flow(let plugin, _):
             let id = startCall(name, caller: caller, provider: plugin, synchronous: false, onResult: onResult)
             if plugin.servesAsynchronously {

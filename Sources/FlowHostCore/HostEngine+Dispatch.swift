@@ -112,6 +112,16 @@ extension HostEngine {
         switch provider {
         case .host(_, let body):
             do { return .success(try body(caller?.name ?? "host", bound)) } catch { return .failure(error) }
+        case .hostAsync(_, let body):
+            // Answered synchronously only if it finishes at once (no client round trip).
+            guard let caller else { return .failure(.internalError) }
+            var outcome: Result<JSON?, RPCError>?
+            let id = startCall(name, caller: caller, provider: nil, synchronous: true) { outcome = $0 }
+            withCall(id) { body(caller, bound) { [self] result in _ = completeCall(id, result) } }
+            if let outcome { return outcome }
+            if let call = calls[id] { cancel(call, notifyCaller: false) }
+            return .failure(
+                RPCError(code: -32603, message: "service \(name) answers later; call it with call_service_async", data: ["service": .string(name)]))
         case .flow(let plugin, _) where !plugin.servesAsynchronously:
             return plugin.callService(name, params: bound)
         case .flow(let plugin, _):
@@ -155,6 +165,35 @@ extension HostEngine {
         }
         discoverDocument = nil
     }
+
+    /// Offers a host service that may finish later: `body` gets the calling
+    /// flow, the checked params, and `finish`, to call exactly once. It may
+    /// send host requests for the caller (`requestFromClient`); they belong
+    /// to the call and end with it.
+    public func registerAsyncService(
+        _ name: String, params: [ParamSpec]? = nil,
+        _ body: @escaping (_ caller: LoadedPlugin, JSON, _ finish: @escaping (Result<JSON?, ServiceError>) -> Void) -> Void
+    ) {
+        precondition(services[name] == nil, "service \(name) registered twice")
+        services[name] = .hostAsync(params: params) { caller, json, finish in
+            body(caller, json) { result in finish(result.mapError(\.rpcError)) }
+        }
+        discoverDocument = nil
+    }
+
+    /// A host request to the client on behalf of a flow (a host service
+    /// that needs the client's platform). `completion` runs once.
+    public func requestFromClient(
+        _ method: String, _ params: JSON, for caller: LoadedPlugin, completion: @escaping (Result<JSON, ServiceError>) -> Void
+    ) {
+        let sent = sendClientRequest(method: method, params: params, timeoutMilliseconds: 0, from: caller) { outcome in
+            completion(outcome.mapError { ServiceError(code: $0.code, message: $0.message, data: $0.data) })
+        }
+        if !sent { completion(.failure(ServiceError(code: -32000, message: "too many requests in flight"))) }
+    }
+
+    /// The client's `device` from `initialize` (deviceID, keyCustody, …).
+    public var clientDevice: JSON { session?["device"] ?? .object() }
 
     /// The facts from `initialize` that flows may read.
     func sessionInfo() -> JSON {

@@ -22,11 +22,14 @@ enum MethodRoute {
 enum ServiceProvider {
     /// A host service: given the calling flow's name, and the params.
     case host(params: [ParamSpec]?, (_ caller: String, JSON) throws(RPCError) -> JSON?)
+    /// A host service that finishes later (it asks the client's platform):
+    /// `finish` must be called once.
+    case hostAsync(params: [ParamSpec]?, (_ caller: LoadedPlugin, JSON, _ finish: @escaping (Result<JSON?, RPCError>) -> Void) -> Void)
     case flow(LoadedPlugin, ServiceSpec)
 
     var params: [ParamSpec]? {
         switch self {
-        case .host(let params, _): params
+        case .host(let params, _), .hostAsync(let params, _): params
         case .flow(_, let spec): spec.params
         }
     }

@@ -39,7 +39,7 @@ enum OpenRPCDocument {
         for name in engine.services.keys.sorted() {
             let entry: JSON = ["name": .string(name)]
             switch engine.services[name]! {
-            case .host(let params, _):
+            case .host(let params, _), .hostAsync(let params, _):
                 entry["provider"] = "host"
                 if let params { entry["params"] = .array(params.map(describe)) }
             case .flow(let plugin, let spec):

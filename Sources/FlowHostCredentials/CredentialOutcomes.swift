@@ -34,6 +34,9 @@ public enum Refusal: Sendable, Equatable {
     /// The user is not active on this device (active elsewhere only, or the
     /// registration of this device ended).
     case notRegisteredOnDevice
+    /// The device did not prove it holds its key (no valid proof, a revoked
+    /// key, or a device registered before keys that only ever used LDA).
+    case deviceNotProven
 
     /// The SDK status the client gets with `getUser`.
     public var status: Int {
@@ -41,7 +44,7 @@ public enum Refusal: Sendable, Equatable {
         case .blocked(.passwordAttempts): 141
         case .blocked: 138
         case .alreadyActive: 132
-        case .notRegisteredOnDevice: 126
+        case .notRegisteredOnDevice, .deviceNotProven: 126
         }
     }
 
@@ -51,6 +54,7 @@ public enum Refusal: Sendable, Equatable {
         case .blocked(let reason): "blocked-\(reason.rawValue)"
         case .alreadyActive: "already-active"
         case .notRegisteredOnDevice: "not-registered"
+        case .deviceNotProven: "device-not-proven"
         }
     }
 }
@@ -106,4 +110,27 @@ public enum PasswordUpdateOutcome: Sendable, Equatable {
 public enum SessionOutcome: Sendable, Equatable {
     case opened(sessionID: String)
     case refused(Refusal)
+}
+
+/// A device key made at activation (or at a legacy device's first password
+/// login): its id, its public half, and who holds the secret half.
+public struct NewDeviceKey: Sendable, Equatable {
+    public let keyID: String
+    public let publicKey: [UInt8]
+    /// "host" or "platform".
+    public let custody: String
+
+    public init(keyID: String, publicKey: [UInt8], custody: String) {
+        self.keyID = keyID
+        self.publicKey = publicKey
+        self.custody = custody
+    }
+}
+
+/// How a login step shows the device holds its key.
+public enum DevicePossession: Sendable, Equatable {
+    /// A proof from `DeviceProofs.finish`, spent by the step.
+    case proof(String)
+    /// A device registered before keys: a password login binds this new key.
+    case bind(NewDeviceKey)
 }

@@ -117,8 +117,10 @@ extension CredentialService {
     /// enrollment), the device registration and a session, in one step.
     /// It needs the grant that accepting the code gave this dialogue, and a
     /// user who is still pending and not blocked at this moment.
+    /// The device's new key is registered in the same transaction.
     public func completeActivation(
-        _ userID: String, deviceID: String, deviceName: String, grant: String, password: String?, ldaType: Int?, workflow: String
+        _ userID: String, deviceID: String, deviceName: String, grant: String, password: String?, ldaType: Int?, key: NewDeviceKey,
+        workflow: String
     ) throws -> CompletionOutcome {
         let hash = try password.map { try settings.hasher.hash($0) }
         let now = clock()
@@ -142,6 +144,7 @@ extension CredentialService {
                 DeviceRecord(
                     userID: userID, deviceID: deviceID, name: deviceName, status: .active, ldaType: ldaType,
                     createdAt: existing?.createdAt ?? now, lastAccessAt: now))
+            try devices.register(tx, userID: userID, deviceID: deviceID, keyID: key.keyID, publicKey: key.publicKey, custody: key.custody)
             user = try tx.user(userID) ?? user
             user.status = .active
             user.activationAttemptsLeft = settings.maxActivationAttempts

@@ -1,4 +1,6 @@
+import FlowHostSessions
 import FlowHostStore
+import FlowJSON
 
 /// The operator's actions (the admin CLI).
 extension CredentialService {
@@ -52,6 +54,27 @@ extension CredentialService {
             $0.blockReason = nil
             $0.passwordAttemptsLeft = settings.maxPasswordAttempts
             $0.activationAttemptsLeft = settings.maxActivationAttempts
+        }
+    }
+
+    /// Revokes a device: its registration and its key end, and so do its
+    /// sessions; it can neither log in nor sign until activated again.
+    public func revokeDevice(_ userID: String, deviceID: String) throws {
+        let now = clock()
+        try write { tx in
+            guard var device = try tx.device(userID: userID, deviceID: deviceID) else { throw StoreError.notFound }
+            device.status = .deleted
+            try tx.save(device)
+            try tx.revokeDeviceKey(userID: userID, deviceID: deviceID, at: now)
+            let open = try tx.openSessions(userID: userID).filter { $0.deviceID == deviceID }.map(\.sessionID)
+            let ended = try tx.endSessions(userID: userID, deviceID: deviceID, at: now, reason: "device-revoked")
+            try audit.row(tx, userID, deviceID, "device.revoke", "ok", ["sessions": .int(ended)])
+            if !open.isEmpty {
+                // The host that holds one of them ends it at once.
+                let notice: JSON = ["userID": .string(userID), "sessionIDs": .array(open.map(JSON.string)), "reason": "device-revoked"]
+                try tx.appendFeedEvent(topic: SessionLedger.endedTopic, payload: notice.serialized(), at: now)
+                feedAppended = true
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import FlowHostDevices
 import FlowHostStore
 
 /// Passwords: the policy and history check, verification, login, update.
@@ -22,14 +23,31 @@ extension CredentialService {
 
     /// A password login: verification and, when it succeeds with a password
     /// that has not expired, the session, in one transaction (one commit).
-    public func logIn(_ userID: String, _ password: String, deviceID: String, workflow: String) throws -> (PasswordOutcome, sessionID: String?) {
+    ///
+    /// The device must show it holds its key first (`possession`): without
+    /// that, nothing is counted, so a client that merely claims a device id
+    /// cannot spend the user's attempts. A device registered before keys
+    /// binds the new key given here once the password checks out.
+    public func logIn(
+        _ userID: String, _ password: String, deviceID: String, workflow: String, possession: DevicePossession?
+    ) throws -> (PasswordOutcome, sessionID: String?) {
         let now = clock()
         let (user, current) = try userAndPassword(userID)
         let matches = user.blockReason == nil && current.map { settings.hasher.verify(password, against: $0.hash) } ?? false
         // A failed attempt must survive a power loss; a success may not need to.
         return try write(durability: matches ? .relaxed : .full) { tx in
+            if let user = try tx.user(userID), try loginRefusal(tx, user, deviceID: deviceID) == nil,
+                let refusal = try possessionRefusal(tx, userID: userID, deviceID: deviceID, possession, allowsBinding: true)
+            {
+                try audit.count(tx, userID, "password.login", refusal.name)
+                return (.refused(refusal), nil)
+            }
             let outcome = try recordVerification(tx, userID: userID, deviceID: deviceID, matches: matches, current: current, now: now)
-            guard case .accepted(expired: false) = outcome else { return (outcome, nil) }
+            guard case .accepted(let expired) = outcome else { return (outcome, nil) }
+            if case .bind(let key) = possession {
+                try devices.register(tx, userID: userID, deviceID: deviceID, keyID: key.keyID, publicKey: key.publicKey, custody: key.custody)
+            }
+            guard !expired else { return (outcome, nil) }
             return (outcome, try sessionLedger.open(tx, userID: userID, deviceID: deviceID, workflow: workflow))
         }
     }

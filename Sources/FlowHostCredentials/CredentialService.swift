@@ -1,5 +1,6 @@
 import FlowHostAudit
 import FlowHostDelivery
+import FlowHostDevices
 import FlowHostSessions
 import FlowHostStore
 import FlowHostVocabulary
@@ -36,6 +37,8 @@ public final class CredentialService {
     let sessionLedger: SessionLedger
     /// The sessions domain's own operations.
     public let sessions: SessionService
+    /// The devices domain: keys, challenges, proofs.
+    public let devices: DeviceProofs
     /// Rings the change feed's wake-up after a commit that appended to the
     /// feed (sessions ended by a block, say), so other hosts learn at once.
     public var ringFeed: (() -> Void)?
@@ -53,6 +56,7 @@ public final class CredentialService {
         audit = AuditLog(clock: clock)
         sessionLedger = SessionLedger(settings: sessions, audit: audit, clock: clock)
         self.sessions = SessionService(store: store, ledger: sessionLedger, audit: audit, clock: clock)
+        devices = DeviceProofs(store: store, audit: audit, clock: clock)
     }
 
     public static func now() -> Int64 { Int64(time(nil)) }
@@ -109,6 +113,26 @@ public final class CredentialService {
             return .notRegisteredOnDevice
         }
         return nil
+    }
+
+    /// The device's proof of possession, inside a login step's transaction,
+    /// before anything is counted: a proof is spent; a binding is allowed
+    /// only for a device that has no key yet (registered before keys) and
+    /// only when `allowsBinding` (a password login). The key is registered
+    /// by the caller once the password checked out.
+    func possessionRefusal(_ tx: any StoreWriter, userID: String, deviceID: String, _ possession: DevicePossession?, allowsBinding: Bool) throws -> Refusal? {
+        let key = try tx.deviceKey(userID: userID, deviceID: deviceID)
+        switch possession {
+        case .proof(let proof):
+            guard key?.revokedAt == nil, key != nil, try devices.spend(tx, proof: proof, userID: userID, deviceID: deviceID) else {
+                return .deviceNotProven
+            }
+            return nil
+        case .bind:
+            return key == nil && allowsBinding ? nil : .deviceNotProven
+        case nil:
+            return .deviceNotProven
+        }
     }
 
     // MARK: Audit

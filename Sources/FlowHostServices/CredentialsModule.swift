@@ -1,5 +1,6 @@
 import FlowHostCore
 import FlowHostCredentials
+import FlowHostDevices
 import FlowHostStore
 import FlowJSON
 import JSONRPC
@@ -10,7 +11,7 @@ import JSONRPC
 /// refusal carries the SDK `status` for `getUser`. Secrets pass through in
 /// memory only.
 enum CredentialsModule {
-    static func register(_ credentials: CredentialService, in engine: HostEngine) {
+    static func register(_ credentials: CredentialService, keyring: DeviceKeyring?, in engine: HostEngine) {
         offer(engine, "credentials.userState", [string("userID", userID: true), string("deviceID")]) { _, p in
             guard let state = try credentials.userState(try p.string("userID"), deviceID: try p.string("deviceID")) else { return .null }
             let json: JSON = [
@@ -26,7 +27,10 @@ enum CredentialsModule {
         }
 
         offer(engine, "credentials.rememberedUsers", [string("deviceID")]) { _, p in
-            ["users": .array(try credentials.rememberedUsers(deviceID: try p.string("deviceID")).map(JSON.string))]
+            let deviceID = try p.string("deviceID")
+            let users = try DevicesModule.provable(
+                try credentials.rememberedUsers(deviceID: deviceID), deviceID: deviceID, credentials: credentials, keyring: keyring)
+            return ["users": .array(users.map(JSON.string))]
         }
 
         offer(engine, "activation.verify", [string("userID", userID: true), string("code"), string("deviceID")]) { _, p in
@@ -52,14 +56,15 @@ enum CredentialsModule {
             engine, "activation.complete",
             [
                 string("userID", userID: true), string("deviceID"), string("deviceName"), string("grant"), string("workflow"),
-                string("password", required: false), integer("ldaType", required: false),
+                string("password", required: false), integer("ldaType", required: false), string("keyID"), string("publicKey"),
+                string("custody"),
             ]
         ) { _, p in
             let userID = try p.string("userID")
             let ldaType = try p.optionalInt("ldaType")
             let outcome = try credentials.completeActivation(
                 userID, deviceID: try p.string("deviceID"), deviceName: try p.string("deviceName"), grant: try p.string("grant"),
-                password: try p.optionalString("password"), ldaType: ldaType, workflow: try p.string("workflow"))
+                password: try p.optionalString("password"), ldaType: ldaType, key: try newKey(p, prefix: ""), workflow: try p.string("workflow"))
             switch outcome {
             case .completed(let sessionID):
                 engine.beginSession(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType)
@@ -79,10 +84,20 @@ enum CredentialsModule {
             password(try credentials.verifyPassword(try p.string("userID"), try p.string("password"), deviceID: try p.string("deviceID")))
         }
 
-        offer(engine, "password.login", [string("userID", userID: true), string("password"), string("deviceID"), string("workflow")]) { _, p in
+        offer(
+            engine, "password.login",
+            [
+                string("userID", userID: true), string("password"), string("deviceID"), string("workflow"), string("proof", required: false),
+                string("bindKeyID", required: false), string("bindPublicKey", required: false), string("bindCustody", required: false),
+            ]
+        ) { _, p in
             let userID = try p.string("userID")
+            let possession: DevicePossession? =
+                if let proof = try p.optionalString("proof") { .proof(proof) } else if try p.optionalString("bindKeyID") != nil {
+                    .bind(try newKey(p, prefix: "bind"))
+                } else { nil }
             let (outcome, sessionID) = try credentials.logIn(
-                userID, try p.string("password"), deviceID: try p.string("deviceID"), workflow: try p.string("workflow"))
+                userID, try p.string("password"), deviceID: try p.string("deviceID"), workflow: try p.string("workflow"), possession: possession)
             let result = password(outcome)
             if let sessionID {
                 engine.beginSession(userID: userID, sessionID: sessionID, factors: ["password"], ldaType: nil)
@@ -105,6 +120,20 @@ enum CredentialsModule {
             case .rejected(let reason): return check(reason)
             }
         }
+    }
+
+    /// A new device key from a flow's params (`keyID`, `publicKey` in base64,
+    /// `custody`, each with `prefix`).
+    static func newKey(_ p: ServiceParams, prefix: String) throws -> NewDeviceKey {
+        func name(_ field: String) -> String { prefix.isEmpty ? field : prefix + field.prefix(1).uppercased() + field.dropFirst() }
+        guard let key = Base64.decode(try p.string(name("publicKey"))), key.count == Ed25519.publicKeyBytes else {
+            throw ServiceError.invalidParams(field: name("publicKey"), reason: "a 32-byte Ed25519 public key in base64")
+        }
+        let custody = try p.string(name("custody"))
+        guard custody == "host" || custody == "platform" else { throw ServiceError.invalidParams(field: name("custody"), reason: "host or platform") }
+        let keyID = try p.string(name("keyID"))
+        guard !keyID.isEmpty, keyID.utf8.count <= 128 else { throw ServiceError.invalidParams(field: name("keyID"), reason: "1 to 128 bytes") }
+        return NewDeviceKey(keyID: keyID, publicKey: key, custody: custody)
     }
 
     static func refused(_ refusal: Refusal) -> JSON {

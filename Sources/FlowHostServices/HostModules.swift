@@ -1,6 +1,7 @@
 import FlowHostCore
 import FlowHostCredentials
 import FlowHostDelivery
+import FlowHostDevices
 import FlowHostSessions
 import FlowHostStore
 
@@ -12,8 +13,9 @@ public enum HostModules {
         SessionSettings.configKey, DeliverySettings.configKey,
     ])
 
-    public static func register(_ credentials: CredentialService, feedWake: FeedWake?, in engine: HostEngine) {
-        CredentialsModule.register(credentials, in: engine)
+    public static func register(_ credentials: CredentialService, feedWake: FeedWake?, keyring: DeviceKeyring?, in engine: HostEngine) {
+        CredentialsModule.register(credentials, keyring: keyring, in: engine)
+        DevicesModule.register(credentials, keyring: keyring, in: engine)
         SessionsModule.register(credentials, in: engine)
         AuditModule.register(credentials, in: engine)
         RecordsModule.register(credentials.store, in: engine)

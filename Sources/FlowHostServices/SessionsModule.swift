@@ -12,10 +12,14 @@ enum SessionsModule {
 
         offer(
             engine, "session.open",
-            [string("userID", userID: true), string("deviceID"), string("workflow"), string("factor", required: false), integer("ldaType", required: false)]
+            [
+                string("userID", userID: true), string("deviceID"), string("workflow"), string("proof", required: false),
+                string("factor", required: false), integer("ldaType", required: false),
+            ]
         ) { _, p in
             let userID = try p.string("userID")
-            switch try credentials.openSession(userID, deviceID: try p.string("deviceID"), workflow: try p.string("workflow")) {
+            let proof = try p.optionalString("proof")
+            switch try credentials.openSession(userID, deviceID: try p.string("deviceID"), workflow: try p.string("workflow"), proof: proof) {
             case .opened(let sessionID):
                 let factor = try p.optionalString("factor") == "password" ? "password" : "lda"
                 engine.beginSession(userID: userID, sessionID: sessionID, factors: [factor], ldaType: try p.optionalInt("ldaType"))

@@ -31,7 +31,7 @@ extension FlowStore {
 }
 
 /// Everything one transaction can read, domain by domain.
-public protocol StoreReader: FeedReader, RecordReader {
+public protocol StoreReader: FeedReader, RecordReader, DeviceKeyReader {
     func user(_ userID: String) throws -> UserRecord?
     func users() throws -> [UserRecord]
     func device(userID: String, deviceID: String) throws -> DeviceRecord?
@@ -61,7 +61,7 @@ public protocol StoreReader: FeedReader, RecordReader {
     func auditCounts(userID: String?, limit: Int) throws -> [AuditCount]
 }
 
-public protocol StoreWriter: StoreReader, FeedWriter, RecordWriter {
+public protocol StoreWriter: StoreReader, FeedWriter, RecordWriter, DeviceKeyWriter {
     func insert(_ user: UserRecord) throws
     func update(_ user: UserRecord) throws
     func save(_ device: DeviceRecord) throws

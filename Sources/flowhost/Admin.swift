@@ -18,7 +18,7 @@ struct Admin: ParsableCommand {
         abstract: "Manage users, codes and the audit log in the store.",
         subcommands: [
             AddUser.self, ShowUser.self, Block.self, Unblock.self, ExpirePassword.self, IssueCode.self, Outbox.self,
-            Devices.self, Audit.self,
+            Devices.self, RevokeDevice.self, Audit.self,
         ])
 }
 
@@ -221,19 +221,41 @@ extension Admin {
         func run() throws {
             try adminRun {
                 let (_, devices, _) = try options.userAndDevices(userID)
+                let keys = try options.credentials().store.read { tx in
+                    try devices.map { try tx.deviceKey(userID: userID, deviceID: $0.deviceID) }
+                }
                 let value = JSON.array(
-                    devices.map {
-                        [
-                            "devUUID": .string($0.deviceID), "devName": .string($0.name), "status": .string($0.status.rawValue),
-                            "ldaType": .optional($0.ldaType, JSON.int), "createdTs": .string(isoTime($0.createdAt)),
-                            "lastAccessedTs": .string(isoTime($0.lastAccessAt)),
+                    zip(devices, keys).map { device, key in
+                        let entry: JSON = [
+                            "devUUID": .string(device.deviceID), "devName": .string(device.name), "status": .string(device.status.rawValue),
+                            "ldaType": .optional(device.ldaType, JSON.int), "createdTs": .string(isoTime(device.createdAt)),
+                            "lastAccessedTs": .string(isoTime(device.lastAccessAt)),
+                            // The public half only: a private key is never shown.
+                            "keyID": .optional(key?.keyID, JSON.string), "keyCustody": .optional(key?.custody, JSON.string),
+                            "keyCreatedTs": .optional(key.map { isoTime($0.createdAt) }, JSON.string),
+                            "keyRevokedTs": .optional(key?.revokedAt.map(isoTime), JSON.string),
                         ]
+                        return entry
                     })
                 options.emit(value) {
-                    devices.map { "\($0.deviceID)  \($0.name)  \($0.status.rawValue)  lda=\($0.ldaType.map(String.init) ?? "-")" }
-                        .joined(separator: "\n")
+                    zip(devices, keys).map { device, key in
+                        "\(device.deviceID)  \(device.name)  \(device.status.rawValue)  lda=\(device.ldaType.map(String.init) ?? "-")  key=\(key?.keyID ?? "none")"
+                    }.joined(separator: "\n")
                 }
             }
+        }
+    }
+
+    struct RevokeDevice: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "revoke-device", abstract: "Revoke a user's device: it can neither log in nor sign until activated again.")
+        @OptionGroup var options: AdminOptions
+        @Argument var userID: String
+        @Argument var deviceID: String
+        func run() throws {
+            try options.change(
+                userID, { try $0.revokeDevice(userID, deviceID: deviceID) },
+                report: ["userID": .string(userID), "devUUID": .string(deviceID), "revoked": true], text: "\(userID): device \(deviceID) revoked")
         }
     }
 

@@ -28,7 +28,8 @@ struct Serve: ParsableCommand {
             configuration.options.maxFrameBytes = maxFrameBytes
         }
         let engine = HostEngine(options: configuration.options, sink: FileDescriptorSink(fd: frameFD), logger: logger)
-        HostModules.register(try storage.credentials(configuration, logger: logger, deliver: true), feedWake: try storage.feedWake(), in: engine)
+        HostModules.register(try storage.credentials(configuration, logger: logger, deliver: true), feedWake: try storage.feedWake(),
+            keyring: try storage.keyring(), in: engine)
         try host.loadPlugins(into: engine, configuration: configuration)
         let status = StdioServer(engine: engine).run()
         engine.destroyPlugins()

@@ -3,6 +3,7 @@ import ArgumentParser
 import FlowHostCore
 import FlowHostCredentials
 import FlowHostDelivery
+import FlowHostDevices
 import FlowHostSessions
 import FlowHostStore
 import JSONRPC
@@ -12,6 +13,19 @@ import Logging
 struct StoreOptions: ParsableArguments {
     @Option(help: "The store file (default: FLOWHOST_STORE, else ~/.local/share/flowhost/flowhost.sqlite).")
     var store: String?
+
+    @Option(help: "The folder of this host's device keys (host custody; default: devices/ beside the store).")
+    var deviceDir: String?
+
+    /// The keyring of host-custody device keys: 0700, each key file 0600.
+    func keyring() throws -> DeviceKeyring {
+        let folder = deviceDir ?? {
+            let store = path
+            guard let slash = store.lastIndex(of: "/") else { return "devices" }
+            return String(store[..<slash]) + "/devices"
+        }()
+        do { return try DeviceKeyring(folder: folder) } catch { throw ValidationError("\(error)") }
+    }
 
     var path: String {
         if let store { return store }

@@ -1,5 +1,6 @@
 import FlowHostCredentials
 import FlowHostDelivery
+import FlowHostDevices
 import FlowHostSessions
 import FlowHostStore
 import FlowJSON
@@ -13,12 +14,14 @@ final class Fixture {
     var now: Int64 = 1_800_000_000
     var service: CredentialService!
     let outbox: OutboxDelivery
+    let keyring: DeviceKeyring
 
     init(configure: (inout CredentialSettings) -> Void = { _ in }, sessions: (inout SessionSettings) -> Void = { _ in }) throws {
         folder = NSTemporaryDirectory() + "flowhost-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         store = try SQLiteStore(path: folder + "/store.sqlite")
         outbox = try OutboxDelivery(keyPath: folder + "/store.sqlite.key")
+        keyring = try DeviceKeyring(folder: folder + "/devices")
         var settings = CredentialSettings()
         settings.hasher = Argon2idHasher(memoryKiB: 1024, iterations: 1, parallelism: 1)
         settings.maxActivationAttempts = 3
@@ -38,9 +41,34 @@ final class Fixture {
         let code = try service.addUser(userID)
         let grant = try accept(userID, code.activationCode)
         guard case .completed(let session) = try service.completeActivation(
-            userID, deviceID: "d1", deviceName: "phone", grant: grant, password: password, ldaType: nil, workflow: "FirstTimeUserActivation")
+            userID, deviceID: "d1", deviceName: "phone", grant: grant, password: password, ldaType: nil, key: try newKey(), workflow: "FirstTimeUserActivation")
         else { throw StoreError("activation did not complete") }
         return session
+    }
+
+    /// A new host-custody key for a device.
+    func newKey() throws -> NewDeviceKey {
+        let (keyID, publicKey) = try keyring.create()
+        return NewDeviceKey(keyID: keyID, publicKey: publicKey, custody: "host")
+    }
+
+    /// A fresh proof that `device` holds the user's key (signed with the keyring).
+    func proof(_ userID: String = "alice", device: String = "d1") throws -> DevicePossession {
+        guard case .challenge(let nonce, let message, let key) = try service.devices.begin(userID: userID, deviceID: device, reason: "login"),
+            let signature = try keyring.sign(message, keyID: key.keyID),
+            case .proven(let proof) = try service.devices.finish(userID: userID, deviceID: device, nonce: nonce, message: message, signature: signature)
+        else { throw StoreError("no proof for \(userID) on \(device)") }
+        return .proof(proof)
+    }
+
+    func proofText(_ userID: String = "alice") throws -> String {
+        guard case .proof(let text) = try proof(userID) else { throw StoreError("no proof") }
+        return text
+    }
+
+    /// `logIn` with a fresh proof from device d1.
+    func logIn(_ userID: String = "alice", _ password: String) throws -> (PasswordOutcome, sessionID: String?) {
+        try service.logIn(userID, password, deviceID: "d1", workflow: "NormalLogin", possession: try proof(userID))
     }
 
     /// The grant of an accepted code (fails the test when not accepted).
@@ -141,14 +169,14 @@ final class Fixture {
     @Test func loginOpensASessionOnlyForAGoodUnexpiredPassword() throws {
         let f = try Fixture()
         try f.activeUser()
-        let wrong = try f.service.logIn("alice", "nope", deviceID: "d1", workflow: "NormalLogin")
+        let wrong = try f.logIn("alice", "nope")
         #expect(wrong.0 == .wrong(attemptsLeft: 2) && wrong.sessionID == nil)
-        let good = try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin")
+        let good = try f.logIn("alice", "Tr0ub4dor&Zebra")
         #expect(good.0 == .accepted(expired: false))
         let session = try f.store.read { try $0.session(good.sessionID!) }
         #expect(session?.userID == "alice" && session?.workflow == "NormalLogin")
         try f.service.expirePassword("alice")
-        let expired = try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin")
+        let expired = try f.logIn("alice", "Tr0ub4dor&Zebra")
         #expect(expired.0 == .accepted(expired: true) && expired.sessionID == nil)
     }
 
@@ -199,7 +227,7 @@ final class Fixture {
         let f = try Fixture()
         let code = try f.service.addUser("alice")
         let grant = try f.accept("alice", code.activationCode)
-        _ = try f.service.completeActivation("alice", deviceID: "d1", deviceName: "p", grant: grant, password: "Tr0ub4dor&Zebra", ldaType: nil, workflow: "x")
+        _ = try f.service.completeActivation("alice", deviceID: "d1", deviceName: "p", grant: grant, password: "Tr0ub4dor&Zebra", ldaType: nil, key: try f.newKey(), workflow: "x")
         _ = try f.service.verifyPassword("alice", "WrongSecret9!", deviceID: "d1")
         try f.service.record(userID: "Hunter2-Secret!", deviceID: "d1", action: "login.user", outcome: "unknown")
         let entries = try f.store.read { try $0.auditEntries(userID: nil, limit: 100) }

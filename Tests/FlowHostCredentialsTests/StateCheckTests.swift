@@ -12,7 +12,7 @@ import Testing
         let grant = try f.accept("alice", code.activationCode)
         try f.service.block("alice")
         let outcome = try f.service.completeActivation(
-            "alice", deviceID: "d1", deviceName: "p", grant: grant, password: "Tr0ub4dor&Zebra", ldaType: nil, workflow: "x")
+            "alice", deviceID: "d1", deviceName: "p", grant: grant, password: "Tr0ub4dor&Zebra", ldaType: nil, key: try f.newKey(), workflow: "x")
         #expect(outcome == .refused(.blocked(.admin)))
         #expect(outcome == .refused(.blocked(.admin)) && Refusal.blocked(.admin).status == 138)
         let user = try f.store.read { try $0.user("alice") }
@@ -24,14 +24,14 @@ import Testing
         let f = try Fixture()
         try f.activeUser()
         try f.service.block("alice")
-        #expect(try f.service.openSession("alice", deviceID: "d1", workflow: "NormalLogin") == .refused(.blocked(.admin)))
+        #expect(try f.service.openSession("alice", deviceID: "d1", workflow: "NormalLogin", proof: try f.proofText()) == .refused(.blocked(.admin)))
     }
 
     @Test func operatorBlockIs138EvenWithTheRightPassword() throws {
         let f = try Fixture()
         try f.activeUser()
         try f.service.block("alice")
-        let (outcome, session) = try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin")
+        let (outcome, session) = try f.logIn("alice", "Tr0ub4dor&Zebra")
         #expect(outcome == .refused(.blocked(.admin)) && session == nil)
         #expect(Refusal.blocked(.admin).status == 138 && Refusal.blocked(.passwordAttempts).status == 141)
     }
@@ -42,7 +42,7 @@ import Testing
         // Device d1 activates; device d2 still holds an open getActivationCode.
         let grant = try f.accept("alice", code.activationCode)
         _ = try f.service.completeActivation(
-            "alice", deviceID: "d1", deviceName: "p", grant: grant, password: "Tr0ub4dor&Zebra", ldaType: nil, workflow: "x")
+            "alice", deviceID: "d1", deviceName: "p", grant: grant, password: "Tr0ub4dor&Zebra", ldaType: nil, key: try f.newKey(), workflow: "x")
         for _ in 0..<5 {
             #expect(try f.service.verifyActivationCode("alice", code: "WRONGCODE1", deviceID: "d2") == .refused(.notRegisteredOnDevice))
         }
@@ -50,7 +50,7 @@ import Testing
         #expect(try f.service.resendActivationCode("alice", deviceID: "d1") == .refused(.alreadyActive))
         let user = try f.store.read { try $0.user("alice") }
         #expect(user?.blockReason == nil && user?.activationAttemptsLeft == 3)
-        #expect(try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin").0 == .accepted(expired: false))
+        #expect(try f.logIn("alice", "Tr0ub4dor&Zebra").0 == .accepted(expired: false))
     }
 
     @Test func aGrantCompletesOnceAndOnlyItsOwnActivation() throws {
@@ -58,13 +58,13 @@ import Testing
         let code = try f.service.addUser("alice")
         let grant = try f.accept("alice", code.activationCode)
         let forged = try f.service.completeActivation(
-            "alice", deviceID: "d2", deviceName: "p", grant: String(repeating: "0", count: 64), password: nil, ldaType: 1, workflow: "x")
+            "alice", deviceID: "d2", deviceName: "p", grant: String(repeating: "0", count: 64), password: nil, ldaType: 1, key: try f.newKey(), workflow: "x")
         #expect(forged == .grantInvalid)
         guard case .completed = try f.service.completeActivation(
-            "alice", deviceID: "d1", deviceName: "p", grant: grant, password: nil, ldaType: 1, workflow: "x")
+            "alice", deviceID: "d1", deviceName: "p", grant: grant, password: nil, ldaType: 1, key: try f.newKey(), workflow: "x")
         else { Issue.record("not completed"); return }
         let again = try f.service.completeActivation(
-            "alice", deviceID: "d1", deviceName: "p", grant: grant, password: nil, ldaType: 1, workflow: "x")
+            "alice", deviceID: "d1", deviceName: "p", grant: grant, password: nil, ldaType: 1, key: try f.newKey(), workflow: "x")
         #expect(again == .refused(.alreadyActive))
     }
 
@@ -74,7 +74,7 @@ import Testing
         let grant = try f.accept("alice", code.activationCode)
         _ = try f.service.issueActivationCode("alice")
         let outcome = try f.service.completeActivation(
-            "alice", deviceID: "d1", deviceName: "p", grant: grant, password: nil, ldaType: 1, workflow: "x")
+            "alice", deviceID: "d1", deviceName: "p", grant: grant, password: nil, ldaType: 1, key: try f.newKey(), workflow: "x")
         #expect(outcome == .grantInvalid)
     }
 
@@ -109,7 +109,7 @@ import Testing
         let first = try f.activeUser()
         var sessions = [first]
         for _ in 0..<20 {
-            let (_, session) = try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin")
+            let (_, session) = try f.logIn("alice", "Tr0ub4dor&Zebra")
             sessions.append(session!)
         }
         #expect(try f.store.read { try $0.openSessions(userID: "alice") }.count == 21)
@@ -117,7 +117,7 @@ import Testing
         #expect(try f.store.read { try $0.openSessions(userID: "alice") }.isEmpty)
         #expect(try f.store.read { try $0.session(sessions[7]) }?.endReason == "blocked")
         try f.service.unblock("alice")
-        let (_, session) = try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin")
+        let (_, session) = try f.logIn("alice", "Tr0ub4dor&Zebra")
         #expect(try f.service.sessions.isOpen(session!))
     }
 
@@ -136,7 +136,7 @@ import Testing
         #expect(try !f.service.sessions.isOpen(session))
         #expect(try f.store.read { try $0.session(session) }?.endReason == "idle")
 
-        let (_, second) = try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin")
+        let (_, second) = try f.logIn("alice", "Tr0ub4dor&Zebra")
         for _ in 0..<11 {
             f.now += 95
             try f.store.write { try $0.touchSession(second!, at: f.now) }

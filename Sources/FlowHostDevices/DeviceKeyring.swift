@@ -1,0 +1,76 @@
+import CSodium
+import FlowHostPOSIX
+import FlowHostStore
+import FlowHostVocabulary
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Host custody: each device's secret key in a file of its own, in a
+/// folder beside the host (mode 0700; each file 0600), never in the store,
+/// the audit log or a log line. Whoever can read the folder holds the keys:
+/// the folder's permissions are what this custody trusts.
+///
+/// Used on one thread at a time (the host's loop).
+public final class DeviceKeyring {
+    public let folder: String
+
+    public init(folder: String) throws {
+        self.folder = folder
+        if mkdir(folder, 0o700) != 0, errno != EEXIST {
+            throw DeviceError("cannot create the device folder \(folder): \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        guard stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { throw DeviceError("\(folder) is not a folder") }
+        guard info.st_uid == getuid(), info.st_mode & 0o077 == 0 else {
+            throw DeviceError(
+                "refusing the device folder \(folder): others can reach it (mode \(String(info.st_mode & 0o777, radix: 8))); run: chmod 700 \(folder)")
+        }
+    }
+
+    private func path(_ keyID: String) -> String { folder + "/" + keyID + ".key" }
+
+    /// Makes a key pair, keeps the secret half; returns the key id and the public half.
+    public func create() throws -> (keyID: String, publicKey: [UInt8]) {
+        var (publicKey, secretKey) = Ed25519.makeKeyPair()
+        defer { SecureRandom.wipe(&secretKey) }
+        let keyID = Ed25519.keyID(of: publicKey)
+        do { try SystemFile.create(path(keyID), bytes: secretKey, mode: 0o600) } catch {
+            throw DeviceError("cannot write the device key: \(error)")
+        }
+        return (keyID, publicKey)
+    }
+
+    /// Whether this host holds the key.
+    public func holds(_ keyID: String) -> Bool {
+        guard isKeyID(keyID) else { return false }
+        return access(path(keyID), R_OK) == 0
+    }
+
+    /// Signs with a held key; nil when this host does not hold it.
+    public func sign(_ message: [UInt8], keyID: String) throws -> [UInt8]? {
+        guard isKeyID(keyID) else { return nil }
+        let file = path(keyID)
+        guard access(file, F_OK) == 0 else { return nil }
+        try PrivateFile.check([file])
+        var secretKey: [UInt8]
+        do { secretKey = try SystemFile.read(file) } catch { throw DeviceError("cannot read the device key: \(error)") }
+        defer { SecureRandom.wipe(&secretKey) }
+        guard secretKey.count == Int(fh_sign_secret_key_bytes()) else { throw DeviceError("the device key file \(file) is damaged") }
+        return Ed25519.sign(message, secretKey: secretKey)
+    }
+
+    /// Key ids are 32 hex digits: nothing else ever becomes a file name.
+    private func isKeyID(_ keyID: String) -> Bool {
+        keyID.utf8.count == 32 && keyID.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+    }
+}
+
+/// Why a device operation failed (never holds a key).
+public struct DeviceError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

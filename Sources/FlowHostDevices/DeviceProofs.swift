@@ -1,0 +1,116 @@
+import CSodium
+import FlowHostAudit
+import FlowHostStore
+import FlowHostVocabulary
+
+/// Possession of a device's key, proven inside the host: a fresh nonce from
+/// the store (single use, a minute), signed by the device's key (in the
+/// host's keyring, or by the client's platform), verified with the public
+/// key registered at activation. A verified challenge becomes a proof (single
+/// use, five minutes) that a login step spends in its own transaction.
+///
+/// Used on one thread at a time (the host's loop, or an admin command).
+public final class DeviceProofs {
+    let store: any FlowStore
+    let audit: AuditLog
+    let clock: () -> Int64
+    public static let challengeSeconds: Int64 = 60
+    public static let proofSeconds: Int64 = 300
+
+    public init(store: any FlowStore, audit: AuditLog, clock: @escaping () -> Int64) {
+        self.store = store
+        self.audit = audit
+        self.clock = clock
+    }
+
+    /// What a device signs: domain-separated, naming the user, the device,
+    /// the nonce and the reason, so a signature answers one question only.
+    public static func challengeMessage(userID: String, deviceID: String, nonce: [UInt8], reason: String) -> [UInt8] {
+        Array("flowhost-device-proof-v1\n\(userID)\n\(deviceID)\n\(Hex.encode(nonce))\n\(reason)".utf8)
+    }
+
+    public enum Start {
+        /// Sign `message` with the key `key.keyID`.
+        case challenge(nonce: [UInt8], message: [UInt8], key: DeviceKeyRecord)
+        /// Registered before device keys existed: no key to prove.
+        case unbound
+        /// Not registered here, revoked, or blocked.
+        case refused(reason: String)
+    }
+
+    /// Issues a challenge for the user's key on this device.
+    public func begin(userID: String, deviceID: String, reason: String) throws -> Start {
+        let now = clock()
+        let nonce = SecureRandom.bytes(32)
+        return try store.write(durability: .relaxed) { tx in
+            guard try tx.device(userID: userID, deviceID: deviceID)?.status == .active else {
+                try audit.count(tx, try tx.user(userID)?.userID, "device.prove", "not-registered")
+                return .refused(reason: "not-registered")
+            }
+            guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID) else { return .unbound }
+            if key.revokedAt != nil {
+                try audit.count(tx, userID, "device.prove", "revoked")
+                return .refused(reason: "revoked")
+            }
+            try tx.pruneDeviceChallenges(before: now - Self.proofSeconds)
+            try tx.insert(
+                DeviceChallengeRecord(
+                    nonceHash: Self.hash(nonce), userID: userID, deviceID: deviceID, keyID: key.keyID, expiresAt: now + Self.challengeSeconds))
+            return .challenge(
+                nonce: nonce, message: Self.challengeMessage(userID: userID, deviceID: deviceID, nonce: nonce, reason: reason), key: key)
+        }
+    }
+
+    public enum Finish: Equatable {
+        case proven(proof: String)
+        case refused(reason: String)
+    }
+
+    /// Checks a signature over a challenge; the challenge is used either way.
+    public func finish(userID: String, deviceID: String, nonce: [UInt8], message: [UInt8], signature: [UInt8]) throws -> Finish {
+        let now = clock()
+        let proof = RandomHex.make(bytes: 32)
+        return try store.write { tx in
+            guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID), key.revokedAt == nil,
+                try tx.device(userID: userID, deviceID: deviceID)?.status == .active,
+                let publicKey = HexBytes.decode(key.publicKey)
+            else {
+                try audit.count(tx, userID, "device.prove", "not-registered")
+                return .refused(reason: "not-registered")
+            }
+            let valid = Ed25519.verify(signature, of: message, publicKey: publicKey)
+            guard
+                try tx.useDeviceChallenge(
+                    nonceHash: Self.hash(nonce), userID: userID, deviceID: deviceID, now: now, proofHash: valid ? Self.hash(Array(proof.utf8)) : nil,
+                    proofExpiresAt: valid ? now + Self.proofSeconds : nil)
+            else {
+                try audit.count(tx, userID, "device.prove", "stale-challenge")
+                return .refused(reason: "stale-challenge")
+            }
+            guard valid else {
+                try audit.count(tx, userID, "device.prove", "bad-signature")
+                return .refused(reason: "bad-signature")
+            }
+            return .proven(proof: proof)
+        }
+    }
+
+    /// A proof spent by a login step, inside its transaction.
+    public func spend(_ tx: any StoreWriter, proof: String, userID: String, deviceID: String) throws -> Bool {
+        try tx.spendDeviceProof(proofHash: Self.hash(Array(proof.utf8)), userID: userID, deviceID: deviceID, now: clock())
+    }
+
+    /// Registers a device's public key, inside the activation's (or the binding login's) transaction.
+    public func register(_ tx: any StoreWriter, userID: String, deviceID: String, keyID: String, publicKey: [UInt8], custody: String) throws {
+        try tx.save(
+            DeviceKeyRecord(
+                userID: userID, deviceID: deviceID, keyID: keyID, publicKey: Hex.encode(publicKey), custody: custody, createdAt: clock()))
+        try audit.row(tx, userID, deviceID, "device.key", "registered", ["keyID": .string(keyID), "custody": .string(custody)])
+    }
+
+    static func hash(_ bytes: [UInt8]) -> String {
+        var digest = [UInt8](repeating: 0, count: 32)
+        _ = crypto_generichash(&digest, digest.count, bytes, UInt64(bytes.count), nil, 0)
+        return Hex.encode(digest)
+    }
+}

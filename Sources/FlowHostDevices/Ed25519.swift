@@ -1,0 +1,78 @@
+import CSodium
+import FlowHostVocabulary
+
+/// Ed25519 through libsodium: key pairs, detached signatures, key ids.
+public enum Ed25519 {
+    public static let publicKeyBytes = fh_sign_public_key_bytes()
+    public static let signatureBytes = fh_sign_bytes()
+
+    /// A new key pair: (public key, secret key). The caller wipes the secret.
+    static func makeKeyPair() -> (publicKey: [UInt8], secretKey: [UInt8]) {
+        _ = sodium_init()
+        var publicKey = [UInt8](repeating: 0, count: fh_sign_public_key_bytes())
+        var secretKey = [UInt8](repeating: 0, count: fh_sign_secret_key_bytes())
+        crypto_sign_keypair(&publicKey, &secretKey)
+        return (publicKey, secretKey)
+    }
+
+    static func sign(_ message: [UInt8], secretKey: [UInt8]) -> [UInt8] {
+        var signature = [UInt8](repeating: 0, count: fh_sign_bytes())
+        crypto_sign_detached(&signature, nil, message, UInt64(message.count), secretKey)
+        return signature
+    }
+
+    public static func verify(_ signature: [UInt8], of message: [UInt8], publicKey: [UInt8]) -> Bool {
+        guard signature.count == fh_sign_bytes(), publicKey.count == fh_sign_public_key_bytes() else { return false }
+        _ = sodium_init()
+        return crypto_sign_verify_detached(signature, message, UInt64(message.count), publicKey) == 0
+    }
+
+    /// A key's name: the first 16 bytes of its BLAKE2b hash, hex.
+    public static func keyID(of publicKey: [UInt8]) -> String {
+        var digest = [UInt8](repeating: 0, count: 16)
+        _ = crypto_generichash(&digest, digest.count, publicKey, UInt64(publicKey.count), nil, 0)
+        return Hex.encode(digest)
+    }
+}
+
+/// Standard base64 (with padding), the spelling of keys and signatures on the wire.
+public enum Base64 {
+    public static func encode(_ bytes: [UInt8]) -> String {
+        let length = fh_base64_encoded_length(bytes.count)
+        var text = [CChar](repeating: 0, count: length)
+        _ = sodium_bin2base64(&text, length, bytes, bytes.count, fh_base64_variant_original())
+        return String(cString: text)
+    }
+
+    public static func decode(_ text: String) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: text.utf8.count)
+        var length = 0
+        let code = sodium_base642bin(&bytes, bytes.count, text, text.utf8.count, nil, &length, nil, fh_base64_variant_original())
+        return code == 0 ? Array(bytes[0..<length]) : nil
+    }
+}
+
+/// Bytes from hex, the store's spelling of public keys.
+public enum HexBytes {
+    public static func decode(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func value(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import FlowHostCore
+import FlowHostCredentials
+import FlowHostDevices
+import FlowHostStore
+import FlowJSON
+
+/// A device is a key: `device.createKey` makes one at activation,
+/// `device.prove` shows, before each login, that this device holds it.
+/// With host custody the key is in the host's keyring; with platform
+/// custody the client's platform holds it and the host asks it through host
+/// requests (`platform/createDeviceKey`, `platform/signDeviceChallenge`).
+/// A refusal, a wrong signature or a timeout is a failed proof, never a pass.
+enum DevicesModule {
+    static func register(_ credentials: CredentialService, keyring: DeviceKeyring?, in engine: HostEngine) {
+        func custody() -> String { engine.clientDevice["keyCustody"]?.stringValue ?? "host" }
+
+        engine.registerAsyncService("device.createKey", params: [string("userID", userID: true), string("deviceID")]) { caller, p, finish in
+            if custody() == "host" {
+                guard let keyring else { return finish(.failure(ServiceError(code: -32603, message: "no device folder configured"))) }
+                do {
+                    let (keyID, publicKey) = try keyring.create()
+                    finish(.success(["keyID": .string(keyID), "publicKey": .string(Base64.encode(publicKey)), "custody": "host"]))
+                } catch {
+                    engine.logger.error("device key creation failed: \(error)")
+                    finish(.failure(.internalError))
+                }
+                return
+            }
+            let request: JSON = ["userID": p["userID"]!, "purpose": "activation"]
+            engine.requestFromClient("platform/createDeviceKey", request, for: caller) { outcome in
+                guard case .success(let answer) = outcome, let keyID = answer["keyID"]?.stringValue, !keyID.isEmpty, keyID.utf8.count <= 128,
+                    let key = answer["publicKey"]?.stringValue.flatMap(Base64.decode), key.count == Ed25519.publicKeyBytes
+                else {
+                    return finish(.failure(ServiceError(code: -32001, message: "the platform made no usable key (keyID, 32-byte Ed25519 publicKey)")))
+                }
+                finish(.success(["keyID": .string(keyID), "publicKey": .string(Base64.encode(key)), "custody": "platform"]))
+            }
+        }
+
+        engine.registerAsyncService(
+            "device.prove", params: [string("userID", userID: true), string("deviceID"), string("reason")]
+        ) { caller, p, finish in
+            let userID = p["userID"]!.stringValue!
+            let deviceID = p["deviceID"]!.stringValue!
+            let reason = p["reason"]!.stringValue!
+            let refused: (String) -> Void = { why in finish(.success(["outcome": "refused", "status": 126, "reason": .string(why)])) }
+            let start: DeviceProofs.Start
+            do { start = try credentials.devices.begin(userID: userID, deviceID: deviceID, reason: reason) } catch {
+                engine.logger.error("device proof failed: \(error)")
+                return finish(.failure(.internalError))
+            }
+            switch start {
+            case .unbound: return finish(.success(["outcome": "unbound"]))
+            case .refused(let why): return refused(why)
+            case .challenge(let nonce, let message, let key):
+                let check: ([UInt8]?) -> Void = { signature in
+                    do {
+                        switch try credentials.devices.finish(
+                            userID: userID, deviceID: deviceID, nonce: nonce, message: message, signature: signature ?? [])
+                        {
+                        case .proven(let proof): finish(.success(["outcome": "proven", "proof": .string(proof), "keyID": .string(key.keyID)]))
+                        case .refused(let why): refused(why)
+                        }
+                    } catch {
+                        engine.logger.error("device proof failed: \(error)")
+                        finish(.failure(.internalError))
+                    }
+                }
+                if key.custody == "host" {
+                    // A host that does not hold the key (another machine, another
+                    // device folder) has nothing to sign with: the proof fails.
+                    do { return check(try keyring?.sign(message, keyID: key.keyID) ?? nil) } catch {
+                        // A key file others can reach is refused, never used; say which and how to fix it.
+                        engine.logger.error("device key refused: \(error)")
+                        return check(nil)
+                    }
+                }
+                let request: JSON = ["keyID": .string(key.keyID), "challenge": .string(Base64.encode(message)), "reason": .string(reason)]
+                engine.requestFromClient("platform/signDeviceChallenge", request, for: caller) { outcome in
+                    guard case .success(let answer) = outcome else { return check(nil) }
+                    check(answer["signature"]?.stringValue.flatMap(Base64.decode))
+                }
+            }
+        }
+    }
+
+    /// The users whose key for this device this host can use: only they may
+    /// be offered as remembered users (a device that claims another's id
+    /// learns nothing).
+    static func provable(_ users: [String], deviceID: String, credentials: CredentialService, keyring: DeviceKeyring?) throws -> [String] {
+        try credentials.store.read { tx in
+            try users.filter { user in
+                guard let key = try tx.deviceKey(userID: user, deviceID: deviceID), key.revokedAt == nil, key.custody == "host" else { return false }
+                return keyring?.holds(key.keyID) == true
+            }
+        }
+    }
+}
