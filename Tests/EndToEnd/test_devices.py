@@ -13,6 +13,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate, status_of, wait_until
 from flowhost_client import RPCError
+from schemas import validate
 
 
 def counts(deployment):
@@ -87,13 +88,17 @@ class Keystore:
         self.mode = "sign"
 
     def create(self, params):
+        validate("platform.createDeviceKey.params", params)
         key = Ed25519PrivateKey.generate()
         key_id = "ks-%d" % (len(self.keys) + 1)
         self.keys[key_id] = key
         public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
-        return {"keyID": key_id, "publicKey": base64.b64encode(public).decode()}
+        answer = {"keyID": key_id, "publicKey": base64.b64encode(public).decode()}
+        validate("platform.createDeviceKey.result", answer)
+        return answer
 
     def sign(self, params):
+        validate("platform.signDeviceChallenge.params", params)
         challenge = base64.b64decode(params["challenge"])
         if self.mode == "refuse":
             raise RPCError({"code": -1, "message": "user cancelled"})
