@@ -27,11 +27,45 @@ extension HostEngine {
         switch route {
         case .builtin(_, let body):
             do { return .success(try body(bound)) } catch { return .failure(error) }
-        case .flow(let plugin, _):
+        case .flow(let plugin, let spec):
+            if spec.startsDialogue, let open = openDialogue() {
+                return .failure(
+                    RPCError.dialogueInProgress.withMessage("\(method) starts a dialogue, and another is in progress: finish it or reset it first")
+                        .withData(["open": open]))
+            }
             touchSession()
             return plugin.handle(method: method, params: bound)
         case .answer(let spec):
             return answer(method: method, spec: spec, params: bound)
+        }
+    }
+
+    /// What is in progress, if anything: a challenge other than a resting
+    /// one, a service call, or a host request (in that order of precedence).
+    func openDialogue() -> JSON? {
+        if let open = openChallenge, open.owner.declaresEvent(open.event)?.isResting != true {
+            return ["flow": .string(open.owner.name), "event": .string(open.event), "challengeMode": .optional(open.challengeMode, JSON.int)]
+        }
+        if let call = calls.values.min(by: { $0.id < $1.id }) {
+            return ["flow": .string(call.provider?.name ?? call.caller?.name ?? "host"), "method": .string(call.service)]
+        }
+        if let (_, request) = pendingClientRequests.min(by: { $0.key < $1.key }) {
+            return ["flow": .string(request.owner.name), "method": .string(request.method)]
+        }
+        return nil
+    }
+
+    /// Ends whatever dialogue is in progress (the session it ran under ended):
+    /// its service calls are cancelled (callers hear -32800), its host
+    /// requests are cancelled (the client gets `$/cancelRequest`), and a
+    /// challenge other than a resting one closes, its flow told.
+    func abandonDialogues() {
+        for call in calls.values.filter({ $0.parent == nil }).sorted(by: { $0.id < $1.id }) { cancel(call, notifyCaller: true) }
+        for plugin in plugins { cancelClientRequests(of: plugin) }
+        if let open = openChallenge, open.owner.declaresEvent(open.event)?.isResting != true {
+            openChallenge = nil
+            let notice: JSON = ["event": .string(open.event), "challengeMode": .optional(open.challengeMode, JSON.int)]
+            withCall(nil) { open.owner.notify("challenge.cancelled", notice) }
         }
     }
 

@@ -39,6 +39,8 @@ extension HostEngine {
     public func endSession(reason: String, inStore: Bool = true) -> Bool {
         guard let ended = hostSession else { return false }
         hostSession = nil
+        // A dialogue that ran under the session cannot go on without it.
+        if reason != "logoff" { abandonDialogues() }
         if inStore, let keeper = sessionKeeper {
             do { try keeper.end(sessionID: ended.sessionID, reason: reason) } catch {
                 logger.error("ending session in the store failed: \(error)")

@@ -40,13 +40,19 @@ public struct MethodSpec {
     public var result: JSON?
     /// The challenge events this method answers; empty for an ordinary method.
     public var answers: [String]
+    /// It starts a dialogue (challenges, host requests, service calls): it
+    /// is refused while another dialogue is in progress.
+    public var startsDialogue: Bool
 
-    public init(name: String, summary: String = "", params: [ParamSpec] = [], result: JSON? = nil, answers: [String] = []) {
+    public init(
+        name: String, summary: String = "", params: [ParamSpec] = [], result: JSON? = nil, answers: [String] = [], startsDialogue: Bool = false
+    ) {
         self.name = name
         self.summary = summary
         self.params = params
         self.result = result
         self.answers = answers
+        self.startsDialogue = startsDialogue
     }
 
     /// Two flows may both declare an answer method only if they agree on it.
@@ -119,7 +125,7 @@ public struct PluginManifest {
             manifest.methods.append(
                 MethodSpec(
                     name: name, summary: method["summary"]?.stringValue ?? "", params: params,
-                    result: method["result"], answers: answers))
+                    result: method["result"], answers: answers, startsDialogue: method["startsDialogue"]?.boolValue ?? false))
         }
         for (index, event) in try list(root, "events").enumerated() {
             let at = "events[\(index)]"

@@ -21,6 +21,7 @@ enum OpenRPCDocument {
             method["params"] = .array(spec.params.map(describe))
             method["result"] = ["name": "result", "schema": spec.result ?? .object()]
             if !spec.answers.isEmpty { method["x-flowhost-answers"] = .array(spec.answers.map(JSON.string)) }
+            if spec.startsDialogue { method["x-flowhost-startsDialogue"] = true }
             methods.append(method)
         }
         let events = JSON.array()

@@ -29,13 +29,19 @@ public struct FlowMethod: Sendable {
     public var resultSchema: String?
     /// Challenge events this method answers (empty: an ordinary method).
     public var answers: [String]
+    /// It starts a dialogue: the host refuses it while another is in progress.
+    public var startsDialogue: Bool
 
-    public init(_ name: String, summary: String = "", params: [FlowParam] = [], resultSchema: String? = nil, answers: [String] = []) {
+    public init(
+        _ name: String, summary: String = "", params: [FlowParam] = [], resultSchema: String? = nil, answers: [String] = [],
+        startsDialogue: Bool = false
+    ) {
         self.name = name
         self.summary = summary
         self.params = params
         self.resultSchema = resultSchema
         self.answers = answers
+        self.startsDialogue = startsDialogue
     }
 }
 
@@ -107,6 +113,7 @@ public struct FlowDeclaration: Sendable {
                     ]
                     if let result = schema(method.resultSchema) { entry["result"] = result }
                     if !method.answers.isEmpty { entry["answers"] = .array(method.answers.map(JSON.string)) }
+                    if method.startsDialogue { entry["startsDialogue"] = true }
                     return entry
                 }),
             "events": .array(

@@ -25,6 +25,7 @@ extension SQLiteSchemaModule {
                 proof_spent_at INTEGER
             ) WITHOUT ROWID;
             CREATE UNIQUE INDEX device_challenge_by_proof ON device_challenge(proof_hash) WHERE proof_hash IS NOT NULL;
+            CREATE INDEX device_challenge_by_expiry ON device_challenge(expires_at);
             """),
     ])
 }

@@ -44,6 +44,8 @@ public struct RPCError: Error, CustomStringConvertible {
 
     /// A host-to-client request got no answer in time.
     public static let requestTimedOut = RPCError(code: -32000, message: "request timed out")
+    /// A request that starts a dialogue while another is in progress.
+    public static let dialogueInProgress = RPCError(code: -32007, message: "Another dialogue is in progress")
     /// A host request the flow gave up on (its dialogue was reset); LSP's RequestCancelled.
     public static let requestCancelled = RPCError(code: -32800, message: "request cancelled")
     /// A request other than `initialize` came before `initialize`.

@@ -4,7 +4,7 @@
 #define NAME "ccaller"
 #define MANIFEST \
     "{\"methods\":[" \
-    "{\"name\":\"ccaller.start\",\"params\":[{\"name\":\"purpose\",\"type\":\"string\"}]}," \
+    "{\"name\":\"ccaller.start\",\"startsDialogue\":true,\"params\":[{\"name\":\"purpose\",\"type\":\"string\"}]}," \
     "{\"name\":\"ccaller.reset\",\"params\":[]}," \
     "{\"name\":\"ccaller.timer\",\"params\":[{\"name\":\"ms\",\"type\":\"integer\"}]}," \
     "{\"name\":\"ccaller.cancelTimer\",\"params\":[{\"name\":\"id\",\"type\":\"integer\"}]}," \
