@@ -172,3 +172,34 @@ import Testing
         _ = try f.service.addUser(String(repeating: "é", count: 128))
     }
 }
+
+@Suite struct DeviceProofTests {
+    @Test func aChallengeIsUsedOnceAndAProofIsSpentOnce() throws {
+        let f = try Fixture()
+        try f.activeUser()
+        guard case .challenge(let nonce, let message, let key) = try f.service.devices.begin(userID: "alice", deviceID: "d1", reason: "login"),
+            let signature = try f.keyring.sign(message, keyID: key.keyID)
+        else { Issue.record("no challenge"); return }
+        guard case .proven(let proof) = try f.service.devices.finish(userID: "alice", deviceID: "d1", nonce: nonce, message: message, signature: signature)
+        else { Issue.record("not proven"); return }
+        // The same nonce and signature again: refused, and no second proof.
+        #expect(
+            try f.service.devices.finish(userID: "alice", deviceID: "d1", nonce: nonce, message: message, signature: signature)
+                == .refused(reason: "stale-challenge"))
+        let first = try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin", possession: .proof(proof))
+        #expect(first.0 == .accepted(expired: false))
+        let replay = try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin", possession: .proof(proof))
+        #expect(replay.0 == .refused(.deviceNotProven))
+        #expect(try f.service.logIn("alice", "wrong", deviceID: "d2", workflow: "NormalLogin", possession: nil).0 == .refused(.notRegisteredOnDevice))
+        #expect(try f.service.userState("alice", deviceID: "d1")?.passwordAttemptsLeft == 3, "refusals spend no attempt")
+    }
+
+    @Test func aProofForOneDeviceDoesNotServeAnother() throws {
+        let f = try Fixture()
+        try f.activeUser()
+        guard case .proof(let proof) = try f.proof() else { Issue.record("no proof"); return }
+        let other = try f.service.openSession("alice", deviceID: "d9", workflow: "NormalLogin", proof: proof)
+        #expect(other == .refused(.notRegisteredOnDevice))
+        #expect(try f.service.openSession("alice", deviceID: "d1", workflow: "NormalLogin", proof: "forged") == .refused(.deviceNotProven))
+    }
+}
