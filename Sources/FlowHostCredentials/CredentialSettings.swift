@@ -1,3 +1,4 @@
+import FlowHostVocabulary
 import FlowJSON
 
 /// Every policy knob of the credential services, with safe defaults. Read
@@ -21,15 +22,7 @@ public struct CredentialSettings: Sendable, Equatable {
 
     public init() {}
 
-    public struct Invalid: Error, CustomStringConvertible, Equatable {
-        public let key: String
-        public let reason: String
-        public var description: String { "invalid config: \(key): \(reason)" }
-        public init(key: String, reason: String) {
-            self.key = key
-            self.reason = reason
-        }
-    }
+    public typealias Invalid = ConfigError
 
     /// The config sections this module owns.
     public static let configKeys: Set<String> = ["passwords", "activation"]

@@ -1,3 +1,4 @@
+import FlowHostVocabulary
 import FlowJSON
 
 /// The delivery module's config section, `delivery`: how codes reach their
@@ -15,15 +16,7 @@ public struct DeliverySettings: Sendable, Equatable {
 
     public static let configKey = "delivery"
 
-    public struct Invalid: Error, CustomStringConvertible, Equatable {
-        public let key: String
-        public let reason: String
-        public var description: String { "invalid config: \(key): \(reason)" }
-        public init(key: String, reason: String) {
-            self.key = key
-            self.reason = reason
-        }
-    }
+    public typealias Invalid = ConfigError
 
     public static func parse(_ section: JSON?) throws(Invalid) -> DeliverySettings {
         var settings = DeliverySettings()

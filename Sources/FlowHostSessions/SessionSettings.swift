@@ -1,3 +1,4 @@
+import FlowHostVocabulary
 import FlowJSON
 
 /// The sessions module's config section, `sessions`: the lifetimes, with
@@ -14,15 +15,7 @@ public struct SessionSettings: Sendable, Equatable {
     /// The section's key in the host config.
     public static let configKey = "sessions"
 
-    public struct Invalid: Error, CustomStringConvertible, Equatable {
-        public let key: String
-        public let reason: String
-        public var description: String { "invalid config: \(key): \(reason)" }
-        public init(key: String, reason: String) {
-            self.key = key
-            self.reason = reason
-        }
-    }
+    public typealias Invalid = ConfigError
 
     public static func parse(_ section: JSON?) throws(Invalid) -> SessionSettings {
         var settings = SessionSettings()
