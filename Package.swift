@@ -82,6 +82,9 @@ let package = Package(
             name: "FlowHostDevices",
             dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "FlowJSON"]),
 
+        // The notifications domain: messages a user's devices answer once.
+        .target(name: "FlowHostNotifications", dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowJSON"]),
+
         // The delivery domain: the sealed outbox, and a command run after the commit.
         .target(
             name: "FlowHostDelivery",
@@ -102,7 +105,7 @@ let package = Package(
             name: "FlowHostServices",
             dependencies: [
                 "FlowHostCore", "FlowHostCredentials", "FlowHostSessions", "FlowHostAudit", "FlowHostDelivery", "FlowHostDevices",
-                "FlowHostStore", "FlowJSON",
+                "FlowHostNotifications", "FlowHostStore", "FlowJSON",
             ]
         ),
 
@@ -113,7 +116,7 @@ let package = Package(
             name: "flowhost",
             dependencies: [
                 "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
-                "FlowHostStore",
+                "FlowHostNotifications", "FlowHostAudit", "FlowHostStore",
                 "CFlowHostSystem", "JSONRPC",
                 "FlowJSON", "FlowHostPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -130,6 +133,7 @@ let package = Package(
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON", "TestSupport"]),
         .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore"]),
         .testTarget(name: "FlowHostAuditTests", dependencies: ["FlowHostAudit", "FlowHostStore"]),
+        .testTarget(name: "FlowHostNotificationsTests", dependencies: ["FlowHostNotifications", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
         .testTarget(name: "FlowHostSessionsTests", dependencies: ["FlowHostSessions", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
         .testTarget(
             name: "FlowHostCredentialsTests",

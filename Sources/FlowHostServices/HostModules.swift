@@ -2,6 +2,7 @@ import FlowHostCore
 import FlowHostCredentials
 import FlowHostDelivery
 import FlowHostDevices
+import FlowHostNotifications
 import FlowHostSessions
 import FlowHostStore
 
@@ -19,6 +20,9 @@ public enum HostModules {
         SessionsModule.register(credentials, in: engine)
         AuditModule.register(credentials, in: engine)
         RecordsModule.register(credentials.store, in: engine)
+        let notifications = NotificationService(store: credentials.store, audit: credentials.audit, clock: CredentialService.now)
+        NotificationsModule.register(notifications, in: engine)
+        if let feedWake { notifications.ringFeed = { feedWake.ring() } }
         if let feedWake {
             engine.feed = StoreChangeFeed(store: credentials.store, wake: feedWake)
             credentials.ringFeed = { feedWake.ring() }

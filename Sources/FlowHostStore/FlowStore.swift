@@ -31,7 +31,7 @@ extension FlowStore {
 }
 
 /// Everything one transaction can read, domain by domain.
-public protocol StoreReader: FeedReader, RecordReader, DeviceKeyReader {
+public protocol StoreReader: FeedReader, RecordReader, DeviceKeyReader, NotificationReader {
     func user(_ userID: String) throws -> UserRecord?
     func users() throws -> [UserRecord]
     func device(userID: String, deviceID: String) throws -> DeviceRecord?
@@ -61,7 +61,7 @@ public protocol StoreReader: FeedReader, RecordReader, DeviceKeyReader {
     func auditCounts(userID: String?, limit: Int) throws -> [AuditCount]
 }
 
-public protocol StoreWriter: StoreReader, FeedWriter, RecordWriter, DeviceKeyWriter {
+public protocol StoreWriter: StoreReader, FeedWriter, RecordWriter, DeviceKeyWriter, NotificationWriter {
     func insert(_ user: UserRecord) throws
     func update(_ user: UserRecord) throws
     func save(_ device: DeviceRecord) throws

@@ -228,7 +228,7 @@ def test_a_c_flow_keeps_durable_state_of_its_own(spawn, test_plugins, deployment
     host = engine_host(spawn, test_plugins, deployment)
 
     def records(service, params):
-        return host.request("ccaller.records", {"service": service, "params": params})
+        return host.request("ccaller.call", {"service": service, "params": params})
 
     put = {"op": "put", "collection": "approvals", "key": "req-1", "value": {"state": "pending"}, "expectVersion": 0}
     assert records("records.apply", {"operations": [put]}) == {"versions": [1]}
@@ -242,9 +242,9 @@ def test_a_c_flow_keeps_durable_state_of_its_own(spawn, test_plugins, deployment
     host.close()
 
     again = engine_host(spawn, test_plugins, deployment)
-    kept = again.request("ccaller.records", {"service": "records.get", "params": {"collection": "approvals", "key": "req-1"}})
+    kept = again.request("ccaller.call", {"service": "records.get", "params": {"collection": "approvals", "key": "req-1"}})
     assert kept == {"collection": "approvals", "key": "req-1", "value": {"state": "pending"}, "version": 1}
-    listed = again.request("ccaller.records", {"service": "records.list", "params": {"collection": "approvals"}})
+    listed = again.request("ccaller.call", {"service": "records.list", "params": {"collection": "approvals"}})
     assert [item["key"] for item in listed["records"]] == ["req-1"]
     connection = sqlite3.connect(deployment.store)
     assert connection.execute("SELECT DISTINCT namespace FROM flow_record").fetchall() == [("ccaller",)]

@@ -12,9 +12,10 @@
     "{\"name\":\"ccaller.endSession\",\"params\":[{\"name\":\"reason\",\"type\":\"string\"}]}," \
     "{\"name\":\"ccaller.subscribe\",\"params\":[{\"name\":\"topic\",\"type\":\"string\"}]}," \
     "{\"name\":\"ccaller.publish\",\"params\":[{\"name\":\"topic\",\"type\":\"string\"},{\"name\":\"payload\",\"type\":\"object\"}]}," \
-    "{\"name\":\"ccaller.records\",\"params\":[{\"name\":\"service\",\"type\":\"string\"},{\"name\":\"params\",\"type\":\"object\"}]}]," \
+    "{\"name\":\"ccaller.call\",\"params\":[{\"name\":\"service\",\"type\":\"string\"},{\"name\":\"params\",\"type\":\"object\"}]}]," \
     "\"events\":[{\"name\":\"onCallerDone\"},{\"name\":\"onTimer\"},{\"name\":\"onFeed\"},{\"name\":\"onSessionNotice\"}]," \
-    "\"uses\":[\"cstep.verify\",\"records.get\",\"records.list\",\"records.apply\"]}"
+    "\"uses\":[\"cstep.verify\",\"records.get\",\"records.list\",\"records.apply\",\"notifications.create\"," \
+    "\"notifications.list\",\"notifications.answer\"]}"
 #define CUSTOM_CREATE
 #define CUSTOM_HANDLE
 #define CUSTOM_NOTIFY
@@ -95,7 +96,7 @@ static int32_t tp_handle(void *instance, const char *method, json_t *params, jso
                                                       json_object_get(params, "payload")));
         return FLOWHOST_OK;
     }
-    /* ccaller.records: a records.* service, synchronously. */
+    /* ccaller.call: any service it declares, synchronously. */
     return h->call_service(flow->context, json_string_value(json_object_get(params, "service")),
                            json_object_get(params, "params"), result, error);
 }

@@ -1,0 +1,59 @@
+extension SQLiteTransaction: NotificationWriter {
+    private static let notificationColumns =
+        "uuid, user_id, body, actions, ds_required, kind, context, created_at, expires_at, status, action_performed, updated_at, answered_by_device"
+
+    private static func notificationRecord(_ row: SQLiteRow) -> NotificationRecord {
+        NotificationRecord(
+            uuid: row.string(0), userID: row.string(1), body: row.string(2), actions: row.string(3), dsRequired: row.bool(4),
+            kind: row.string(5), context: row.optionalString(6), createdAt: row.int64(7), expiresAt: row.int64(8), status: row.string(9),
+            actionPerformed: row.optionalString(10), updatedAt: row.optionalInt64(11), answeredByDevice: row.optionalString(12))
+    }
+
+    func notification(_ uuid: String) throws -> NotificationRecord? {
+        try db.query("SELECT \(Self.notificationColumns) FROM notification WHERE uuid = ?", [.text(uuid)], Self.notificationRecord).first
+    }
+
+    func activeNotifications(userID: String, now: Int64, offset: Int, limit: Int) throws -> [NotificationRecord] {
+        try db.query(
+            """
+            SELECT \(Self.notificationColumns) FROM notification WHERE user_id = ? AND status = 'ACTIVE' AND expires_at > ?
+            ORDER BY created_at DESC, uuid LIMIT ? OFFSET ?
+            """, [.text(userID), .integer(now), .int(limit), .int(offset)], Self.notificationRecord)
+    }
+
+    func activeNotificationCount(userID: String, now: Int64) throws -> Int {
+        try db.query(
+            "SELECT COUNT(*) FROM notification WHERE user_id = ? AND status = 'ACTIVE' AND expires_at > ?", [.text(userID), .integer(now)]
+        ) { $0.int(0) }.first ?? 0
+    }
+
+    func notificationHistory(userID: String, offset: Int, limit: Int) throws -> [NotificationRecord] {
+        try db.query(
+            "SELECT \(Self.notificationColumns) FROM notification WHERE user_id = ? ORDER BY created_at DESC, uuid LIMIT ? OFFSET ?",
+            [.text(userID), .int(limit), .int(offset)], Self.notificationRecord)
+    }
+
+    func insert(_ notification: NotificationRecord) throws {
+        try db.run(
+            "INSERT INTO notification (\(Self.notificationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                .text(notification.uuid), .text(notification.userID), .text(notification.body), .text(notification.actions),
+                .bool(notification.dsRequired), .text(notification.kind), .optional(notification.context), .integer(notification.createdAt),
+                .integer(notification.expiresAt), .text(notification.status), .optional(notification.actionPerformed),
+                .optional(notification.updatedAt), .optional(notification.answeredByDevice),
+            ])
+    }
+
+    func answerNotification(_ uuid: String, action: String, deviceID: String, at: Int64) throws -> Bool {
+        try db.run(
+            """
+            UPDATE notification SET status = 'UPDATED', action_performed = ?, updated_at = ?, answered_by_device = ?
+            WHERE uuid = ? AND status = 'ACTIVE' AND expires_at > ?
+            """, [.text(action), .integer(at), .text(deviceID), .text(uuid), .integer(at)]) == 1
+    }
+
+    func withdrawNotification(_ uuid: String, at: Int64) throws -> Bool {
+        try db.run(
+            "UPDATE notification SET status = 'DISCARDED', updated_at = ? WHERE uuid = ? AND status = 'ACTIVE'", [.integer(at), .text(uuid)]) == 1
+    }
+}

@@ -1,0 +1,77 @@
+"""The notifications domain (the ground the step-up and device-activation
+flows stand on): an operator's notification reaches every host of the user
+through the change feed, answers are checked, exactly one answer wins."""
+
+import threading
+
+import pytest
+
+from conftest import DEVICE
+from flowhost_client import RPCError
+
+
+def caller_host(spawn, test_plugins, deployment, device):
+    host = spawn("--no-default-plugins", "--plugins", test_plugins["c_caller"], "--plugins", test_plugins["c_stepup"],
+                 "--store", deployment.store, "--config", deployment.config)
+    host.initialize(device=dict(DEVICE, deviceID=device))
+    return host
+
+
+def call(host, service, **params):
+    return host.request("ccaller.call", {"service": service, "params": params})
+
+
+def test_an_operators_notification_reaches_the_users_hosts_and_is_answered_once(spawn, test_plugins, deployment):
+    deployment.add_user("alice")
+    first = caller_host(spawn, test_plugins, deployment, "device-a")
+    second = caller_host(spawn, test_plugins, deployment, "device-b")
+    for host in (first, second):
+        assert host.request("ccaller.subscribe", {"topic": "notifications.created"}) == {"rc": 0}
+    sent = deployment.admin("notify", "alice", "--subject", "Pay 20 EUR to Carol?", "--message", "Invoice 42",
+                            "--action", "Accept=accept:1", "--action", "Reject=reject")
+    uuid = sent["notification_uuid"]
+    for host in (first, second):
+        news = host.wait_event("onFeed", timeout=5)["params"]["payload"]
+        assert news == {"userID": "alice", "uuid": uuid, "kind": "message"}, "pushed to every host, no polling"
+
+    listed = call(first, "notifications.list", userID="alice")
+    assert listed["total"] == "1" and listed["count"] == "1" and listed["start"] == "1"
+    item = listed["notifications"][0]
+    assert item["notification_uuid"] == uuid and item["body"][0]["subject"] == "Pay 20 EUR to Carol?"
+    assert item["actions"] == [{"label": "Accept", "action": "accept", "authlevel": "1"},
+                               {"label": "Reject", "action": "reject", "authlevel": "0"}]
+    assert set(item) >= {"create_ts", "create_ts_epoch", "expiry_timestamp", "expiry_timestamp_epoch", "action_performed", "ds_required"}
+
+    for wrong, outcome in [({"uuid": "no-such"}, "unknown"), ({"action": "maybe"}, "actionNotOffered")]:
+        params = dict({"userID": "alice", "uuid": uuid, "action": "accept", "deviceID": "device-a"}, **wrong)
+        assert call(first, "notifications.answer", **params) == {"outcome": outcome}
+
+    results = {}
+    start = threading.Barrier(2)
+
+    def answer(host, name, action):
+        start.wait()
+        results[name] = call(host, "notifications.answer", userID="alice", uuid=uuid, action=action, deviceID=name)
+
+    threads = [threading.Thread(target=answer, args=(first, "device-a", "accept")),
+               threading.Thread(target=answer, args=(second, "device-b", "reject"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(result["outcome"] for result in results.values()) == ["alreadyAnswered", "updated"], results
+    history = deployment.admin("notifications", "alice")
+    assert len(history) == 1 and history[0]["status"] == "UPDATED" and history[0]["action_performed"] in ("accept", "reject")
+    assert call(first, "notifications.list", userID="alice")["total"] == "0"
+
+
+def test_bad_notifications_are_refused_with_the_reason(spawn, test_plugins, deployment):
+    deployment.add_user("alice")
+    out = deployment.admin("notify", "alice", "--subject", "", "--message", "m", "--action", "OK=ok", check=False)
+    assert out.returncode == 1 and "subject" in out.stderr
+    out = deployment.admin("notify", "nobody", "--subject", "s", "--message", "m", "--action", "OK=ok", check=False)
+    assert out.returncode == 1 and "no such user" in out.stderr
+    host = caller_host(spawn, test_plugins, deployment, "device-a")
+    with pytest.raises(RPCError) as refused:
+        call(host, "notifications.create", userID="alice", subject="s", message="m", actions=[], expiresInSeconds=60)
+    assert refused.value.code == -32602
