@@ -10,6 +10,7 @@ let package = Package(
         // `libFlowPlugin*.so` next to the executable by default.
         .library(name: "FlowPluginEchoC", type: .dynamic, targets: ["FlowPluginEchoC"]),
         .library(name: "FlowPluginMFA", type: .dynamic, targets: ["FlowPluginMFA"]),
+        .library(name: "FlowPluginStepUp", type: .dynamic, targets: ["FlowPluginStepUp"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -127,6 +128,7 @@ let package = Package(
         // Flow modules.
         .target(name: "FlowPluginEchoC", dependencies: ["CFlowHostABI", "CJansson"], path: "Plugins/EchoC"),
         .target(name: "FlowPluginMFA", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/MFA"),
+        .target(name: "FlowPluginStepUp", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/StepUp"),
 
         // Unit tests, and what they share.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

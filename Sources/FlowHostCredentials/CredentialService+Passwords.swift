@@ -78,6 +78,24 @@ extension CredentialService {
         }
     }
 
+    /// A step-up: the logged-in user's password again, on a device that
+    /// proves it holds its key first (nothing is counted without that).
+    /// Opens no session; an expired password is reported as such.
+    public func stepUpPassword(_ userID: String, _ password: String, deviceID: String, proof: String) throws -> PasswordOutcome {
+        let now = clock()
+        let (user, current) = try userAndPassword(userID)
+        let matches = user.blockReason == nil && current.map { settings.hasher.verify(password, against: $0.hash) } ?? false
+        return try write(durability: matches ? .relaxed : .full) { tx in
+            if let user = try tx.user(userID), try loginRefusal(tx, user, deviceID: deviceID) == nil,
+                let refusal = try possessionRefusal(tx, userID: userID, deviceID: deviceID, .proof(proof), allowsBinding: false)
+            {
+                try audit.count(tx, userID, "password.step-up", refusal.name)
+                return .refused(refusal)
+            }
+            return try recordVerification(tx, userID: userID, deviceID: deviceID, matches: matches, current: current, now: now)
+        }
+    }
+
     /// The counter side of a password check, inside the caller's transaction:
     /// re-reads the user, refuses a user who may not log in on this device
     /// now, then restores or lowers the attempts.

@@ -24,6 +24,35 @@ public enum SDKPayload {
     }
 }
 
+extension SDKPayload {
+    /// The SDK's server-call envelope (`onGetNotifications`,
+    /// `onUpdateNotification`, …): `{errCode, error, eMethId, pArgs:
+    /// {service_details, response: {ResponseData, ResponseDataLen, StatusMsg,
+    /// StatusCode, CredOpMode}, pxyDetails}}`, plus the SDK's `status`.
+    public static func serverCall(
+        statusCode: Int = success, message: String = "Success", responseData: JSON = .object(), errorCode: Int = 0,
+        errorString: String = "Success", method: Int = 0
+    ) -> JSON {
+        let data = responseData.serialized()
+        return [
+            "errCode": .int(errorCode),
+            "error": ["longErrorCode": .int(errorCode), "shortErrorCode": .int(errorCode), "errorString": .string(errorString)],
+            "eMethId": .int(method),
+            "status": ["statusCode": .int(statusCode), "statusMessage": .string(message)],
+            "pArgs": [
+                "service_details": .object(),
+                "response": [
+                    "ResponseData": responseData, "ResponseDataLen": .int(data.utf8.count), "StatusMsg": .string(message),
+                    "StatusCode": .int(statusCode), "CredOpMode": -1,
+                ],
+                "pxyDetails": [
+                    "isStarted": 0, "isLocalhostOnly": 0, "isAutoStarted": 0, "isPrivacyEnabled": 0, "portType": 0, "port": 0,
+                ],
+            ],
+        ]
+    }
+}
+
 /// `additionalInfo.currentWorkFlow` values.
 public enum Workflow {
     public static let activation = "FirstTimeUserActivation"

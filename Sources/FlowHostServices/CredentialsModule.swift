@@ -80,6 +80,12 @@ enum CredentialsModule {
             check(try credentials.checkNewPassword(try p.string("userID"), try p.string("password")))
         }
 
+        offer(engine, "password.stepUp", [string("userID", userID: true), string("password"), string("deviceID"), string("proof")]) { _, p in
+            password(
+                try credentials.stepUpPassword(
+                    try p.string("userID"), try p.string("password"), deviceID: try p.string("deviceID"), proof: try p.string("proof")))
+        }
+
         offer(engine, "password.verify", [string("userID", userID: true), string("password"), string("deviceID")]) { _, p in
             password(try credentials.verifyPassword(try p.string("userID"), try p.string("password"), deviceID: try p.string("deviceID")))
         }

@@ -3,6 +3,10 @@ import FlowHostNotifications
 import FlowHostStore
 import FlowJSON
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Notifications for flows: create, list, check and answer, in the SDK's
 /// shapes. The step-up and device-activation flows build on these.
 enum NotificationsModule {
@@ -40,16 +44,45 @@ enum NotificationsModule {
             ]
         }
 
+        offer(engine, "notifications.check", [string("userID", userID: true), string("uuid"), string("action")]) { _, p in
+            let (outcome, action) = try notifications.check(userID: try p.string("userID"), uuid: try p.string("uuid"), action: try p.string("action"))
+            switch outcome {
+            case .updated: return ["outcome": "answerable", "authlevel": .string(action?.authLevel ?? "0")]
+            default: return ["outcome": .string(name(outcome))]
+            }
+        }
+
+        offer(
+            engine, "notifications.history", [string("userID", userID: true), integer("startIndex", required: false), integer("recordCount", required: false)]
+        ) { _, p in
+            let now = CredentialClock.now()
+            let items = try notifications.history(
+                userID: try p.string("userID"), startIndex: try p.optionalInt("startIndex") ?? 1, recordCount: try p.optionalInt("recordCount") ?? 0)
+            return ["history": .array(items.map { NotificationShapes.historyItem($0, now: now) })]
+        }
+
         offer(engine, "notifications.answer", [string("userID", userID: true), string("uuid"), string("action"), string("deviceID")]) { _, p in
             switch try notifications.answer(
                 userID: try p.string("userID"), uuid: try p.string("uuid"), action: try p.string("action"), deviceID: try p.string("deviceID"))
             {
             case .updated(let record): return ["outcome": "updated", "kind": .string(record.kind)]
-            case .unknown: return ["outcome": "unknown"]
-            case .expired: return ["outcome": "expired"]
-            case .actionNotOffered: return ["outcome": "actionNotOffered"]
-            case .alreadyAnswered: return ["outcome": "alreadyAnswered"]
+            case let other: return ["outcome": .string(name(other))]
             }
         }
     }
+
+    static func name(_ outcome: NotificationService.AnswerOutcome) -> String {
+        switch outcome {
+        case .updated: "updated"
+        case .unknown: "unknown"
+        case .expired: "expired"
+        case .actionNotOffered: "actionNotOffered"
+        case .alreadyAnswered: "alreadyAnswered"
+        }
+    }
+}
+
+/// Seconds since the epoch, for shapes that show times.
+enum CredentialClock {
+    static func now() -> Int64 { Int64(time(nil)) }
 }

@@ -1,0 +1,107 @@
+import FlowHostSDK
+import FlowJSON
+
+/// `stepup.authenticate`: the seed's table, from how the user logged in
+/// (the host's session) and what is enrolled.
+/// - logged in with a password → `getPassword` (the caller's challengeMode);
+/// - logged in with LDA, LDA enrolled → the platform's LDA check; if the
+///   client cancels: `getPassword` without an error when a password is
+///   enrolled, else the outcome `ldaCancelled` (error 131 to the client);
+/// - every success also proves the device key.
+/// Outcomes: authenticated, exhausted (153), expired (110), ldaCancelled
+/// (131), refused (the device could not prove itself), cancelled.
+extension StepUpFlow {
+    func serve(_ name: String, params: JSON, call: UInt64) {
+        guard let session = host.session, let user = session["userID"]?.stringValue else {
+            host.complete(call, .failure(FlowError(code: -32006, message: "No user is logged in on this device")))
+            return
+        }
+        let state: JSON
+        do throws(FlowError) { state = try host.call("credentials.userState", ["userID": .string(user), "deviceID": .string(deviceID)]) } catch {
+            host.complete(call, .failure(error))
+            return
+        }
+        let mode = params["challengeMode"]?.intValue ?? ChallengeMode.stepUp
+        current = StepUp(call: call, userID: user, challengeMode: mode, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0)
+        let loggedInWithLDA = session["factors"]?.elements.contains { $0.stringValue == "lda" } == true
+        if loggedInWithLDA, let ldaType = state["ldaType"]?.intValue {
+            host.request(
+                "platform/authenticateLDA",
+                ["userID": .string(user), "authenticationType": .int(ldaType), "reason": .string(params["reason"]?.stringValue ?? "step-up")]
+            ) { [self] outcome in
+                guard current?.call == call else { return }
+                if case .success(let result) = outcome, result["authenticated"]?.boolValue == true {
+                    proveThenFinish(call, user: user)
+                } else if state["hasPassword"]?.boolValue == true {
+                    askForPassword(status: 100)  // the seed's seamless fallback: no error
+                } else {
+                    finish(call, ["outcome": "ldaCancelled"])
+                }
+            }
+        } else {
+            askForPassword(status: 100)
+        }
+    }
+
+    func askForPassword(status: Int, message: String = "Success") {
+        guard let step = current else { return }
+        host.emit(
+            "getPassword",
+            SDKPayload.event(
+                status: status, message: message, workflow: Workflow.login, challengeInfo: [("ENABLE_FORGOT_PASSWORD", "false")],
+                fields: ["userID": .string(step.userID), "challengeMode": .int(step.challengeMode), "attemptsLeft": .int(step.attemptsLeft)]))
+    }
+
+    func setPassword(_ password: String, mode: Int) throws(FlowError) {
+        guard let step = current, step.challengeMode == mode else { throw FlowError(code: -32006, message: "no step-up in progress") }
+        let call = step.call
+        host.call("device.prove", ["userID": .string(step.userID), "deviceID": .string(deviceID), "reason": "step-up"]) { [self] outcome in
+            guard current?.call == call else { return }
+            guard case .success(let proof) = outcome, proof["outcome"]?.stringValue == "proven", let token = proof["proof"]?.stringValue else {
+                return finish(call, ["outcome": "refused", "status": 126])
+            }
+            let result: JSON
+            do throws(FlowError) {
+                result = try host.call(
+                    "password.stepUp",
+                    ["userID": .string(step.userID), "password": .string(password), "deviceID": .string(deviceID), "proof": .string(token)])
+            } catch {
+                current = nil
+                host.complete(call, .failure(error))
+                return
+            }
+            switch result["outcome"]?.stringValue {
+            case "accepted":
+                finish(call, ["outcome": result["expired"]?.boolValue == true ? "expired" : "authenticated"])
+            case "wrong":
+                current?.attemptsLeft = result["attemptsLeft"]?.intValue ?? 0
+                askForPassword(status: 102, message: "Invalid password.")
+            case "refused" where result["status"]?.intValue == 141:
+                finish(call, ["outcome": "exhausted"])
+            case "refused":
+                finish(call, ["outcome": "refused", "status": result["status"] ?? 126])
+            default:
+                host.log(.error, "password.stepUp gave an outcome this flow does not know")
+                current = nil
+                host.complete(call, .failure(.internalError))
+            }
+        }
+    }
+
+    /// LDA passed: the device proves its key, then the step-up succeeds.
+    func proveThenFinish(_ call: UInt64, user: String) {
+        host.call("device.prove", ["userID": .string(user), "deviceID": .string(deviceID), "reason": "step-up"]) { [self] outcome in
+            guard current?.call == call else { return }
+            if case .success(let proof) = outcome, proof["outcome"]?.stringValue == "proven" {
+                finish(call, ["outcome": "authenticated"])
+            } else {
+                finish(call, ["outcome": "refused", "status": 126])
+            }
+        }
+    }
+
+    func finish(_ call: UInt64, _ result: JSON) {
+        current = nil
+        host.complete(call, .success(result))
+    }
+}

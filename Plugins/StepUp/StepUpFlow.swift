@@ -1,0 +1,173 @@
+import FlowHostSDK
+import FlowJSON
+
+/// The `step-up` flow: notifications for the logged-in user (list, history,
+/// answer), and re-authentication as a service other flows call
+/// (`stepup.authenticate`) before a sensitive action.
+///
+/// Touched only on the host's loop thread. Everything durable (the
+/// notifications, attempts, device keys) lives in the store behind the
+/// host's services; who is logged in is the host's session.
+final class StepUpFlow: ServingFlow {
+    let host: FlowHost
+    var deviceID = ""
+    /// The step-up being served, if any.
+    var current: StepUp?
+    /// The notification answer waiting for its step-up, if any.
+    var pendingUpdate: (uuid: String, action: String, call: UInt64?)?
+
+    struct StepUp {
+        let call: UInt64
+        let userID: String
+        let challengeMode: Int
+        var attemptsLeft: Int
+    }
+
+    init(host: FlowHost, config: JSON) throws(FlowError) {
+        self.host = host
+        if let key = config.keys.first { throw FlowError.invalidParams(field: "flows.step-up.\(key)", reason: "unknown key") }
+    }
+
+    func start() {
+        deviceID = host.sessionInfo["device"]?["deviceID"]?.stringValue ?? ""
+        host.subscribe("notifications.created")
+    }
+
+    func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
+        switch method {
+        case "getNotifications": try getNotifications(params)
+        case "getNotificationHistory": try getNotificationHistory(params)
+        case "updateNotification": try updateNotification(params["notificationID"]!.stringValue!, action: params["action"]!.stringValue!)
+        case "setPassword": try setPassword(params["password"]!.stringValue!, mode: params["challengeMode"]!.intValue!)
+        default: throw FlowError.methodNotFound
+        }
+        return nil
+    }
+
+    /// The logged-in user, or the SDK-style refusal of a call that needs one.
+    func loggedInUser() throws(FlowError) -> String {
+        guard let user = host.session?["userID"]?.stringValue else {
+            throw FlowError(code: -32006, message: "No user is logged in on this device")
+        }
+        return user
+    }
+
+    // MARK: Notifications
+
+    func getNotifications(_ params: JSON) throws(FlowError) {
+        let user = try loggedInUser()
+        let listed = try host.call(
+            "notifications.list",
+            ["userID": .string(user), "startIndex": .int(params["startIndex"]?.intValue ?? 1), "recordCount": .int(params["recordCount"]?.intValue ?? 0)])
+        host.emit("onGetNotifications", SDKPayload.serverCall(responseData: listed))
+    }
+
+    func getNotificationHistory(_ params: JSON) throws(FlowError) {
+        let user = try loggedInUser()
+        let history = try host.call(
+            "notifications.history",
+            ["userID": .string(user), "startIndex": .int(params["startIndex"]?.intValue ?? 1), "recordCount": .int(params["recordCount"]?.intValue ?? 0)])
+        let wanted = params["notificationStatus"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        let action = params["actionPerformed"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        let keyword = params["keywordSearch"]?.stringValue.flatMap { $0.isEmpty ? nil : $0.lowercased() }
+        let items = (history["history"]?.elements ?? []).filter { item in
+            if let wanted, item["status"]?.stringValue != wanted { return false }
+            if let action, item["action_performed"]?.stringValue != action { return false }
+            if let keyword {
+                let text = (item["body"]?[0]?["subject"]?.stringValue ?? "") + " " + (item["body"]?[0]?["message"]?.stringValue ?? "")
+                if !text.lowercased().contains(keyword) { return false }
+            }
+            return true
+        }
+        host.emit("onGetNotificationsHistory", SDKPayload.serverCall(responseData: ["history": .array(items)]))
+    }
+
+    /// `updateNotification(uuid, action)`: refused at once (nothing changes,
+    /// no dialogue starts) when the notification cannot be answered; else
+    /// step-up first when the action's `authlevel` asks for it.
+    func updateNotification(_ uuid: String, action: String) throws(FlowError) {
+        let user = try loggedInUser()
+        let check = try host.call("notifications.check", ["userID": .string(user), "uuid": .string(uuid), "action": .string(action)])
+        guard check["outcome"]?.stringValue == "answerable" else {
+            let reason = check["outcome"]?.stringValue ?? "unknown"
+            throw FlowError(
+                code: -32013, message: "The notification cannot be answered: \(reason)", data: ["reason": .string(reason), "notification_uuid": .string(uuid)])
+        }
+        guard check["authlevel"]?.stringValue ?? "0" != "0" else { return answer(user, uuid: uuid, action: action) }
+        pendingUpdate = (uuid, action, nil)
+        pendingUpdate?.call = host.call("stepup.authenticate", ["challengeMode": .int(ChallengeMode.stepUp), "reason": "notification"]) {
+            [self] outcome in
+            guard let pending = pendingUpdate, pending.uuid == uuid else { return }
+            pendingUpdate = nil
+            switch outcome {
+            case .success(let result): stepUpFinished(user, uuid: uuid, action: action, result: result)
+            case .failure(let error) where error.code == -32800: return  // abandoned: nothing recorded, nothing said
+            case .failure(let error): updated(uuid, status: 114, message: "Step-up failed on the server side: \(error.message)")
+            }
+        }
+    }
+
+    func stepUpFinished(_ user: String, uuid: String, action: String, result: JSON) {
+        switch result["outcome"]?.stringValue {
+        case "authenticated":
+            answer(user, uuid: uuid, action: action)
+        case "exhausted":
+            updated(uuid, status: 153, message: "Too many wrong attempts: you are logged off.")
+            host.endSession(reason: "step-up-failed")
+        case "expired":
+            updated(uuid, status: 110, message: "Your password has expired: you are logged off.")
+            host.endSession(reason: "step-up-failed")
+        case "ldaCancelled":
+            updated(uuid, status: 100, message: "Local device authentication was cancelled.", errorCode: 131, errorString: "LDA cancelled")
+        case "refused":
+            updated(uuid, status: result["status"]?.intValue ?? 126, message: "This device could not prove who you are.")
+        default:
+            host.log(.error, "stepup.authenticate gave an outcome this flow does not know")
+            updated(uuid, status: 114, message: "Step-up failed on the server side.")
+        }
+    }
+
+    func answer(_ user: String, uuid: String, action: String) {
+        do {
+            let result = try host.call(
+                "notifications.answer", ["userID": .string(user), "uuid": .string(uuid), "action": .string(action), "deviceID": .string(deviceID)])
+            if result["outcome"]?.stringValue == "updated" {
+                updated(uuid, status: 100, message: "Action \(action) recorded.")
+            } else {
+                updated(uuid, status: 114, message: "The notification could no longer be answered: \(result["outcome"]?.stringValue ?? "unknown").")
+            }
+        } catch {
+            host.log(.error, "answering a notification failed: \(error.message)")
+            updated(uuid, status: 114, message: "The action could not be recorded; try again.")
+        }
+    }
+
+    /// `onUpdateNotification`, in the SDK's server-call envelope.
+    func updated(_ uuid: String, status: Int, message: String, errorCode: Int = 0, errorString: String = "Success") {
+        let data: JSON = ["status_code": .int(status), "message": .string(message), "notification_uuid": .string(uuid), "is_ds_verified": false]
+        host.emit(
+            "onUpdateNotification",
+            SDKPayload.serverCall(statusCode: status, message: message, responseData: data, errorCode: errorCode, errorString: errorString))
+    }
+
+    // MARK: What the host tells
+
+    func notified(topic: String, payload: JSON) {
+        switch topic {
+        case "notifications.created":
+            // Beyond the SDK: the client hears of a new notification without polling.
+            guard let user = host.session?["userID"]?.stringValue, payload["userID"]?.stringValue == user else { return }
+            host.emit("onNotificationReceived", ["userID": .string(user), "notification_uuid": payload["uuid"] ?? ""])
+        case "challenge.expired", "challenge.cancelled":
+            guard let step = current else { return }
+            current = nil
+            host.complete(step.call, .success(["outcome": "cancelled"]))
+        default:
+            return
+        }
+    }
+
+    func cancelled(_ call: UInt64) {
+        if current?.call == call { current = nil }
+    }
+}

@@ -1,0 +1,140 @@
+"""The step-up flow with notification actions: the seed's scenarios
+(password, LDA, LDA cancelled without a password, attempts exhausted, an
+expired password) and the notification methods' errors."""
+
+import json
+
+import pytest
+
+from conftest import GOOD_PASSWORD, activate, status_of, wait_until
+from flowhost_client import RPCError
+from schemas import validate
+
+
+def notify(deployment, user="alice", authlevel="1"):
+    return deployment.admin("notify", user, "--subject", "Pay 20 EUR to Carol?", "--message", "Invoice 42",
+                            "--action", "Accept=accept:%s" % authlevel, "--action", "Reject=reject")["notification_uuid"]
+
+
+def update_status(event):
+    response = event["params"]["pArgs"]["response"]
+    assert response["StatusCode"] == response["ResponseData"]["status_code"]
+    return response["StatusCode"], event["params"]["error"]["longErrorCode"]
+
+
+def logged_in_host(deployment, lda=False, lda_answer=True):
+    code = deployment.add_user("alice")
+    host = deployment.host("device-1", lda=[1] if lda else [], lda_answer=lda_answer)
+    activate(host, "alice", code, lda=lda)
+    return host
+
+
+def test_scenario_1_password_step_up_with_a_wrong_then_a_right_password(deployment):
+    host = logged_in_host(deployment)
+    uuid = notify(deployment)
+    host.request("getNotifications", [0, "", 1, "", ""])
+    listed = host.wait_event("onGetNotifications")["params"]["pArgs"]["response"]["ResponseData"]
+    assert listed["total"] == "1" and listed["notifications"][0]["notification_uuid"] == uuid
+    host.request("updateNotification", [uuid, "accept"])
+    ask = host.wait_event("getPassword")
+    assert ask["params"]["challengeMode"] == 3 and ask["params"]["attemptsLeft"] == 3
+    validate("step-up.getPassword.params", ask["params"])
+    host.request("setPassword", ["Wrong&Passw0rd9", 3])
+    again = host.wait_event("getPassword")
+    assert status_of(again) == 102 and again["params"]["attemptsLeft"] == 2
+    host.request("setPassword", [GOOD_PASSWORD, 3])
+    assert update_status(host.wait_event("onUpdateNotification")) == (100, 0)
+    history = deployment.admin("notifications", "alice")
+    assert history[0]["status"] == "UPDATED" and history[0]["action_performed"] == "accept"
+    assert deployment.admin("show-user", "alice")["passwordAttemptsLeft"] == 3, "success restores the attempts"
+
+
+def test_an_action_without_authlevel_needs_no_step_up(deployment):
+    host = logged_in_host(deployment)
+    uuid = notify(deployment)
+    host.request("updateNotification", [uuid, "reject"])
+    assert update_status(host.wait_event("onUpdateNotification")) == (100, 0)
+    assert not [event for event in host.events if event["method"] == "getPassword" and event["params"].get("challengeMode") == 3]
+
+
+def test_scenario_2_lda_step_up_asks_the_platform_not_for_a_password(deployment):
+    host = logged_in_host(deployment, lda=True)
+    uuid = notify(deployment)
+    host.request("updateNotification", [uuid, "accept"])
+    assert update_status(host.wait_event("onUpdateNotification")) == (100, 0)
+    asked = [json.loads(line)["params"] for direction, line in host.transcript if direction == "<-" and "authenticateLDA" in line]
+    assert asked[-1]["reason"] == "notification"
+    assert not [event for event in host.events if event["method"] == "getPassword"]
+
+
+def test_scenario_4_lda_cancelled_without_a_password_is_error_131_and_a_retry_works(deployment):
+    host = logged_in_host(deployment, lda=True)
+    answers = iter([{"authenticated": False}, {"authenticated": True}])
+    host.on_request("platform/authenticateLDA", lambda params: next(answers))
+    uuid = notify(deployment)
+    host.request("updateNotification", [uuid, "accept"])
+    assert update_status(host.wait_event("onUpdateNotification")) == (100, 131)
+    assert deployment.admin("notifications", "alice")[0]["status"] == "ACTIVE"
+    host.request("updateNotification", [uuid, "accept"])
+    assert update_status(host.wait_event("onUpdateNotification")) == (100, 0)
+
+
+def test_scenario_5_attempts_exhausted_is_153_then_logoff(deployment):
+    host = logged_in_host(deployment)
+    uuid = notify(deployment)
+    host.request("updateNotification", [uuid, "accept"])
+    for _ in range(3):
+        host.wait_event("getPassword")
+        host.request("setPassword", ["Wrong&Passw0rd9", 3])
+    assert update_status(host.wait_event("onUpdateNotification"))[0] == 153
+    assert host.wait_event("onUserLoggedOff")["params"]["userID"] == "alice"
+    host.wait_event("getUser")
+    assert deployment.admin("show-user", "alice")["openSessions"] == 0
+    assert deployment.admin("notifications", "alice")[0]["status"] == "ACTIVE", "nothing recorded"
+
+
+def test_an_expired_password_is_110_then_logoff(deployment):
+    host = logged_in_host(deployment)
+    deployment.admin("expire-password", "alice")
+    uuid = notify(deployment)
+    host.request("updateNotification", [uuid, "accept"])
+    host.wait_event("getPassword")
+    host.request("setPassword", [GOOD_PASSWORD, 3])
+    assert update_status(host.wait_event("onUpdateNotification"))[0] == 110
+    host.wait_event("onUserLoggedOff")
+    host.wait_event("getUser")
+
+
+def test_notification_errors_are_refused_and_change_nothing(deployment):
+    host = logged_in_host(deployment)
+    deployment.add_user("bob")
+    mine = notify(deployment)
+    theirs = notify(deployment, user="bob")
+    for uuid, action, reason in [("no-such", "accept", "unknown"), (theirs, "accept", "unknown"), (mine, "maybe", "actionNotOffered")]:
+        with pytest.raises(RPCError) as refused:
+            host.request("updateNotification", [uuid, action])
+        assert refused.value.code == -32013 and refused.value.data["reason"] == reason
+    host.request("updateNotification", [mine, "reject"])
+    host.wait_event("onUpdateNotification")
+    with pytest.raises(RPCError) as twice:
+        host.request("updateNotification", [mine, "accept"])
+    assert twice.value.data["reason"] == "alreadyAnswered"
+    host.request("getNotificationHistory", [0, "", 1, "", "", "UPDATED", "reject", "invoice", ""])
+    history = host.wait_event("onGetNotificationsHistory")["params"]["pArgs"]["response"]["ResponseData"]["history"]
+    assert [item["notification_uuid"] for item in history] == [mine]
+    assert deployment.admin("notifications", "bob")[0]["status"] == "ACTIVE"
+
+
+def test_a_logged_in_host_hears_of_a_new_notification_without_polling(deployment):
+    host = logged_in_host(deployment)
+    uuid = notify(deployment)
+    assert host.wait_event("onNotificationReceived", timeout=5)["params"] == {"userID": "alice", "notification_uuid": uuid}
+
+
+def test_notification_methods_need_a_logged_in_user(deployment):
+    deployment.add_user("alice")
+    host = deployment.host("device-1")
+    host.wait_event("getUser")
+    with pytest.raises(RPCError) as refused:
+        host.request("getNotifications", [0, "", 1, "", ""])
+    assert refused.value.code == -32006
