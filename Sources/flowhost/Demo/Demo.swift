@@ -1,6 +1,8 @@
 import ArgumentParser
+import FlowHostAudit
 import FlowHostCredentials
 import FlowHostDelivery
+import FlowHostNotifications
 import FlowHostStore
 import FlowJSON
 
@@ -23,8 +25,17 @@ struct Demo: ParsableCommand {
         guard let made = mkdtemp(&template) else { throw ValidationError("cannot create a temporary folder") }
         let folder = String(cString: made)
         defer {
-            // The temporary store and its companions, then the folder.
-            for suffix in ["", "-wal", "-shm", ".key"] { unlink(folder + "/demo.sqlite" + suffix) }
+            // The temporary store and its companions, the device keys, then the folder.
+            for suffix in ["", "-wal", "-shm", ".key", ".feed"] { unlink(folder + "/demo.sqlite" + suffix) }
+            let keys = folder + "/devices"
+            if let stream = opendir(keys) {
+                while let entry = readdir(stream) {
+                    let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
+                    if name != ".", name != ".." { unlink(keys + "/" + name) }
+                }
+                closedir(stream)
+            }
+            rmdir(keys)
             rmdir(folder)
         }
         let context = DemoContext(executable: executable, storePath: store ?? folder + "/demo.sqlite")
@@ -72,6 +83,19 @@ struct DemoContext: Sendable {
         return issued.activationCode
     }
 
+    /// What an operator (or a service) does: `flowhost admin notify USER …`.
+    func notify(_ userID: String, subject: String, actions: [(String, String, String)]) throws -> String {
+        let store = try SQLiteStore(path: storePath)
+        let service = NotificationService(store: store, audit: AuditLog(clock: CredentialService.now), clock: CredentialService.now)
+        let wake = try FeedWake(path: storePath + ".feed")
+        service.ringFeed = { wake.ring() }
+        let uuid = try service.create(
+            userID: userID, subject: subject, message: "Invoice 42",
+            actions: actions.map { NotificationAction(label: $0.0, action: $0.1, authLevel: $0.2) }, expiresInSeconds: 600)
+        print("  (operator) flowhost admin notify \(userID) --subject \"\(subject)\" … → \(uuid)")
+        return uuid
+    }
+
     func stop(_ client: DemoClient) throws {
         client.echo = false
         try client.call("shutdown")
@@ -86,7 +110,7 @@ struct DemoScenario: Sendable {
     let title: String
     let run: @Sendable (DemoContext) throws -> Void
 
-    static var all: [DemoScenario] { [echo, activationWithPassword, passwordLogin, activationWithLDA, ldaLogin] }
+    static var all: [DemoScenario] { [echo, activationWithPassword, passwordLogin, activationWithLDA, ldaLogin, stepUp] }
 
     static let password = "Tr0ub4dor&Zebra"
 
@@ -145,6 +169,27 @@ struct DemoScenario: Sendable {
         try client.waitEvent("getUser")
         try client.call("setUser", ["bob"])
         try client.waitEvent("onUserLoggedIn")
+        try context.stop(client)
+    }
+
+    static let stepUp = DemoScenario(title: "step-up: a notification approved with the password again (challengeMode 3)") { context in
+        let client = try context.startHost(deviceID: "alice-laptop")
+        try client.waitEvent("getUser")
+        try client.call("setUser", ["alice"])
+        try client.waitEvent("getPassword")
+        try client.call("setPassword", [.string(password), 0])
+        try client.waitEvent("onUserLoggedIn")
+        let uuid = try context.notify("alice", subject: "Pay 20 EUR to Carol?", actions: [("Accept", "accept", "1"), ("Reject", "reject", "0")])
+        try client.waitEvent("onNotificationReceived")
+        try client.call("getNotifications", [0, "", 1, "", ""])
+        try client.waitEvent("onGetNotifications")
+        try client.call("updateNotification", [.string(uuid), "accept"])
+        try client.waitEvent("getPassword")
+        try client.call("setPassword", [.string(password), 3])
+        let updated = try client.waitEvent("onUpdateNotification")
+        guard updated["pArgs"]?["response"]?["StatusCode"]?.intValue == 100 else {
+            throw DemoClient.Failure(description: "expected the action to be recorded")
+        }
         try context.stop(client)
     }
 
