@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "FlowPluginEchoC", type: .dynamic, targets: ["FlowPluginEchoC"]),
         .library(name: "FlowPluginMFA", type: .dynamic, targets: ["FlowPluginMFA"]),
         .library(name: "FlowPluginStepUp", type: .dynamic, targets: ["FlowPluginStepUp"]),
+        .library(name: "FlowPluginDeviceActivation", type: .dynamic, targets: ["FlowPluginDeviceActivation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -129,6 +130,7 @@ let package = Package(
         .target(name: "FlowPluginEchoC", dependencies: ["CFlowHostABI", "CJansson"], path: "Plugins/EchoC"),
         .target(name: "FlowPluginMFA", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/MFA"),
         .target(name: "FlowPluginStepUp", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/StepUp"),
+        .target(name: "FlowPluginDeviceActivation", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/DeviceActivation"),
 
         // Unit tests, and what they share.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -48,6 +48,6 @@ extension MFAFlow {
         uses: [
             "credentials.userState", "credentials.rememberedUsers", "activation.verify", "activation.resend", "activation.complete",
             "password.policy", "password.check", "password.login", "password.update", "session.open", "session.close", "audit.record",
-            "device.createKey", "device.prove",
+            "device.createKey", "device.prove", "deviceactivation.approve", "activation.completeApproved",
         ])
 }

@@ -95,6 +95,9 @@ extension MFAFlow {
     }
 
     func setUserConsent(_ enroll: Bool, authenticationType: Int) throws(FlowError) {
+        if case .awaitingNewDeviceConsent(let userID, let approval) = stage {
+            return try newDeviceConsent(userID, approval: approval, enroll: enroll, authenticationType: authenticationType)
+        }
         guard case .awaitingConsent(let userID, let grant) = stage else { throw Self.wrongStage }
         guard enroll else {
             audit(userID, "activation.lda-consent", "declined")

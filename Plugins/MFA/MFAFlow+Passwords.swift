@@ -72,6 +72,8 @@ extension MFAFlow {
                     logIn(userID, password, ["proof": .string(fresh)])
                 }
             }
+        case .awaitingNewDevicePassword(let userID, let approval):
+            completeNewDevice(userID, approval: approval, password: password, ldaType: nil)
         case .awaitingExpiredUpdate:
             throw FlowError.sdk(4, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
         default:

@@ -26,6 +26,11 @@ final class MFAFlow: Flow {
         case awaitingLDA(userID: String)
         /// Waiting for the host (a device key, a proof of it).
         case awaitingDevice(userID: String)
+        /// A new device for an active user: waiting for a registered device's approval.
+        case awaitingApproval(userID: String)
+        /// Approved: the new device authenticates (LDA consent, or the user's password).
+        case awaitingNewDeviceConsent(userID: String, approval: String)
+        case awaitingNewDevicePassword(userID: String, approval: String)
         /// The host's session is the record of who is logged in; the stage
         /// only says this flow's dialogue is over.
         case loggedIn(userID: String, sessionID: String)
@@ -131,8 +136,8 @@ final class MFAFlow: Flow {
                                         verificationKey: state["verificationKey"]?.stringValue)
         }
         guard state["registeredOnDevice"]?.boolValue == true else {
-            audit(userID, "login.device", "not-registered")
-            return askForUser(status: 126, message: Self.refusalMessage(126))
+            // Active elsewhere: ask the user's registered devices to approve this one.
+            return askForApproval(userID)
         }
         // The device proves it holds its key before anything else happens.
         proveDevice(userID) { [self] proof in

@@ -15,6 +15,10 @@ extension HostEngine {
     func subscribe(_ topic: String, plugin: LoadedPlugin?) -> Bool {
         guard let feed else { return false }
         if feedCursor == nil {
+            // Watch for wake-ups before the cursor is read and before the
+            // subscribe call is answered: a publisher that acts on the answer
+            // must find the watch in place, or its ring is lost until the poll.
+            _ = feed.wakeDescriptor
             do { feedCursor = try feed.latestSequence() } catch {
                 logger.error("change feed: \(error)")
                 return false

@@ -134,3 +134,10 @@ public enum DevicePossession: Sendable, Equatable {
     /// A device registered before keys: a password login binds this new key.
     case bind(NewDeviceKey)
 }
+
+public enum ApprovedActivationOutcome: Sendable, Equatable {
+    case completed(sessionID: String)
+    /// The approval is used up; the device must ask again.
+    case wrongPassword(attemptsLeft: Int)
+    case refused(Refusal)
+}

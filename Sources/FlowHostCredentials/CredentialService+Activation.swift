@@ -155,6 +155,54 @@ extension CredentialService {
         }
     }
 
+    /// An additional device, approved from one of the user's registered
+    /// devices: the accepted approval (a notification the user answered on a
+    /// proven device) is used once, in the same transaction that registers
+    /// the device, its key and a session. The device's own authentication is
+    /// the user's password (verified, counted) or an LDA enrollment.
+    public func completeApprovedActivation(
+        _ userID: String, deviceID: String, deviceName: String, approval: String, password: String?, ldaType: Int?, key: NewDeviceKey,
+        workflow: String
+    ) throws -> ApprovedActivationOutcome {
+        let now = clock()
+        let (_, current) = try userAndPasswordForActivation(userID)
+        let matches = password.map { typed in current.map { settings.hasher.verify(typed, against: $0.hash) } ?? false }
+        return try write { tx in
+            guard let user = try tx.user(userID) else { throw StoreError.notFound }
+            if let reason = user.blockReason { return .refused(.blocked(reason)) }
+            guard user.status == .active else { return .refused(.notRegisteredOnDevice) }
+            if try tx.device(userID: userID, deviceID: deviceID)?.status == .active { return .refused(.alreadyActive) }
+            guard try tx.consumeApproval(approval, userID: userID, at: now) else {
+                try audit.count(tx, userID, "activation.approved", "approval-invalid")
+                return .refused(.deviceNotProven)
+            }
+            if let matches, !matches || current == nil {
+                var user = user
+                if let left = try recordFailure(
+                    tx, &user, \.passwordAttemptsLeft, blocking: .passwordAttempts, deviceID: deviceID, action: "activation.approved")
+                {
+                    // The approval stays used: a wrong password ends this attempt.
+                    return .wrongPassword(attemptsLeft: left)
+                }
+                return .refused(.blocked(.passwordAttempts))
+            }
+            let existing = try tx.device(userID: userID, deviceID: deviceID)
+            try tx.save(
+                DeviceRecord(
+                    userID: userID, deviceID: deviceID, name: deviceName, status: .active, ldaType: ldaType,
+                    createdAt: existing?.createdAt ?? now, lastAccessAt: now))
+            try devices.register(tx, userID: userID, deviceID: deviceID, keyID: key.keyID, publicKey: key.publicKey, custody: key.custody)
+            try audit.row(tx, userID, deviceID, "activation.approved", "ok", ["approval": .string(approval), "workflow": .string(workflow)])
+            return .completed(sessionID: try sessionLedger.open(tx, userID: userID, deviceID: deviceID, workflow: workflow))
+        }
+    }
+
+    private func userAndPasswordForActivation(_ userID: String) throws -> (UserRecord, PasswordRecord?) {
+        guard let found = try store.read({ tx in try tx.user(userID).map { ($0, try tx.passwords(userID: userID, limit: 1).first) } })
+        else { throw StoreError.notFound }
+        return found
+    }
+
     /// A wrong answer: one attempt fewer, and a block when none are left.
     /// Returns the attempts left, or nil when the user is now blocked.
     func recordFailure(

@@ -88,7 +88,10 @@ public final class FlowHost {
         let status = params.withUnsafeRaw { callAsync(context, service, $0, Self.resultTrampoline, box, &id) }
         guard status == FLOWHOST_OK else {
             Unmanaged<CompletionBox>.fromOpaque(box).takeRetainedValue().completion(
-                .failure(FlowError(code: status == FLOWHOST_ERR_UNDECLARED_SERVICE ? -32601 : -32603, message: "host refused the call of \(service) (\(status))")))
+                .failure(
+                    FlowError(
+                        code: status == FLOWHOST_ERR_UNDECLARED_SERVICE || status == FLOWHOST_ERR_UNKNOWN_SERVICE ? -32601 : -32603,
+                        message: "host refused the call of \(service) (\(status))")))
             return nil
         }
         return id

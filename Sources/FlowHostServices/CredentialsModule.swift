@@ -1,6 +1,7 @@
 import FlowHostCore
 import FlowHostCredentials
 import FlowHostDevices
+import FlowHostNotifications
 import FlowHostStore
 import FlowJSON
 import JSONRPC
@@ -11,7 +12,9 @@ import JSONRPC
 /// refusal carries the SDK `status` for `getUser`. Secrets pass through in
 /// memory only.
 enum CredentialsModule {
-    static func register(_ credentials: CredentialService, keyring: DeviceKeyring?, in engine: HostEngine) {
+    static func register(
+        _ credentials: CredentialService, keyring: DeviceKeyring?, notifications: NotificationService, in engine: HostEngine
+    ) {
         offer(engine, "credentials.userState", [string("userID", userID: true), string("deviceID")]) { _, p in
             guard let state = try credentials.userState(try p.string("userID"), deviceID: try p.string("deviceID")) else { return .null }
             let json: JSON = [
@@ -70,6 +73,37 @@ enum CredentialsModule {
                 engine.beginSession(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType)
                 return ["outcome": "completed", "sessionID": .string(sessionID)]
             case .grantInvalid: return ["outcome": "grantInvalid"]
+            case .refused(let refusal): return refused(refusal)
+            }
+        }
+
+        offer(
+            engine, "activation.completeApproved",
+            [
+                string("userID", userID: true), string("deviceID"), string("deviceName"), string("approval"), string("workflow"),
+                string("password", required: false), integer("ldaType", required: false), string("keyID"), string("publicKey"),
+                string("custody"),
+            ]
+        ) { _, p in
+            let userID = try p.string("userID")
+            let ldaType = try p.optionalInt("ldaType")
+            let deviceName = try p.string("deviceName")
+            let outcome = try credentials.completeApprovedActivation(
+                userID, deviceID: try p.string("deviceID"), deviceName: deviceName, approval: try p.string("approval"),
+                password: try p.optionalString("password"), ldaType: ldaType, key: try newKey(p, prefix: ""), workflow: try p.string("workflow"))
+            switch outcome {
+            case .completed(let sessionID):
+                engine.beginSession(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType)
+                // NIST SP 800-63B 6.1.2.1: the user's other devices learn that a device was added.
+                do {
+                    _ = try notifications.create(
+                        userID: userID, subject: "A new device was added", message: "\(deviceName) can now log in to your account.",
+                        actions: [NotificationAction(label: "OK", action: "ok")], expiresInSeconds: 7 * 86_400, kind: "info")
+                } catch {
+                    engine.logger.error("the informational notification failed: \(error)")
+                }
+                return ["outcome": "completed", "sessionID": .string(sessionID)]
+            case .wrongPassword(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
             case .refused(let refusal): return refused(refusal)
             }
         }

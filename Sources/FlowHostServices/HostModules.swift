@@ -15,14 +15,14 @@ public enum HostModules {
     ])
 
     public static func register(_ credentials: CredentialService, feedWake: FeedWake?, keyring: DeviceKeyring?, in engine: HostEngine) {
-        CredentialsModule.register(credentials, keyring: keyring, in: engine)
+        let notifications = NotificationService(store: credentials.store, audit: credentials.audit, clock: CredentialService.now)
+        if let feedWake { notifications.ringFeed = { feedWake.ring() } }
+        CredentialsModule.register(credentials, keyring: keyring, notifications: notifications, in: engine)
         DevicesModule.register(credentials, keyring: keyring, in: engine)
         SessionsModule.register(credentials, in: engine)
         AuditModule.register(credentials, in: engine)
         RecordsModule.register(credentials.store, in: engine)
-        let notifications = NotificationService(store: credentials.store, audit: credentials.audit, clock: CredentialService.now)
         NotificationsModule.register(notifications, in: engine)
-        if let feedWake { notifications.ringFeed = { feedWake.ring() } }
         if let feedWake {
             engine.feed = StoreChangeFeed(store: credentials.store, wake: feedWake)
             credentials.ringFeed = { feedWake.ring() }

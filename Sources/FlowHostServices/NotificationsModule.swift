@@ -61,6 +61,11 @@ enum NotificationsModule {
             return ["history": .array(items.map { NotificationShapes.historyItem($0, now: now) })]
         }
 
+        offer(engine, "notifications.withdraw", [string("uuid")]) { _, p in
+            try notifications.withdraw(try p.string("uuid"))
+            return .object()
+        }
+
         offer(engine, "notifications.answer", [string("userID", userID: true), string("uuid"), string("action"), string("deviceID")]) { _, p in
             switch try notifications.answer(
                 userID: try p.string("userID"), uuid: try p.string("uuid"), action: try p.string("action"), deviceID: try p.string("deviceID"))

@@ -13,6 +13,9 @@ public protocol NotificationWriter: NotificationReader {
     /// Records the answer if the notification is still active: false when
     /// it was answered, withdrawn or expired meanwhile (exactly one answer wins).
     func answerNotification(_ uuid: String, action: String, deviceID: String, at: Int64) throws -> Bool
+    /// Uses an accepted device approval once (it completes one activation):
+    /// false when it is not the user's, not an accepted approval, or used already.
+    func consumeApproval(_ uuid: String, userID: String, at: Int64) throws -> Bool
     /// Withdraws an active notification (its dialogue was cancelled).
     @discardableResult func withdrawNotification(_ uuid: String, at: Int64) throws -> Bool
 }

@@ -15,7 +15,8 @@ extension SQLiteSchemaModule {
                 status TEXT NOT NULL,
                 action_performed TEXT,
                 updated_at INTEGER,
-                answered_by_device TEXT
+                answered_by_device TEXT,
+                consumed_at INTEGER
             ) WITHOUT ROWID;
             CREATE INDEX notification_by_user ON notification(user_id, created_at);
             """),

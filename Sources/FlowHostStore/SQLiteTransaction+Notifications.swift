@@ -52,6 +52,14 @@ extension SQLiteTransaction: NotificationWriter {
             """, [.text(action), .integer(at), .text(deviceID), .text(uuid), .integer(at)]) == 1
     }
 
+    func consumeApproval(_ uuid: String, userID: String, at: Int64) throws -> Bool {
+        try db.run(
+            """
+            UPDATE notification SET consumed_at = ? WHERE uuid = ? AND user_id = ? AND kind = 'device-approval' AND status = 'UPDATED'
+              AND action_performed = 'accept' AND consumed_at IS NULL
+            """, [.integer(at), .text(uuid), .text(userID)]) == 1
+    }
+
     func withdrawNotification(_ uuid: String, at: Int64) throws -> Bool {
         try db.run(
             "UPDATE notification SET status = 'DISCARDED', updated_at = ? WHERE uuid = ? AND status = 'ACTIVE'", [.integer(at), .text(uuid)]) == 1

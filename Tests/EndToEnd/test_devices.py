@@ -167,7 +167,8 @@ def test_a_revoked_device_can_no_longer_log_in(deployment):
     assert device["status"] == "DELETE" and device["keyRevokedTs"] is not None
     again = deployment.host("device-1")
     assert again.wait_event("getUser")["params"]["rememberedUsers"] == []
-    assert status_of(password_login(again, "alice")) == 126
+    # No login: a revoked device is a new device again, and must be approved.
+    assert password_login(again, "alice")["method"] == "addNewDeviceOptions"
 
 
 def test_a_key_file_or_folder_others_can_reach_is_refused(deployment):

@@ -252,15 +252,25 @@ def test_password_expiry_and_status_164(deployment):
     host.wait_event("onUserLoggedIn")
 
 
-def test_known_user_on_a_new_device_gets_a_clear_status(deployment):
+def test_known_user_on_a_new_device_gets_a_clear_status_without_device_activation(deployment, mfa_dir):
     code = deployment.add_user("kim")
     activate(deployment.host(device_id="device-1"), "kim", code)
-    host = deployment.host(device_id="device-2")
+    host = deployment.host(device_id="device-2", extra=("--no-default-plugins", "--plugins", mfa_dir))
     host.wait_event("getUser")
     host.request("setUser", ["kim"])
     event = host.wait_event("getUser")
     assert status_of(event) == 126
     assert "another device" in event["params"]["challengeResponse"]["status"]["statusMessage"]
+
+
+def test_known_user_on_a_new_device_is_offered_approval(deployment):
+    code = deployment.add_user("kim")
+    activate(deployment.host(device_id="device-1"), "kim", code)
+    host = deployment.host(device_id="device-2")
+    host.wait_event("getUser")
+    host.request("setUser", ["kim"])
+    event = host.wait_event()
+    assert event["method"] == "addNewDeviceOptions" and event["params"]["userID"] == "kim"
 
 
 # -- Reset, resend, routing --------------------------------------------------------
