@@ -1,0 +1,154 @@
+"""A known user on a new device, approved from a registered one: two and
+three host processes on one store (seed 004)."""
+
+import json
+import threading
+
+import pytest
+
+from conftest import GOOD_PASSWORD, activate, status_of, wait_until
+from flowhost_client import RPCError
+
+
+def registered(deployment, user="alice", device="device-a"):
+    """A logged-in host on a registered device."""
+    code = deployment.add_user(user)
+    host = deployment.host(device)
+    activate(host, user, code)
+    return host
+
+
+def ask_to_join(deployment, user="alice", device="device-b", lda=()):
+    host = deployment.host(device, lda=lda)
+    host.wait_event("getUser")
+    host.request("setUser", [user])
+    options = host.wait_event("addNewDeviceOptions")
+    key = {item["key"]: item["value"] for item in options["params"]["challengeResponse"]["challengeInfo"]}["VERIFICATION_KEY"]
+    assert options["params"]["newDeviceOptions"] == ["ApproveFromRegisteredDevice"] and len(key) == 6
+    host.request("performVerifyAuth", [True])
+    return host, key
+
+
+def approval_on(host, key):
+    """The approval request as the registered device sees it (pushed, then listed)."""
+    pushed = host.wait_event("onNotificationReceived", timeout=5)["params"]["notification_uuid"]
+    host.request("getNotifications", [0, "", 1, "", ""])
+    items = host.wait_event("onGetNotifications")["params"]["pArgs"]["response"]["ResponseData"]["notifications"]
+    item = next(item for item in items if item["notification_uuid"] == pushed)
+    assert key in item["body"][0]["message"], "both devices show the same verification key"
+    return pushed
+
+
+def step_up(host):
+    host.wait_event("getPassword")
+    host.request("setPassword", [GOOD_PASSWORD, 3])
+    update = host.wait_event("onUpdateNotification")
+    assert update["params"]["pArgs"]["response"]["StatusCode"] == 100
+
+
+def test_a_new_device_approved_from_a_registered_one(deployment):
+    first = registered(deployment)
+    second, key = ask_to_join(deployment)
+    uuid = approval_on(first, key)
+    first.request("updateNotification", [uuid, "accept"])
+    step_up(first)  # approving a device asks the approver to prove it is the user
+    ask = second.wait_event("getPassword", timeout=5)
+    assert ask["params"]["challengeMode"] == 0
+    assert ask["params"]["challengeResponse"]["additionalInfo"]["currentWorkFlow"] == "AdditionalDeviceActivation"
+    second.request("setPassword", [GOOD_PASSWORD, 0])
+    logged_in = second.wait_event("onUserLoggedIn")
+    assert logged_in["params"]["challengeResponse"]["additionalInfo"]["currentWorkFlow"] == "AdditionalDeviceActivation"
+    devices = {device["devUUID"]: device for device in deployment.admin("devices", "alice")}
+    assert devices["device-b"]["status"] == "ACTIVE" and devices["device-b"]["keyID"], "its own key is bound"
+    info = first.wait_event("onNotificationReceived", timeout=5)["params"]["notification_uuid"]
+    assert info != uuid, "the other devices are told a device was added"
+    history = {item["notification_uuid"]: item for item in deployment.admin("notifications", "alice")}
+    assert history[uuid]["action_performed"] == "accept" and history[info]["status"] == "ACTIVE"
+
+
+def test_a_new_device_with_lda_enrolls_it_after_the_approval(deployment):
+    first = registered(deployment)
+    second, key = ask_to_join(deployment, lda=[1])
+    first.request("updateNotification", [approval_on(first, key), "accept"])
+    step_up(first)
+    consent = second.wait_event("getUserConsentForLDA", timeout=5)
+    second.request("setUserConsentForLDA", [True, consent["params"]["challengeMode"], 1])
+    assert second.wait_event("onUserLoggedIn")["params"]["challengeResponse"]["additionalInfo"]["currentWorkFlow"] == \
+        "AdditionalDeviceActivation"
+    assert {device["devUUID"]: device for device in deployment.admin("devices", "alice")}["device-b"]["ldaType"] == 1
+
+
+def test_a_rejection_ends_the_attempt(deployment):
+    first = registered(deployment)
+    second, key = ask_to_join(deployment)
+    first.request("updateNotification", [approval_on(first, key), "reject"])
+    first.wait_event("onUpdateNotification")
+    refused = second.wait_event("getUser", timeout=5)
+    assert status_of(refused) == 102 and "rejected" in refused["params"]["challengeResponse"]["status"]["statusMessage"]
+    assert "device-b" not in [device["devUUID"] for device in deployment.admin("devices", "alice")]
+
+
+def test_cancelling_or_resetting_while_waiting_withdraws_the_request(deployment):
+    first = registered(deployment)
+    host = deployment.host("device-b")
+    host.wait_event("getUser")
+    host.request("setUser", ["alice"])
+    host.wait_event("addNewDeviceOptions")
+    host.request("performVerifyAuth", [False])
+    assert status_of(host.wait_event("getUser")) == 100
+    second, key = ask_to_join(deployment, device="device-c")
+    uuid = approval_on(first, key)
+    second.request("resetAuthState")
+    second.wait_event("getUser")
+    assert wait_until(lambda: {item["notification_uuid"]: item for item in deployment.admin("notifications", "alice")}[uuid]["status"]
+                      == "DISCARDED")
+    with pytest.raises(RPCError) as late:
+        first.request("updateNotification", [uuid, "accept"])
+    assert late.value.data["reason"] == "alreadyAnswered"
+
+
+def test_the_new_device_cannot_approve_itself(deployment):
+    registered(deployment)
+    second, key = ask_to_join(deployment)
+    with pytest.raises(RPCError) as refused:
+        second.request("getNotifications", [0, "", 1, "", ""])
+    assert refused.value.code == -32006, "not logged in: nothing to approve with"
+
+
+def test_two_approvers_race_and_one_wins(deployment):
+    first = registered(deployment)
+    # The user's second registered device, itself approved from the first.
+    second, key = ask_to_join(deployment, device="device-x")
+    first.request("updateNotification", [approval_on(first, key), "accept"])
+    step_up(first)
+    second.wait_event("getPassword", timeout=5)
+    second.request("setPassword", [GOOD_PASSWORD, 0])
+    second.wait_event("onUserLoggedIn")
+    first.wait_event("onNotificationReceived", timeout=5)  # the informational one
+    seen_by_second = len(second.events)
+    # Now device-c asks; both registered devices answer at once.
+    third, key = ask_to_join(deployment, device="device-c")
+    uuid = approval_on(first, key)
+    assert wait_until(lambda: any(event["method"] == "onNotificationReceived" and event["params"]["notification_uuid"] == uuid
+                                  for event in second.events[seen_by_second:]))
+    results = {}
+    start = threading.Barrier(2)
+
+    def answer(host, name, action):
+        start.wait()
+        try:
+            host.request("updateNotification", [uuid, action])
+            results[name] = "sent"
+        except RPCError as error:
+            results[name] = error.data["reason"]
+
+    threads = [threading.Thread(target=answer, args=(first, "a", "reject")),
+               threading.Thread(target=answer, args=(second, "x", "reject"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    third_outcome = third.wait_event("getUser", timeout=5)
+    assert status_of(third_outcome) == 102
+    history = {item["notification_uuid"]: item for item in deployment.admin("notifications", "alice")}
+    assert history[uuid]["status"] == "UPDATED" and history[uuid]["action_performed"] == "reject"
