@@ -110,7 +110,7 @@ struct DemoScenario: Sendable {
     let title: String
     let run: @Sendable (DemoContext) throws -> Void
 
-    static var all: [DemoScenario] { [echo, activationWithPassword, passwordLogin, activationWithLDA, ldaLogin, stepUp] }
+    static var all: [DemoScenario] { [echo, activationWithPassword, passwordLogin, activationWithLDA, ldaLogin, stepUp, secondDevice] }
 
     static let password = "Tr0ub4dor&Zebra"
 
@@ -191,6 +191,42 @@ struct DemoScenario: Sendable {
             throw DemoClient.Failure(description: "expected the action to be recorded")
         }
         try context.stop(client)
+    }
+
+    static let secondDevice = DemoScenario(
+        title: "device-activation: alice's tablet joins, approved from her laptop (two hosts, one store)"
+    ) { context in
+        let laptop = try context.startHost(deviceID: "alice-laptop")
+        try laptop.waitEvent("getUser")
+        try laptop.call("setUser", ["alice"])
+        try laptop.waitEvent("getPassword")
+        try laptop.call("setPassword", [.string(password), 0])
+        try laptop.waitEvent("onUserLoggedIn")
+
+        print("  -- on the new tablet:")
+        let tablet = try context.startHost(deviceID: "alice-tablet")
+        try tablet.waitEvent("getUser")
+        try tablet.call("setUser", ["alice"])
+        try tablet.waitEvent("addNewDeviceOptions")
+        try tablet.call("performVerifyAuth", [true])
+
+        print("  -- on the laptop, the approval request arrives through the change feed:")
+        let pushed = try laptop.waitEvent("onNotificationReceived")
+        let uuid = pushed["notification_uuid"]?.stringValue ?? ""
+        try laptop.call("updateNotification", [.string(uuid), "accept"])
+        try laptop.waitEvent("getPassword")
+        try laptop.call("setPassword", [.string(password), 3])
+        try laptop.waitEvent("onUpdateNotification")
+
+        print("  -- back on the tablet:")
+        try tablet.waitEvent("getPassword")
+        try tablet.call("setPassword", [.string(password), 0])
+        let joined = try tablet.waitEvent("onUserLoggedIn")
+        guard joined["challengeResponse"]?["additionalInfo"]?["currentWorkFlow"]?.stringValue == "AdditionalDeviceActivation" else {
+            throw DemoClient.Failure(description: "expected AdditionalDeviceActivation")
+        }
+        try context.stop(tablet)
+        try context.stop(laptop)
     }
 
     static let echo = DemoScenario(title: "The C example flow: a method and its event") { context in
