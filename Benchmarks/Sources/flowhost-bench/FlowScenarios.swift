@@ -54,6 +54,14 @@ struct FlowScenarios {
         return Double(now() - started) / 1e9
     }
 
+    /// Reads to the event named `event` and returns its line.
+    func read(_ server: Server, until event: String) throws -> String {
+        while true {
+            let line = String(decoding: try server.readLine(), as: UTF8.self)
+            if line.contains(#""method":"\#(event)""#) { return line }
+        }
+    }
+
     func logOff(_ server: Server, _ userID: String) throws {
         try step(server, #"{"jsonrpc":"2.0","id":7,"method":"logOff","params":["\#(userID)"]}"#, until: "getUser")
     }

@@ -98,6 +98,15 @@ final class Server {
         return (field("VmRSS"), field("VmHWM"))
     }
 
+    /// CPU time (user + system) the process has used so far, in milliseconds.
+    func cpuMilliseconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // Fields after the name: state is [0]; utime and stime are the 14th and 15th of the whole line.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// Context switches of every thread so far: each is a wake-up after a sleep or a preemption.
     func contextSwitches() -> Int {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []

@@ -233,6 +233,49 @@ do {
                target: .absoluteAtMost(1), note: "context switches of all its threads over \(Int(window)) s of idleness")
 }
 
+// 8. A new device approved from a registered one (device-activation): from
+// the approver's last step (its step-up password for Accept) to the next
+// event on the waiting device, two hosts on one store; and the CPU the
+// waiting device uses while nobody answers.
+do {
+    let flows = try FlowScenarios(setup: setup, name: "approval", argon2: (8, 1))
+    let approver = try flows.host(device: "approver")
+    _ = try flows.activate(approver, "dana", code: try flows.addUser("dana"))
+    var latencies: [Double] = []
+    var waitingCPU: [Double] = []
+    for round in 0..<(quick ? 4 : 20) {
+        let newcomer = try flows.host(device: "newcomer-\(round)")
+        try flows.step(newcomer, #"{"jsonrpc":"2.0","id":1,"method":"setUser","params":["dana"]}"#, until: "addNewDeviceOptions")
+        newcomer.send(#"{"jsonrpc":"2.0","id":2,"method":"performVerifyAuth","params":[true]}"# + "\n")
+        _ = try newcomer.readUntil(#""id":2"#)
+        let pushed = try flows.read(approver, until: "onNotificationReceived")
+        guard let range = pushed.range(of: #""notification_uuid":""#) else { throw BenchError("no uuid") }
+        let uuid = String(pushed[range.upperBound...].prefix(36))
+        if round < 3 {
+            // Idle waiting: what the new device costs while nobody answers.
+            let before = newcomer.cpuMilliseconds()
+            usleep(1_000_000)
+            waitingCPU.append(newcomer.cpuMilliseconds() - before)
+        }
+        try flows.step(approver, #"{"jsonrpc":"2.0","id":3,"method":"updateNotification","params":["\#(uuid)","accept"]}"#, until: "getPassword")
+        let started = now()
+        approver.send(#"{"jsonrpc":"2.0","id":4,"method":"setPassword","params":["\#(FlowScenarios.password)",3]}"# + "\n")
+        _ = try flows.read(newcomer, until: "getPassword")
+        latencies.append(Double(now() - started) / 1e6)
+        _ = try flows.read(approver, until: "onUpdateNotification")
+        try flows.step(newcomer, #"{"jsonrpc":"2.0","id":5,"method":"setPassword","params":["\#(FlowScenarios.password)",0]}"#, until: "onUserLoggedIn")
+        newcomer.stop()
+        _ = try flows.read(approver, until: "onNotificationReceived")  // the informational notice
+    }
+    approver.stop()
+    report.add("approval: Accept on A to the next event on B, p50 (ms)", flowhost: Measure.percentile(latencies, 0.5), reference: nil,
+               higherIsBetter: false, target: .absoluteAtMost(50))
+    report.add("approval: Accept on A to the next event on B, p99 (ms)", flowhost: Measure.percentile(latencies, 0.99), reference: nil,
+               higherIsBetter: false, target: .absoluteAtMost(200))
+    report.add("approval: CPU of the waiting device over 1 s (ms)", flowhost: Measure.median(waitingCPU), reference: nil,
+               higherIsBetter: false, target: .absoluteAtMost(10), note: "utime + stime from /proc while it waits for the answer")
+}
+
 report.print()
 try report.writeJSON(to: jsonPath)
 exit(report.allTargetsMet ? 0 : 1)
