@@ -21,7 +21,10 @@ final class DeviceActivationFlow: ServingFlow {
         methods: [
             FlowMethod(
                 "performVerifyAuth", summary: "Answers addNewDeviceOptions: true asks the user's registered devices to approve; false cancels.",
-                params: [FlowParam("verifyAuthStatus", .boolean)], answers: ["addNewDeviceOptions"])
+                params: [FlowParam("verifyAuthStatus", .boolean)], answers: ["addNewDeviceOptions"]),
+            FlowMethod(
+                "fallbackNewDeviceActivationFlow", summary: "Answers addNewDeviceOptions: join with an activation code sent to the user instead.",
+                answers: ["addNewDeviceOptions"]),
         ],
         events: [
             FlowEvent(
@@ -69,12 +72,16 @@ final class DeviceActivationFlow: ServingFlow {
             "addNewDeviceOptions",
             SDKPayload.event(
                 workflow: "AdditionalDeviceActivation", challengeInfo: [("VERIFICATION_KEY", key)],
-                fields: ["userID": .string(userID), "newDeviceOptions": ["ApproveFromRegisteredDevice"]]))
+                fields: ["userID": .string(userID), "newDeviceOptions": ["ApproveFromRegisteredDevice", "ActivationCode"]]))
     }
 
     func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
-        guard method == "performVerifyAuth" else { throw FlowError.methodNotFound }
         guard let current = waiting else { throw FlowError(code: -32006, message: "no device activation in progress") }
+        if method == "fallbackNewDeviceActivationFlow" {
+            finish(["outcome": "fallback"])
+            return nil
+        }
+        guard method == "performVerifyAuth" else { throw FlowError.methodNotFound }
         guard params["verifyAuthStatus"]!.boolValue! else {
             finish(["outcome": "cancelled"])
             return nil

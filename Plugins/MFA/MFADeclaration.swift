@@ -49,5 +49,6 @@ extension MFAFlow {
             "credentials.userState", "credentials.rememberedUsers", "activation.verify", "activation.resend", "activation.complete",
             "password.policy", "password.check", "password.login", "password.update", "session.open", "session.close", "audit.record",
             "device.createKey", "device.prove", "deviceactivation.approve", "activation.completeApproved",
+            "activation.sendDeviceCode", "activation.verifyDeviceCode",
         ])
 }

@@ -19,6 +19,7 @@ extension MFAFlow {
     }
 
     func setActivationCode(_ code: String) throws(FlowError) {
+        if case .awaitingDeviceCode(let userID, let key) = stage { return try setDeviceCode(userID, code: code, verificationKey: key) }
         guard case .awaitingActivationCode(let userID, let key) = stage else { throw Self.wrongStage }
         let outcome = try host.call(
             "activation.verify", ["userID": .string(userID), "code": .string(code), "deviceID": .string(deviceID)])
@@ -57,6 +58,7 @@ extension MFAFlow {
     }
 
     func resendActivationCode() throws(FlowError) {
+        if case .awaitingDeviceCode(let userID, _) = stage { return sendDeviceCode(userID) }
         guard case .awaitingActivationCode(let userID, _) = stage else { throw Self.wrongStage }
         let outcome = try host.call("activation.resend", ["userID": .string(userID), "deviceID": .string(deviceID)])
         switch outcome["outcome"]?.stringValue {
@@ -95,8 +97,8 @@ extension MFAFlow {
     }
 
     func setUserConsent(_ enroll: Bool, authenticationType: Int) throws(FlowError) {
-        if case .awaitingNewDeviceConsent(let userID, let approval) = stage {
-            return try newDeviceConsent(userID, approval: approval, enroll: enroll, authenticationType: authenticationType)
+        if case .awaitingNewDeviceConsent(let userID, let authorization) = stage {
+            return try newDeviceConsent(userID, authorization: authorization, enroll: enroll, authenticationType: authenticationType)
         }
         guard case .awaitingConsent(let userID, let grant) = stage else { throw Self.wrongStage }
         guard enroll else {

@@ -72,8 +72,8 @@ extension MFAFlow {
                     logIn(userID, password, ["proof": .string(fresh)])
                 }
             }
-        case .awaitingNewDevicePassword(let userID, let approval):
-            completeNewDevice(userID, approval: approval, password: password, ldaType: nil)
+        case .awaitingNewDevicePassword(let userID, let authorization):
+            completeNewDevice(userID, authorization: authorization, password: password, ldaType: nil)
         case .awaitingExpiredUpdate:
             throw FlowError.sdk(4, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
         default:

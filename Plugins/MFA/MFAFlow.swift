@@ -28,9 +28,11 @@ final class MFAFlow: Flow {
         case awaitingDevice(userID: String)
         /// A new device for an active user: waiting for a registered device's approval.
         case awaitingApproval(userID: String)
-        /// Approved: the new device authenticates (LDA consent, or the user's password).
-        case awaitingNewDeviceConsent(userID: String, approval: String)
-        case awaitingNewDevicePassword(userID: String, approval: String)
+        /// The fallback: a code sent for this device.
+        case awaitingDeviceCode(userID: String, verificationKey: String)
+        /// Approved (or the code accepted): the new device authenticates (LDA consent, or the user's password).
+        case awaitingNewDeviceConsent(userID: String, authorization: NewDeviceAuthorization)
+        case awaitingNewDevicePassword(userID: String, authorization: NewDeviceAuthorization)
         /// The host's session is the record of who is logged in; the stage
         /// only says this flow's dialogue is over.
         case loggedIn(userID: String, sessionID: String)
@@ -162,6 +164,19 @@ final class MFAFlow: Flow {
                 }
             case .refused:
                 askForUser(status: 126, message: "This device could not prove it is registered for this user.")
+            }
+        }
+    }
+
+    /// What lets a new device join: an approval's uuid, or a device code's grant.
+    enum NewDeviceAuthorization {
+        case approval(String)
+        case grant(String)
+
+        var field: (String, String) {
+            switch self {
+            case .approval(let uuid): ("approval", uuid)
+            case .grant(let grant): ("grant", grant)
             }
         }
     }

@@ -141,3 +141,10 @@ public enum ApprovedActivationOutcome: Sendable, Equatable {
     case wrongPassword(attemptsLeft: Int)
     case refused(Refusal)
 }
+
+/// What lets a new device of an active user join: an approval answered on a
+/// registered device, or the grant of a code sent for this device.
+public enum NewDeviceAuthorization: Sendable, Equatable {
+    case approval(String)
+    case codeGrant(String)
+}

@@ -1,6 +1,7 @@
 import FlowHostDelivery
 import FlowHostStore
 import FlowHostVocabulary
+import FlowJSON
 
 /// Activation codes: verification, the client's resend, and completion.
 extension CredentialService {
@@ -161,8 +162,8 @@ extension CredentialService {
     /// the device, its key and a session. The device's own authentication is
     /// the user's password (verified, counted) or an LDA enrollment.
     public func completeApprovedActivation(
-        _ userID: String, deviceID: String, deviceName: String, approval: String, password: String?, ldaType: Int?, key: NewDeviceKey,
-        workflow: String
+        _ userID: String, deviceID: String, deviceName: String, authorization: NewDeviceAuthorization, password: String?, ldaType: Int?,
+        key: NewDeviceKey, workflow: String
     ) throws -> ApprovedActivationOutcome {
         let now = clock()
         let (_, current) = try userAndPasswordForActivation(userID)
@@ -172,8 +173,17 @@ extension CredentialService {
             if let reason = user.blockReason { return .refused(.blocked(reason)) }
             guard user.status == .active else { return .refused(.notRegisteredOnDevice) }
             if try tx.device(userID: userID, deviceID: deviceID)?.status == .active { return .refused(.alreadyActive) }
-            guard try tx.consumeApproval(approval, userID: userID, at: now) else {
-                try audit.count(tx, userID, "activation.approved", "approval-invalid")
+            let authorized: Bool
+            switch authorization {
+            case .approval(let uuid):
+                authorized = try tx.consumeApproval(uuid, userID: userID, at: now)
+            case .codeGrant(let grant):
+                authorized = try tx.activationGrant(
+                    userID: userID, grantHash: ActivationGrant.hash(grant), acceptedSince: now - settings.activationCodeLifetimeSeconds
+                ).map { try tx.spendActivationGrant(codeID: $0, at: now) } ?? false
+            }
+            guard authorized else {
+                try audit.count(tx, userID, "activation.approved", "authorization-invalid")
                 return .refused(.deviceNotProven)
             }
             if let matches, !matches || current == nil {
@@ -192,9 +202,97 @@ extension CredentialService {
                     userID: userID, deviceID: deviceID, name: deviceName, status: .active, ldaType: ldaType,
                     createdAt: existing?.createdAt ?? now, lastAccessAt: now))
             try devices.register(tx, userID: userID, deviceID: deviceID, keyID: key.keyID, publicKey: key.publicKey, custody: key.custody)
-            try audit.row(tx, userID, deviceID, "activation.approved", "ok", ["approval": .string(approval), "workflow": .string(workflow)])
+            let how: String = if case .approval = authorization { "approval" } else { "code" }
+            try audit.row(tx, userID, deviceID, "activation.approved", "ok", ["authorization": .string(how), "workflow": .string(workflow)])
             return .completed(sessionID: try sessionLedger.open(tx, userID: userID, deviceID: deviceID, workflow: workflow))
         }
+    }
+
+    /// Device activation's fallback: a fresh code for an active user's new
+    /// device, sealed into the outbox for delivery (as a resend is), rate-
+    /// limited and capped the same way. The code works only on that device.
+    public func sendDeviceCode(_ userID: String, deviceID: String) throws -> ResendOutcome {
+        let now = clock()
+        let code = ActivationCodes.newCode()
+        var record = try codeRecord(userID: userID, code: code, now: now)
+        record.forDevice = deviceID
+        let message = CodeMessage(userID: userID, activationCode: code, verificationKey: record.verificationKey, expiresAt: record.expiresAt)
+        let (outcome, outboxID): (ResendOutcome, Int64?) = try write { tx in
+            guard var user = try tx.user(userID) else { throw StoreError.notFound }
+            if let refusal = try newDeviceRefusal(tx, user, deviceID: deviceID) {
+                try audit.count(tx, userID, "activation.device-code", refusal.name)
+                return (.refused(refusal), nil)
+            }
+            if let last = user.lastResendAt, now - last < settings.resendIntervalSeconds {
+                try audit.count(tx, userID, "activation.device-code", "rate-limited")
+                return (.tooSoon(retryAfterSeconds: settings.resendIntervalSeconds - (now - last)), nil)
+            }
+            let lifetime = settings.activationCodeLifetimeSeconds
+            if let start = user.resendWindowStart, now - start < lifetime {
+                if user.resendCount >= settings.maxResendsPerCodeLifetime {
+                    try audit.count(tx, userID, "activation.device-code", "capped")
+                    return (.tooSoon(retryAfterSeconds: start + lifetime - now), nil)
+                }
+            } else {
+                user.resendWindowStart = now
+                user.resendCount = 0
+            }
+            if let previous = try tx.deviceCode(userID: userID, deviceID: deviceID, now: now), let id = previous.id {
+                _ = try tx.recordDeviceCodeMiss(id: id, limit: 0, at: now)  // replaced: it stops working
+            }
+            try tx.insert(record)
+            user.lastResendAt = now
+            user.resendCount += 1
+            try tx.update(user)
+            let outboxID = try delivery.enqueue(message, in: tx, at: now)
+            try audit.row(tx, userID, deviceID, "activation.device-code", "sent")
+            return (.sent(verificationKey: record.verificationKey, attemptsLeft: Self.deviceCodeTries), outboxID)
+        }
+        if let outboxID { delivery.committed(outboxID: outboxID) }
+        return outcome
+    }
+
+    /// Wrong tries a device code allows before it stops working. They are
+    /// the code's own: a stranger who asks for a code cannot block the user.
+    public static let deviceCodeTries = 3
+
+    /// Checks a device code: accepted gives the grant that completes this device's activation.
+    public func verifyDeviceCode(_ userID: String, code: String, deviceID: String) throws -> ActivationOutcome {
+        let now = clock()
+        let typed = ActivationCodes.normalize(code)
+        let live = try store.read { try $0.deviceCode(userID: userID, deviceID: deviceID, now: now) }
+        let matches = live.map { settings.hasher.verify(typed, against: $0.codeHash) } ?? false
+        return try write { tx in
+            guard let user = try tx.user(userID) else { throw StoreError.notFound }
+            if let refusal = try newDeviceRefusal(tx, user, deviceID: deviceID) {
+                try audit.count(tx, userID, "activation.device-code", refusal.name)
+                return .refused(refusal)
+            }
+            guard let current = try tx.deviceCode(userID: userID, deviceID: deviceID, now: now), let id = current.id,
+                id == live?.id
+            else {
+                try audit.count(tx, userID, "activation.device-code", "no-code")
+                return .expired(attemptsLeft: 0)
+            }
+            if matches {
+                let grant = SecureRandom.hex(bytes: 32)
+                guard try tx.acceptActivationCode(id: id, at: now, grantHash: ActivationGrant.hash(grant)) else { return .alreadyUsed(attemptsLeft: 0) }
+                try audit.row(tx, userID, deviceID, "activation.device-code", "ok")
+                return .accepted(grant: grant)
+            }
+            let left = try tx.recordDeviceCodeMiss(id: id, limit: Self.deviceCodeTries, at: now)
+            try audit.row(tx, userID, deviceID, "activation.device-code", "wrong", ["triesLeft": .int(left)])
+            return left > 0 ? .wrong(attemptsLeft: left) : .expired(attemptsLeft: 0)
+        }
+    }
+
+    /// What a new device of an active user needs: the user active, not
+    /// blocked, and this device not registered for them yet.
+    func newDeviceRefusal(_ tx: any StoreReader, _ user: UserRecord, deviceID: String) throws -> Refusal? {
+        if let reason = user.blockReason { return .blocked(reason) }
+        guard user.status == .active else { return .notRegisteredOnDevice }
+        if try tx.device(userID: user.userID, deviceID: deviceID)?.status == .active { return .alreadyActive }
+        return nil
     }
 
     private func userAndPasswordForActivation(_ userID: String) throws -> (UserRecord, PasswordRecord?) {

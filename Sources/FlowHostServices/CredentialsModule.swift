@@ -80,16 +80,22 @@ enum CredentialsModule {
         offer(
             engine, "activation.completeApproved",
             [
-                string("userID", userID: true), string("deviceID"), string("deviceName"), string("approval"), string("workflow"),
-                string("password", required: false), integer("ldaType", required: false), string("keyID"), string("publicKey"),
-                string("custody"),
+                string("userID", userID: true), string("deviceID"), string("deviceName"), string("approval", required: false),
+                string("grant", required: false), string("workflow"), string("password", required: false), integer("ldaType", required: false),
+                string("keyID"), string("publicKey"), string("custody"),
             ]
         ) { _, p in
             let userID = try p.string("userID")
             let ldaType = try p.optionalInt("ldaType")
             let deviceName = try p.string("deviceName")
+            let authorization: NewDeviceAuthorization
+            if let approval = try p.optionalString("approval") { authorization = .approval(approval) } else if let grant = try p.optionalString("grant") {
+                authorization = .codeGrant(grant)
+            } else {
+                throw ServiceError.invalidParams(field: "approval", reason: "an approval or a code's grant is required")
+            }
             let outcome = try credentials.completeApprovedActivation(
-                userID, deviceID: try p.string("deviceID"), deviceName: deviceName, approval: try p.string("approval"),
+                userID, deviceID: try p.string("deviceID"), deviceName: deviceName, authorization: authorization,
                 password: try p.optionalString("password"), ldaType: ldaType, key: try newKey(p, prefix: ""), workflow: try p.string("workflow"))
             switch outcome {
             case .completed(let sessionID):
@@ -104,6 +110,23 @@ enum CredentialsModule {
                 }
                 return ["outcome": "completed", "sessionID": .string(sessionID)]
             case .wrongPassword(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
+            case .refused(let refusal): return refused(refusal)
+            }
+        }
+
+        offer(engine, "activation.sendDeviceCode", [string("userID", userID: true), string("deviceID")]) { _, p in
+            switch try credentials.sendDeviceCode(try p.string("userID"), deviceID: try p.string("deviceID")) {
+            case .sent(let key, let left): return ["outcome": "sent", "verificationKey": .string(key), "attemptsLeft": .int(left)]
+            case .tooSoon(let after): return ["outcome": "tooSoon", "retryAfterSeconds": .int(Int(after))]
+            case .refused(let refusal): return refused(refusal)
+            }
+        }
+
+        offer(engine, "activation.verifyDeviceCode", [string("userID", userID: true), string("code"), string("deviceID")]) { _, p in
+            switch try credentials.verifyDeviceCode(try p.string("userID"), code: try p.string("code"), deviceID: try p.string("deviceID")) {
+            case .accepted(let grant): return ["outcome": "accepted", "grant": .string(grant)]
+            case .wrong(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
+            case .expired, .superseded, .alreadyUsed: return ["outcome": "expired", "attemptsLeft": 0]
             case .refused(let refusal): return refused(refusal)
             }
         }

@@ -44,6 +44,8 @@ public protocol StoreReader: FeedReader, RecordReader, DeviceKeyReader, Notifica
     /// operator: the current one, superseded ones and accepted ones, newest
     /// first, at most `limit`.
     func liveActivationCodes(userID: String, now: Int64, limit: Int) throws -> [ActivationCodeRecord]
+    /// The newest live code issued for `deviceID` (device-activation fallback).
+    func deviceCode(userID: String, deviceID: String, now: Int64) throws -> ActivationCodeRecord?
     /// The id of the accepted code whose grant hashes to `grantHash`, if that
     /// grant is unspent and the code was accepted at or after `acceptedSince`.
     func activationGrant(userID: String, grantHash: String, acceptedSince: Int64) throws -> Int64?
@@ -77,6 +79,8 @@ public protocol StoreWriter: StoreReader, FeedWriter, RecordWriter, DeviceKeyWri
     /// The operator's re-issue: every unused code of the user stops working
     /// and every unspent grant is voided.
     func retireActivationCodes(userID: String, at: Int64) throws
+    /// A wrong try at a device code: counted on the code; retired at `limit`. Returns the tries left.
+    func recordDeviceCodeMiss(id: Int64, limit: Int, at: Int64) throws -> Int
     /// A client's resend: the current codes are superseded (a later try with
     /// one is told a newer code was sent, at no cost).
     func supersedeActivationCodes(userID: String, at: Int64) throws

@@ -105,10 +105,12 @@ public struct ActivationCodeRecord: Sendable, Equatable {
     public var usedAt: Int64?
     /// When a client's resend replaced it: typing it then costs no attempt.
     public var supersededAt: Int64?
+    /// The new device it was sent for (device activation's fallback), if any.
+    public var forDevice: String?
 
     public init(
         id: Int64? = nil, userID: String, codeHash: String, verificationKey: String, createdAt: Int64, expiresAt: Int64,
-        usedAt: Int64? = nil, supersededAt: Int64? = nil
+        usedAt: Int64? = nil, supersededAt: Int64? = nil, forDevice: String? = nil
     ) {
         self.id = id
         self.userID = userID
@@ -118,6 +120,7 @@ public struct ActivationCodeRecord: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.usedAt = usedAt
         self.supersededAt = supersededAt
+        self.forDevice = forDevice
     }
 }
 

@@ -77,6 +77,10 @@ extension SQLiteSchemaModule {
                     -- Accepting a code hands the flow a grant (kept hashed) that completes activation once.
                     ALTER TABLE activation_code ADD COLUMN grant_hash TEXT;
                     ALTER TABLE activation_code ADD COLUMN grant_spent_at INTEGER;
+                    -- A code for an active user's new device (the fallback of device activation): bound to that device,
+                    -- retired after a few wrong tries of its own (the user's attempts are not touched).
+                    ALTER TABLE activation_code ADD COLUMN for_device TEXT;
+                    ALTER TABLE activation_code ADD COLUMN wrong_tries INTEGER NOT NULL DEFAULT 0;
                     ALTER TABLE user ADD COLUMN resend_window_start INTEGER;
                     ALTER TABLE user ADD COLUMN resend_count INTEGER NOT NULL DEFAULT 0;
                     ALTER TABLE session ADD COLUMN last_seen_at INTEGER;

@@ -24,7 +24,7 @@ def ask_to_join(deployment, user="alice", device="device-b", lda=()):
     host.request("setUser", [user])
     options = host.wait_event("addNewDeviceOptions")
     key = {item["key"]: item["value"] for item in options["params"]["challengeResponse"]["challengeInfo"]}["VERIFICATION_KEY"]
-    assert options["params"]["newDeviceOptions"] == ["ApproveFromRegisteredDevice"] and len(key) == 6
+    assert options["params"]["newDeviceOptions"] == ["ApproveFromRegisteredDevice", "ActivationCode"] and len(key) == 6
     host.request("performVerifyAuth", [True])
     return host, key
 
@@ -152,3 +152,44 @@ def test_two_approvers_race_and_one_wins(deployment):
     assert status_of(third_outcome) == 102
     history = {item["notification_uuid"]: item for item in deployment.admin("notifications", "alice")}
     assert history[uuid]["status"] == "UPDATED" and history[uuid]["action_performed"] == "reject"
+
+
+def test_the_fallback_with_a_code_sent_for_this_device(deployment):
+    first = registered(deployment)
+    second = deployment.host("device-b")
+    second.wait_event("getUser")
+    second.request("setUser", ["alice"])
+    options = second.wait_event("addNewDeviceOptions")
+    assert "ActivationCode" in options["params"]["newDeviceOptions"]
+    second.request("fallbackNewDeviceActivationFlow")
+    ask = second.wait_event("getActivationCode")
+    assert ask["params"]["challengeResponse"]["additionalInfo"]["currentWorkFlow"] == "AdditionalDeviceActivation"
+    code = deployment.admin("outbox")[-1]["activationCode"]  # delivered through the outbox
+    second.request("setActivationCode", ["WRONGCODE0"])
+    again = second.wait_event("getActivationCode")
+    assert status_of(again) == 106 and again["params"]["attemptsLeft"] == 2
+    assert deployment.admin("show-user", "alice")["activationAttemptsLeft"] == 3, "the code's tries, not the user's"
+    second.request("setActivationCode", [code])
+    second.wait_event("getPassword")
+    second.request("setPassword", [GOOD_PASSWORD, 0])
+    joined = second.wait_event("onUserLoggedIn")
+    assert joined["params"]["challengeResponse"]["additionalInfo"]["currentWorkFlow"] == "AdditionalDeviceActivation"
+    assert "device-b" in [device["devUUID"] for device in deployment.admin("devices", "alice")]
+    assert first.wait_event("onNotificationReceived", timeout=5), "the other devices are told"
+
+
+def test_a_stranger_asking_for_codes_cannot_block_the_user(deployment):
+    registered(deployment)
+    stranger = deployment.host("device-s")
+    stranger.wait_event("getUser")
+    stranger.request("setUser", ["alice"])
+    stranger.wait_event("addNewDeviceOptions")
+    stranger.request("fallbackNewDeviceActivationFlow")
+    stranger.wait_event("getActivationCode")
+    for _ in range(2):
+        stranger.request("setActivationCode", ["WRONGCODE0"])
+        stranger.wait_event("getActivationCode")
+    stranger.request("setActivationCode", ["WRONGCODE0"])
+    assert status_of(stranger.wait_event("getUser")) == 106, "the code dies after its own tries"
+    user = deployment.admin("show-user", "alice")
+    assert user["blocked"] is None and user["activationAttemptsLeft"] == 3 and user["passwordAttemptsLeft"] == 3
