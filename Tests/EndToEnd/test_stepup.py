@@ -138,3 +138,29 @@ def test_notification_methods_need_a_logged_in_user(deployment):
     with pytest.raises(RPCError) as refused:
         host.request("getNotifications", [0, "", 1, "", ""])
     assert refused.value.code == -32006
+
+
+def test_scenario_3_lda_cancelled_falls_back_to_the_password_without_an_error(deployment):
+    # A password user adds a second device with LDA: that device has both enrolled.
+    first = logged_in_host(deployment)
+    second = deployment.host("device-2", lda=[1], lda_answer=None)
+    second.on_request("platform/authenticateLDA", lambda params: {"authenticated": True})
+    second.wait_event("getUser")
+    second.request("setUser", ["alice"])
+    second.wait_event("addNewDeviceOptions")
+    second.request("performVerifyAuth", [True])
+    approval = first.wait_event("onNotificationReceived", timeout=5)["params"]["notification_uuid"]
+    first.request("updateNotification", [approval, "accept"])
+    first.wait_event("getPassword")
+    first.request("setPassword", [GOOD_PASSWORD, 3])
+    consent = second.wait_event("getUserConsentForLDA", timeout=5)
+    second.request("setUserConsentForLDA", [True, consent["params"]["challengeMode"], 1])
+    second.wait_event("onUserLoggedIn")
+    # Logged in with LDA, both enrolled: the user cancels the biometric prompt.
+    second.on_request("platform/authenticateLDA", lambda params: {"authenticated": False})
+    uuid = notify(deployment)
+    second.request("updateNotification", [uuid, "accept"])
+    fallback = second.wait_event("getPassword")
+    assert fallback["params"]["challengeMode"] == 3 and status_of(fallback) == 100, "seamless: no error status"
+    second.request("setPassword", [GOOD_PASSWORD, 3])
+    assert update_status(second.wait_event("onUpdateNotification")) == (100, 0)
