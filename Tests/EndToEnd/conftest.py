@@ -49,6 +49,17 @@ def mfa_dir(tmp_path_factory):
     return str(folder)
 
 
+@pytest.fixture(scope="session")
+def flow_dirs(tmp_path_factory):
+    """A folder per built flow, each holding only that flow."""
+    folders = {}
+    for key, library in [("stepup", "libFlowPluginStepUp.so"), ("deviceactivation", "libFlowPluginDeviceActivation.so")]:
+        folder = tmp_path_factory.mktemp(key + "-only")
+        os.symlink(os.path.join(BIN_DIR, library), str(folder / library))
+        folders[key] = str(folder)
+    return folders
+
+
 def _cflags():
     out = subprocess.run(["pkg-config", "--cflags", "--libs", "jansson"], check=True, capture_output=True, text=True)
     return out.stdout.split()

@@ -1,9 +1,14 @@
 """Golden transcripts: exact line-by-line exchanges in Protocol/golden.
 
 Each file holds `-> ` lines (client to host, sent as they are) and `<- `
-lines (host to client, compared byte for byte). A line `# args: …` gives
+lines (host to client, compared byte for byte). A transcript may drive
+several hosts on one store: `-> @B …` and `<- @B …` are host B's lines
+(`# host B: ARGS` gives its arguments; unlabelled lines are host A's), and
+each host's lines are compared in their own order. `# setup: notify NAME`
+sends NAME a notification (Accept with authlevel 1, Reject); `{{notification}}`
+in a `-> ` line is the latest notification id seen. A line `# args: …` gives
 the host's arguments; `{echo}` stands for a folder holding only the C
-example flow, `{mfa}` for one holding only the mfa flow (each transcript
+example flow, `{mfa}`, `{stepup}` and `{deviceactivation}` for one holding only that flow (each transcript
 pins its plugin set, so adding a flow rewrites none of them), `{store}` and `{config}` for a fresh deployment's files.
 `# setup: add-user NAME` creates a user before the host starts (its code is
 `{{code:NAME}}` in `-> ` lines); `# setup: activate NAME` also activates it
@@ -27,19 +32,33 @@ FILES = sorted(name for name in os.listdir(GOLDEN_DIR) if name.endswith(".transc
 
 
 def parse(path):
+    """Header lines, and steps: (host, sent line, [(host, expected line)])."""
     header, steps = [], []
     with open(path, encoding="utf-8") as handle:
         for raw in handle.read().splitlines():
-            if raw.startswith("-> "):
-                steps.append([raw[3:], []])
-            elif raw.startswith("<- "):
-                steps[-1][1].append(raw[3:])
+            if raw.startswith("-> ") or raw.startswith("<- "):
+                host, text = "A", raw[3:]
+                if text.startswith("@"):
+                    host, text = text[1:].split(" ", 1)
+                if raw.startswith("-> "):
+                    steps.append([host, text, []])
+                else:
+                    steps[-1][2].append((host, text))
             else:
                 header.append(raw)
     return header, steps
 
 
-VOLATILE = re.compile(r'"(sessionID|verificationKey)":"[^"]+"')
+VOLATILE = re.compile(r'"(sessionID|verificationKey|notification_uuid|create_ts|expiry_timestamp|update_ts)":"[^"]+"')
+VOLATILE_NUMBERS = re.compile(r'"(create_ts_epoch|expiry_timestamp_epoch|ResponseDataLen)":\d+')
+VOLATILE_KEY = re.compile(r'("key":"VERIFICATION_KEY","value":")[^"]+"')
+UUID = re.compile(r'"notification_uuid":"([^"]+)"')
+
+
+def normalized(line):
+    line = VOLATILE.sub(r'"\1":"{{*}}"', line)
+    line = VOLATILE_NUMBERS.sub(r'"\1":{{*}}', line)
+    return VOLATILE_KEY.sub(r'\1{{*}}"', line)
 
 
 def matches(expected, actual):
@@ -47,55 +66,88 @@ def matches(expected, actual):
     return re.match(pattern, actual) is not None
 
 
+def substitute(args, echo_dir, mfa_dir, deployment, flow_dirs):
+    replaced = []
+    for arg in args.split():
+        arg = arg.replace("{echo}", echo_dir).replace("{mfa}", mfa_dir).replace("{store}", deployment.store)
+        for key, folder in flow_dirs.items():
+            arg = arg.replace("{%s}" % key, folder)
+        replaced.append(arg.replace("{config}", deployment.config))
+    return replaced
+
+
 @pytest.mark.parametrize("name", FILES)
-def test_golden(name, spawn, echo_dir, mfa_dir, deployment):
+def test_golden(name, spawn, echo_dir, mfa_dir, flow_dirs, deployment):
     path = os.path.join(GOLDEN_DIR, name)
     header, steps = parse(path)
-    args, variables, answers = [], {}, {}
+    host_args, variables, answers = {}, {}, {}
     for line in header:
         match = re.match(r"# args: (.*)", line)
         if match:
-            args = [arg.replace("{echo}", echo_dir).replace("{mfa}", mfa_dir).replace("{store}", deployment.store)
-                    .replace("{config}", deployment.config)
-                    for arg in match.group(1).split()]
+            host_args["A"] = substitute(match.group(1), echo_dir, mfa_dir, deployment, flow_dirs)
+        match = re.match(r"# host (\S+): (.*)", line)
+        if match:
+            host_args[match.group(1)] = substitute(match.group(2), echo_dir, mfa_dir, deployment, flow_dirs)
         match = re.match(r"# setup: add-user (\S+)", line)
         if match:
             variables["{{code:%s}}" % match.group(1)] = deployment.add_user(match.group(1))
         match = re.match(r"# setup: activate (\S+) on (\S+)", line)
         if match:
             from conftest import activate
-            activate(deployment.host(device_id=match.group(2)), match.group(1), deployment.add_user(match.group(1)))
+            setup_host = deployment.host(device_id=match.group(2))
+            activate(setup_host, match.group(1), deployment.add_user(match.group(1)))
+            setup_host.close()
+        match = re.match(r"# setup: notify (\S+)", line)
+        if match:
+            variables["{{notification}}"] = deployment.admin(
+                "notify", match.group(1), "--subject", "Pay 20 EUR to Carol?", "--message", "Invoice 42",
+                "--action", "Accept=accept:1", "--action", "Reject=reject")["notification_uuid"]
         match = re.match(r"# answer: (\S+) (.*)", line)
         if match:
             answers[match.group(1)] = json.loads(match.group(2))
-    host = spawn(*args)
-    for method, result in answers.items():
-        host.on_request(method, lambda params, result=result: result)
+    hosts = {}
+    for label, args in host_args.items():
+        hosts[label] = spawn(*args)
+        for method, result in answers.items():
+            hosts[label].on_request(method, lambda params, result=result: result)
     update = os.environ.get("FLOWHOST_UPDATE_GOLDEN") == "1"
     actual_steps = []
-    for original, expected in steps:
-        before = len([entry for entry in host.transcript if entry[0] == "<-"])
+    for target, original, expected in steps:
+        before = {label: len([entry for entry in host.transcript if entry[0] == "<-"]) for label, host in hosts.items()}
         sent = original
         for variable, value in variables.items():
             sent = sent.replace(variable, value)
-        host.send_line(sent)
+        hosts[target].send_line(sent)
         if update:
-            host.drain(0.3)
+            for host in hosts.values():
+                host.drain(0.3)
         else:
-            for _ in expected:
-                host.read_message(timeout=10)
-        received = [line for direction, line in host.transcript if direction == "<-"][before:]
-        actual_steps.append((original, [VOLATILE.sub(r'"\1":"{{*}}"', line) for line in received]))
+            for label, host in hosts.items():
+                for _ in [line for owner, line in expected if owner == label]:
+                    host.read_message(timeout=10)
+        received = []
+        for label, host in hosts.items():
+            lines = [line for direction, line in host.transcript if direction == "<-"][before[label]:]
+            received += [(label, line) for line in lines]
+            for line in lines:
+                found = UUID.search(line)
+                if found:
+                    variables["{{notification}}"] = found.group(1)  # the latest one shown
+        actual_steps.append((target, original, [(label, normalized(line)) for label, line in received]))
         if not update:
-            assert len(received) == len(expected) and all(map(matches, expected, received)), \
-                "after -> %s\nexpected %s\nreceived %s" % (sent, expected, received)
+            for label in hosts:
+                mine = [line for owner, line in expected if owner == label]
+                got = [line for owner, line in received if owner == label]
+                assert len(got) == len(mine) and all(map(matches, mine, got)), \
+                    "after -> %s\non host %s expected %s\nreceived %s" % (sent, label, mine, got)
     if update:
         with open(path, "w", encoding="utf-8") as handle:
             for line in header:
                 handle.write(line + "\n")
-            for sent, received in actual_steps:
-                handle.write("-> " + sent + "\n")
-                for line in received:
-                    handle.write("<- " + line + "\n")
+            for target, sent, received in actual_steps:
+                handle.write("-> " + ("" if target == "A" else "@%s " % target) + sent + "\n")
+                for label, line in received:
+                    handle.write("<- " + ("" if label == "A" else "@%s " % label) + line + "\n")
         return
-    assert host.drain(0.3) == [], "the host said more than the transcript"
+    for host in hosts.values():
+        assert host.drain(0.3) == [], "the host said more than the transcript"
