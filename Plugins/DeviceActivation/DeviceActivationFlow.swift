@@ -38,8 +38,8 @@ final class DeviceActivationFlow: ServingFlow {
         ],
         uses: ["notifications.create", "notifications.withdraw"])
 
-    /// How long an approval may wait.
-    static let approvalSeconds = 300
+    /// How long an approval may wait (config `flows.device-activation.approvalSeconds`).
+    let approvalSeconds: Int
 
     let host: FlowHost
     var deviceID = ""
@@ -56,7 +56,15 @@ final class DeviceActivationFlow: ServingFlow {
 
     init(host: FlowHost, config: JSON) throws(FlowError) {
         self.host = host
-        if let key = config.keys.first { throw FlowError.invalidParams(field: "flows.device-activation.\(key)", reason: "unknown key") }
+        var seconds = 300
+        for key in config.keys {
+            guard key == "approvalSeconds" else { throw FlowError.invalidParams(field: "flows.device-activation.\(key)", reason: "unknown key") }
+            guard let value = config[key]?.intValue, (2...3600).contains(value) else {
+                throw FlowError.invalidParams(field: "flows.device-activation.approvalSeconds", reason: "an integer from 2 to 3600")
+            }
+            seconds = value
+        }
+        approvalSeconds = seconds
     }
 
     func start() {
@@ -94,7 +102,7 @@ final class DeviceActivationFlow: ServingFlow {
                     "userID": .string(current.userID), "subject": "Approve a new device?",
                     "message": .string("\(current.deviceName) asks to join your account. Verification key: \(current.verificationKey)"),
                     "actions": [["label": "Accept", "action": "accept", "authlevel": "1"], ["label": "Reject", "action": "reject", "authlevel": "0"]],
-                    "expiresInSeconds": .int(Self.approvalSeconds), "kind": "device-approval",
+                    "expiresInSeconds": .int(max(10, approvalSeconds)), "kind": "device-approval",
                     "context": ["deviceID": .string(deviceID), "verificationKey": .string(current.verificationKey)],
                 ])
         } catch {
@@ -103,7 +111,7 @@ final class DeviceActivationFlow: ServingFlow {
         }
         waiting?.notification = created["uuid"]?.stringValue
         let call = current.call
-        waiting?.timer = host.setTimer(milliseconds: UInt32(Self.approvalSeconds * 1000)) { [self] in
+        waiting?.timer = host.setTimer(milliseconds: UInt32(approvalSeconds * 1000)) { [self] in
             guard waiting?.call == call else { return }
             finish(["outcome": "expired"])
         }

@@ -127,14 +127,16 @@ public final class FlowHost {
     public func setTimer(milliseconds: UInt32, _ fire: @escaping () -> Void) -> UInt64? {
         guard let set = field(\.set_timer) else { return nil }
         let timer = TimerBox()
-        timer.fire = { [weak self, unowned timer] in
-            self?.timerBoxes[timer.id] = nil
+        timer.fire = { [weak self] id in
+            self?.timerBoxes[id] = nil
             fire()
         }
         let box = Unmanaged.passRetained(timer).toOpaque()
         var id: UInt64 = 0
         let status = set(context, milliseconds, { userData in
-            Unmanaged<TimerBox>.fromOpaque(userData!).takeRetainedValue().fire()
+            // The host's reference, taken back: the box lives until its callback returns.
+            let box = Unmanaged<TimerBox>.fromOpaque(userData!).takeRetainedValue()
+            withExtendedLifetime(box) { box.fire(box.id) }
         }, box, &id)
         guard status == FLOWHOST_OK else {
             Unmanaged<TimerBox>.fromOpaque(box).release()
@@ -228,7 +230,7 @@ public final class FlowHost {
 
 private final class TimerBox {
     var id: UInt64 = 0
-    var fire: () -> Void = {}
+    var fire: (UInt64) -> Void = { _ in }
 }
 
 private final class CompletionBox {

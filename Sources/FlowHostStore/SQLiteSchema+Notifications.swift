@@ -17,7 +17,8 @@ extension SQLiteSchemaModule {
                 updated_at INTEGER,
                 answered_by_device TEXT,
                 consumed_at INTEGER
-            ) WITHOUT ROWID;
+            );
+            -- Newest first: by time, then by the order they were made (rowid) within a second.
             CREATE INDEX notification_by_user ON notification(user_id, created_at);
             """),
     ])

@@ -17,7 +17,7 @@ extension SQLiteTransaction: NotificationWriter {
         try db.query(
             """
             SELECT \(Self.notificationColumns) FROM notification WHERE user_id = ? AND status = 'ACTIVE' AND expires_at > ?
-            ORDER BY created_at DESC, uuid LIMIT ? OFFSET ?
+            ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?
             """, [.text(userID), .integer(now), .int(limit), .int(offset)], Self.notificationRecord)
     }
 
@@ -29,7 +29,7 @@ extension SQLiteTransaction: NotificationWriter {
 
     func notificationHistory(userID: String, offset: Int, limit: Int) throws -> [NotificationRecord] {
         try db.query(
-            "SELECT \(Self.notificationColumns) FROM notification WHERE user_id = ? ORDER BY created_at DESC, uuid LIMIT ? OFFSET ?",
+            "SELECT \(Self.notificationColumns) FROM notification WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?",
             [.text(userID), .int(limit), .int(offset)], Self.notificationRecord)
     }
 

@@ -193,3 +193,20 @@ def test_a_stranger_asking_for_codes_cannot_block_the_user(deployment):
     assert status_of(stranger.wait_event("getUser")) == 106, "the code dies after its own tries"
     user = deployment.admin("show-user", "alice")
     assert user["blocked"] is None and user["activationAttemptsLeft"] == 3 and user["passwordAttemptsLeft"] == 3
+
+
+def test_an_approval_nobody_answers_expires(tmp_path, flowhost_bin, spawn):
+    from conftest import CHEAP_CONFIG, Deployment
+    config = json.loads(json.dumps(CHEAP_CONFIG))
+    config["flows"] = {"device-activation": {"approvalSeconds": 2}}
+    deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
+    first = registered(deployment)
+    second, key = ask_to_join(deployment)
+    uuid = approval_on(first, key)
+    expired = second.wait_event("getUser", timeout=6)
+    assert status_of(expired) == 121
+    assert wait_until(lambda: {item["notification_uuid"]: item for item in deployment.admin("notifications", "alice")}[uuid]["status"]
+                      == "DISCARDED"), "the request is withdrawn"
+    with pytest.raises(RPCError) as late:
+        first.request("updateNotification", [uuid, "accept"])
+    assert late.value.code == -32013

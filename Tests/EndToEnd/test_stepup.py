@@ -164,3 +164,22 @@ def test_scenario_3_lda_cancelled_falls_back_to_the_password_without_an_error(de
     assert fallback["params"]["challengeMode"] == 3 and status_of(fallback) == 100, "seamless: no error status"
     second.request("setPassword", [GOOD_PASSWORD, 3])
     assert update_status(second.wait_event("onUpdateNotification")) == (100, 0)
+
+
+def test_an_expired_notification_is_refused_and_pages_are_the_sdks(deployment):
+    import time
+    host = logged_in_host(deployment)
+    short = deployment.admin("notify", "alice", "--subject", "Soon gone", "--message", "m", "--action", "OK=ok",
+                             "--expires-in", "10")["notification_uuid"]
+    others = [notify(deployment) for _ in range(3)]
+    host.request("getNotifications", [2, "", 2, "", ""])
+    page = host.wait_event("onGetNotifications")["params"]["pArgs"]["response"]["ResponseData"]
+    assert page["total"] == "4" and page["count"] == "2" and page["start"] == "2"
+    assert [item["notification_uuid"] for item in page["notifications"]] == [others[1], others[0]], "newest first"
+    time.sleep(10.5)
+    with pytest.raises(RPCError) as refused:
+        host.request("updateNotification", [short, "ok"])
+    assert refused.value.data["reason"] == "expired"
+    host.request("getNotificationHistory", [0, "", 1, "", "", "EXPIRED", "", "", ""])
+    history = host.wait_event("onGetNotificationsHistory")["params"]["pArgs"]["response"]["ResponseData"]["history"]
+    assert [item["notification_uuid"] for item in history] == [short]
