@@ -86,19 +86,8 @@ extension CredentialService {
                 try audit.count(tx, userID, "activation.resend", refusal.name)
                 return (.refused(refusal), nil)
             }
-            if let last = user.lastResendAt, now - last < settings.resendIntervalSeconds {
-                try audit.count(tx, userID, "activation.resend", "rate-limited")
-                return (.tooSoon(retryAfterSeconds: settings.resendIntervalSeconds - (now - last)), nil)
-            }
-            let lifetime = settings.activationCodeLifetimeSeconds
-            if let start = user.resendWindowStart, now - start < lifetime {
-                if user.resendCount >= settings.maxResendsPerCodeLifetime {
-                    try audit.count(tx, userID, "activation.resend", "capped")
-                    return (.tooSoon(retryAfterSeconds: start + lifetime - now), nil)
-                }
-            } else {
-                user.resendWindowStart = now
-                user.resendCount = 0
+            if let wait = try resendWait(tx, &user, action: "activation.resend", now: now) {
+                return (.tooSoon(retryAfterSeconds: wait), nil)
             }
             try tx.supersedeActivationCodes(userID: userID, at: now)
             try tx.insert(record)
@@ -223,19 +212,8 @@ extension CredentialService {
                 try audit.count(tx, userID, "activation.device-code", refusal.name)
                 return (.refused(refusal), nil)
             }
-            if let last = user.lastResendAt, now - last < settings.resendIntervalSeconds {
-                try audit.count(tx, userID, "activation.device-code", "rate-limited")
-                return (.tooSoon(retryAfterSeconds: settings.resendIntervalSeconds - (now - last)), nil)
-            }
-            let lifetime = settings.activationCodeLifetimeSeconds
-            if let start = user.resendWindowStart, now - start < lifetime {
-                if user.resendCount >= settings.maxResendsPerCodeLifetime {
-                    try audit.count(tx, userID, "activation.device-code", "capped")
-                    return (.tooSoon(retryAfterSeconds: start + lifetime - now), nil)
-                }
-            } else {
-                user.resendWindowStart = now
-                user.resendCount = 0
+            if let wait = try resendWait(tx, &user, action: "activation.device-code", now: now) {
+                return (.tooSoon(retryAfterSeconds: wait), nil)
             }
             if let previous = try tx.deviceCode(userID: userID, deviceID: deviceID, now: now), let id = previous.id {
                 _ = try tx.recordDeviceCodeMiss(id: id, limit: 0, at: now)  // replaced: it stops working
@@ -250,6 +228,28 @@ extension CredentialService {
         }
         if let outboxID { delivery.committed(outboxID: outboxID) }
         return outcome
+    }
+
+    /// The limits on codes a client asks for: an interval between two, and a
+    /// cap per code lifetime. Returns the seconds to wait (and counts the
+    /// refusal), or nil when a code may be sent (the window is then opened
+    /// in `user`, which the caller saves).
+    private func resendWait(_ tx: any StoreWriter, _ user: inout UserRecord, action: String, now: Int64) throws -> Int64? {
+        if let last = user.lastResendAt, now - last < settings.resendIntervalSeconds {
+            try audit.count(tx, user.userID, action, "rate-limited")
+            return settings.resendIntervalSeconds - (now - last)
+        }
+        let lifetime = settings.activationCodeLifetimeSeconds
+        if let start = user.resendWindowStart, now - start < lifetime {
+            if user.resendCount >= settings.maxResendsPerCodeLifetime {
+                try audit.count(tx, user.userID, action, "capped")
+                return start + lifetime - now
+            }
+        } else {
+            user.resendWindowStart = now
+            user.resendCount = 0
+        }
+        return nil
     }
 
     /// Wrong tries a device code allows before it stops working. They are

@@ -83,7 +83,6 @@ extension CredentialService {
     }
 
     private func mutateUser(_ userID: String, action: String, endingSessions reason: String?, _ change: (inout UserRecord) -> Void) throws {
-        let now = clock()
         try write { tx in
             guard var user = try tx.user(userID) else { throw StoreError.notFound }
             change(&user)
