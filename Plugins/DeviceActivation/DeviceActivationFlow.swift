@@ -69,7 +69,6 @@ final class DeviceActivationFlow: ServingFlow {
 
     func start() {
         deviceID = host.sessionInfo["device"]?["deviceID"]?.stringValue ?? ""
-        host.subscribe("notifications.updated")
     }
 
     func serve(_ name: String, params: JSON, call: UInt64) {
@@ -110,6 +109,7 @@ final class DeviceActivationFlow: ServingFlow {
             throw error
         }
         waiting?.notification = created["uuid"]?.stringValue
+        host.subscribe("notifications.updated")  // only while an answer is awaited
         let call = current.call
         waiting?.timer = host.setTimer(milliseconds: UInt32(approvalSeconds * 1000)) { [self] in
             guard waiting?.call == call else { return }
@@ -134,12 +134,14 @@ final class DeviceActivationFlow: ServingFlow {
     func cancelled(_ call: UInt64) {
         guard let current = waiting, current.call == call else { return }
         waiting = nil
+        host.unsubscribe("notifications.updated")
         withdraw(current)
     }
 
     func finish(_ result: JSON, withdraw shouldWithdraw: Bool = true) {
         guard let current = waiting else { return }
         waiting = nil
+        host.unsubscribe("notifications.updated")
         if shouldWithdraw { withdraw(current) }
         if let timer = current.timer { host.cancelTimer(timer) }
         host.complete(current.call, .success(result))

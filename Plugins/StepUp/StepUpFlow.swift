@@ -30,7 +30,6 @@ final class StepUpFlow: ServingFlow {
 
     func start() {
         deviceID = host.sessionInfo["device"]?["deviceID"]?.stringValue ?? ""
-        host.subscribe("notifications.created")
     }
 
     func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
@@ -154,6 +153,11 @@ final class StepUpFlow: ServingFlow {
 
     func notified(topic: String, payload: JSON) {
         switch topic {
+        case "session":
+            // New notifications matter only while someone is logged in here.
+            if payload["event"]?.stringValue == "opened" { host.subscribe("notifications.created") } else {
+                host.unsubscribe("notifications.created")
+            }
         case "notifications.created":
             // Beyond the SDK: the client hears of a new notification without polling.
             guard let user = host.session?["userID"]?.stringValue, payload["userID"]?.stringValue == user else { return }

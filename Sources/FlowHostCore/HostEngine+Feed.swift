@@ -27,12 +27,28 @@ extension HostEngine {
         }
         var subscribers = subscriptions[topic] ?? []
         if let plugin, !subscribers.contains(where: { $0 === plugin }) { subscribers.append(plugin) }
+        if plugin == nil { hostInterests.insert(topic) }
         subscriptions[topic] = subscribers
         return true
     }
 
     /// The host's own interest (its session's end), with no plugin to tell.
     func subscribeHost(to topic: String) { _ = subscribe(topic, plugin: nil) }
+
+    /// Stops `plugin`'s interest in `topic` (nil: the host's own). With no
+    /// subscription left the host stops watching the feed: its loop goes
+    /// back to a plain blocking read, and a later subscription starts afresh.
+    func unsubscribe(_ topic: String, plugin: LoadedPlugin?) {
+        guard var subscribers = subscriptions[topic] else { return }
+        if let plugin { subscribers.removeAll { $0 === plugin } }
+        hostInterests.remove(topic)
+        if subscribers.isEmpty && !hostInterests.contains(topic) {
+            subscriptions[topic] = nil
+        } else {
+            subscriptions[topic] = subscribers
+        }
+        if subscriptions.isEmpty { feedCursor = nil }
+    }
 
     func publish(_ topic: String, payload: JSON) throws(RPCError) {
         guard let feed else { throw RPCError(code: -32603, message: "no change feed: the host has no store") }

@@ -39,6 +39,7 @@ extension HostEngine {
     public func endSession(reason: String, inStore: Bool = true) -> Bool {
         guard let ended = hostSession else { return false }
         hostSession = nil
+        unsubscribe(Self.sessionsEndedTopic, plugin: nil)
         // A dialogue that ran under the session cannot go on without it.
         if reason != "logoff" { abandonDialogues() }
         if inStore, let keeper = sessionKeeper {

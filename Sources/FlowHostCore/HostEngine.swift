@@ -98,6 +98,8 @@ public final class HostEngine {
     /// The store's change feed (set by the services module), and this host's subscriptions.
     public var feed: (any ChangeFeed)? 
     var subscriptions: [String: [LoadedPlugin]] = [:]
+    /// Topics the host itself follows (its session's end).
+    var hostInterests: Set<String> = []
     var feedCursor: Int64?
     var nextClientRequestNumber = 1
     var discoverDocument: JSON?

@@ -158,6 +158,13 @@ enum HostFunctionTable {
             return context.engine.subscribe(name, plugin: context.plugin) ? FLOWHOST_OK : FLOWHOST_ERR_FAILED
         }
 
+        table.unsubscribe = { host, topic in
+            guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
+            guard let topic else { return FLOWHOST_ERR_INVALID_ARGUMENT }
+            context.engine.unsubscribe(String(cString: topic), plugin: context.plugin)
+            return FLOWHOST_OK
+        }
+
         table.publish = { host, topic, payload in
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
             guard let topic, case let name = String(cString: topic), FeedTopic.isValid(name), let payload else {

@@ -182,6 +182,13 @@ public final class FlowHost {
         return subscribe(context, topic) == FLOWHOST_OK
     }
 
+    /// Stops receiving `topic` (subscribe only while needed: a host with no
+    /// subscription does not watch the feed at all).
+    public func unsubscribe(_ topic: String) {
+        guard let unsubscribe = field(\.unsubscribe) else { return }
+        _ = unsubscribe(context, topic)
+    }
+
     @discardableResult
     public func publish(_ topic: String, _ payload: JSON) -> Bool {
         guard let publish = field(\.publish) else { return false }

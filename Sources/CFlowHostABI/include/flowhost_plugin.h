@@ -218,6 +218,11 @@ typedef struct flowhost_host_v1 {
     /* Appends an event to the store's change feed for every subscribed host,
        this one included. payload: borrowed (an object). */
     int32_t (*publish)(flowhost_host_context *host, const char *topic, json_t *payload);
+
+    /* Stops receiving `topic`. A host with no subscription left stops
+       watching the feed at all (an idle host then costs nothing, and a busy
+       one no extra system call per message): subscribe only while needed. */
+    int32_t (*unsubscribe)(flowhost_host_context *host, const char *topic);
 } flowhost_host_v1;
 
 /* True when the host table `t` has the field `f` (a plugin built against a
