@@ -40,8 +40,9 @@ extension HostEngine {
     /// back to a plain blocking read, and a later subscription starts afresh.
     func unsubscribe(_ topic: String, plugin: LoadedPlugin?) {
         guard var subscribers = subscriptions[topic] else { return }
-        if let plugin { subscribers.removeAll { $0 === plugin } }
-        hostInterests.remove(topic)
+        // A flow's unsubscribe never ends the host's own interest (its
+        // session's end), nor another flow's.
+        if let plugin { subscribers.removeAll { $0 === plugin } } else { hostInterests.remove(topic) }
         if subscribers.isEmpty && !hostInterests.contains(topic) {
             subscriptions[topic] = nil
         } else {

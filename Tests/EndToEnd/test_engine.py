@@ -224,6 +224,32 @@ def test_an_event_published_on_one_host_reaches_another_once_and_in_order(spawn,
     assert publisher.request("ccaller.publish", {"topic": "bad topic!", "payload": {}}) == {"rc": -5}, "INVALID_ARGUMENT"
 
 
+def test_an_unsubscribed_topic_is_not_delivered_and_a_new_subscription_starts_afresh(spawn, test_plugins, deployment):
+    publisher = engine_host(spawn, test_plugins, deployment, device="device-a")
+    listener = engine_host(spawn, test_plugins, deployment, device="device-b")
+    assert listener.request("ccaller.subscribe", {"topic": "demo.topic"}) == {"rc": 0}
+    publisher.request("ccaller.publish", {"topic": "demo.topic", "payload": {"n": 1}})
+    assert listener.wait_event("onFeed", timeout=5)["params"]["payload"] == {"n": 1}
+    assert listener.request("ccaller.unsubscribe", {"topic": "demo.topic"}) == {"rc": 0}
+    publisher.request("ccaller.publish", {"topic": "demo.topic", "payload": {"n": 2}})
+    listener.drain(2.5)  # longer than the safety poll
+    assert [e["params"]["payload"]["n"] for e in listener.events if e["method"] == "onFeed"] == [1]
+    assert listener.request("ccaller.subscribe", {"topic": "demo.topic"}) == {"rc": 0}
+    publisher.request("ccaller.publish", {"topic": "demo.topic", "payload": {"n": 3}})
+    assert listener.wait_event("onFeed", timeout=5)["params"]["payload"] == {"n": 3}, "nothing replayed"
+    assert [e["params"]["payload"]["n"] for e in listener.events if e["method"] == "onFeed"] == [1, 3]
+
+
+def test_a_flow_unsubscribing_does_not_end_the_hosts_own_interest(deployment, spawn, test_plugins):
+    code = deployment.add_user("alice")
+    host = mfa_and_caller(spawn, test_plugins, deployment)
+    activate(host, "alice", code)
+    assert host.request("ccaller.subscribe", {"topic": "sessions.ended"}) == {"rc": 0}
+    assert host.request("ccaller.unsubscribe", {"topic": "sessions.ended"}) == {"rc": 0}
+    deployment.admin("block", "alice")
+    assert host.wait_event("onUserLoggedOff", timeout=3)["params"]["userID"] == "alice", "the host still watches its session"
+
+
 def test_a_c_flow_keeps_durable_state_of_its_own(spawn, test_plugins, deployment):
     host = engine_host(spawn, test_plugins, deployment)
 

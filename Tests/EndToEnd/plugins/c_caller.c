@@ -11,6 +11,7 @@
     "{\"name\":\"ccaller.session\",\"params\":[]}," \
     "{\"name\":\"ccaller.endSession\",\"params\":[{\"name\":\"reason\",\"type\":\"string\"}]}," \
     "{\"name\":\"ccaller.subscribe\",\"params\":[{\"name\":\"topic\",\"type\":\"string\"}]}," \
+    "{\"name\":\"ccaller.unsubscribe\",\"params\":[{\"name\":\"topic\",\"type\":\"string\"}]}," \
     "{\"name\":\"ccaller.publish\",\"params\":[{\"name\":\"topic\",\"type\":\"string\"},{\"name\":\"payload\",\"type\":\"object\"}]}," \
     "{\"name\":\"ccaller.call\",\"params\":[{\"name\":\"service\",\"type\":\"string\"},{\"name\":\"params\",\"type\":\"object\"}]}]," \
     "\"events\":[{\"name\":\"onCallerDone\"},{\"name\":\"onTimer\"},{\"name\":\"onFeed\"},{\"name\":\"onSessionNotice\"}]," \
@@ -89,6 +90,12 @@ static int32_t tp_handle(void *instance, const char *method, json_t *params, jso
     }
     if (strcmp(method, "ccaller.subscribe") == 0) {
         *result = json_pack("{si}", "rc", h->subscribe(flow->context, json_string_value(json_object_get(params, "topic"))));
+        return FLOWHOST_OK;
+    }
+    if (strcmp(method, "ccaller.unsubscribe") == 0) {
+        /* -100: a host older than this header (no unsubscribe in its table). */
+        *result = json_pack("{si}", "rc", FLOWHOST_HOST_HAS(h, unsubscribe)
+            ? h->unsubscribe(flow->context, json_string_value(json_object_get(params, "topic"))) : -100);
         return FLOWHOST_OK;
     }
     if (strcmp(method, "ccaller.publish") == 0) {
