@@ -55,17 +55,23 @@ final class StepUpFlow: ServingFlow {
 
     func getNotifications(_ params: JSON) throws(FlowError) {
         let user = try loggedInUser()
-        let listed = try host.call(
-            "notifications.list",
-            ["userID": .string(user), "startIndex": .int(params["startIndex"]?.intValue ?? 1), "recordCount": .int(params["recordCount"]?.intValue ?? 0)])
+        let listed = try host.call("notifications.list", page(of: params, for: user))
         host.emit("onGetNotifications", SDKPayload.serverCall(responseData: listed))
+    }
+
+    /// The SDK's paging and date parameters, passed on for the notifications
+    /// domain to check (bad values are refused there, not dropped here).
+    func page(of params: JSON, for user: String) -> JSON {
+        var page: JSON = ["userID": .string(user)]
+        for key in ["startIndex", "recordCount", "startDate", "endDate"] {
+            if let value = params[key], value.kind != .null { page[key] = value }
+        }
+        return page
     }
 
     func getNotificationHistory(_ params: JSON) throws(FlowError) {
         let user = try loggedInUser()
-        let history = try host.call(
-            "notifications.history",
-            ["userID": .string(user), "startIndex": .int(params["startIndex"]?.intValue ?? 1), "recordCount": .int(params["recordCount"]?.intValue ?? 0)])
+        let history = try host.call("notifications.history", page(of: params, for: user))
         let wanted = params["notificationStatus"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         let action = params["actionPerformed"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         let keyword = params["keywordSearch"]?.stringValue.flatMap { $0.isEmpty ? nil : $0.lowercased() }

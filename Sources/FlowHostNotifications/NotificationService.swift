@@ -79,12 +79,14 @@ public final class NotificationService {
     /// The user's active notifications, newest first: the page that starts at
     /// `startIndex` (1-based, the SDK's) with `recordCount` items (0: all),
     /// and the total.
-    public func active(userID: String, startIndex: Int, recordCount: Int) throws -> (items: [NotificationRecord], total: Int) {
+    public func active(
+        userID: String, startIndex: Int, recordCount: Int, created: CreationWindow = .all
+    ) throws -> (items: [NotificationRecord], total: Int) {
         let now = clock()
         return try store.read { tx in
-            let total = try tx.activeNotificationCount(userID: userID, now: now)
+            let total = try tx.activeNotificationCount(userID: userID, now: now, created: created)
             let items = try tx.activeNotifications(
-                userID: userID, now: now, offset: max(0, startIndex - 1), limit: recordCount <= 0 ? 1000 : min(recordCount, 1000))
+                userID: userID, now: now, created: created, offset: max(0, startIndex - 1), limit: recordCount <= 0 ? 1000 : min(recordCount, 1000))
             return (items, total)
         }
     }
@@ -132,9 +134,9 @@ public final class NotificationService {
     }
 
     /// The user's notifications, newest first, whatever their state.
-    public func history(userID: String, startIndex: Int, recordCount: Int) throws -> [NotificationRecord] {
+    public func history(userID: String, startIndex: Int, recordCount: Int, created: CreationWindow = .all) throws -> [NotificationRecord] {
         try store.read { tx in
-            try tx.notificationHistory(userID: userID, offset: max(0, startIndex - 1), limit: recordCount <= 0 ? 1000 : min(recordCount, 1000))
+            try tx.notificationHistory(userID: userID, created: created, offset: max(0, startIndex - 1), limit: recordCount <= 0 ? 1000 : min(recordCount, 1000))
         }
     }
 

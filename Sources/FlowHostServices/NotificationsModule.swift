@@ -35,11 +35,12 @@ enum NotificationsModule {
             }
         }
 
-        offer(engine, "notifications.list", [string("userID", userID: true), integer("startIndex", required: false), integer("recordCount", required: false)]) { _, p in
+        offer(engine, "notifications.list", [string("userID", userID: true)] + Self.pageParams) { _, p in
+            let page = try Self.page(p)
             let (items, total) = try notifications.active(
-                userID: try p.string("userID"), startIndex: try p.optionalInt("startIndex") ?? 1, recordCount: try p.optionalInt("recordCount") ?? 0)
+                userID: try p.string("userID"), startIndex: page.startIndex, recordCount: page.recordCount, created: page.created)
             return [
-                "notifications": .array(items.map(NotificationShapes.item)), "start": .string(String(try p.optionalInt("startIndex") ?? 1)),
+                "notifications": .array(items.map(NotificationShapes.item)), "start": .string(String(page.startIndex)),
                 "count": .string(String(items.count)), "total": .string(String(total)),
             ]
         }
@@ -53,11 +54,12 @@ enum NotificationsModule {
         }
 
         offer(
-            engine, "notifications.history", [string("userID", userID: true), integer("startIndex", required: false), integer("recordCount", required: false)]
+            engine, "notifications.history", [string("userID", userID: true)] + Self.pageParams
         ) { _, p in
             let now = CredentialClock.now()
+            let page = try Self.page(p)
             let items = try notifications.history(
-                userID: try p.string("userID"), startIndex: try p.optionalInt("startIndex") ?? 1, recordCount: try p.optionalInt("recordCount") ?? 0)
+                userID: try p.string("userID"), startIndex: page.startIndex, recordCount: page.recordCount, created: page.created)
             return ["history": .array(items.map { NotificationShapes.historyItem($0, now: now) })]
         }
 

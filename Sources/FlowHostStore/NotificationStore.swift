@@ -2,10 +2,21 @@
 public protocol NotificationReader {
     func notification(_ uuid: String) throws -> NotificationRecord?
     /// The user's active notifications (not answered, not expired at `now`), newest first.
-    func activeNotifications(userID: String, now: Int64, offset: Int, limit: Int) throws -> [NotificationRecord]
-    func activeNotificationCount(userID: String, now: Int64) throws -> Int
+    func activeNotifications(userID: String, now: Int64, created: CreationWindow, offset: Int, limit: Int) throws -> [NotificationRecord]
+    func activeNotificationCount(userID: String, now: Int64, created: CreationWindow) throws -> Int
     /// The user's notifications, newest first, whatever their state.
-    func notificationHistory(userID: String, offset: Int, limit: Int) throws -> [NotificationRecord]
+    func notificationHistory(userID: String, created: CreationWindow, offset: Int, limit: Int) throws -> [NotificationRecord]
+}
+
+/// Creation times a listing keeps: `from` inclusive, `until` exclusive (seconds).
+public struct CreationWindow: Sendable, Equatable {
+    public var from: Int64
+    public var until: Int64
+    public init(from: Int64, until: Int64) {
+        self.from = from
+        self.until = until
+    }
+    public static let all = CreationWindow(from: .min, until: .max)
 }
 
 public protocol NotificationWriter: NotificationReader {

@@ -13,24 +13,30 @@ extension SQLiteTransaction: NotificationWriter {
         try db.query("SELECT \(Self.notificationColumns) FROM notification WHERE uuid = ?", [.text(uuid)], Self.notificationRecord).first
     }
 
-    func activeNotifications(userID: String, now: Int64, offset: Int, limit: Int) throws -> [NotificationRecord] {
+    func activeNotifications(userID: String, now: Int64, created: CreationWindow, offset: Int, limit: Int) throws -> [NotificationRecord] {
         try db.query(
             """
             SELECT \(Self.notificationColumns) FROM notification WHERE user_id = ? AND status = 'ACTIVE' AND expires_at > ?
-            ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?
-            """, [.text(userID), .integer(now), .int(limit), .int(offset)], Self.notificationRecord)
+            AND created_at >= ? AND created_at < ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?
+            """, [.text(userID), .integer(now), .integer(created.from), .integer(created.until), .int(limit), .int(offset)],
+            Self.notificationRecord)
     }
 
-    func activeNotificationCount(userID: String, now: Int64) throws -> Int {
+    func activeNotificationCount(userID: String, now: Int64, created: CreationWindow) throws -> Int {
         try db.query(
-            "SELECT COUNT(*) FROM notification WHERE user_id = ? AND status = 'ACTIVE' AND expires_at > ?", [.text(userID), .integer(now)]
+            """
+            SELECT COUNT(*) FROM notification WHERE user_id = ? AND status = 'ACTIVE' AND expires_at > ?
+            AND created_at >= ? AND created_at < ?
+            """, [.text(userID), .integer(now), .integer(created.from), .integer(created.until)]
         ) { $0.int(0) }.first ?? 0
     }
 
-    func notificationHistory(userID: String, offset: Int, limit: Int) throws -> [NotificationRecord] {
+    func notificationHistory(userID: String, created: CreationWindow, offset: Int, limit: Int) throws -> [NotificationRecord] {
         try db.query(
-            "SELECT \(Self.notificationColumns) FROM notification WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?",
-            [.text(userID), .int(limit), .int(offset)], Self.notificationRecord)
+            """
+            SELECT \(Self.notificationColumns) FROM notification WHERE user_id = ? AND created_at >= ? AND created_at < ?
+            ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?
+            """, [.text(userID), .integer(created.from), .integer(created.until), .int(limit), .int(offset)], Self.notificationRecord)
     }
 
     func insert(_ notification: NotificationRecord) throws {

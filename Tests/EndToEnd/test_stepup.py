@@ -183,3 +183,36 @@ def test_an_expired_notification_is_refused_and_pages_are_the_sdks(deployment):
     host.request("getNotificationHistory", [0, "", 1, "", "", "EXPIRED", "", "", ""])
     history = host.wait_event("onGetNotificationsHistory")["params"]["pArgs"]["response"]["ResponseData"]["history"]
     assert [item["notification_uuid"] for item in history] == [short]
+
+
+def test_date_filters_bound_the_lists_and_bad_ones_are_refused(deployment):
+    import datetime
+    host = logged_in_host(deployment)
+    made = [notify(deployment) for _ in range(2)]
+
+    def listed(start_date, end_date, method="getNotifications"):
+        if method == "getNotifications":
+            host.request(method, [0, "", 1, start_date, end_date])
+            return host.wait_event("onGetNotifications")["params"]["pArgs"]["response"]["ResponseData"]["notifications"]
+        host.request(method, [0, "", 1, start_date, end_date, "", "", "", ""])
+        return host.wait_event("onGetNotificationsHistory")["params"]["pArgs"]["response"]["ResponseData"]["history"]
+
+    every = listed("", "")
+    assert {item["notification_uuid"] for item in every} == set(made)
+    newest, oldest = every[0]["create_ts"], every[-1]["create_ts"]  # the SDK's text: 2026-11-22T13:40:02UTC
+    day = datetime.date.fromisoformat(oldest[:10])
+    assert len(listed(day.isoformat(), newest[:10])) == 2, "whole days, both ends inclusive"
+    assert listed("", (day - datetime.timedelta(days=1)).isoformat()) == []
+    assert listed("", (day - datetime.timedelta(days=1)).isoformat(), "getNotificationHistory") == []
+    later = datetime.date.fromisoformat(newest[:10]) + datetime.timedelta(days=1)
+    assert listed(later.isoformat(), "") == []
+    assert {item["notification_uuid"] for item in listed(newest, newest)} >= {every[0]["notification_uuid"]}, "an SDK create_ts is accepted"
+    before = datetime.datetime.strptime(oldest, "%Y-%m-%dT%H:%M:%SUTC") - datetime.timedelta(seconds=1)
+    assert listed("", before.strftime("%Y-%m-%dT%H:%M:%SZ")) == [], "an RFC 3339 instant, to the second"
+    for start_date, end_date in [("22/11/2026", ""), ("2026-02-30", ""), ("", "2026-11-22T25:00:00Z"), (later.isoformat(), day.isoformat())]:
+        with pytest.raises(RPCError) as refused:
+            host.request("getNotifications", [0, "", 1, start_date, end_date])
+        assert refused.value.code == -32602, (start_date, end_date)
+    with pytest.raises(RPCError) as refused:
+        host.request("getNotifications", [0, "", 0, "", ""])
+    assert refused.value.code == -32602 and "startIndex" in refused.value.message

@@ -1,0 +1,32 @@
+import FlowHostCore
+import FlowHostNotifications
+import FlowHostStore
+
+/// The paging and date parameters both listings share, checked in one place
+/// so a flow written in C gets the same answers as one written in Swift.
+extension NotificationsModule {
+    static var pageParams: [ParamSpec] { [
+        integer("startIndex", required: false), integer("recordCount", required: false),
+        string("startDate", required: false), string("endDate", required: false),
+    ] }
+
+    struct Page {
+        var startIndex: Int
+        var recordCount: Int
+        var created: CreationWindow
+    }
+
+    static func page(_ p: ServiceParams) throws(ServiceError) -> Page {
+        let startIndex = try p.optionalInt("startIndex") ?? 1
+        guard startIndex >= 1 else { throw ServiceError.invalidParams(field: "startIndex", reason: "must be at least 1") }
+        let recordCount = try p.optionalInt("recordCount") ?? 0
+        guard recordCount >= 0 else { throw ServiceError.invalidParams(field: "recordCount", reason: "must be 0 (all) or more") }
+        let startDate = try p.optionalString("startDate"), endDate = try p.optionalString("endDate")
+        do throws(NotificationError) {
+            let created = try CreationWindowParser.window(startDate: startDate, endDate: endDate)
+            return Page(startIndex: startIndex, recordCount: recordCount, created: created)
+        } catch {
+            throw ServiceError.invalidParams(field: "startDate/endDate", reason: error.description)
+        }
+    }
+}
