@@ -71,20 +71,12 @@ final class StepUpFlow: ServingFlow {
 
     func getNotificationHistory(_ params: JSON) throws(FlowError) {
         let user = try loggedInUser()
-        let history = try host.call("notifications.history", page(of: params, for: user))
-        let wanted = params["notificationStatus"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-        let action = params["actionPerformed"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
-        let keyword = params["keywordSearch"]?.stringValue.flatMap { $0.isEmpty ? nil : $0.lowercased() }
-        let items = (history["history"]?.elements ?? []).filter { item in
-            if let wanted, item["status"]?.stringValue != wanted { return false }
-            if let action, item["action_performed"]?.stringValue != action { return false }
-            if let keyword {
-                let text = (item["body"]?[0]?["subject"]?.stringValue ?? "") + " " + (item["body"]?[0]?["message"]?.stringValue ?? "")
-                if !text.lowercased().contains(keyword) { return false }
-            }
-            return true
+        var query = page(of: params, for: user)
+        for key in ["notificationStatus", "actionPerformed", "keywordSearch"] {
+            if let value = params[key], value.kind != .null { query[key] = value }
         }
-        host.emit("onGetNotificationsHistory", SDKPayload.serverCall(responseData: ["history": .array(items)]))
+        let history = try host.call("notifications.history", query)
+        host.emit("onGetNotificationsHistory", SDKPayload.serverCall(responseData: history))
     }
 
     /// `updateNotification(uuid, action)`: refused at once (nothing changes,

@@ -133,12 +133,22 @@ public final class NotificationService {
         try store.write { tx in _ = try tx.withdrawNotification(uuid, at: now) }
     }
 
-    /// The user's notifications, newest first, whatever their state.
-    public func history(userID: String, startIndex: Int, recordCount: Int, created: CreationWindow = .all) throws -> [NotificationRecord] {
-        try store.read { tx in
-            try tx.notificationHistory(userID: userID, created: created, offset: max(0, startIndex - 1), limit: recordCount <= 0 ? 1000 : min(recordCount, 1000))
-        }
+    /// The user's notifications, newest first, whatever their state, that
+    /// pass `filter`; the page is cut after filtering, so a page is full
+    /// whenever enough items match. The newest `historyScanLimit` are searched.
+    public func history(
+        userID: String, startIndex: Int, recordCount: Int, created: CreationWindow = .all, filter: HistoryFilter = HistoryFilter()
+    ) throws -> [NotificationRecord] {
+        let now = clock()
+        let matching = try store.read { tx in
+            try tx.notificationHistory(userID: userID, created: created, offset: 0, limit: Self.historyScanLimit)
+        }.filter { filter.admits($0, now: now) }
+        let offset = min(max(0, startIndex - 1), matching.count)
+        let count = recordCount <= 0 ? 1000 : min(recordCount, 1000)
+        return Array(matching[offset..<min(matching.count, offset + count)])
     }
+
+    public static let historyScanLimit = 10_000
 
     static func judge(_ record: NotificationRecord?, userID: String, action: String, now: Int64) -> (AnswerOutcome, NotificationAction?) {
         // Another user's notification is indistinguishable from an unknown one: its uuid tells nothing.

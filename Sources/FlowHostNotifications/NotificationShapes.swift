@@ -22,10 +22,15 @@ public enum NotificationShapes {
         ]
     }
 
+    /// The status a history shows: an active notification past its expiry is EXPIRED.
+    public static func status(of record: NotificationRecord, now: Int64) -> String {
+        record.status == "ACTIVE" && record.expiresAt <= now ? "EXPIRED" : record.status
+    }
+
     /// A history item: `status` UPDATED / EXPIRED / DISCARDED (DISMISSED is
     /// the SDK's too; FlowHost has no dismissal yet), `action_performed`, `update_ts`, …
     public static func historyItem(_ record: NotificationRecord, now: Int64) -> JSON {
-        let status = record.status == "ACTIVE" && record.expiresAt <= now ? "EXPIRED" : record.status
+        let status = status(of: record, now: now)
         return [
             "notification_uuid": .string(record.uuid), "body": (try? JSON.parse(record.body)) ?? .array(), "status": .string(status),
             "action_performed": .string(record.actionPerformed ?? ""), "create_ts": .string(timestamp(record.createdAt)),

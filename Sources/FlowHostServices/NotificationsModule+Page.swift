@@ -29,4 +29,18 @@ extension NotificationsModule {
             throw ServiceError.invalidParams(field: "startDate/endDate", reason: error.description)
         }
     }
+
+    static var historyFilterParams: [ParamSpec] {
+        [string("notificationStatus", required: false), string("actionPerformed", required: false), string("keywordSearch", required: false)]
+    }
+
+    static func historyFilter(_ p: ServiceParams) throws(ServiceError) -> HistoryFilter {
+        let status = try p.optionalString("notificationStatus"), action = try p.optionalString("actionPerformed")
+        let keyword = try p.optionalString("keywordSearch")
+        do throws(NotificationError) {
+            return try HistoryFilter(status: status, action: action, keyword: keyword)
+        } catch {
+            throw ServiceError.invalidParams(field: "notificationStatus", reason: error.description)
+        }
+    }
 }

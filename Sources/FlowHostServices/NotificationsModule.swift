@@ -54,12 +54,13 @@ enum NotificationsModule {
         }
 
         offer(
-            engine, "notifications.history", [string("userID", userID: true)] + Self.pageParams
+            engine, "notifications.history", [string("userID", userID: true)] + Self.pageParams + Self.historyFilterParams
         ) { _, p in
             let now = CredentialClock.now()
             let page = try Self.page(p)
             let items = try notifications.history(
-                userID: try p.string("userID"), startIndex: page.startIndex, recordCount: page.recordCount, created: page.created)
+                userID: try p.string("userID"), startIndex: page.startIndex, recordCount: page.recordCount, created: page.created,
+                filter: try Self.historyFilter(p))
             return ["history": .array(items.map { NotificationShapes.historyItem($0, now: now) })]
         }
 

@@ -216,3 +216,25 @@ def test_date_filters_bound_the_lists_and_bad_ones_are_refused(deployment):
     with pytest.raises(RPCError) as refused:
         host.request("getNotifications", [0, "", 0, "", ""])
     assert refused.value.code == -32602 and "startIndex" in refused.value.message
+
+
+def test_history_filters_apply_before_the_page_is_cut(deployment):
+    host = logged_in_host(deployment)
+    oldest = deployment.admin("notify", "alice", "--subject", "Café bill", "--message", "m", "--action", "OK=ok")["notification_uuid"]
+    newer = [notify(deployment, authlevel="0") for _ in range(2)]
+    host.request("updateNotification", [oldest, "ok"])
+    assert update_status(host.wait_event("onUpdateNotification")) == (100, 0)
+
+    def history(*filters, start=1, count=1):
+        host.request("getNotificationHistory", [count, "", start, "", "", *filters, ""])
+        return [item["notification_uuid"] for item in
+                host.wait_event("onGetNotificationsHistory")["params"]["pArgs"]["response"]["ResponseData"]["history"]]
+
+    assert history("UPDATED", "", "") == [oldest], "the newest page of one holds the newest match, not the newest item"
+    assert history("", "ok", "") == [oldest]
+    assert history("", "", "CAFÉ") == [oldest], "keywords ignore case, beyond ASCII too"
+    assert history("ACTIVE", "", "", start=2) == [newer[0]]
+    assert history("DISMISSED", "", "", count=0) == []
+    with pytest.raises(RPCError) as refused:
+        host.request("getNotificationHistory", [0, "", 1, "", "", "ANSWERED", "", "", ""])
+    assert refused.value.code == -32602 and "notificationStatus" in refused.value.message
