@@ -76,30 +76,14 @@ extension CredentialService {
     /// user an attempt when they type it. The message is committed to the
     /// outbox first and delivered after the commit, outside any transaction.
     public func resendActivationCode(_ userID: String, deviceID: String) throws -> ResendOutcome {
-        let now = clock()
-        let code = ActivationCodes.newCode()
-        let record = try codeRecord(userID: userID, code: code, now: now)
-        let message = CodeMessage(userID: userID, activationCode: code, verificationKey: record.verificationKey, expiresAt: record.expiresAt)
-        let (outcome, outboxID): (ResendOutcome, Int64?) = try write { tx in
-            guard var user = try tx.user(userID) else { throw StoreError.notFound }
-            if let refusal = try activationRefusal(tx, user, deviceID: deviceID) {
-                try audit.count(tx, userID, "activation.resend", refusal.name)
-                return (.refused(refusal), nil)
-            }
-            if let wait = try resendWait(tx, &user, action: "activation.resend", now: now) {
-                return (.tooSoon(retryAfterSeconds: wait), nil)
-            }
-            try tx.supersedeActivationCodes(userID: userID, at: now)
-            try tx.insert(record)
-            user.lastResendAt = now
-            user.resendCount += 1
-            try tx.update(user)
-            let outboxID = try delivery.enqueue(message, in: tx, at: now)
-            try audit.row(tx, userID, deviceID, "activation.resend", "ok", ["resendsLeft": .int(settings.maxResendsPerCodeLifetime - user.resendCount)])
-            return (.sent(verificationKey: record.verificationKey, attemptsLeft: user.activationAttemptsLeft), outboxID)
-        }
-        if let outboxID { delivery.committed(outboxID: outboxID) }
-        return outcome
+        try sendCode(
+            userID, deviceID: deviceID, forDevice: nil, action: "activation.resend", refusal: activationRefusal,
+            replacePrevious: { tx, now in try tx.supersedeActivationCodes(userID: userID, at: now) },
+            sent: { tx, user in
+                try self.audit.row(
+                    tx, userID, deviceID, "activation.resend", "ok", ["resendsLeft": .int(self.settings.maxResendsPerCodeLifetime - user.resendCount)])
+                return user.activationAttemptsLeft
+            })
     }
 
     /// The end of activation on a device: the credential the user chose (a
@@ -201,30 +185,51 @@ extension CredentialService {
     /// device, sealed into the outbox for delivery (as a resend is), rate-
     /// limited and capped the same way. The code works only on that device.
     public func sendDeviceCode(_ userID: String, deviceID: String) throws -> ResendOutcome {
+        try sendCode(
+            userID, deviceID: deviceID, forDevice: deviceID, action: "activation.device-code", refusal: newDeviceRefusal,
+            replacePrevious: { tx, now in
+                if let previous = try tx.deviceCode(userID: userID, deviceID: deviceID, now: now), let id = previous.id {
+                    _ = try tx.recordDeviceCodeMiss(id: id, limit: 0, at: now)  // replaced: it stops working
+                }
+            },
+            sent: { tx, _ in
+                try self.audit.row(tx, userID, deviceID, "activation.device-code", "sent")
+                return Self.deviceCodeTries
+            })
+    }
+
+    /// One path for every code a client asks for: the state check (`refusal`),
+    /// the rate limits, the previous code replaced, the new one stored and
+    /// sealed into the outbox in one transaction, delivered after the commit.
+    /// `sent` records the success and returns the attempts the code allows.
+    private func sendCode(
+        _ userID: String, deviceID: String, forDevice: String?, action: String,
+        refusal: (any StoreReader, UserRecord, String) throws -> Refusal?,
+        replacePrevious: (any StoreWriter, Int64) throws -> Void,
+        sent: (any StoreWriter, UserRecord) throws -> Int
+    ) throws -> ResendOutcome {
         let now = clock()
         let code = ActivationCodes.newCode()
         var record = try codeRecord(userID: userID, code: code, now: now)
-        record.forDevice = deviceID
+        record.forDevice = forDevice
         let message = CodeMessage(userID: userID, activationCode: code, verificationKey: record.verificationKey, expiresAt: record.expiresAt)
         let (outcome, outboxID): (ResendOutcome, Int64?) = try write { tx in
             guard var user = try tx.user(userID) else { throw StoreError.notFound }
-            if let refusal = try newDeviceRefusal(tx, user, deviceID: deviceID) {
-                try audit.count(tx, userID, "activation.device-code", refusal.name)
-                return (.refused(refusal), nil)
+            if let refused = try refusal(tx, user, deviceID) {
+                try audit.count(tx, userID, action, refused.name)
+                return (.refused(refused), nil)
             }
-            if let wait = try resendWait(tx, &user, action: "activation.device-code", now: now) {
+            if let wait = try resendWait(tx, &user, action: action, now: now) {
                 return (.tooSoon(retryAfterSeconds: wait), nil)
             }
-            if let previous = try tx.deviceCode(userID: userID, deviceID: deviceID, now: now), let id = previous.id {
-                _ = try tx.recordDeviceCodeMiss(id: id, limit: 0, at: now)  // replaced: it stops working
-            }
+            try replacePrevious(tx, now)
             try tx.insert(record)
             user.lastResendAt = now
             user.resendCount += 1
             try tx.update(user)
             let outboxID = try delivery.enqueue(message, in: tx, at: now)
-            try audit.row(tx, userID, deviceID, "activation.device-code", "sent")
-            return (.sent(verificationKey: record.verificationKey, attemptsLeft: Self.deviceCodeTries), outboxID)
+            let attemptsLeft = try sent(tx, user)
+            return (.sent(verificationKey: record.verificationKey, attemptsLeft: attemptsLeft), outboxID)
         }
         if let outboxID { delivery.committed(outboxID: outboxID) }
         return outcome
