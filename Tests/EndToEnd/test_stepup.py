@@ -238,3 +238,19 @@ def test_history_filters_apply_before_the_page_is_cut(deployment):
     with pytest.raises(RPCError) as refused:
         host.request("getNotificationHistory", [0, "", 1, "", "", "ANSWERED", "", "", ""])
     assert refused.value.code == -32602 and "notificationStatus" in refused.value.message
+
+
+def test_a_second_update_while_a_step_up_runs_is_refused_and_the_first_goes_on(deployment):
+    host = logged_in_host(deployment)
+    first, second = notify(deployment), notify(deployment)
+    host.request("updateNotification", [first, "accept"])
+    host.wait_event("getPassword")
+    with pytest.raises(RPCError) as refused:
+        host.request("updateNotification", [second, "accept"])
+    assert refused.value.code == -32007 and refused.value.data["open"]
+    host.request("getNotifications", [0, "", 1, "", ""])  # a read is answered meanwhile
+    assert host.wait_event("onGetNotifications")["params"]["pArgs"]["response"]["ResponseData"]["total"] == "2"
+    host.request("setPassword", [GOOD_PASSWORD, 3])
+    done = host.wait_event("onUpdateNotification")
+    assert update_status(done) == (100, 0) and done["params"]["pArgs"]["response"]["ResponseData"]["notification_uuid"] == first
+    assert [item["status"] for item in deployment.admin("notifications", "alice") if item["notification_uuid"] == second] == ["ACTIVE"]
