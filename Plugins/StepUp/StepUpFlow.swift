@@ -72,7 +72,7 @@ final class StepUpFlow: ServingFlow {
     func getNotificationHistory(_ params: JSON) throws(FlowError) {
         let user = try loggedInUser()
         var query = page(of: params, for: user)
-        for key in ["notificationStatus", "actionPerformed", "keywordSearch"] {
+        for key in ["notificationStatus", "actionPerformed", "keywordSearch", "deviceID"] {
             if let value = params[key], value.kind != .null { query[key] = value }
         }
         let history = try host.call("notifications.history", query)

@@ -31,14 +31,16 @@ extension NotificationsModule {
     }
 
     static var historyFilterParams: [ParamSpec] {
-        [string("notificationStatus", required: false), string("actionPerformed", required: false), string("keywordSearch", required: false)]
+        [string("notificationStatus", required: false), string("actionPerformed", required: false), string("keywordSearch", required: false),
+            string("deviceID", required: false),
+        ]
     }
 
     static func historyFilter(_ p: ServiceParams) throws(ServiceError) -> HistoryFilter {
         let status = try p.optionalString("notificationStatus"), action = try p.optionalString("actionPerformed")
-        let keyword = try p.optionalString("keywordSearch")
+        let keyword = try p.optionalString("keywordSearch"), device = try p.optionalString("deviceID")
         do throws(NotificationError) {
-            return try HistoryFilter(status: status, action: action, keyword: keyword)
+            return try HistoryFilter(status: status, action: action, keyword: keyword, answeredBy: device)
         } catch {
             throw ServiceError.invalidParams(field: "notificationStatus", reason: error.description)
         }

@@ -225,8 +225,8 @@ def test_history_filters_apply_before_the_page_is_cut(deployment):
     host.request("updateNotification", [oldest, "ok"])
     assert update_status(host.wait_event("onUpdateNotification")) == (100, 0)
 
-    def history(*filters, start=1, count=1):
-        host.request("getNotificationHistory", [count, "", start, "", "", *filters, ""])
+    def history(*filters, start=1, count=1, device=""):
+        host.request("getNotificationHistory", [count, "", start, "", "", *filters, device])
         return [item["notification_uuid"] for item in
                 host.wait_event("onGetNotificationsHistory")["params"]["pArgs"]["response"]["ResponseData"]["history"]]
 
@@ -235,6 +235,8 @@ def test_history_filters_apply_before_the_page_is_cut(deployment):
     assert history("", "", "CAFÉ") == [oldest], "keywords ignore case, beyond ASCII too"
     assert history("ACTIVE", "", "", start=2) == [newer[0]]
     assert history("DISMISSED", "", "", count=0) == []
+    assert history("", "", "", count=0, device="device-1") == [oldest], "deviceID: the device that answered"
+    assert history("", "", "", count=0, device="device-9") == []
     with pytest.raises(RPCError) as refused:
         host.request("getNotificationHistory", [0, "", 1, "", "", "ANSWERED", "", "", ""])
     assert refused.value.code == -32602 and "notificationStatus" in refused.value.message
