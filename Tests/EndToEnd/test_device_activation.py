@@ -8,6 +8,7 @@ import pytest
 
 from conftest import GOOD_PASSWORD, activate, status_of, wait_until
 from flowhost_client import RPCError
+from schemas import validate
 
 
 def registered(deployment, user="alice", device="device-a"):
@@ -23,6 +24,7 @@ def ask_to_join(deployment, user="alice", device="device-b", lda=()):
     host.wait_event("getUser")
     host.request("setUser", [user])
     options = host.wait_event("addNewDeviceOptions")
+    validate("device-activation.addNewDeviceOptions.params", options["params"])
     key = {item["key"]: item["value"] for item in options["params"]["challengeResponse"]["challengeInfo"]}["VERIFICATION_KEY"]
     assert options["params"]["newDeviceOptions"] == ["ApproveFromRegisteredDevice", "ActivationCode"] and len(key) == 6
     host.request("performVerifyAuth", [True])

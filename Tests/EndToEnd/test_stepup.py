@@ -256,3 +256,22 @@ def test_a_second_update_while_a_step_up_runs_is_refused_and_the_first_goes_on(d
     done = host.wait_event("onUpdateNotification")
     assert update_status(done) == (100, 0) and done["params"]["pArgs"]["response"]["ResponseData"]["notification_uuid"] == first
     assert [item["status"] for item in deployment.admin("notifications", "alice") if item["notification_uuid"] == second] == ["ACTIVE"]
+
+
+def test_every_step_up_event_fits_its_schema(deployment):
+    host = logged_in_host(deployment)
+    uuid = notify(deployment)
+    validate("step-up.onNotificationReceived.params", host.wait_event("onNotificationReceived", timeout=5)["params"])
+    host.request("getNotifications", [0, "", 1, "", ""])
+    listed = host.wait_event("onGetNotifications")["params"]
+    validate("step-up.onGetNotifications.params", listed)
+    assert len(listed["pArgs"]["response"]["ResponseData"]["notifications"]) == 1
+    host.request("updateNotification", [uuid, "accept"])
+    host.wait_event("getPassword")
+    host.request("setPassword", [GOOD_PASSWORD, 3])
+    validate("step-up.onUpdateNotification.params", host.wait_event("onUpdateNotification")["params"])
+    deployment.admin("notify", "alice", "--subject", "s", "--message", "m", "--action", "OK=ok")
+    host.request("getNotificationHistory", [0, "", 1, "", "", "", "", "", ""])
+    history = host.wait_event("onGetNotificationsHistory")["params"]
+    validate("step-up.onGetNotificationsHistory.params", history)
+    assert sorted(item["status"] for item in history["pArgs"]["response"]["ResponseData"]["history"]) == ["ACTIVE", "UPDATED"]
