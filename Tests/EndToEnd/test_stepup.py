@@ -275,3 +275,24 @@ def test_every_step_up_event_fits_its_schema(deployment):
     history = host.wait_event("onGetNotificationsHistory")["params"]
     validate("step-up.onGetNotificationsHistory.params", history)
     assert sorted(item["status"] for item in history["pArgs"]["response"]["ResponseData"]["history"]) == ["ACTIVE", "UPDATED"]
+
+
+def test_a_session_that_times_out_mid_step_up_records_nothing_and_refuses_late_answers(tmp_path, flowhost_bin, spawn):
+    from conftest import CHEAP_CONFIG, Deployment
+    config = json.loads(json.dumps(CHEAP_CONFIG))
+    config["sessions"] = {"idleTimeoutSeconds": 60, "lifetimeSeconds": 3}
+    deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
+    host = logged_in_host(deployment)
+    uuid = notify(deployment)
+    host.request("updateNotification", [uuid, "accept"])
+    host.wait_event("getPassword")
+    host.wait_event("onSessionTimeout", timeout=6)
+    host.wait_event("onUserLoggedOff")
+    host.wait_event("getUser")
+    with pytest.raises(RPCError) as late:
+        host.request("setPassword", [GOOD_PASSWORD, 3])
+    assert late.value.code in (-32003, -32004), "the step-up's challenge ended with the session"
+    host.drain(0.5)
+    assert not [event for event in host.events if event["method"] == "onUpdateNotification"], "the step-up was abandoned silently"
+    assert [item["status"] for item in deployment.admin("notifications", "alice")] == ["ACTIVE"], "nothing recorded"
+    assert deployment.admin("show-user", "alice")["passwordAttemptsLeft"] == 3
