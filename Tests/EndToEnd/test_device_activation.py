@@ -212,3 +212,22 @@ def test_an_approval_nobody_answers_expires(tmp_path, flowhost_bin, spawn):
     with pytest.raises(RPCError) as late:
         first.request("updateNotification", [uuid, "accept"])
     assert late.value.code == -32013
+
+
+def test_reads_while_an_approval_is_pending_are_answered_and_change_nothing(deployment):
+    first = registered(deployment)
+    second, key = ask_to_join(deployment)
+    uuid = approval_on(first, key)
+    assert second.request("ping") == {}
+    assert "methods" in second.request("rpc.discover")
+    with pytest.raises(RPCError) as nobody:
+        second.request("getNotifications", [0, "", 1, "", ""])
+    assert nobody.value.code == -32006, "no user is logged in on the waiting device"
+    with pytest.raises(RPCError) as busy:
+        second.request("setUser", ["alice"])
+    assert busy.value.code == -32003, "getUser is not open: the device cannot start over without resetAuthState"
+    first.request("updateNotification", [uuid, "accept"])
+    step_up(first)
+    second.wait_event("getPassword", timeout=5)
+    second.request("setPassword", [GOOD_PASSWORD, 0])
+    assert second.wait_event("onUserLoggedIn")["params"]["userID"] == "alice", "the pending approval completed as before"
