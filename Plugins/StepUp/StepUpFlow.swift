@@ -62,7 +62,7 @@ final class StepUpFlow: ServingFlow {
     /// The SDK's paging and date parameters, passed on for the notifications
     /// domain to check (bad values are refused there, not dropped here).
     func page(of params: JSON, for user: String) -> JSON {
-        var page: JSON = ["userID": .string(user)]
+        let page: JSON = ["userID": .string(user)]
         for key in ["startIndex", "recordCount", "startDate", "endDate"] {
             if let value = params[key], value.kind != .null { page[key] = value }
         }
@@ -71,7 +71,7 @@ final class StepUpFlow: ServingFlow {
 
     func getNotificationHistory(_ params: JSON) throws(FlowError) {
         let user = try loggedInUser()
-        var query = page(of: params, for: user)
+        let query = page(of: params, for: user)
         for key in ["notificationStatus", "actionPerformed", "keywordSearch", "deviceID"] {
             if let value = params[key], value.kind != .null { query[key] = value }
         }

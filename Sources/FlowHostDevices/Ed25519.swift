@@ -41,7 +41,8 @@ public enum Base64 {
         let length = fh_base64_encoded_length(bytes.count)
         var text = [CChar](repeating: 0, count: length)
         _ = sodium_bin2base64(&text, length, bytes, bytes.count, fh_base64_variant_original())
-        return String(cString: text)
+        // `length` counts the terminating NUL; base64 text is ASCII.
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     public static func decode(_ text: String) -> [UInt8]? {

@@ -103,7 +103,7 @@ public final class NotificationService {
     /// it asks for step-up, so a user is not asked to prove themselves for nothing).
     public func check(userID: String, uuid: String, action: String) throws -> (AnswerOutcome, NotificationAction?) {
         let now = clock()
-        return try store.read { tx in try Self.judge(try tx.notification(uuid), userID: userID, action: action, now: now) }
+        return try store.read { tx in Self.judge(try tx.notification(uuid), userID: userID, action: action, now: now) }
     }
 
     /// Records the user's answer: exactly one answer wins, whichever host sends it.
