@@ -104,21 +104,12 @@ extension CredentialService {
                 try audit.count(tx, userID, "activation.complete", refusal.name)
                 return .refused(refusal)
             }
-            guard
-                let codeID = try tx.activationGrant(
-                    userID: userID, grantHash: ActivationGrant.hash(grant), acceptedSince: now - settings.activationCodeLifetimeSeconds),
-                try tx.spendActivationGrant(codeID: codeID, at: now)
-            else {
+            guard try spendGrant(tx, userID: userID, grant: grant, now: now) else {
                 try audit.count(tx, userID, "activation.complete", "grant-invalid")
                 return .grantInvalid
             }
             if let hash { try storePassword(tx, userID: userID, hash: hash) }
-            let existing = try tx.device(userID: userID, deviceID: deviceID)
-            try tx.save(
-                DeviceRecord(
-                    userID: userID, deviceID: deviceID, name: deviceName, status: .active, ldaType: ldaType,
-                    createdAt: existing?.createdAt ?? now, lastAccessAt: now))
-            try devices.register(tx, userID: userID, deviceID: deviceID, keyID: key.keyID, publicKey: key.publicKey, custody: key.custody)
+            try registerDevice(tx, userID: userID, deviceID: deviceID, name: deviceName, ldaType: ldaType, key: key, now: now)
             user = try tx.user(userID) ?? user
             user.status = .active
             user.activationAttemptsLeft = settings.maxActivationAttempts
@@ -151,9 +142,7 @@ extension CredentialService {
             case .approval(let uuid):
                 authorized = try tx.consumeApproval(uuid, userID: userID, at: now)
             case .codeGrant(let grant):
-                authorized = try tx.activationGrant(
-                    userID: userID, grantHash: ActivationGrant.hash(grant), acceptedSince: now - settings.activationCodeLifetimeSeconds
-                ).map { try tx.spendActivationGrant(codeID: $0, at: now) } ?? false
+                authorized = try spendGrant(tx, userID: userID, grant: grant, now: now)
             }
             guard authorized else {
                 try audit.count(tx, userID, "activation.approved", "authorization-invalid")
@@ -169,12 +158,7 @@ extension CredentialService {
                 }
                 return .refused(.blocked(.passwordAttempts))
             }
-            let existing = try tx.device(userID: userID, deviceID: deviceID)
-            try tx.save(
-                DeviceRecord(
-                    userID: userID, deviceID: deviceID, name: deviceName, status: .active, ldaType: ldaType,
-                    createdAt: existing?.createdAt ?? now, lastAccessAt: now))
-            try devices.register(tx, userID: userID, deviceID: deviceID, keyID: key.keyID, publicKey: key.publicKey, custody: key.custody)
+            try registerDevice(tx, userID: userID, deviceID: deviceID, name: deviceName, ldaType: ldaType, key: key, now: now)
             let how: String = if case .approval = authorization { "approval" } else { "code" }
             try audit.row(tx, userID, deviceID, "activation.approved", "ok", ["authorization": .string(how), "workflow": .string(workflow)])
             return .completed(sessionID: try sessionLedger.open(tx, userID: userID, deviceID: deviceID, workflow: workflow))
@@ -233,6 +217,28 @@ extension CredentialService {
         }
         if let outboxID { delivery.committed(outboxID: outboxID) }
         return outcome
+    }
+
+    /// Spends the one-time grant that accepting a code gave a dialogue: false
+    /// when it is unknown, spent, or older than a code's lifetime.
+    private func spendGrant(_ tx: any StoreWriter, userID: String, grant: String, now: Int64) throws -> Bool {
+        guard
+            let codeID = try tx.activationGrant(
+                userID: userID, grantHash: ActivationGrant.hash(grant), acceptedSince: now - settings.activationCodeLifetimeSeconds)
+        else { return false }
+        return try tx.spendActivationGrant(codeID: codeID, at: now)
+    }
+
+    /// The device's registration and its new key, in the activation's transaction.
+    private func registerDevice(
+        _ tx: any StoreWriter, userID: String, deviceID: String, name: String, ldaType: Int?, key: NewDeviceKey, now: Int64
+    ) throws {
+        let existing = try tx.device(userID: userID, deviceID: deviceID)
+        try tx.save(
+            DeviceRecord(
+                userID: userID, deviceID: deviceID, name: name, status: .active, ldaType: ldaType, createdAt: existing?.createdAt ?? now,
+                lastAccessAt: now))
+        try devices.register(tx, userID: userID, deviceID: deviceID, keyID: key.keyID, publicKey: key.publicKey, custody: key.custody)
     }
 
     /// The limits on codes a client asks for: an interval between two, and a
