@@ -116,6 +116,13 @@ extension HostEngine {
         }
         for id in timers.filter({ $0.value.call == callID }).map(\.key) { timers[id] = nil }
     }
+
+    /// The newest asynchronous call `plugin` serves, if any: the one its
+    /// dialogue belongs to (one dialogue at a time), for work it starts
+    /// outside any call's context, such as on a change-feed event.
+    func servedCall(by plugin: LoadedPlugin) -> UInt64? {
+        calls.values.filter { $0.provider === plugin && !$0.synchronous }.map(\.id).max()
+    }
 }
 
 extension RPCError {

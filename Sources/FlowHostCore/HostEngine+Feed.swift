@@ -104,7 +104,9 @@ extension HostEngine {
             endSession(reason: event.payload["reason"]?.stringValue ?? "ended", inStore: false)
         }
         for plugin in subscriptions[event.topic] ?? [] {
-            withCall(nil) { plugin.notify(event.topic, event.payload) }
+            // In the context of the call the flow serves, if any: what it
+            // starts on hearing this (a challenge, a call) belongs to it.
+            withCall(servedCall(by: plugin)) { plugin.notify(event.topic, event.payload) }
         }
     }
 }
