@@ -1,57 +1,57 @@
 import FlowHostSDK
 import FlowJSON
 
-/// The `device-activation` flow: a known user on a new device, approved from
-/// one of their registered devices. It serves `deviceactivation.approve`,
-/// which the `mfa` flow calls when an active user sets up on a device not
-/// registered for them:
+/// The `device-activation` flow: a known user on a new device. It serves
+/// `deviceactivation.join`, which the `mfa` flow calls when an active user
+/// sets up on a device not registered for them, and runs that device's
+/// whole dialogue:
 ///
-/// `addNewDeviceOptions` → `performVerifyAuth(true)` → an approval
+/// `addNewDeviceOptions` → `performVerifyAuth(true)`: an approval
 /// notification (Accept / Reject, with the device's name and a verification
-/// key) for the user's registered devices → the answer, from another host,
-/// arrives through the change feed → the call finishes `approved` (with the
-/// approval, which completes one activation), `rejected`, `expired` or
-/// `cancelled`. `performVerifyAuth(false)` cancels; a reset withdraws the
-/// notification.
+/// key) for the user's registered devices, answered on another host and
+/// heard through the change feed; or `fallbackNewDeviceActivationFlow`: a
+/// code for this device (`getActivationCode`). Then this device's own
+/// authentication (`getUserConsentForLDA`, or `getPassword` for the user's
+/// password), its key, and the registration. The call finishes `completed`
+/// (with the session), `refused` (the user's state forbids it; a `status`
+/// for `getUser`), or `stopped` (a `status` and message for `getUser`).
+/// A cancelled call (the caller's reset) withdraws the notification.
 ///
 /// Touched only on the host's loop thread.
 final class DeviceActivationFlow: ServingFlow {
-    static let declaration = FlowDeclaration(
-        name: "device-activation", version: "1.0.0",
-        methods: [
-            FlowMethod(
-                "performVerifyAuth", summary: "Answers addNewDeviceOptions: true asks the user's registered devices to approve; false cancels.",
-                params: [FlowParam("verifyAuthStatus", .boolean)], answers: ["addNewDeviceOptions"]),
-            FlowMethod(
-                "fallbackNewDeviceActivationFlow", summary: "Answers addNewDeviceOptions: join with an activation code sent to the user instead.",
-                answers: ["addNewDeviceOptions"]),
-        ],
-        events: [
-            FlowEvent(
-                "addNewDeviceOptions", summary: "The user is active on other devices: how this one may join (newDeviceOptions, challengeInfo).",
-                challenge: true)
-        ],
-        services: [
-            FlowService(
-                "deviceactivation.approve", summary: "Asks the user's registered devices to approve this one.",
-                params: [FlowParam("userID", .string, format: .userID), FlowParam("deviceName", .string)])
-        ],
-        uses: ["notifications.create", "notifications.withdraw"])
-
     /// How long an approval may wait (config `flows.device-activation.approvalSeconds`).
     let approvalSeconds: Int
 
     let host: FlowHost
     var deviceID = ""
-    var waiting: Waiting?
+    var ldaCapabilities: [Int] = []
+    /// The join being served, if any (one dialogue at a time).
+    var joining: Joining?
 
-    struct Waiting {
+    struct Joining {
         let call: UInt64
         let userID: String
         let deviceName: String
         let verificationKey: String
+        var stage = Stage.choosing
         var notification: String?
         var timer: UInt64?
+    }
+
+    enum Stage {
+        case choosing
+        case awaitingApproval
+        case awaitingCode(verificationKey: String)
+        case awaitingConsent(Authorization)
+        case awaitingPassword(Authorization)
+        /// Waiting for the host (a key being made, the registration).
+        case working
+    }
+
+    /// What lets the device join: an approval's uuid, or a device code's grant.
+    enum Authorization {
+        case approval(String)
+        case grant(String)
     }
 
     init(host: FlowHost, config: JSON) throws(FlowError) {
@@ -68,96 +68,85 @@ final class DeviceActivationFlow: ServingFlow {
     }
 
     func start() {
-        deviceID = host.sessionInfo["device"]?["deviceID"]?.stringValue ?? ""
+        let device = host.sessionInfo["device"] ?? .object()
+        deviceID = device["deviceID"]?.stringValue ?? ""
+        ldaCapabilities = device["ldaCapabilities"]?.elements.compactMap(\.intValue) ?? []
     }
 
     func serve(_ name: String, params: JSON, call: UInt64) {
         let userID = params["userID"]!.stringValue!
         let key = Self.verificationKey()
-        waiting = Waiting(call: call, userID: userID, deviceName: params["deviceName"]!.stringValue!, verificationKey: key)
+        joining = Joining(call: call, userID: userID, deviceName: params["deviceName"]!.stringValue!, verificationKey: key)
         host.emit(
             "addNewDeviceOptions",
             SDKPayload.event(
-                workflow: "AdditionalDeviceActivation", challengeInfo: [("VERIFICATION_KEY", key)],
+                workflow: Self.workflow, challengeInfo: [("VERIFICATION_KEY", key)],
                 fields: ["userID": .string(userID), "newDeviceOptions": ["ApproveFromRegisteredDevice", "ActivationCode"]]))
     }
 
     func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
-        guard let current = waiting else { throw FlowError(code: -32006, message: "no device activation in progress") }
-        if method == "fallbackNewDeviceActivationFlow" {
-            finish(["outcome": "fallback"])
-            return nil
-        }
-        guard method == "performVerifyAuth" else { throw FlowError.methodNotFound }
-        guard params["verifyAuthStatus"]!.boolValue! else {
-            finish(["outcome": "cancelled"])
-            return nil
-        }
-        let created: JSON
-        do {
-            created = try host.call(
-                "notifications.create",
-                [
-                    "userID": .string(current.userID), "subject": "Approve a new device?",
-                    "message": .string("\(current.deviceName) asks to join your account. Verification key: \(current.verificationKey)"),
-                    "actions": [["label": "Accept", "action": "accept", "authlevel": "1"], ["label": "Reject", "action": "reject", "authlevel": "0"]],
-                    "expiresInSeconds": .int(max(10, approvalSeconds)), "kind": "device-approval",
-                    "context": ["deviceID": .string(deviceID), "verificationKey": .string(current.verificationKey)],
-                ])
-        } catch {
-            finish(["outcome": "failed"])
-            throw error
-        }
-        waiting?.notification = created["uuid"]?.stringValue
-        host.subscribe("notifications.updated")  // only while an answer is awaited
-        let call = current.call
-        waiting?.timer = host.setTimer(milliseconds: UInt32(approvalSeconds * 1000)) { [self] in
-            guard waiting?.call == call else { return }
-            finish(["outcome": "expired"])
+        guard let current = joining else { throw FlowError(code: -32006, message: "no device activation in progress") }
+        switch (method, current.stage) {
+        case ("performVerifyAuth", .choosing):
+            if params["verifyAuthStatus"]!.boolValue! { try askForApproval(current) } else { stop(100, "Adding this device was cancelled.") }
+        case ("fallbackNewDeviceActivationFlow", .choosing):
+            sendCode(current)
+        case ("setActivationCode", .awaitingCode(let key)):
+            try verifyCode(current, code: params["activationCode"]!.stringValue!, verificationKey: key)
+        case ("resendActivationCode", .awaitingCode):
+            sendCode(current)
+        case ("setUserConsentForLDA", .awaitingConsent(let authorization)):
+            try consent(current, authorization, enroll: params["isEnrollLDA"]!.boolValue!, type: params["authenticationType"]!.intValue!)
+        case ("setPassword", .awaitingPassword(let authorization)):
+            guard params["challengeMode"]!.intValue! == ChallengeMode.verify else {
+                throw FlowError.invalidParams(field: "challengeMode", reason: "this getPassword asked with challengeMode 0")
+            }
+            complete(current, authorization, password: params["password"]!.stringValue!, ldaType: nil)
+        default:
+            throw FlowError(code: -32006, message: "not expected now")
         }
         return nil
     }
 
-    /// An answer from one of the user's devices, through the change feed.
+    /// The open challenge expired: the dialogue stops, its caller says so.
     func notified(topic: String, payload: JSON) {
-        guard topic == "notifications.updated", let current = waiting, let uuid = current.notification,
-            payload["uuid"]?.stringValue == uuid
-        else { return }
-        if payload["action"]?.stringValue == "accept" {
-            finish(["outcome": "approved", "approval": .string(uuid)], withdraw: false)
-        } else {
-            finish(["outcome": "rejected"], withdraw: false)
+        switch topic {
+        case "notifications.updated": approvalAnswered(payload)
+        case "challenge.expired": stop(121, "The challenge expired unanswered; start again.")
+        default: return
         }
     }
 
     /// Its caller abandoned the dialogue: the approval request is withdrawn.
     func cancelled(_ call: UInt64) {
-        guard let current = waiting, current.call == call else { return }
-        waiting = nil
-        host.unsubscribe("notifications.updated")
-        withdraw(current)
+        guard let current = joining, current.call == call else { return }
+        joining = nil
+        endWaiting(current)
     }
 
-    func finish(_ result: JSON, withdraw shouldWithdraw: Bool = true) {
-        guard let current = waiting else { return }
-        waiting = nil
-        host.unsubscribe("notifications.updated")
-        if shouldWithdraw { withdraw(current) }
-        if let timer = current.timer { host.cancelTimer(timer) }
+    // MARK: Finishing
+
+    func finish(_ result: JSON) {
+        guard let current = joining else { return }
+        joining = nil
+        endWaiting(current)
         host.complete(current.call, .success(result))
     }
 
-    private func withdraw(_ current: Waiting) {
-        guard let uuid = current.notification else { return }
-        do { _ = try host.call("notifications.withdraw", ["uuid": .string(uuid)]) } catch {
-            host.log(.error, "withdrawing an approval request failed: \(error.message)")
-        }
+    /// Stopped: the caller goes back to `getUser` with this status and message.
+    func stop(_ status: Int, _ message: String) {
+        finish(["outcome": "stopped", "status": .int(status), "message": .string(message)])
     }
 
-    /// Six characters both devices show, so the user can tell the request is theirs.
-    static func verificationKey() -> String {
-        let alphabet = Array("ABCDEFGHJKMNPQRSTVWXYZ23456789")
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<6).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    /// A service outcome that says the user's state forbids this (a block,
+    /// an activation meanwhile): the caller maps the status.
+    func refused(_ outcome: JSON) {
+        finish(["outcome": "refused", "status": outcome["status"] ?? 114])
+    }
+
+    /// An outcome this flow does not know: an error, never a default.
+    func unexpected(_ service: String, _ outcome: JSON) {
+        host.log(.error, "\(service) gave an outcome this flow does not know: \(outcome["outcome"]?.stringValue ?? "none")")
+        stop(114, "The server could not complete the request; try again.")
     }
 }

@@ -9,24 +9,13 @@ extension MFAFlow {
             FlowMethod(
                 "setUser", summary: "Answers getUser with the user id.",
                 params: [FlowParam("userName", .string, description: "The user id.", format: .userID)], answers: ["getUser"]),
-            FlowMethod(
-                "setActivationCode", summary: "Answers getActivationCode with the code the user received.",
-                params: [FlowParam("activationCode", .string)], answers: ["getActivationCode"]),
-            FlowMethod(
-                "resendActivationCode", summary: "Sends a fresh code (rate-limited; attempts carry over).",
-                answers: ["getActivationCode"]),
+            SDKAnswers.setActivationCode,
+            SDKAnswers.resendActivationCode,
             FlowMethod(
                 "setDeviceName", summary: "Answers getDeviceName with this device's name.",
                 params: [FlowParam("deviceName", .string)], answers: ["getDeviceName"]),
-            FlowMethod(
-                "setUserConsentForLDA", summary: "Answers getUserConsentForLDA: enroll LDA (true) or set a password (false).",
-                params: [
-                    FlowParam("isEnrollLDA", .boolean), FlowParam("challengeMode", .integer),
-                    FlowParam("authenticationType", .integer, description: "RDNALDACapabilities value."),
-                ], answers: ["getUserConsentForLDA"]),
-            FlowMethod(
-                "setPassword", summary: "Answers getPassword (challengeMode 0 verify, 1 set).",
-                params: [FlowParam("password", .string), FlowParam("challengeMode", .integer)], answers: ["getPassword"]),
+            SDKAnswers.setUserConsentForLDA,
+            SDKAnswers.setPassword,
             FlowMethod(
                 "updatePassword", summary: "Answers getPassword with challengeMode 4 (password expired).",
                 params: [FlowParam("currentPassword", .string), FlowParam("newPassword", .string), FlowParam("challengeMode", .integer)],
@@ -48,7 +37,6 @@ extension MFAFlow {
         uses: [
             "credentials.userState", "credentials.rememberedUsers", "activation.verify", "activation.resend", "activation.complete",
             "password.policy", "password.check", "password.login", "password.update", "session.open", "session.close", "audit.record",
-            "device.createKey", "device.prove", "deviceactivation.approve", "activation.completeApproved",
-            "activation.sendDeviceCode", "activation.verifyDeviceCode",
+            "device.createKey", "device.prove", "deviceactivation.join",
         ])
 }

@@ -19,7 +19,6 @@ extension MFAFlow {
     }
 
     func setActivationCode(_ code: String) throws(FlowError) {
-        if case .awaitingDeviceCode(let userID, let key) = stage { return try setDeviceCode(userID, code: code, verificationKey: key) }
         guard case .awaitingActivationCode(let userID, let key) = stage else { throw Self.wrongStage }
         let outcome = try host.call(
             "activation.verify", ["userID": .string(userID), "code": .string(code), "deviceID": .string(deviceID)])
@@ -58,7 +57,6 @@ extension MFAFlow {
     }
 
     func resendActivationCode() throws(FlowError) {
-        if case .awaitingDeviceCode(let userID, _) = stage { return sendDeviceCode(userID) }
         guard case .awaitingActivationCode(let userID, _) = stage else { throw Self.wrongStage }
         let outcome = try host.call("activation.resend", ["userID": .string(userID), "deviceID": .string(deviceID)])
         switch outcome["outcome"]?.stringValue {
@@ -97,9 +95,6 @@ extension MFAFlow {
     }
 
     func setUserConsent(_ enroll: Bool, authenticationType: Int) throws(FlowError) {
-        if case .awaitingNewDeviceConsent(let userID, let authorization) = stage {
-            return try newDeviceConsent(userID, authorization: authorization, enroll: enroll, authenticationType: authenticationType)
-        }
         guard case .awaitingConsent(let userID, let grant) = stage else { throw Self.wrongStage }
         guard enroll else {
             audit(userID, "activation.lda-consent", "declined")

@@ -72,8 +72,6 @@ extension MFAFlow {
                     logIn(userID, password, ["proof": .string(fresh)])
                 }
             }
-        case .awaitingNewDevicePassword(let userID, let authorization):
-            completeNewDevice(userID, authorization: authorization, password: password, ldaType: nil)
         case .awaitingExpiredUpdate:
             throw FlowError.sdk(4, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
         default:

@@ -26,13 +26,8 @@ final class MFAFlow: Flow {
         case awaitingLDA(userID: String)
         /// Waiting for the host (a device key, a proof of it).
         case awaitingDevice(userID: String)
-        /// A new device for an active user: waiting for a registered device's approval.
-        case awaitingApproval(userID: String)
-        /// The fallback: a code sent for this device.
-        case awaitingDeviceCode(userID: String, verificationKey: String)
-        /// Approved (or the code accepted): the new device authenticates (LDA consent, or the user's password).
-        case awaitingNewDeviceConsent(userID: String, authorization: NewDeviceAuthorization)
-        case awaitingNewDevicePassword(userID: String, authorization: NewDeviceAuthorization)
+        /// A new device for an active user: the `device-activation` flow runs its dialogue.
+        case awaitingNewDevice(userID: String)
         /// The host's session is the record of who is logged in; the stage
         /// only says this flow's dialogue is over.
         case loggedIn(userID: String, sessionID: String)
@@ -139,7 +134,7 @@ final class MFAFlow: Flow {
         }
         guard state["registeredOnDevice"]?.boolValue == true else {
             // Active elsewhere: ask the user's registered devices to approve this one.
-            return askForApproval(userID)
+            return joinAsNewDevice(userID)
         }
         // The device proves it holds its key before anything else happens.
         proveDevice(userID) { [self] proof in
@@ -164,19 +159,6 @@ final class MFAFlow: Flow {
                 }
             case .refused:
                 askForUser(status: 126, message: "This device could not prove it is registered for this user.")
-            }
-        }
-    }
-
-    /// What lets a new device join: an approval's uuid, or a device code's grant.
-    enum NewDeviceAuthorization {
-        case approval(String)
-        case grant(String)
-
-        var field: (String, String) {
-            switch self {
-            case .approval(let uuid): ("approval", uuid)
-            case .grant(let grant): ("grant", grant)
             }
         }
     }
@@ -214,7 +196,7 @@ final class MFAFlow: Flow {
     func createDeviceKey(_ userID: String, then: @escaping (JSON) -> Void) {
         stage = .awaitingDevice(userID: userID)
         let asked = generation
-        host.call("device.createKey", ["userID": .string(userID), "deviceID": .string(deviceID)]) { [self] outcome in
+        host.createDeviceKey(userID: userID, deviceID: deviceID) { [self] outcome in
             guard asked == generation else { return }
             switch outcome {
             case .success(let key): then(key)
@@ -245,16 +227,9 @@ final class MFAFlow: Flow {
     func authenticateWithLDA(_ userID: String, type: Int, reason: String, then: @escaping (Bool) -> Void) {
         stage = .awaitingLDA(userID: userID)
         let asked = generation
-        host.request(
-            "platform/authenticateLDA",
-            ["userID": .string(userID), "authenticationType": .int(type), "reason": .string(reason)]
-        ) { [self] outcome in
+        host.authenticateWithLDA(userID: userID, type: type, reason: reason) { [self] ok in
             guard asked == generation, case .awaitingLDA = stage else { return }  // reset meanwhile
-            if case .success(let result) = outcome, result["authenticated"]?.boolValue == true {
-                then(true)
-            } else {
-                then(false)
-            }
+            then(ok)
         }
     }
 

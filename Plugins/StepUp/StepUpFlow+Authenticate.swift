@@ -25,12 +25,9 @@ extension StepUpFlow {
         current = StepUp(call: call, userID: user, challengeMode: mode, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0)
         let loggedInWithLDA = session["factors"]?.elements.contains { $0.stringValue == "lda" } == true
         if loggedInWithLDA, let ldaType = state["ldaType"]?.intValue {
-            host.request(
-                "platform/authenticateLDA",
-                ["userID": .string(user), "authenticationType": .int(ldaType), "reason": .string(params["reason"]?.stringValue ?? "step-up")]
-            ) { [self] outcome in
+            host.authenticateWithLDA(userID: user, type: ldaType, reason: params["reason"]?.stringValue ?? "step-up") { [self] ok in
                 guard current?.call == call else { return }
-                if case .success(let result) = outcome, result["authenticated"]?.boolValue == true {
+                if ok {
                     proveThenFinish(call, user: user)
                 } else if state["hasPassword"]?.boolValue == true {
                     askForPassword(status: 100)  // the seed's seamless fallback: no error

@@ -1,7 +1,6 @@
 import FlowHostCore
 import FlowHostCredentials
 import FlowHostDevices
-import FlowHostNotifications
 import FlowHostStore
 import FlowJSON
 import JSONRPC
@@ -13,7 +12,7 @@ import JSONRPC
 /// memory only.
 enum CredentialsModule {
     static func register(
-        _ credentials: CredentialService, keyring: DeviceKeyring?, notifications: NotificationService, in engine: HostEngine
+        _ credentials: CredentialService, keyring: DeviceKeyring?, in engine: HostEngine
     ) {
         offer(engine, "credentials.userState", [string("userID", userID: true), string("deviceID")]) { _, p in
             guard let state = try credentials.userState(try p.string("userID"), deviceID: try p.string("deviceID")) else { return .null }
@@ -73,60 +72,6 @@ enum CredentialsModule {
                 engine.beginSession(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType)
                 return ["outcome": "completed", "sessionID": .string(sessionID)]
             case .grantInvalid: return ["outcome": "grantInvalid"]
-            case .refused(let refusal): return refused(refusal)
-            }
-        }
-
-        offer(
-            engine, "activation.completeApproved",
-            [
-                string("userID", userID: true), string("deviceID"), string("deviceName"), string("approval", required: false),
-                string("grant", required: false), string("workflow"), string("password", required: false), integer("ldaType", required: false),
-                string("keyID"), string("publicKey"), string("custody"),
-            ]
-        ) { _, p in
-            let userID = try p.string("userID")
-            let ldaType = try p.optionalInt("ldaType")
-            let deviceName = try p.string("deviceName")
-            let authorization: NewDeviceAuthorization
-            if let approval = try p.optionalString("approval") { authorization = .approval(approval) } else if let grant = try p.optionalString("grant") {
-                authorization = .codeGrant(grant)
-            } else {
-                throw ServiceError.invalidParams(field: "approval", reason: "an approval or a code's grant is required")
-            }
-            let outcome = try credentials.completeApprovedActivation(
-                userID, deviceID: try p.string("deviceID"), deviceName: deviceName, authorization: authorization,
-                password: try p.optionalString("password"), ldaType: ldaType, key: try newKey(p, prefix: ""), workflow: try p.string("workflow"))
-            switch outcome {
-            case .completed(let sessionID):
-                engine.beginSession(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType)
-                // NIST SP 800-63B 6.1.2.1: the user's other devices learn that a device was added.
-                do {
-                    _ = try notifications.create(
-                        userID: userID, subject: "A new device was added", message: "\(deviceName) can now log in to your account.",
-                        actions: [NotificationAction(label: "OK", action: "ok")], expiresInSeconds: 7 * 86_400, kind: "info")
-                } catch {
-                    engine.logger.error("the informational notification failed: \(error)")
-                }
-                return ["outcome": "completed", "sessionID": .string(sessionID)]
-            case .wrongPassword(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
-            case .refused(let refusal): return refused(refusal)
-            }
-        }
-
-        offer(engine, "activation.sendDeviceCode", [string("userID", userID: true), string("deviceID")]) { _, p in
-            switch try credentials.sendDeviceCode(try p.string("userID"), deviceID: try p.string("deviceID")) {
-            case .sent(let key, let left): return ["outcome": "sent", "verificationKey": .string(key), "attemptsLeft": .int(left)]
-            case .tooSoon(let after): return ["outcome": "tooSoon", "retryAfterSeconds": .int(Int(after))]
-            case .refused(let refusal): return refused(refusal)
-            }
-        }
-
-        offer(engine, "activation.verifyDeviceCode", [string("userID", userID: true), string("code"), string("deviceID")]) { _, p in
-            switch try credentials.verifyDeviceCode(try p.string("userID"), code: try p.string("code"), deviceID: try p.string("deviceID")) {
-            case .accepted(let grant): return ["outcome": "accepted", "grant": .string(grant)]
-            case .wrong(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
-            case .expired, .superseded, .alreadyUsed: return ["outcome": "expired", "attemptsLeft": 0]
             case .refused(let refusal): return refused(refusal)
             }
         }

@@ -17,7 +17,8 @@ public enum HostModules {
     public static func register(_ credentials: CredentialService, feedWake: FeedWake?, keyring: DeviceKeyring?, in engine: HostEngine) {
         let notifications = NotificationService(store: credentials.store, audit: credentials.audit, clock: CredentialService.now)
         if let feedWake { notifications.ringFeed = { feedWake.ring() } }
-        CredentialsModule.register(credentials, keyring: keyring, notifications: notifications, in: engine)
+        CredentialsModule.register(credentials, keyring: keyring, in: engine)
+        NewDevicesModule.register(AdditionalDeviceActivation(credentials), notifications: notifications, in: engine)
         DevicesModule.register(credentials, keyring: keyring, in: engine)
         SessionsModule.register(credentials, in: engine)
         AuditModule.register(credentials, in: engine)

@@ -19,8 +19,8 @@ def registered(deployment, user="alice", device="device-a"):
     return host
 
 
-def ask_to_join(deployment, user="alice", device="device-b", lda=()):
-    host = deployment.host(device, lda=lda)
+def ask_to_join(deployment, user="alice", device="device-b", lda=(), lda_answer=True):
+    host = deployment.host(device, lda=lda, lda_answer=lda_answer)
     host.wait_event("getUser")
     host.request("setUser", [user])
     options = host.wait_event("addNewDeviceOptions")
@@ -231,3 +231,26 @@ def test_reads_while_an_approval_is_pending_are_answered_and_change_nothing(depl
     second.wait_event("getPassword", timeout=5)
     second.request("setPassword", [GOOD_PASSWORD, 0])
     assert second.wait_event("onUserLoggedIn")["params"]["userID"] == "alice", "the pending approval completed as before"
+
+
+def test_a_reset_after_the_approval_cancels_what_the_new_device_was_asked(deployment):
+    """What the new device is asked after an approval heard through the feed
+    (consent, then the platform's LDA check) belongs to its join: a reset
+    cancels the check at the client and registers nothing."""
+    first = registered(deployment)
+    second, key = ask_to_join(deployment, device="device-b", lda=[1], lda_answer=None)  # the check stays unanswered
+    first.request("updateNotification", [approval_on(first, key), "accept"])
+    step_up(first)
+    consent = second.wait_event("getUserConsentForLDA", timeout=5)
+    second.request("setUserConsentForLDA", [True, consent["params"]["challengeMode"], 1])
+    assert wait_until(lambda: any('"platform/authenticateLDA"' in line for direction, line in second.transcript if direction == "<-"))
+    asked = next(json.loads(line)["id"] for direction, line in second.transcript
+                 if direction == "<-" and '"platform/authenticateLDA"' in line)
+    second.request("resetAuthState")
+    assert status_of(second.wait_event("getUser")) == 100
+    assert wait_until(lambda: asked in second.cancelled), "the client is told to close its prompt"
+    with pytest.raises(RPCError) as late:
+        second.request("setUserConsentForLDA", [True, 16, 1])
+    assert late.value.code == -32004, "the open challenge is getUser again"
+    devices = {device["devUUID"]: device for device in deployment.admin("devices", "alice")}
+    assert "device-b" not in devices or devices["device-b"]["status"] != "ACTIVE"

@@ -1,0 +1,68 @@
+import FlowHostSDK
+import FlowJSON
+
+/// The approval: a notification for the user's registered devices, its
+/// answer heard through the change feed, a deadline.
+extension DeviceActivationFlow {
+    func askForApproval(_ current: Joining) throws(FlowError) {
+        let created: JSON
+        do {
+            created = try host.call(
+                "notifications.create",
+                [
+                    "userID": .string(current.userID), "subject": "Approve a new device?",
+                    "message": .string("\(current.deviceName) asks to join your account. Verification key: \(current.verificationKey)"),
+                    "actions": [["label": "Accept", "action": "accept", "authlevel": "1"], ["label": "Reject", "action": "reject", "authlevel": "0"]],
+                    "expiresInSeconds": .int(max(10, approvalSeconds)), "kind": "device-approval",
+                    "context": ["deviceID": .string(deviceID), "verificationKey": .string(current.verificationKey)],
+                ])
+        } catch {
+            host.log(.error, "asking for an approval failed: \(error.message)")
+            return stop(114, "The approval request could not be sent; try again.")
+        }
+        joining?.stage = .awaitingApproval
+        joining?.notification = created["uuid"]?.stringValue
+        host.subscribe("notifications.updated")  // only while an answer is awaited
+        let call = current.call
+        joining?.timer = host.setTimer(milliseconds: UInt32(approvalSeconds * 1000)) { [self] in
+            guard joining?.call == call, case .awaitingApproval = joining?.stage else { return }
+            joining?.timer = nil
+            stop(121, "No registered device approved this one in time.")
+        }
+    }
+
+    /// An answer from one of the user's devices, through the change feed.
+    func approvalAnswered(_ payload: JSON) {
+        guard let current = joining, case .awaitingApproval = current.stage, let uuid = current.notification,
+            payload["uuid"]?.stringValue == uuid
+        else { return }
+        var answered = current
+        answered.notification = nil  // answered: nothing to withdraw
+        joining?.notification = nil
+        joining?.timer = nil
+        endWaiting(answered)
+        if payload["action"]?.stringValue == "accept" {
+            authenticate(.approval(uuid))
+        } else {
+            stop(102, "Adding this device was rejected on one of your registered devices.")
+        }
+    }
+
+    /// No longer waiting for an answer: the feed subscription and the
+    /// deadline end; a request nobody answered is withdrawn.
+    func endWaiting(_ current: Joining) {
+        host.unsubscribe("notifications.updated")
+        if let timer = current.timer { host.cancelTimer(timer) }
+        guard let uuid = current.notification else { return }
+        do { _ = try host.call("notifications.withdraw", ["uuid": .string(uuid)]) } catch {
+            host.log(.error, "withdrawing an approval request failed: \(error.message)")
+        }
+    }
+
+    /// Six characters both devices show, so the user can tell the request is theirs.
+    static func verificationKey() -> String {
+        let alphabet = Array("ABCDEFGHJKMNPQRSTVWXYZ23456789")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<6).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+    }
+}

@@ -1,0 +1,82 @@
+import FlowHostSDK
+import FlowJSON
+
+/// Approved (or the code accepted): this device's own authentication (LDA
+/// consent and the platform's check, or the user's password), its new key,
+/// and the registration, which uses the approval or the grant once.
+extension DeviceActivationFlow {
+    func authenticate(_ authorization: Authorization) {
+        guard let current = joining else { return }
+        if let type = ldaCapabilities.first {
+            joining?.stage = .awaitingConsent(authorization)
+            host.emit(
+                "getUserConsentForLDA",
+                SDKPayload.event(
+                    workflow: Self.workflow,
+                    fields: ["userID": .string(current.userID), "challengeMode": .int(ChallengeMode.set), "authenticationType": .int(type)]))
+        } else {
+            askForPassword(current, authorization)
+        }
+    }
+
+    func askForPassword(_ current: Joining, _ authorization: Authorization) {
+        joining?.stage = .awaitingPassword(authorization)
+        let state = try? host.call("credentials.userState", ["userID": .string(current.userID), "deviceID": .string(deviceID)])
+        host.emit(
+            "getPassword",
+            SDKPayload.event(
+                workflow: Self.workflow, challengeInfo: [("ENABLE_FORGOT_PASSWORD", "false")],
+                fields: [
+                    "userID": .string(current.userID), "challengeMode": .int(ChallengeMode.verify),
+                    "attemptsLeft": .int(state?["passwordAttemptsLeft"]?.intValue ?? 0),
+                ]))
+    }
+
+    func consent(_ current: Joining, _ authorization: Authorization, enroll: Bool, type: Int) throws(FlowError) {
+        guard enroll else { return askForPassword(current, authorization) }
+        guard ldaCapabilities.contains(type) else {
+            throw FlowError.invalidParams(field: "authenticationType", reason: "not one of this device's ldaCapabilities")
+        }
+        joining?.stage = .working
+        let call = current.call
+        host.authenticateWithLDA(userID: current.userID, type: type, reason: "enroll") { [self] ok in
+            guard joining?.call == call else { return }  // cancelled meanwhile
+            if ok { complete(current, authorization, password: nil, ldaType: type) } else { askForPassword(current, authorization) }
+        }
+    }
+
+    /// This device's key, then the registration (with the password checked
+    /// and counted there, or the LDA enrolled) and a session.
+    func complete(_ current: Joining, _ authorization: Authorization, password: String?, ldaType: Int?) {
+        joining?.stage = .working
+        let call = current.call
+        host.createDeviceKey(userID: current.userID, deviceID: deviceID) { [self] made in
+            guard joining?.call == call else { return }
+            guard case .success(let key) = made else {
+                return stop(114, "The device key could not be created; try again.")
+            }
+            let params: JSON = [
+                "userID": .string(current.userID), "deviceID": .string(deviceID), "deviceName": .string(current.deviceName),
+                "workflow": .string(Self.workflow), "keyID": key["keyID"] ?? "", "publicKey": key["publicKey"] ?? "",
+                "custody": key["custody"] ?? "",
+            ]
+            switch authorization {
+            case .approval(let uuid): params["approval"] = .string(uuid)
+            case .grant(let grant): params["grant"] = .string(grant)
+            }
+            if let password { params["password"] = .string(password) }
+            if let ldaType { params["ldaType"] = .int(ldaType) }
+            let outcome: JSON
+            do throws(FlowError) { outcome = try host.call("newdevice.complete", params) } catch {
+                host.log(.error, "adding a device failed: \(error.message)")
+                return stop(114, "Adding this device failed on the server side; try again.")
+            }
+            switch outcome["outcome"]?.stringValue {
+            case "completed": finish(["outcome": "completed", "sessionID": outcome["sessionID"] ?? "", "workflow": .string(Self.workflow)])
+            case "wrong": stop(102, "Invalid password: start adding this device again.")
+            case "refused": refused(outcome)
+            default: unexpected("newdevice.complete", outcome)
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import FlowHostSDK
+import FlowJSON
+
+/// A known user on a device not registered for them: the `device-activation`
+/// flow runs that device's whole dialogue (`deviceactivation.join`); this
+/// flow only hands over and maps how it ended.
+extension MFAFlow {
+    func joinAsNewDevice(_ userID: String) {
+        stage = .awaitingNewDevice(userID: userID)
+        let asked = generation
+        host.call("deviceactivation.join", ["userID": .string(userID), "deviceName": .string(defaultDeviceName)]) { [self] outcome in
+            guard asked == generation else { return }
+            switch outcome {
+            case .success(let result):
+                switch result["outcome"]?.stringValue {
+                case "completed":
+                    loggedIn(userID, sessionID: result["sessionID"]?.stringValue ?? "", workflow: result["workflow"]?.stringValue ?? Workflow.login)
+                case "refused": refused(result)
+                case "stopped": askForUser(status: result["status"]?.intValue ?? 114, message: result["message"]?.stringValue ?? "Stopped.")
+                default: unexpected("deviceactivation.join", result)
+                }
+            case .failure(let error) where error.code == -32800:
+                return  // abandoned by a reset: nothing to say
+            case .failure(let error) where error.code == -32601:
+                // No device-activation flow loaded: the device cannot join this way.
+                audit(userID, "login.device", "not-registered")
+                askForUser(status: 126, message: Self.refusalMessage(126))
+            case .failure(let error):
+                host.log(.error, "device activation failed: \(error.message)")
+                askForUser(status: 114, message: "The server could not complete the request; try again.")
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import FlowHostAudit
+import FlowHostStore
+import FlowHostVocabulary
+import FlowJSON
+
+/// A known user's additional device: the code fallback (a code that works
+/// on that device only) and the completion, after an approval from one of
+/// the user's registered devices or that code. Its own domain over the
+/// credentials' transaction-level steps (`CredentialService+Steps`), so
+/// the first-device activation in `CredentialService` does not grow with it.
+///
+/// Used from one thread at a time, like the `CredentialService` it wraps.
+public final class AdditionalDeviceActivation {
+    let credentials: CredentialService
+
+    public init(_ credentials: CredentialService) { self.credentials = credentials }
+
+    var store: any FlowStore { credentials.store }
+    var settings: CredentialSettings { credentials.settings }
+    var audit: AuditLog { credentials.audit }
+    var clock: () -> Int64 { credentials.clock }
+
+    /// An additional device, approved from one of the user's registered
+    /// devices: the accepted approval (a notification the user answered on a
+    /// proven device) is used once, in the same transaction that registers
+    /// the device, its key and a session. The device's own authentication is
+    /// the user's password (verified, counted) or an LDA enrollment.
+    public func complete(
+        _ userID: String, deviceID: String, deviceName: String, authorization: NewDeviceAuthorization, password: String?, ldaType: Int?,
+        key: NewDeviceKey, workflow: String
+    ) throws -> ApprovedActivationOutcome {
+        let now = clock()
+        let (_, current) = try userAndPasswordForActivation(userID)
+        let matches = password.map { typed in current.map { settings.hasher.verify(typed, against: $0.hash) } ?? false }
+        return try credentials.write { tx in
+            guard let user = try tx.user(userID) else { throw StoreError.notFound }
+            if let reason = user.blockReason { return .refused(.blocked(reason)) }
+            guard user.status == .active else { return .refused(.notRegisteredOnDevice) }
+            if try tx.device(userID: userID, deviceID: deviceID)?.status == .active { return .refused(.alreadyActive) }
+            let authorized: Bool
+            switch authorization {
+            case .approval(let uuid):
+                authorized = try tx.consumeApproval(uuid, userID: userID, at: now)
+            case .codeGrant(let grant):
+                authorized = try credentials.spendGrant(tx, userID: userID, grant: grant, now: now)
+            }
+            guard authorized else {
+                try audit.count(tx, userID, "activation.approved", "authorization-invalid")
+                return .refused(.deviceNotProven)
+            }
+            if let matches, !matches || current == nil {
+                var user = user
+                if let left = try credentials.recordFailure(
+                    tx, &user, \.passwordAttemptsLeft, blocking: .passwordAttempts, deviceID: deviceID, action: "activation.approved")
+                {
+                    // The approval stays used: a wrong password ends this attempt.
+                    return .wrongPassword(attemptsLeft: left)
+                }
+                return .refused(.blocked(.passwordAttempts))
+            }
+            try credentials.registerDevice(tx, userID: userID, deviceID: deviceID, name: deviceName, ldaType: ldaType, key: key, now: now)
+            let how: String = if case .approval = authorization { "approval" } else { "code" }
+            try audit.row(tx, userID, deviceID, "activation.approved", "ok", ["authorization": .string(how), "workflow": .string(workflow)])
+            return .completed(sessionID: try credentials.sessionLedger.open(tx, userID: userID, deviceID: deviceID, workflow: workflow))
+        }
+    }
+
+    /// Device activation's fallback: a fresh code for an active user's new
+    /// device, sealed into the outbox for delivery (as a resend is), rate-
+    /// limited and capped the same way. The code works only on that device.
+    public func sendCode(_ userID: String, deviceID: String) throws -> ResendOutcome {
+        try credentials.sendCode(
+            userID, deviceID: deviceID, forDevice: deviceID, action: "activation.device-code", refusal: newDeviceRefusal,
+            replacePrevious: { tx, now in
+                if let previous = try tx.deviceCode(userID: userID, deviceID: deviceID, now: now), let id = previous.id {
+                    _ = try tx.recordDeviceCodeMiss(id: id, limit: 0, at: now)  // replaced: it stops working
+                }
+            },
+            sent: { tx, _ in
+                try self.audit.row(tx, userID, deviceID, "activation.device-code", "sent")
+                return Self.deviceCodeTries
+            })
+    }
+
+    /// Wrong tries a device code allows before it stops working. They are
+    /// the code's own: a stranger who asks for a code cannot block the user.
+    public static let deviceCodeTries = 3
+
+    /// Checks a device code: accepted gives the grant that completes this device's activation.
+    public func verifyCode(_ userID: String, code: String, deviceID: String) throws -> ActivationOutcome {
+        let now = clock()
+        let typed = ActivationCodes.normalize(code)
+        let live = try store.read { try $0.deviceCode(userID: userID, deviceID: deviceID, now: now) }
+        let matches = live.map { settings.hasher.verify(typed, against: $0.codeHash) } ?? false
+        return try credentials.write { tx in
+            guard let user = try tx.user(userID) else { throw StoreError.notFound }
+            if let refusal = try newDeviceRefusal(tx, user, deviceID: deviceID) {
+                try audit.count(tx, userID, "activation.device-code", refusal.name)
+                return .refused(refusal)
+            }
+            guard let current = try tx.deviceCode(userID: userID, deviceID: deviceID, now: now), let id = current.id,
+                id == live?.id
+            else {
+                try audit.count(tx, userID, "activation.device-code", "no-code")
+                return .expired(attemptsLeft: 0)
+            }
+            if matches {
+                let grant = SecureRandom.hex(bytes: 32)
+                guard try tx.acceptActivationCode(id: id, at: now, grantHash: ActivationGrant.hash(grant)) else { return .alreadyUsed(attemptsLeft: 0) }
+                try audit.row(tx, userID, deviceID, "activation.device-code", "ok")
+                return .accepted(grant: grant)
+            }
+            let left = try tx.recordDeviceCodeMiss(id: id, limit: Self.deviceCodeTries, at: now)
+            try audit.row(tx, userID, deviceID, "activation.device-code", "wrong", ["triesLeft": .int(left)])
+            return left > 0 ? .wrong(attemptsLeft: left) : .expired(attemptsLeft: 0)
+        }
+    }
+
+    /// What a new device of an active user needs: the user active, not
+    /// blocked, and this device not registered for them yet.
+    func newDeviceRefusal(_ tx: any StoreReader, _ user: UserRecord, deviceID: String) throws -> Refusal? {
+        if let reason = user.blockReason { return .blocked(reason) }
+        guard user.status == .active else { return .notRegisteredOnDevice }
+        if try tx.device(userID: user.userID, deviceID: deviceID)?.status == .active { return .alreadyActive }
+        return nil
+    }
+
+    func userAndPasswordForActivation(_ userID: String) throws -> (UserRecord, PasswordRecord?) {
+        guard let found = try store.read({ tx in try tx.user(userID).map { ($0, try tx.passwords(userID: userID, limit: 1).first) } })
+        else { throw StoreError.notFound }
+        return found
+    }
+}

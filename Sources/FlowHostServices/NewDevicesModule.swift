@@ -1,0 +1,66 @@
+import FlowHostCore
+import FlowHostCredentials
+import FlowHostNotifications
+import FlowJSON
+
+/// A known user's additional device, offered to the `device-activation`
+/// flow: `newdevice.sendCode` and `newdevice.verifyCode` (the code
+/// fallback), `newdevice.complete` (after an approval or that code). The
+/// completion begins the host's session and tells the user's other devices.
+enum NewDevicesModule {
+    static func register(_ devices: AdditionalDeviceActivation, notifications: NotificationService, in engine: HostEngine) {
+        offer(
+            engine, "newdevice.complete",
+            [
+                string("userID", userID: true), string("deviceID"), string("deviceName"), string("approval", required: false),
+                string("grant", required: false), string("workflow"), string("password", required: false), integer("ldaType", required: false),
+                string("keyID"), string("publicKey"), string("custody"),
+            ]
+        ) { _, p in
+            let userID = try p.string("userID")
+            let ldaType = try p.optionalInt("ldaType")
+            let deviceName = try p.string("deviceName")
+            let authorization: NewDeviceAuthorization
+            if let approval = try p.optionalString("approval") { authorization = .approval(approval) } else if let grant = try p.optionalString("grant") {
+                authorization = .codeGrant(grant)
+            } else {
+                throw ServiceError.invalidParams(field: "approval", reason: "an approval or a code's grant is required")
+            }
+            let outcome = try devices.complete(
+                userID, deviceID: try p.string("deviceID"), deviceName: deviceName, authorization: authorization,
+                password: try p.optionalString("password"), ldaType: ldaType, key: try CredentialsModule.newKey(p, prefix: ""), workflow: try p.string("workflow"))
+            switch outcome {
+            case .completed(let sessionID):
+                engine.beginSession(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType)
+                // NIST SP 800-63B 6.1.2.1: the user's other devices learn that a device was added.
+                do {
+                    _ = try notifications.create(
+                        userID: userID, subject: "A new device was added", message: "\(deviceName) can now log in to your account.",
+                        actions: [NotificationAction(label: "OK", action: "ok")], expiresInSeconds: 7 * 86_400, kind: "info")
+                } catch {
+                    engine.logger.error("the informational notification failed: \(error)")
+                }
+                return ["outcome": "completed", "sessionID": .string(sessionID)]
+            case .wrongPassword(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
+            case .refused(let refusal): return CredentialsModule.refused(refusal)
+            }
+        }
+
+        offer(engine, "newdevice.sendCode", [string("userID", userID: true), string("deviceID")]) { _, p in
+            switch try devices.sendCode(try p.string("userID"), deviceID: try p.string("deviceID")) {
+            case .sent(let key, let left): return ["outcome": "sent", "verificationKey": .string(key), "attemptsLeft": .int(left)]
+            case .tooSoon(let after): return ["outcome": "tooSoon", "retryAfterSeconds": .int(Int(after))]
+            case .refused(let refusal): return CredentialsModule.refused(refusal)
+            }
+        }
+
+        offer(engine, "newdevice.verifyCode", [string("userID", userID: true), string("code"), string("deviceID")]) { _, p in
+            switch try devices.verifyCode(try p.string("userID"), code: try p.string("code"), deviceID: try p.string("deviceID")) {
+            case .accepted(let grant): return ["outcome": "accepted", "grant": .string(grant)]
+            case .wrong(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
+            case .expired, .superseded, .alreadyUsed: return ["outcome": "expired", "attemptsLeft": 0]
+            case .refused(let refusal): return CredentialsModule.refused(refusal)
+            }
+        }
+    }
+}
