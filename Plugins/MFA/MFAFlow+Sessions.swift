@@ -43,7 +43,13 @@ extension MFAFlow {
 
     func resetAuthState() throws(FlowError) {
         if case .loggedIn = stage {
-            throw FlowError(code: -32006, message: "resetAuthState is for before login; use logOff")
+            // Logged in: it resets what another flow is in the middle of (a
+            // step-up, an LDA toggle); the session stays.
+            guard host.abandonAllDialogues() else {
+                throw FlowError(code: -32006, message: "resetAuthState is for before login, or for a dialogue in progress; use logOff")
+            }
+            audit(nil, "flow.reset", "ok")
+            return
         }
         generation += 1
         pendingBindKey = nil

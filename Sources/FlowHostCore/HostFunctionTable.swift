@@ -165,6 +165,14 @@ enum HostFunctionTable {
             return FLOWHOST_OK
         }
 
+        table.abandon_dialogues = { host in
+            guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
+            guard context.engine.openDialogue() != nil else { return 0 }
+            context.engine.logger.info("flow \(context.plugin.name) abandons the dialogue in progress")
+            context.engine.abandonDialogues()
+            return 1
+        }
+
         table.publish = { host, topic, payload in
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
             guard let topic, case let name = String(cString: topic), FeedTopic.isValid(name), let payload else {

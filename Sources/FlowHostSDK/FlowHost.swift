@@ -195,6 +195,17 @@ public final class FlowHost {
         return payload.withUnsafeRaw { publish(context, topic, $0) } == FLOWHOST_OK
     }
 
+    // MARK: Dialogues (ABI 1.2)
+
+    /// Ends whatever dialogue is in progress on this host, whichever flow
+    /// runs it; the session stays. False when nothing was in progress (or
+    /// the host is older than ABI 1.2).
+    @discardableResult
+    public func abandonAllDialogues() -> Bool {
+        guard let abandon = field(\.abandon_dialogues) else { return false }
+        return abandon(context) == 1
+    }
+
     // MARK: Table access
 
     /// A function of the host table, if the host's table is long enough to

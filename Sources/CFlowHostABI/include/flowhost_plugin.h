@@ -46,7 +46,8 @@
  *
  * Version history: 1.0 the first release. 1.1 added FLOWHOST_ERR_LIMIT and
  * the 1.1 codes below; cancel_requests and the fields after it in the host
- * table; abi_minor, serve, cancel_call and notify in the descriptor.
+ * table; abi_minor, serve, cancel_call and notify in the descriptor. 1.2
+ * appended abandon_dialogues to the host table.
  */
 #ifndef FLOWHOST_PLUGIN_H
 #define FLOWHOST_PLUGIN_H
@@ -60,7 +61,7 @@ extern "C" {
 #endif
 
 #define FLOWHOST_ABI_VERSION 1u  /* the major */
-#define FLOWHOST_ABI_MINOR 1u
+#define FLOWHOST_ABI_MINOR 2u
 #define FLOWHOST_ENTRY_SYMBOL_V1 "flowhost_plugin_v1"
 
 /* Result codes of host functions and plugin callbacks. */
@@ -223,6 +224,18 @@ typedef struct flowhost_host_v1 {
        watching the feed at all (an idle host then costs nothing, and a busy
        one no extra system call per message): subscribe only while needed. */
     int32_t (*unsubscribe)(flowhost_host_context *host, const char *topic);
+
+    /* --- ABI 1.2 --- */
+
+    /* Ends whatever dialogue is in progress on this host, whichever flow runs
+       it (the SDK's resetAuthState, said while a logged-in user is in the
+       middle of a step-up, an LDA toggle or a signing): every service call
+       in flight is cancelled down the chain (each caller's on_result runs
+       with -32800), every host request is cancelled ($/cancelRequest), and a
+       challenge other than a resting one closes, its flow told
+       ("challenge.cancelled"). The session stays. Returns 1 when something
+       was in progress, 0 when nothing was. */
+    int32_t (*abandon_dialogues)(flowhost_host_context *host);
 } flowhost_host_v1;
 
 /* True when the host table `t` has the field `f` (a plugin built against a
