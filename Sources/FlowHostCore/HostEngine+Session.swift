@@ -33,6 +33,21 @@ extension HostEngine {
         tellFlows("session", notice)
     }
 
+    /// The logged-in user proved who they are again (a step-up the host
+    /// checked): the session's `lastProvedAt` moves to now. Services that
+    /// change credentials require a recent one (`recentlyProved`).
+    public func sessionReauthenticated(userID: String) {
+        guard hostSession?.userID == userID else { return }
+        hostSession?.lastProvedAt = Int64(time(nil))
+    }
+
+    /// Whether `userID` is logged in on this host, on `deviceID`, and proved
+    /// who they are within the last `seconds`.
+    public func recentlyProved(userID: String, deviceID: String, within seconds: Int64) -> Bool {
+        guard let current = hostSession, current.userID == userID, current.deviceID == deviceID else { return false }
+        return Int64(time(nil)) - current.lastProvedAt <= seconds
+    }
+
     /// Ends this host's session: in the store (unless it ended there
     /// already), then every flow hears it. Returns false when no one is logged in.
     @discardableResult

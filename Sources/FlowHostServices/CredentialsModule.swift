@@ -83,9 +83,11 @@ enum CredentialsModule {
         }
 
         offer(engine, "password.stepUp", [string("userID", userID: true), string("password"), string("deviceID"), string("proof")]) { _, p in
-            password(
-                try credentials.stepUpPassword(
-                    try p.string("userID"), try p.string("password"), deviceID: try p.string("deviceID"), proof: try p.string("proof")))
+            let userID = try p.string("userID")
+            let outcome = try credentials.stepUpPassword(
+                userID, try p.string("password"), deviceID: try p.string("deviceID"), proof: try p.string("proof"))
+            if case .accepted(expired: false) = outcome { engine.sessionReauthenticated(userID: userID) }
+            return password(outcome)
         }
 
         offer(engine, "password.verify", [string("userID", userID: true), string("password"), string("deviceID")]) { _, p in

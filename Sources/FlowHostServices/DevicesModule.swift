@@ -11,6 +11,9 @@ import FlowJSON
 /// requests (`platform/createDeviceKey`, `platform/signDeviceChallenge`).
 /// A refusal, a wrong signature or a timeout is a failed proof, never a pass.
 enum DevicesModule {
+    /// The `reason` of the proof that ends an LDA step-up.
+    static let ldaStepUpReason = "step-up-lda"
+
     static func register(_ credentials: CredentialService, keyring: DeviceKeyring?, in engine: HostEngine) {
         func custody() -> String { engine.clientDevice["keyCustody"]?.stringValue ?? "host" }
 
@@ -58,7 +61,10 @@ enum DevicesModule {
                         switch try credentials.devices.finish(
                             userID: userID, deviceID: deviceID, nonce: nonce, message: message, signature: signature ?? [])
                         {
-                        case .proven(let proof): finish(.success(["outcome": "proven", "proof": .string(proof), "keyID": .string(key.keyID)]))
+                        case .proven(let proof):
+                            // An LDA step-up is the client's check and this proof: the session is re-authenticated.
+                            if reason == Self.ldaStepUpReason { engine.sessionReauthenticated(userID: userID) }
+                            finish(.success(["outcome": "proven", "proof": .string(proof), "keyID": .string(key.keyID)]))
                         case .refused(let why): refused(why)
                         }
                     } catch {

@@ -19,6 +19,7 @@ public enum HostModules {
         if let feedWake { notifications.ringFeed = { feedWake.ring() } }
         CredentialsModule.register(credentials, keyring: keyring, in: engine)
         NewDevicesModule.register(AdditionalDeviceActivation(credentials), notifications: notifications, in: engine)
+        AuthenticatorsModule.register(DeviceAuthenticators(credentials), in: engine)
         DevicesModule.register(credentials, keyring: keyring, in: engine)
         SessionsModule.register(credentials, in: engine)
         AuditModule.register(credentials, in: engine)

@@ -12,6 +12,11 @@ struct ServiceParams {
         return value
     }
 
+    func int(_ key: String) throws(ServiceError) -> Int {
+        guard let value = json[key]?.intValue else { throw ServiceError.invalidParams(field: key, reason: "required integer") }
+        return value
+    }
+
     func optionalString(_ key: String) throws(ServiceError) -> String? {
         guard let value = json[key], !value.isNull else { return nil }
         guard let text = value.stringValue else { throw ServiceError.invalidParams(field: key, reason: "expected string") }
