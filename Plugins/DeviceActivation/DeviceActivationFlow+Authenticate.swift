@@ -39,9 +39,9 @@ extension DeviceActivationFlow {
         }
         joining?.stage = .working
         let call = current.call
-        host.authenticateWithLDA(userID: current.userID, type: type, reason: "enroll") { [self] ok in
-            guard joining?.call == call else { return }  // cancelled meanwhile
-            if ok { complete(current, authorization, password: nil, ldaType: type) } else { askForPassword(current, authorization) }
+        host.authenticateWithLDA(userID: current.userID, type: type, reason: "enroll") { [self] check in
+            guard joining?.call == call, check != .abandoned else { return }  // cancelled meanwhile
+            if check == .passed { complete(current, authorization, password: nil, ldaType: type) } else { askForPassword(current, authorization) }
         }
     }
 

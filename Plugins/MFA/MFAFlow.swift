@@ -227,9 +227,9 @@ final class MFAFlow: Flow {
     func authenticateWithLDA(_ userID: String, type: Int, reason: String, then: @escaping (Bool) -> Void) {
         stage = .awaitingLDA(userID: userID)
         let asked = generation
-        host.authenticateWithLDA(userID: userID, type: type, reason: reason) { [self] ok in
-            guard asked == generation, case .awaitingLDA = stage else { return }  // reset meanwhile
-            then(ok)
+        host.authenticateWithLDA(userID: userID, type: type, reason: reason) { [self] check in
+            guard asked == generation, case .awaitingLDA = stage, check != .abandoned else { return }  // reset meanwhile
+            then(check == .passed)
         }
     }
 

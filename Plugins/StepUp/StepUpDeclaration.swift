@@ -2,7 +2,7 @@ import FlowHostSDK
 
 extension StepUpFlow {
     static let declaration = FlowDeclaration(
-        name: "step-up", version: "1.0.0",
+        name: "step-up", version: "1.1.0",
         methods: [
             FlowMethod(
                 "getNotifications", summary: "The logged-in user's active notifications; onGetNotifications follows.",
@@ -24,9 +24,7 @@ extension StepUpFlow {
                 "updateNotification",
                 summary: "Answers a notification; its action's authlevel may ask for step-up first. onUpdateNotification follows.",
                 params: [FlowParam("notificationID", .string), FlowParam("action", .string)], startsDialogue: true),
-            FlowMethod(
-                "setPassword", summary: "Answers getPassword (challengeMode 0 verify, 1 set).",
-                params: [FlowParam("password", .string), FlowParam("challengeMode", .integer)], answers: ["getPassword"]),
+            SDKAnswers.setPassword,
         ],
         events: [
             FlowEvent("onGetNotifications", summary: "The active notifications, in the SDK's server-call envelope."),
@@ -38,7 +36,12 @@ extension StepUpFlow {
         services: [
             FlowService(
                 "stepup.authenticate", summary: "Re-authenticates the logged-in user (LDA, password, or LDA then password).",
-                params: [FlowParam("challengeMode", .integer), FlowParam("reason", .string)])
+                params: [
+                    FlowParam("challengeMode", .integer), FlowParam("reason", .string),
+                    FlowParam(
+                        "method", .string, required: false,
+                        description: "auto (default): the seed's table; password: the password when the user has one, else LDA."),
+                ])
         ],
         uses: [
             "stepup.authenticate", "notifications.list", "notifications.history", "notifications.check", "notifications.answer",

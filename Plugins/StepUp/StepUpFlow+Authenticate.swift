@@ -7,11 +7,17 @@ import FlowJSON
 /// - logged in with LDA, LDA enrolled → the platform's LDA check; if the
 ///   client cancels: `getPassword` without an error when a password is
 ///   enrolled, else the outcome `ldaCancelled` (error 131 to the client);
+/// - with `method: "password"` (the LDA toggle's verification): the
+///   password when the user has one, else LDA (no fallback);
 /// - every success also proves the device key.
 /// Outcomes: authenticated, exhausted (153), expired (110), ldaCancelled
 /// (131), refused (the device could not prove itself), cancelled.
 extension StepUpFlow {
     func serve(_ name: String, params: JSON, call: UInt64) {
+        if let method = params["method"]?.stringValue, method != "auto", method != "password" {
+            host.complete(call, .failure(FlowError.invalidParams(field: "method", reason: "auto or password")))
+            return
+        }
         guard let session = host.session, let user = session["userID"]?.stringValue else {
             host.complete(call, .failure(FlowError(code: -32006, message: "No user is logged in on this device")))
             return
@@ -24,12 +30,16 @@ extension StepUpFlow {
         let mode = params["challengeMode"]?.intValue ?? ChallengeMode.stepUp
         current = StepUp(call: call, userID: user, challengeMode: mode, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0)
         let loggedInWithLDA = session["factors"]?.elements.contains { $0.stringValue == "lda" } == true
-        if loggedInWithLDA, let ldaType = state["ldaType"]?.intValue {
-            host.authenticateWithLDA(userID: user, type: ldaType, reason: params["reason"]?.stringValue ?? "step-up") { [self] ok in
-                guard current?.call == call else { return }
-                if ok {
+        let hasPassword = state["hasPassword"]?.boolValue == true
+        // "password": the caller needs the password when there is one (the
+        // LDA toggle's verification), LDA only for a user without one.
+        let useLDA = params["method"]?.stringValue == "password" ? !hasPassword : loggedInWithLDA
+        if useLDA, let ldaType = state["ldaType"]?.intValue {
+            host.authenticateWithLDA(userID: user, type: ldaType, reason: params["reason"]?.stringValue ?? "step-up") { [self] check in
+                guard current?.call == call, check != .abandoned else { return }
+                if check == .passed {
                     proveThenFinish(call, user: user)
-                } else if state["hasPassword"]?.boolValue == true {
+                } else if hasPassword {
                     askForPassword(status: 100)  // the seed's seamless fallback: no error
                 } else {
                     finish(call, ["outcome": "ldaCancelled"])
@@ -87,7 +97,7 @@ extension StepUpFlow {
 
     /// LDA passed: the device proves its key, then the step-up succeeds.
     func proveThenFinish(_ call: UInt64, user: String) {
-        host.call("device.prove", ["userID": .string(user), "deviceID": .string(deviceID), "reason": "step-up"]) { [self] outcome in
+        host.call("device.prove", ["userID": .string(user), "deviceID": .string(deviceID), "reason": "step-up-lda"]) { [self] outcome in
             guard current?.call == call else { return }
             if case .success(let proof) = outcome, proof["outcome"]?.stringValue == "proven" {
                 finish(call, ["outcome": "authenticated"])

@@ -43,18 +43,10 @@ final class StepUpFlow: ServingFlow {
         return nil
     }
 
-    /// The logged-in user, or the SDK-style refusal of a call that needs one.
-    func loggedInUser() throws(FlowError) -> String {
-        guard let user = host.session?["userID"]?.stringValue else {
-            throw FlowError(code: -32006, message: "No user is logged in on this device")
-        }
-        return user
-    }
-
     // MARK: Notifications
 
     func getNotifications(_ params: JSON) throws(FlowError) {
-        let user = try loggedInUser()
+        let user = try host.loggedInUser()
         let listed = try host.call("notifications.list", page(of: params, for: user))
         host.emit("onGetNotifications", SDKPayload.serverCall(responseData: listed))
     }
@@ -70,7 +62,7 @@ final class StepUpFlow: ServingFlow {
     }
 
     func getNotificationHistory(_ params: JSON) throws(FlowError) {
-        let user = try loggedInUser()
+        let user = try host.loggedInUser()
         let query = page(of: params, for: user)
         for key in ["notificationStatus", "actionPerformed", "keywordSearch", "deviceID"] {
             if let value = params[key], value.kind != .null { query[key] = value }
@@ -83,7 +75,7 @@ final class StepUpFlow: ServingFlow {
     /// no dialogue starts) when the notification cannot be answered; else
     /// step-up first when the action's `authlevel` asks for it.
     func updateNotification(_ uuid: String, action: String) throws(FlowError) {
-        let user = try loggedInUser()
+        let user = try host.loggedInUser()
         let check = try host.call("notifications.check", ["userID": .string(user), "uuid": .string(uuid), "action": .string(action)])
         guard check["outcome"]?.stringValue == "answerable" else {
             let reason = check["outcome"]?.stringValue ?? "unknown"

@@ -5,11 +5,24 @@ import FlowJSON
 /// client's keystore). Each completion runs once, later, on the loop thread;
 /// a flow checks there that its dialogue is still the one that asked.
 extension FlowHost {
-    /// `platform/authenticateLDA`: true only when the client says the check passed.
-    public func authenticateWithLDA(userID: String, type: Int, reason: String, completion: @escaping (Bool) -> Void) {
+    /// How the client's LDA check ended.
+    public enum LDACheck: Sendable {
+        case passed
+        /// Failed, cancelled by the user, timed out, or not answered usefully.
+        case failed
+        /// The host gave up on it: the dialogue was reset or abandoned.
+        case abandoned
+    }
+
+    /// `platform/authenticateLDA`: passed only when the client says the check passed.
+    public func authenticateWithLDA(userID: String, type: Int, reason: String, completion: @escaping (LDACheck) -> Void) {
         request("platform/authenticateLDA", ["userID": .string(userID), "authenticationType": .int(type), "reason": .string(reason)]) {
             outcome in
-            if case .success(let result) = outcome, result["authenticated"]?.boolValue == true { completion(true) } else { completion(false) }
+            switch outcome {
+            case .success(let result) where result["authenticated"]?.boolValue == true: completion(.passed)
+            case .failure(let error) where error.code == -32800: completion(.abandoned)
+            default: completion(.failed)
+            }
         }
     }
 
@@ -17,5 +30,14 @@ extension FlowHost {
     /// activation step registers with the device.
     public func createDeviceKey(userID: String, deviceID: String, completion: @escaping (Result<JSON, FlowError>) -> Void) {
         call("device.createKey", ["userID": .string(userID), "deviceID": .string(deviceID)], completion: completion)
+    }
+
+    /// The user logged in on this host, or the SDK-style refusal of a
+    /// method that needs one (-32006).
+    public func loggedInUser() throws(FlowError) -> String {
+        guard let user = session?["userID"]?.stringValue else {
+            throw FlowError(code: -32006, message: "No user is logged in on this device")
+        }
+        return user
     }
 }
