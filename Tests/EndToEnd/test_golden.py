@@ -8,7 +8,7 @@ each host's lines are compared in their own order. `# setup: notify NAME`
 sends NAME a notification (Accept with authlevel 1, Reject); `{{notification}}`
 in a `-> ` line is the latest notification id seen. A line `# args: …` gives
 the host's arguments; `{echo}` stands for a folder holding only the C
-example flow, `{mfa}`, `{stepup}` and `{deviceactivation}` for one holding only that flow (each transcript
+example flow, `{mfa}`, `{stepup}`, `{deviceactivation}` and `{ldatoggle}` for one holding only that flow (each transcript
 pins its plugin set, so adding a flow rewrites none of them), `{store}` and `{config}` for a fresh deployment's files.
 `# setup: add-user NAME` creates a user before the host starts (its code is
 `{{code:NAME}}` in `-> ` lines); `# setup: activate NAME` also activates it
@@ -119,6 +119,14 @@ def test_golden(name, spawn, echo_dir, mfa_dir, flow_dirs, deployment):
             sent = sent.replace(variable, value)
         hosts[target].send_line(sent)
         if update:
+            # The reply first (a slow step such as password hashing must not
+            # spill into the next step's lines), then whatever follows it.
+            try:
+                request = json.loads(sent)
+            except ValueError:
+                request = None  # a malformed line, sent on purpose
+            if isinstance(request, dict) and "id" in request and "method" in request:
+                hosts[target].wait_reply(request["id"], timeout=10)
             for host in hosts.values():
                 host.drain(0.3)
         else:
