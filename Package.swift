@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "FlowPluginMFA", type: .dynamic, targets: ["FlowPluginMFA"]),
         .library(name: "FlowPluginStepUp", type: .dynamic, targets: ["FlowPluginStepUp"]),
         .library(name: "FlowPluginDeviceActivation", type: .dynamic, targets: ["FlowPluginDeviceActivation"]),
+        .library(name: "FlowPluginLDAToggle", type: .dynamic, targets: ["FlowPluginLDAToggle"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -131,6 +132,7 @@ let package = Package(
         .target(name: "FlowPluginMFA", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/MFA"),
         .target(name: "FlowPluginStepUp", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/StepUp"),
         .target(name: "FlowPluginDeviceActivation", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/DeviceActivation"),
+        .target(name: "FlowPluginLDAToggle", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/LDAToggle"),
 
         // Unit tests, and what they share.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

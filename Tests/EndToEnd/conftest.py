@@ -53,7 +53,8 @@ def mfa_dir(tmp_path_factory):
 def flow_dirs(tmp_path_factory):
     """A folder per built flow, each holding only that flow."""
     folders = {}
-    for key, library in [("stepup", "libFlowPluginStepUp.so"), ("deviceactivation", "libFlowPluginDeviceActivation.so")]:
+    for key, library in [("stepup", "libFlowPluginStepUp.so"), ("deviceactivation", "libFlowPluginDeviceActivation.so"),
+                         ("ldatoggle", "libFlowPluginLDAToggle.so")]:
         folder = tmp_path_factory.mktemp(key + "-only")
         os.symlink(os.path.join(BIN_DIR, library), str(folder / library))
         folders[key] = str(folder)

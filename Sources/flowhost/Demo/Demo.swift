@@ -110,7 +110,7 @@ struct DemoScenario: Sendable {
     let title: String
     let run: @Sendable (DemoContext) throws -> Void
 
-    static var all: [DemoScenario] { [echo, activationWithPassword, passwordLogin, activationWithLDA, ldaLogin, stepUp, secondDevice] }
+    static var all: [DemoScenario] { [echo, activationWithPassword, passwordLogin, activationWithLDA, ldaLogin, stepUp, secondDevice, ldaToggle] }
 
     static let password = "Tr0ub4dor&Zebra"
 
@@ -227,6 +227,40 @@ struct DemoScenario: Sendable {
         }
         try context.stop(tablet)
         try context.stop(laptop)
+    }
+
+    static let ldaToggle = DemoScenario(
+        title: "lda-toggle: alice turns the fingerprint on (password 5, consent 16), logs in with it, turns it off (password 15)"
+    ) { context in
+        let laptop = try context.startHost(deviceID: "alice-laptop", ldaCapabilities: [1])
+        try laptop.waitEvent("getUser")
+        try laptop.call("setUser", ["alice"])
+        try laptop.waitEvent("getPassword")
+        try laptop.call("setPassword", [.string(password), 0])
+        try laptop.waitEvent("onUserLoggedIn")
+        try laptop.call("getDeviceAuthenticationDetails")
+        try laptop.call("manageDeviceAuthenticationModes", [true, 1])
+        try laptop.waitEvent("getPassword")
+        try laptop.call("setPassword", [.string(password), 5])
+        try laptop.waitEvent("getUserConsentForLDA")
+        try laptop.call("setUserConsentForLDA", [true, 16, 1])
+        try expectToggled(try laptop.waitEvent("onDeviceAuthManagementStatus"))
+        try laptop.call("logOff", ["alice"])
+        try laptop.waitEvent("getUser")
+        print("  -- the next login uses the fingerprint:")
+        try laptop.call("setUser", ["alice"])
+        try laptop.waitEvent("onUserLoggedIn")
+        try laptop.call("manageDeviceAuthenticationModes", [false, 1])
+        try laptop.waitEvent("getPassword")
+        try laptop.call("setPassword", [.string(password), 15])
+        try expectToggled(try laptop.waitEvent("onDeviceAuthManagementStatus"))
+        try context.stop(laptop)
+    }
+
+    private static func expectToggled(_ status: JSON) throws {
+        guard status["status"]?["statusCode"]?.intValue == 100, status["error"]?["longErrorCode"]?.intValue == 0 else {
+            throw DemoClient.Failure(description: "expected the LDA toggle to succeed")
+        }
     }
 
     static let echo = DemoScenario(title: "The C example flow: a method and its event") { context in

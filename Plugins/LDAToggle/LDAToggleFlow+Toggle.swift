@@ -1,0 +1,178 @@
+import FlowHostSDK
+import FlowJSON
+
+/// `manageDeviceAuthenticationModes`: verify, then consent or a new
+/// password, then the change, then `onDeviceAuthManagementStatus`.
+extension LDAToggleFlow {
+    static let cancelledByUser = (code: 217, text: "User cancelled LDA consent")
+
+    func manage(enable: Bool, type: Int) throws(FlowError) {
+        let user = try host.loggedInUser()
+        guard toggle == nil else { throw FlowError(code: -32007, message: "an LDA toggle is in progress: finish it or reset it first") }
+        let (enrolled, _) = try enrolledType(user)
+        if enable {
+            guard ldaCapabilities.contains(type) else {
+                throw Self.unchangeable("notSupported", "This device has no LDA of type \(type) (its ldaCapabilities: \(ldaCapabilities)).")
+            }
+            if enrolled == type { throw Self.unchangeable("alreadyEnabled", "LDA type \(type) is already enabled on this device.") }
+            if let other = enrolled {
+                throw Self.unchangeable("anotherTypeEnabled", "LDA type \(other) is enabled on this device; disable it first (one LDA type per device).")
+            }
+        } else {
+            guard enrolled == type else {
+                throw Self.unchangeable(
+                    enrolled == nil && !ldaCapabilities.contains(type) ? "notSupported" : "alreadyDisabled",
+                    "LDA type \(type) is not enabled on this device.")
+            }
+        }
+        toggle = Toggle(userID: user, ldaType: type, enable: enable)
+        verify(enable: enable)
+    }
+
+    static func unchangeable(_ reason: String, _ message: String) -> FlowError {
+        FlowError(code: -32014, message: message, data: ["reason": .string(reason)])
+    }
+
+    /// Step-up with the toggle's challenge mode: the password when the user
+    /// has one (5 to enable, 15 to disable), LDA for a user without one.
+    func verify(enable: Bool) {
+        let mode = enable ? ChallengeMode.enableLDAVerify : ChallengeMode.disableLDAVerify
+        host.call("stepup.authenticate", ["challengeMode": .int(mode), "reason": "lda-toggle", "method": "password"]) { [self] outcome in
+            guard let current = toggle, current.stage == .verifying else { return }
+            switch outcome {
+            case .failure(let error) where error.code == -32800:
+                toggle = nil  // abandoned by a reset: nothing changed, nothing to say
+            case .failure(let error):
+                host.log(.error, "stepup.authenticate failed: \(error.message)")
+                report(status: 114, message: "The verification failed on the server side; nothing changed.")
+            case .success(let result):
+                verified(current, result)
+            }
+        }
+    }
+
+    func verified(_ current: Toggle, _ result: JSON) {
+        switch result["outcome"]?.stringValue {
+        case "authenticated":
+            if current.enable { askForConsent(current) } else { disable(current, newPassword: nil) }
+        case "exhausted":
+            report(status: 153, message: "Too many wrong attempts: you are logged off.")
+            host.endSession(reason: "step-up-failed")
+        case "expired":
+            report(status: 110, message: "Your password has expired: you are logged off.")
+            host.endSession(reason: "step-up-failed")
+        case "ldaCancelled":
+            report(status: 100, message: "Local device authentication was cancelled; nothing changed.", error: Self.cancelledByUser)
+        case "refused":
+            report(status: result["status"]?.intValue ?? 126, message: "This device could not prove who you are; nothing changed.")
+        case "cancelled":
+            report(status: 121, message: "The verification expired unanswered; nothing changed.")
+        default:
+            host.log(.error, "stepup.authenticate gave an outcome this flow does not know")
+            report(status: 114, message: "The verification failed on the server side; nothing changed.")
+        }
+    }
+
+    // MARK: Enable
+
+    func askForConsent(_ current: Toggle) {
+        toggle?.stage = .awaitingConsent
+        host.emit(
+            "getUserConsentForLDA",
+            SDKPayload.event(
+                workflow: Workflow.login,
+                fields: [
+                    "userID": .string(current.userID), "challengeMode": .int(ChallengeMode.enableLDAConsent),
+                    "authenticationType": .int(current.ldaType),
+                ]))
+    }
+
+    func consent(_ enroll: Bool, type: Int) throws(FlowError) {
+        guard let current = toggle, current.stage == .awaitingConsent else { throw FlowError(code: -32006, message: "not expected now") }
+        guard type == current.ldaType else {
+            throw FlowError.invalidParams(field: "authenticationType", reason: "the type asked about is \(current.ldaType)")
+        }
+        guard enroll else {
+            return report(status: 100, message: "Consent was not given; nothing changed.", error: Self.cancelledByUser)
+        }
+        toggle?.stage = .checkingLDA
+        host.authenticateWithLDA(userID: current.userID, type: type, reason: "enroll") { [self] check in
+            guard toggle?.stage == .checkingLDA else { return }
+            switch check {
+            case .abandoned: toggle = nil
+            case .failed: report(status: 100, message: "The LDA check was cancelled or failed; nothing changed.", error: Self.cancelledByUser)
+            case .passed: change("authenticators.enableLDA", ["userID": .string(current.userID), "deviceID": .string(deviceID), "ldaType": .int(type)])
+            }
+        }
+    }
+
+    // MARK: Disable
+
+    func disable(_ current: Toggle, newPassword: String?) {
+        let params: JSON = ["userID": .string(current.userID), "deviceID": .string(deviceID)]
+        if let newPassword { params["newPassword"] = .string(newPassword) }
+        change("authenticators.disableLDA", params)
+    }
+
+    func askForNewPassword(_ current: Toggle, status: Int = SDKPayload.success, message: String = "Success") {
+        toggle?.stage = .awaitingNewPassword
+        let policy: String
+        do { policy = try host.call("password.policy")["policy"]?.stringValue ?? "{}" } catch {
+            host.log(.error, "reading the password policy failed: \(error.message)")
+            policy = "{}"
+        }
+        host.emit(
+            "getPassword",
+            SDKPayload.event(
+                status: status, message: message, workflow: Workflow.login, challengeInfo: [("RELID_PASSWORD_POLICY", policy)],
+                fields: ["userID": .string(current.userID), "challengeMode": .int(ChallengeMode.setAfterLDADisable), "attemptsLeft": 0]))
+    }
+
+    func newPassword(_ password: String, mode: Int) throws(FlowError) {
+        guard let current = toggle, current.stage == .awaitingNewPassword, mode == ChallengeMode.setAfterLDADisable else {
+            throw FlowError(code: -32006, message: "not expected now")
+        }
+        disable(current, newPassword: password)
+    }
+
+    // MARK: The change, and the status
+
+    func change(_ service: String, _ params: JSON) {
+        guard let current = toggle else { return }
+        toggle?.stage = .changing
+        let outcome: JSON
+        do { outcome = try host.call(service, params) } catch {
+            host.log(.error, "\(service) failed: \(error.message)")
+            return report(status: 114, message: "The change could not be made; nothing changed.")
+        }
+        switch outcome["outcome"]?.stringValue {
+        case "changed", "unchanged":
+            report(status: 100, message: "LDA type \(current.ldaType) has been \(current.enable ? "enabled" : "disabled").")
+        case "passwordRequired":
+            askForNewPassword(current)
+        case "policy":
+            let problems = outcome["problems"]?.elements.compactMap(\.stringValue) ?? []
+            askForNewPassword(current, status: 190, message: "The password does not meet the password policy: " + problems.joined(separator: "; ") + ".")
+        case "reused":
+            askForNewPassword(current, status: 164, message: "The new password was used before: do not reuse any of your last 5 passwords.")
+        case "refused":
+            report(status: outcome["status"]?.intValue ?? 114, message: "Your account no longer allows this change; nothing changed.")
+        default:
+            host.log(.error, "\(service) gave an outcome this flow does not know")
+            report(status: 114, message: "The change could not be made.")
+        }
+    }
+
+    /// `onDeviceAuthManagementStatus`; the toggle is over.
+    func report(status: Int, message: String, error: (code: Int, text: String) = (0, "Success")) {
+        guard let current = toggle else { return }
+        toggle = nil
+        host.emit(
+            "onDeviceAuthManagementStatus",
+            [
+                "userID": .string(current.userID), "OpMode": .int(current.enable ? 1 : 0), "ldaType": .int(current.ldaType),
+                "status": ["statusCode": .int(status), "statusMessage": .string(message)],
+                "error": ["longErrorCode": .int(error.code), "shortErrorCode": .int(error.code), "errorString": .string(error.text)],
+            ])
+    }
+}

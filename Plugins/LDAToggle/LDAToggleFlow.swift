@@ -1,0 +1,99 @@
+import FlowHostSDK
+import FlowJSON
+
+/// The `lda-toggle` flow: a logged-in user lists the LDA types this device
+/// has and turns one on or off (seed 003).
+///
+/// Enable: the password again (step-up, challengeMode 5) → consent
+/// (`getUserConsentForLDA`, 16) → the platform's LDA check → enrolled.
+/// Disable: the password again (step-up, 15; LDA for a user without one) →
+/// a new password when the user has none (`getPassword`, 14) → removed.
+/// Either ends with `onDeviceAuthManagementStatus`. The verification is the
+/// `step-up` flow's service, not a copy; the change is the host's
+/// `authenticators` domain, which requires that fresh verification.
+///
+/// Touched only on the host's loop thread.
+final class LDAToggleFlow: Flow {
+    let host: FlowHost
+    var deviceID = ""
+    var ldaCapabilities: [Int] = []
+    /// The toggle in progress, if any (one at a time).
+    var toggle: Toggle?
+
+    struct Toggle {
+        let userID: String
+        let ldaType: Int
+        let enable: Bool
+        var stage = Stage.verifying
+    }
+
+    enum Stage {
+        case verifying
+        case awaitingConsent
+        case checkingLDA
+        case awaitingNewPassword
+        case changing
+    }
+
+    init(host: FlowHost, config: JSON) throws(FlowError) {
+        self.host = host
+        if let key = config.keys.first { throw FlowError.invalidParams(field: "flows.lda-toggle.\(key)", reason: "unknown key") }
+    }
+
+    func start() {
+        let device = host.sessionInfo["device"] ?? .object()
+        deviceID = device["deviceID"]?.stringValue ?? ""
+        ldaCapabilities = device["ldaCapabilities"]?.elements.compactMap(\.intValue) ?? []
+    }
+
+    func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
+        switch method {
+        case "getDeviceAuthenticationDetails": return try details()
+        case "manageDeviceAuthenticationModes":
+            try manage(enable: params["isEnabled"]!.boolValue!, type: params["authenticationType"]!.intValue!)
+        case "setUserConsentForLDA":
+            try consent(params["isEnrollLDA"]!.boolValue!, type: params["authenticationType"]!.intValue!)
+        case "setPassword": try newPassword(params["password"]!.stringValue!, mode: params["challengeMode"]!.intValue!)
+        default: throw FlowError.methodNotFound
+        }
+        return nil
+    }
+
+    /// The LDA type enrolled for `userID` on this device, if any.
+    func enrolledType(_ userID: String) throws(FlowError) -> (ldaType: Int?, hasPassword: Bool) {
+        let state = try host.call("credentials.userState", ["userID": .string(userID), "deviceID": .string(deviceID)])
+        return (state["ldaType"]?.intValue, state["hasPassword"]?.boolValue == true)
+    }
+
+    /// `getDeviceAuthenticationDetails()`: each LDA type this device declared
+    /// (and the enrolled one, should the client no longer declare it, so it
+    /// can still be turned off), with `isConfigured`.
+    func details() throws(FlowError) -> JSON {
+        let user = try host.loggedInUser()
+        let enrolled = try enrolledType(user).ldaType
+        var types = ldaCapabilities
+        if let enrolled, !types.contains(enrolled) { types.append(enrolled) }
+        return [
+            "authenticationCapabilities": .array(
+                types.map { ["authenticationType": .int($0), "isConfigured": .int($0 == enrolled ? 1 : 0)] })
+        ]
+    }
+
+    /// What the host tells: the session ended (the toggle cannot go on), or
+    /// the toggle's own challenge expired or was abandoned.
+    func notified(topic: String, payload: JSON) {
+        switch topic {
+        case "session" where payload["event"]?.stringValue == "ended":
+            guard toggle != nil else { return }
+            toggle = nil
+            host.abandonDialogue()
+        case "challenge.expired":
+            guard toggle != nil else { return }
+            report(status: 121, message: "The challenge expired unanswered; nothing changed.")
+        case "challenge.cancelled":
+            toggle = nil  // abandoned (a reset): nothing to say
+        default:
+            return
+        }
+    }
+}
