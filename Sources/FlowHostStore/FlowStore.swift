@@ -31,7 +31,7 @@ extension FlowStore {
 }
 
 /// Everything one transaction can read, domain by domain.
-public protocol StoreReader: FeedReader, RecordReader, DeviceKeyReader, NotificationReader {
+public protocol StoreReader: FeedReader, RecordReader, DeviceKeyReader, NotificationReader, SignatureReader {
     func user(_ userID: String) throws -> UserRecord?
     func users() throws -> [UserRecord]
     func device(userID: String, deviceID: String) throws -> DeviceRecord?
@@ -63,7 +63,7 @@ public protocol StoreReader: FeedReader, RecordReader, DeviceKeyReader, Notifica
     func auditCounts(userID: String?, limit: Int) throws -> [AuditCount]
 }
 
-public protocol StoreWriter: StoreReader, FeedWriter, RecordWriter, DeviceKeyWriter, NotificationWriter {
+public protocol StoreWriter: StoreReader, FeedWriter, RecordWriter, DeviceKeyWriter, NotificationWriter, SignatureWriter {
     func insert(_ user: UserRecord) throws
     func update(_ user: UserRecord) throws
     func save(_ device: DeviceRecord) throws

@@ -122,7 +122,7 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
 
     /// Every module's migrations, applied once each, in this order, under
     /// the write lock. A migration is named `module/id` in the store.
-    static let schema: [SQLiteSchemaModule] = [.credentials, .feed, .records, .devices, .notifications]
+    static let schema: [SQLiteSchemaModule] = [.credentials, .feed, .records, .devices, .notifications, .signatures]
 
     static func migrate(_ connection: SQLiteConnection) throws {
         try connection.execute("CREATE TABLE IF NOT EXISTS schema_migration (name TEXT PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL)")

@@ -1,0 +1,56 @@
+/// The bytes a data signature covers (Protocol/spec.md §19 defines them for
+/// anyone who verifies without FlowHost): ten lines joined by LF, no final
+/// LF; text that a client chose is base64 (RFC 4648, with padding) of its
+/// UTF-8, so no value can end a line or pose as another field. The first
+/// line separates these signatures from a device's proofs of possession,
+/// which the same key makes over `flowhost-device-proof-v1` messages.
+public struct DataSignatureMessage: Sendable, Equatable {
+    public static let header = "flowhost-data-signature-v1"
+
+    public var dataSignatureID: String
+    public var userID: String
+    public var deviceID: String
+    public var keyID: String
+    public var authLevel: Int
+    public var authenticatorType: Int
+    public var signedAt: Int64
+    public var reason: String
+    public var payload: String
+
+    public init(
+        dataSignatureID: String, userID: String, deviceID: String, keyID: String, authLevel: Int, authenticatorType: Int, signedAt: Int64,
+        reason: String, payload: String
+    ) {
+        self.dataSignatureID = dataSignatureID
+        self.userID = userID
+        self.deviceID = deviceID
+        self.keyID = keyID
+        self.authLevel = authLevel
+        self.authenticatorType = authenticatorType
+        self.signedAt = signedAt
+        self.reason = reason
+        self.payload = payload
+    }
+
+    public var bytes: [UInt8] {
+        func text(_ value: String) -> String { Base64.encode(Array(value.utf8)) }
+        let lines = [
+            Self.header,
+            "dataSignatureID=" + dataSignatureID,
+            "userID=" + text(userID),
+            "deviceID=" + text(deviceID),
+            "keyID=" + text(keyID),
+            "authLevel=" + String(authLevel),
+            "authenticatorType=" + String(authenticatorType),
+            "signedAt=" + String(signedAt),
+            "reason=" + text(reason),
+            "payload=" + text(payload),
+        ]
+        return Array(lines.joined(separator: "\n").utf8)
+    }
+
+    /// Whether `signature` (64 bytes) is `publicKey`'s over exactly these fields.
+    public func verify(signature: [UInt8], publicKey: [UInt8]) -> Bool {
+        signature.count == 64 && publicKey.count == Ed25519.publicKeyBytes && Ed25519.verify(signature, of: bytes, publicKey: publicKey)
+    }
+}

@@ -1,0 +1,49 @@
+/// The signatures domain's store: receipts of data signatures, kept so that
+/// a signature can be checked later by its id, with the public key that was
+/// registered when it was made (a device's key may change afterwards).
+public protocol SignatureReader {
+    func signatureReceipt(_ dataSignatureID: String) throws -> SignatureReceiptRecord?
+}
+
+public protocol SignatureWriter: SignatureReader {
+    /// Receipts are never changed or deleted (the store refuses it).
+    func insert(_ receipt: SignatureReceiptRecord) throws
+}
+
+/// What was signed, by which key, when: everything the canonical message
+/// covers, the signature, and the public key it verifies with.
+public struct SignatureReceiptRecord: Sendable, Equatable {
+    public var dataSignatureID: String
+    public var userID: String
+    public var deviceID: String
+    public var keyID: String
+    /// The 32-byte Ed25519 public key at signing time, hex.
+    public var publicKey: String
+    public var authLevel: Int
+    public var authenticatorType: Int
+    /// How the user proved who they are before signing: "none", "lda", "password", "lda+password".
+    public var verifiedBy: String
+    public var signedAt: Int64
+    public var reason: String
+    public var payload: String
+    /// 64 bytes, base64.
+    public var signature: String
+
+    public init(
+        dataSignatureID: String, userID: String, deviceID: String, keyID: String, publicKey: String, authLevel: Int, authenticatorType: Int,
+        verifiedBy: String, signedAt: Int64, reason: String, payload: String, signature: String
+    ) {
+        self.dataSignatureID = dataSignatureID
+        self.userID = userID
+        self.deviceID = deviceID
+        self.keyID = keyID
+        self.publicKey = publicKey
+        self.authLevel = authLevel
+        self.authenticatorType = authenticatorType
+        self.verifiedBy = verifiedBy
+        self.signedAt = signedAt
+        self.reason = reason
+        self.payload = payload
+        self.signature = signature
+    }
+}

@@ -1,0 +1,89 @@
+import FlowHostAudit
+import FlowHostDevices
+import FlowHostStore
+import FlowJSON
+import Foundation
+import Testing
+
+@Suite struct DataSignatureTests {
+    static let message = DataSignatureMessage(
+        dataSignatureID: "00112233445566778899aabbccddeeff", userID: "alice", deviceID: "dev\n1", keyID: "k1", authLevel: 4,
+        authenticatorType: 1, signedAt: 1_800_000_000, reason: "Invoice 42", payload: "Pay 20 € to Carol")
+
+    /// The exact bytes of spec §19: a third party builds the same from the receipt.
+    @Test func theCanonicalMessageIsTheSpecsTenLines() {
+        let expected = """
+            flowhost-data-signature-v1
+            dataSignatureID=00112233445566778899aabbccddeeff
+            userID=YWxpY2U=
+            deviceID=ZGV2CjE=
+            keyID=azE=
+            authLevel=4
+            authenticatorType=1
+            signedAt=1800000000
+            reason=SW52b2ljZSA0Mg==
+            payload=UGF5IDIwIOKCrCB0byBDYXJvbA==
+            """
+        #expect(String(decoding: Self.message.bytes, as: UTF8.self) == expected)
+    }
+
+    private func keyring() throws -> DeviceKeyring {
+        let folder = NSTemporaryDirectory() + "flowhost-devices-" + UUID().uuidString
+        return try DeviceKeyring(folder: folder)
+    }
+
+    @Test func aSignatureHoldsForExactlyWhatWasSigned() throws {
+        let keys = try keyring()
+        let (keyID, publicKey) = try keys.create()
+        let signature = try #require(try keys.sign(Self.message.bytes, keyID: keyID))
+        #expect(Self.message.verify(signature: signature, publicKey: publicKey))
+        var changed = [Self.message, Self.message, Self.message, Self.message, Self.message]
+        changed[0].payload += " "
+        changed[1].reason = "Invoice 43"
+        changed[2].authLevel = 1
+        changed[3].signedAt += 1
+        changed[4].userID = "bob"
+        for message in changed { #expect(!message.verify(signature: signature, publicKey: publicKey)) }
+        let (_, otherKey) = try keys.create()
+        #expect(!Self.message.verify(signature: signature, publicKey: otherKey))
+        #expect(!Self.message.verify(signature: Array(signature.dropLast()), publicKey: publicKey))
+    }
+
+    @Test func publicKeysExportAsPEMAndJWK() {
+        let key = [UInt8](repeating: 0xfb, count: 32)
+        let pem = PublicKeyExport.pem(key)
+        #expect(pem == "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/s=\n-----END PUBLIC KEY-----\n")
+        let jwk = Dictionary(uniqueKeysWithValues: PublicKeyExport.jwk(key, keyID: "k1"))
+        #expect(jwk["kty"] == "OKP" && jwk["crv"] == "Ed25519" && jwk["kid"] == "k1")
+        #expect(jwk["x"] == "-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_s")
+    }
+
+    @Test func onlyASignatureThatVerifiesIsStoredAndAnIDIsUsedOnce() throws {
+        let folder = NSTemporaryDirectory() + "flowhost-signatures-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = try SQLiteStore(path: folder + "/store.sqlite")
+        let keys = try keyring()
+        let (keyID, publicKey) = try keys.create()
+        try store.write { tx in
+            try tx.insert(UserRecord(userID: "alice", status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0))
+            try tx.save(
+                DeviceKeyRecord(
+                    userID: "alice", deviceID: "d1", keyID: keyID, publicKey: publicKey.map { String(format: "%02x", $0) }.joined(), custody: "host",
+                    createdAt: 0))
+        }
+        let signatures = DataSignatures(store: store, audit: AuditLog(clock: { 1_800_000_000 }), clock: { 1_800_000_000 })
+        guard case .sign(let pending) = try signatures.begin(
+            userID: "alice", deviceID: "d1", payload: "p", reason: "r", authLevel: 0, authenticatorType: 0, verifiedBy: "none")
+        else { Issue.record("expected a key"); return }
+        #expect(try signatures.finish(pending, signature: [UInt8](repeating: 0, count: 64)) == nil)
+        #expect(try signatures.verify(dataSignatureID: pending.message.dataSignatureID).reason == "unknownSignature")
+        let signature = try #require(try keys.sign(pending.message.bytes, keyID: keyID))
+        let receipt = try #require(try signatures.finish(pending, signature: signature))
+        #expect(try signatures.verify(dataSignatureID: receipt.dataSignatureID).valid)
+        let json = DataSignatures.json(receipt)
+        #expect(try signatures.verify(receipt: json).valid)
+        json["dataPayload"] = "q"
+        #expect(try signatures.verify(receipt: json).reason == "badSignature")
+        #expect(throws: (any Error).self) { try store.write { tx in try tx.insert(receipt) } }
+    }
+}
