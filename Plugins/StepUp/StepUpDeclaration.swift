@@ -40,7 +40,7 @@ extension StepUpFlow {
                     FlowParam("challengeMode", .integer), FlowParam("reason", .string),
                     FlowParam(
                         "method", .string, required: false,
-                        description: "auto (default): the seed's table; password: the password when the user has one, else LDA."),
+                        description: "auto (default): the seed's table; password: the password when the user has one, else LDA; lda: LDA first, the password as fallback; all: LDA and the password, each when enrolled."),
                 ])
         ],
         uses: [

@@ -9,13 +9,18 @@ import FlowJSON
 ///   enrolled, else the outcome `ldaCancelled` (error 131 to the client);
 /// - with `method: "password"` (the LDA toggle's verification): the
 ///   password when the user has one, else LDA (no fallback);
+/// - with `method: "lda"` (signing at level 1): LDA first whenever it is
+///   enrolled, the password as the fallback; with `method: "all"` (level
+///   4): LDA when enrolled and then the password when the user has one;
+/// - `authenticated` says how (`verifiedBy`: lda, password, lda+password);
 /// - every success also proves the device key.
 /// Outcomes: authenticated, exhausted (153), expired (110), ldaCancelled
 /// (131), refused (the device could not prove itself), cancelled.
 extension StepUpFlow {
     func serve(_ name: String, params: JSON, call: UInt64) {
-        if let method = params["method"]?.stringValue, method != "auto", method != "password" {
-            host.complete(call, .failure(FlowError.invalidParams(field: "method", reason: "auto or password")))
+        let method = params["method"]?.stringValue ?? "auto"
+        guard ["auto", "password", "lda", "all"].contains(method) else {
+            host.complete(call, .failure(FlowError.invalidParams(field: "method", reason: "auto, password, lda or all")))
             return
         }
         guard let session = host.session, let user = session["userID"]?.stringValue else {
@@ -31,22 +36,27 @@ extension StepUpFlow {
         current = StepUp(call: call, userID: user, challengeMode: mode, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0)
         let loggedInWithLDA = session["factors"]?.elements.contains { $0.stringValue == "lda" } == true
         let hasPassword = state["hasPassword"]?.boolValue == true
-        // "password": the caller needs the password when there is one (the
-        // LDA toggle's verification), LDA only for a user without one.
-        let useLDA = params["method"]?.stringValue == "password" ? !hasPassword : loggedInWithLDA
-        if useLDA, let ldaType = state["ldaType"]?.intValue {
-            host.authenticateWithLDA(userID: user, type: ldaType, reason: params["reason"]?.stringValue ?? "step-up") { [self] check in
-                guard current?.call == call, check != .abandoned else { return }
-                if check == .passed {
-                    proveThenFinish(call, user: user)
-                } else if hasPassword {
-                    askForPassword(status: 100)  // the seed's seamless fallback: no error
-                } else {
-                    finish(call, ["outcome": "ldaCancelled"])
-                }
+        let startWithLDA =
+            switch method {
+            case "password": !hasPassword  // the LDA toggle's verification: LDA only for a user without a password
+            case "lda", "all": true  // signing: LDA first whenever it is enrolled
+            default: loggedInWithLDA  // the seed's table
             }
-        } else {
-            askForPassword(status: 100)
+        guard startWithLDA, let ldaType = state["ldaType"]?.intValue else { return askForPassword(status: 100) }
+        host.authenticateWithLDA(userID: user, type: ldaType, reason: params["reason"]?.stringValue ?? "step-up") { [self] check in
+            guard current?.call == call, check != .abandoned else { return }
+            switch (check == .passed, method == "all") {
+            case (true, true) where hasPassword:
+                current?.verifiedBy = "lda+password"
+                askForPassword(status: 100)  // both factors: the password too
+            case (true, _):
+                proveThenFinish(call, user: user)
+            case (false, false) where hasPassword:
+                current?.verifiedBy = "password"
+                askForPassword(status: 100)  // the seed's seamless fallback: no error
+            case (false, _):
+                finish(call, ["outcome": "ldaCancelled"])
+            }
         }
     }
 
@@ -79,7 +89,8 @@ extension StepUpFlow {
             }
             switch result["outcome"]?.stringValue {
             case "accepted":
-                finish(call, ["outcome": result["expired"]?.boolValue == true ? "expired" : "authenticated"])
+                let expired = result["expired"]?.boolValue == true
+                finish(call, expired ? ["outcome": "expired"] : ["outcome": "authenticated", "verifiedBy": .string(step.verifiedBy)])
             case "wrong":
                 current?.attemptsLeft = result["attemptsLeft"]?.intValue ?? 0
                 askForPassword(status: 102, message: "Invalid password.")
@@ -100,7 +111,7 @@ extension StepUpFlow {
         host.call("device.prove", ["userID": .string(user), "deviceID": .string(deviceID), "reason": "step-up-lda"]) { [self] outcome in
             guard current?.call == call else { return }
             if case .success(let proof) = outcome, proof["outcome"]?.stringValue == "proven" {
-                finish(call, ["outcome": "authenticated"])
+                finish(call, ["outcome": "authenticated", "verifiedBy": "lda"])
             } else {
                 finish(call, ["outcome": "refused", "status": 126])
             }

@@ -21,6 +21,8 @@ final class StepUpFlow: ServingFlow {
         let userID: String
         let challengeMode: Int
         var attemptsLeft: Int
+        /// What a password accepted now completes: "password", or "lda+password" after an LDA check passed.
+        var verifiedBy = "password"
     }
 
     init(host: FlowHost, config: JSON) throws(FlowError) {

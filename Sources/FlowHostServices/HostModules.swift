@@ -20,6 +20,8 @@ public enum HostModules {
         CredentialsModule.register(credentials, keyring: keyring, in: engine)
         NewDevicesModule.register(AdditionalDeviceActivation(credentials), notifications: notifications, in: engine)
         AuthenticatorsModule.register(DeviceAuthenticators(credentials), in: engine)
+        SignaturesModule.register(
+            DataSignatures(store: credentials.store, audit: credentials.audit, clock: CredentialService.now), keyring: keyring, in: engine)
         DevicesModule.register(credentials, keyring: keyring, in: engine)
         SessionsModule.register(credentials, in: engine)
         AuditModule.register(credentials, in: engine)

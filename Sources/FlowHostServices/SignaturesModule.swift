@@ -1,0 +1,102 @@
+import FlowHostCore
+import FlowHostCredentials
+import FlowHostDevices
+import FlowHostStore
+import FlowJSON
+
+/// Data signatures with the device's key, offered to flows:
+/// `signatures.sign` (the logged-in user on this device; after a
+/// re-authentication in the last `freshSeconds` unless `authLevel` is 0)
+/// and `signatures.verify` (by id, or a full receipt).
+enum SignaturesModule {
+    /// How recent the re-authentication before a signing at level 1 or 4 must be.
+    static let freshSeconds: Int64 = 120
+    static let verifiedByValues: Set<String> = ["none", "lda", "password", "lda+password"]
+
+    static func register(_ signatures: DataSignatures, keyring: DeviceKeyring?, in engine: HostEngine) {
+        engine.registerAsyncService(
+            "signatures.sign",
+            params: [
+                string("userID", userID: true), string("deviceID"), string("payload"), string("reason"), integer("authLevel"),
+                integer("authenticatorType"), string("verifiedBy"),
+            ]
+        ) { caller, p, finish in
+            let userID = p["userID"]!.stringValue!
+            let deviceID = p["deviceID"]!.stringValue!
+            let level = p["authLevel"]!.intValue!
+            let verifiedBy = p["verifiedBy"]!.stringValue!
+            guard verifiedByValues.contains(verifiedBy) else {
+                return finish(.failure(.invalidParams(field: "verifiedBy", reason: "none, lda, password or lda+password")))
+            }
+            guard engine.recentlyProved(userID: userID, deviceID: deviceID, within: level == 0 ? Int64.max / 2 : freshSeconds) else {
+                return finish(
+                    .failure(
+                        ServiceError(
+                            code: -32006,
+                            message: "signing needs that user logged in here (and, above level 0, re-authenticated in the last \(freshSeconds) seconds)")))
+            }
+            let start: DataSignatures.Start
+            do {
+                start = try signatures.begin(
+                    userID: userID, deviceID: deviceID, payload: p["payload"]!.stringValue!, reason: p["reason"]!.stringValue!, authLevel: level,
+                    authenticatorType: p["authenticatorType"]!.intValue!, verifiedBy: verifiedBy)
+            } catch {
+                engine.logger.error("starting a signature failed: \(error)")
+                return finish(.failure(.internalError))
+            }
+            guard case .sign(let pending) = start else {
+                return finish(.success(["outcome": "noKey"]))
+            }
+            let complete: ([UInt8]?) -> Void = { signature in
+                do {
+                    guard let signature, let receipt = try signatures.finish(pending, signature: signature) else {
+                        return finish(.success(["outcome": "notSigned"]))
+                    }
+                    finish(
+                        .success([
+                            "outcome": "signed", "dataSignatureID": .string(receipt.dataSignatureID), "payloadSignature": .string(receipt.signature),
+                            "receipt": DataSignatures.json(receipt),
+                        ]))
+                } catch {
+                    engine.logger.error("storing a signature failed: \(error)")
+                    finish(.failure(.internalError))
+                }
+            }
+            if pending.key.custody == "host" {
+                // A host that does not hold the key has nothing to sign with.
+                do { return complete(try keyring?.sign(pending.message.bytes, keyID: pending.key.keyID)) } catch {
+                    engine.logger.error("device key refused: \(error)")
+                    return complete(nil)
+                }
+            }
+            let request: JSON = [
+                "keyID": .string(pending.key.keyID), "challenge": .string(Base64.encode(pending.message.bytes)), "reason": "data-signing",
+            ]
+            engine.requestFromClient("platform/signDeviceChallenge", request, for: caller) { outcome in
+                guard case .success(let answer) = outcome else { return complete(nil) }
+                complete(answer["signature"]?.stringValue.flatMap(Base64.decode))
+            }
+        }
+
+        offer(
+            engine, "signatures.verify",
+            [string("dataSignatureID", required: false), ParamSpec(name: "receipt", type: .object, required: false)]
+        ) { _, p in
+            let verdict: DataSignatures.Verdict
+            if let receipt = p.json["receipt"], !receipt.isNull {
+                verdict = try signatures.verify(receipt: receipt)
+            } else if let id = try p.optionalString("dataSignatureID") {
+                verdict = try signatures.verify(dataSignatureID: id)
+            } else {
+                throw ServiceError.invalidParams(field: "dataSignatureID", reason: "a dataSignatureID or a receipt is required")
+            }
+            return verdictJSON(verdict)
+        }
+    }
+
+    static func verdictJSON(_ verdict: DataSignatures.Verdict) -> JSON {
+        let result: JSON = ["valid": .bool(verdict.valid), "reason": .string(verdict.reason)]
+        if let stored = verdict.stored { result["receipt"] = DataSignatures.json(stored) }
+        return result
+    }
+}
