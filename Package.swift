@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "FlowPluginStepUp", type: .dynamic, targets: ["FlowPluginStepUp"]),
         .library(name: "FlowPluginDeviceActivation", type: .dynamic, targets: ["FlowPluginDeviceActivation"]),
         .library(name: "FlowPluginLDAToggle", type: .dynamic, targets: ["FlowPluginLDAToggle"]),
+        .library(name: "FlowPluginDataSigning", type: .dynamic, targets: ["FlowPluginDataSigning"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -133,6 +134,7 @@ let package = Package(
         .target(name: "FlowPluginStepUp", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/StepUp"),
         .target(name: "FlowPluginDeviceActivation", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/DeviceActivation"),
         .target(name: "FlowPluginLDAToggle", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/LDAToggle"),
+        .target(name: "FlowPluginDataSigning", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/DataSigning"),
 
         // Unit tests, and what they share.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -144,6 +146,7 @@ let package = Package(
         .testTarget(
             name: "FlowHostCredentialsTests",
             dependencies: ["FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostVocabulary", "FlowHostStore", "FlowJSON"]),
+        .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
         .testTarget(name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "FlowHostSDK", "JSONRPC", "FlowJSON", "TestSupport"]),
     ]
 )

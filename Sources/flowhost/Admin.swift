@@ -19,7 +19,7 @@ struct Admin: ParsableCommand {
         abstract: "Manage users, codes and the audit log in the store.",
         subcommands: [
             AddUser.self, ShowUser.self, Block.self, Unblock.self, ExpirePassword.self, IssueCode.self, Outbox.self,
-            Devices.self, RevokeDevice.self, Notify.self, Notifications.self, Audit.self,
+            Devices.self, RevokeDevice.self, Notify.self, Notifications.self, Audit.self, VerifySignature.self, ExportKey.self,
         ])
 }
 

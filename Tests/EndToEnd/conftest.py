@@ -54,7 +54,7 @@ def flow_dirs(tmp_path_factory):
     """A folder per built flow, each holding only that flow."""
     folders = {}
     for key, library in [("stepup", "libFlowPluginStepUp.so"), ("deviceactivation", "libFlowPluginDeviceActivation.so"),
-                         ("ldatoggle", "libFlowPluginLDAToggle.so")]:
+                         ("ldatoggle", "libFlowPluginLDAToggle.so"), ("datasigning", "libFlowPluginDataSigning.so")]:
         folder = tmp_path_factory.mktemp(key + "-only")
         os.symlink(os.path.join(BIN_DIR, library), str(folder / library))
         folders[key] = str(folder)

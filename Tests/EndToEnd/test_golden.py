@@ -8,7 +8,7 @@ each host's lines are compared in their own order. `# setup: notify NAME`
 sends NAME a notification (Accept with authlevel 1, Reject); `{{notification}}`
 in a `-> ` line is the latest notification id seen. A line `# args: …` gives
 the host's arguments; `{echo}` stands for a folder holding only the C
-example flow, `{mfa}`, `{stepup}`, `{deviceactivation}` and `{ldatoggle}` for one holding only that flow (each transcript
+example flow, `{mfa}`, `{stepup}`, `{deviceactivation}`, `{ldatoggle}` and `{datasigning}` for one holding only that flow (each transcript
 pins its plugin set, so adding a flow rewrites none of them), `{store}` and `{config}` for a fresh deployment's files.
 `# setup: add-user NAME` creates a user before the host starts (its code is
 `{{code:NAME}}` in `-> ` lines); `# setup: activate NAME` also activates it
@@ -49,8 +49,10 @@ def parse(path):
     return header, steps
 
 
-VOLATILE = re.compile(r'"(sessionID|verificationKey|notification_uuid|create_ts|expiry_timestamp|update_ts)":"[^"]+"')
-VOLATILE_NUMBERS = re.compile(r'"(create_ts_epoch|expiry_timestamp_epoch|ResponseDataLen)":\d+')
+VOLATILE = re.compile(
+    r'"(sessionID|verificationKey|notification_uuid|create_ts|expiry_timestamp|update_ts|payloadSignature|dataSignatureID|keyID|publicKey)"'
+    r':"[^"]+"')
+VOLATILE_NUMBERS = re.compile(r'"(create_ts_epoch|expiry_timestamp_epoch|ResponseDataLen|signedAt)":\d+')
 VOLATILE_KEY = re.compile(r'("key":"VERIFICATION_KEY","value":")[^"]+"')
 UUID = re.compile(r'"notification_uuid":"([^"]+)"')
 

@@ -110,7 +110,7 @@ struct DemoScenario: Sendable {
     let title: String
     let run: @Sendable (DemoContext) throws -> Void
 
-    static var all: [DemoScenario] { [echo, activationWithPassword, passwordLogin, activationWithLDA, ldaLogin, stepUp, secondDevice, ldaToggle] }
+    static var all: [DemoScenario] { [echo, activationWithPassword, passwordLogin, activationWithLDA, ldaLogin, stepUp, secondDevice, ldaToggle, dataSigning] }
 
     static let password = "Tr0ub4dor&Zebra"
 
@@ -174,11 +174,7 @@ struct DemoScenario: Sendable {
 
     static let stepUp = DemoScenario(title: "step-up: a notification approved with the password again (challengeMode 3)") { context in
         let client = try context.startHost(deviceID: "alice-laptop")
-        try client.waitEvent("getUser")
-        try client.call("setUser", ["alice"])
-        try client.waitEvent("getPassword")
-        try client.call("setPassword", [.string(password), 0])
-        try client.waitEvent("onUserLoggedIn")
+        try logIn(client, "alice")
         let uuid = try context.notify("alice", subject: "Pay 20 EUR to Carol?", actions: [("Accept", "accept", "1"), ("Reject", "reject", "0")])
         try client.waitEvent("onNotificationReceived")
         try client.call("getNotifications", [0, "", 1, "", ""])
@@ -197,11 +193,7 @@ struct DemoScenario: Sendable {
         title: "device-activation: alice's tablet joins, approved from her laptop (two hosts, one store)"
     ) { context in
         let laptop = try context.startHost(deviceID: "alice-laptop")
-        try laptop.waitEvent("getUser")
-        try laptop.call("setUser", ["alice"])
-        try laptop.waitEvent("getPassword")
-        try laptop.call("setPassword", [.string(password), 0])
-        try laptop.waitEvent("onUserLoggedIn")
+        try logIn(laptop, "alice")
 
         print("  -- on the new tablet:")
         let tablet = try context.startHost(deviceID: "alice-tablet")
@@ -233,11 +225,7 @@ struct DemoScenario: Sendable {
         title: "lda-toggle: alice turns the fingerprint on (password 5, consent 16), logs in with it, turns it off (password 15)"
     ) { context in
         let laptop = try context.startHost(deviceID: "alice-laptop", ldaCapabilities: [1])
-        try laptop.waitEvent("getUser")
-        try laptop.call("setUser", ["alice"])
-        try laptop.waitEvent("getPassword")
-        try laptop.call("setPassword", [.string(password), 0])
-        try laptop.waitEvent("onUserLoggedIn")
+        try logIn(laptop, "alice")
         try laptop.call("getDeviceAuthenticationDetails")
         try laptop.call("manageDeviceAuthenticationModes", [true, 1])
         try laptop.waitEvent("getPassword")
@@ -255,6 +243,38 @@ struct DemoScenario: Sendable {
         try laptop.call("setPassword", [.string(password), 15])
         try expectToggled(try laptop.waitEvent("onDeviceAuthManagementStatus"))
         try context.stop(laptop)
+    }
+
+    static let dataSigning = DemoScenario(
+        title: "data-signing: alice signs at level 0, then at level 1 with her password (challengeMode 12); anyone can check it"
+    ) { context in
+        let laptop = try context.startHost(deviceID: "alice-laptop")
+        try logIn(laptop, "alice")
+        try laptop.call("authenticateUserAndSignData", ["I accept the terms, version 7", 0, 0, "Terms of service"])
+        try expectSigned(try laptop.waitEvent("onAuthenticateUserAndSignData"))
+        try laptop.call("authenticateUserAndSignData", ["Pay 20 EUR to Carol", 1, 0, "Invoice 42"])
+        try laptop.waitEvent("getPassword")
+        try laptop.call("setPassword", [.string(password), 12])
+        let signed = try laptop.waitEvent("onAuthenticateUserAndSignData")
+        try expectSigned(signed)
+        let check = try laptop.call("verifyDataSignature", ["dataSignatureID": signed["dataSignatureID"] ?? ""])
+        guard check["valid"]?.boolValue == true else { throw DemoClient.Failure(description: "expected the signature to verify") }
+        try context.stop(laptop)
+    }
+
+    /// A password login from the host's first getUser.
+    private static func logIn(_ client: DemoClient, _ userID: String) throws {
+        try client.waitEvent("getUser")
+        try client.call("setUser", [.string(userID)])
+        try client.waitEvent("getPassword")
+        try client.call("setPassword", [.string(password), 0])
+        try client.waitEvent("onUserLoggedIn")
+    }
+
+    private static func expectSigned(_ event: JSON) throws {
+        guard event["status"]?["statusCode"]?.intValue == 100, event["error"]?["longErrorCode"]?.intValue == 0 else {
+            throw DemoClient.Failure(description: "expected the data to be signed")
+        }
     }
 
     private static func expectToggled(_ status: JSON) throws {

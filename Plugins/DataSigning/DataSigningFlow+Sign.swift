@@ -1,0 +1,123 @@
+import FlowHostSDK
+import FlowJSON
+
+/// Checking the request, authenticating, signing, and the outcome event.
+extension DataSigningFlow {
+    func authenticate(payload: String, level: Int, type: Int, reason: String) throws(FlowError) {
+        let user = try host.loggedInUser()
+        guard signing == nil else { throw FlowError(code: -32007, message: "a signing is in progress: finish it or reset it first") }
+        guard Self.supportedPairs.contains([level, type]) else {
+            throw FlowError.sdk(
+                214, "Authentication method not supported: authLevel \(level) with authenticatorType \(type) (supported: 0/0, 1/0, 4/1)")
+        }
+        try Self.checkLength(payload, field: "payload", max: Self.maxPayload)
+        try Self.checkLength(reason, field: "reason", max: Self.maxReason)
+        signing = Signing(userID: user, payload: payload, reason: reason, authLevel: level, authenticatorType: type)
+        guard level > 0 else { return sign(verifiedBy: "none") }
+        host.call(
+            "stepup.authenticate",
+            ["challengeMode": .int(ChallengeMode.signing), "reason": "data-signing", "method": .string(level == 4 ? "all" : "lda")]
+        ) { [self] outcome in
+            guard signing != nil else { return }
+            switch outcome {
+            case .failure(let error) where error.code == -32800:
+                signing = nil  // reset: nothing signed, nothing to say
+            case .failure(let error):
+                host.log(.error, "stepup.authenticate failed: \(error.message)")
+                report(status: 114, message: "The authentication failed on the server side.", error: Self.authenticationFailed)
+            case .success(let result):
+                authenticated(result)
+            }
+        }
+    }
+
+    /// Characters are Unicode scalars: what a user counts, whatever the encoding.
+    static func checkLength(_ text: String, field: String, max: Int) throws(FlowError) {
+        let count = text.unicodeScalars.count
+        guard count >= 1, count <= max else {
+            throw FlowError.invalidParams(field: field, reason: "1 to \(max) characters (Unicode scalars); this one has \(count)")
+        }
+    }
+
+    static let authenticationFailed = (code: 102, text: "Authentication failed")
+    static let cancelledByUser = (code: 153, text: "Operation cancelled by user")
+
+    func authenticated(_ result: JSON) {
+        switch result["outcome"]?.stringValue {
+        case "authenticated":
+            sign(verifiedBy: result["verifiedBy"]?.stringValue ?? "password")
+        case "exhausted":
+            report(status: 153, message: "Too many wrong attempts: you are logged off; nothing was signed.", error: Self.authenticationFailed)
+            host.endSession(reason: "step-up-failed")
+        case "expired":
+            report(status: 110, message: "Your password has expired: you are logged off; nothing was signed.", error: Self.authenticationFailed)
+            host.endSession(reason: "step-up-failed")
+        case "ldaCancelled":
+            report(status: 100, message: "Local device authentication was cancelled; nothing was signed.", error: Self.cancelledByUser)
+        case "cancelled":
+            report(status: 121, message: "The authentication expired unanswered; nothing was signed.", error: Self.cancelledByUser)
+        case "refused":
+            report(status: result["status"]?.intValue ?? 126, message: "This device could not prove who you are.", error: Self.authenticationFailed)
+        default:
+            host.log(.error, "stepup.authenticate gave an outcome this flow does not know")
+            report(status: 114, message: "The authentication failed on the server side.", error: Self.authenticationFailed)
+        }
+    }
+
+    func sign(verifiedBy: String) {
+        guard let current = signing else { return }
+        host.call(
+            "signatures.sign",
+            [
+                "userID": .string(current.userID), "deviceID": .string(deviceID), "payload": .string(current.payload),
+                "reason": .string(current.reason), "authLevel": .int(current.authLevel), "authenticatorType": .int(current.authenticatorType),
+                "verifiedBy": .string(verifiedBy),
+            ]
+        ) { [self] outcome in
+            guard signing != nil else { return }
+            switch outcome {
+            case .success(let result) where result["outcome"]?.stringValue == "signed":
+                report(status: 100, message: "Success", signed: result, verifiedBy: verifiedBy)
+            case .success(let result) where result["outcome"]?.stringValue == "noKey":
+                report(status: 126, message: "This device has no usable key; activate it again.", error: Self.authenticationFailed)
+            case .success:
+                report(status: 100, message: "The device did not sign; nothing was signed.", error: Self.cancelledByUser)
+            case .failure(let error) where error.code == -32800:
+                signing = nil
+            case .failure(let error):
+                host.log(.error, "signatures.sign failed: \(error.message)")
+                report(status: 114, message: "The signature could not be made.", error: Self.authenticationFailed)
+            }
+        }
+    }
+
+    /// `authenticationType` is the RDNAAuthenticatorType that was used:
+    /// 0 none, 3 LDA, 2 the password; at level 4 (LDA and the password) 1,
+    /// the type asked for.
+    static func authenticationType(_ verifiedBy: String, level: Int) -> Int {
+        if level == 4 { return 1 }
+        switch verifiedBy {
+        case "lda": return 3
+        case "password", "lda+password": return 2
+        default: return 0
+        }
+    }
+
+    /// `onAuthenticateUserAndSignData`; the signing is over.
+    func report(
+        status: Int, message: String, error: (code: Int, text: String) = (0, "Success"), signed: JSON? = nil, verifiedBy: String = "none"
+    ) {
+        guard let current = signing else { return }
+        signing = nil
+        let event: JSON = [
+            "dataPayload": .string(current.payload), "dataPayloadLength": .int(current.payload.unicodeScalars.count),
+            "reason": .string(current.reason), "payloadSignature": signed?["payloadSignature"] ?? "",
+            "dataSignatureID": signed?["dataSignatureID"] ?? "", "authLevel": .int(current.authLevel),
+            "authenticationType": .int(signed == nil ? current.authenticatorType : Self.authenticationType(verifiedBy, level: current.authLevel)),
+            "status": ["statusCode": .int(status), "statusMessage": .string(message)],
+            "error": ["longErrorCode": .int(error.code), "shortErrorCode": .int(error.code), "errorString": .string(error.text)],
+        ]
+        if let receipt = signed?["receipt"] { event["receipt"] = receipt }
+        host.emit("onAuthenticateUserAndSignData", event)
+    }
+}

@@ -1,0 +1,83 @@
+import FlowHostSDK
+import FlowJSON
+
+/// The `data-signing` flow (seed 000): `authenticateUserAndSignData` →
+/// the authentication its level asks for (the `step-up` flow's service,
+/// challengeMode 12) → a signature with the device's key over a canonical
+/// message that anyone can check later → `onAuthenticateUserAndSignData`.
+///
+/// | authLevel, authenticatorType | authentication |
+/// |---|---|
+/// | 0, 0 | none |
+/// | 1, 0 | LDA when enrolled, the password as fallback (or alone) |
+/// | 4, 1 | LDA when enrolled and the password when set (both factors) |
+///
+/// Touched only on the host's loop thread.
+final class DataSigningFlow: Flow {
+    static let supportedPairs: Set<[Int]> = [[0, 0], [1, 0], [4, 1]]
+    static let maxPayload = 500
+    static let maxReason = 100
+
+    let host: FlowHost
+    var deviceID = ""
+    /// The signing in progress, if any (one at a time).
+    var signing: Signing?
+
+    struct Signing {
+        let userID: String
+        let payload: String
+        let reason: String
+        let authLevel: Int
+        let authenticatorType: Int
+    }
+
+    init(host: FlowHost, config: JSON) throws(FlowError) {
+        self.host = host
+        if let key = config.keys.first { throw FlowError.invalidParams(field: "flows.data-signing.\(key)", reason: "unknown key") }
+    }
+
+    func start() {
+        deviceID = host.sessionInfo["device"]?["deviceID"]?.stringValue ?? ""
+    }
+
+    func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
+        switch method {
+        case "authenticateUserAndSignData":
+            try authenticate(
+                payload: params["payload"]!.stringValue!, level: params["authLevel"]!.intValue!, type: params["authenticatorType"]!.intValue!,
+                reason: params["reason"]!.stringValue!)
+            return nil
+        case "resetAuthenticateUserAndSignDataState":
+            reset()
+            return nil
+        case "verifyDataSignature":
+            return try verify(params)
+        default:
+            throw FlowError.methodNotFound
+        }
+    }
+
+    /// The session ended (a logoff, a timeout): a signing cannot go on without it.
+    func notified(topic: String, payload: JSON) {
+        guard topic == "session", payload["event"]?.stringValue == "ended", signing != nil else { return }
+        reset()
+    }
+
+    func reset() {
+        guard signing != nil else { return }  // nothing in progress: harmless
+        signing = nil
+        host.abandonDialogue()  // the step-up call, its challenge and requests end; nothing is signed
+    }
+
+    /// Beyond the SDK: whether a signature holds (no login needed: a
+    /// signature is for anyone to check).
+    func verify(_ params: JSON) throws(FlowError) -> JSON {
+        let query: JSON = .object()
+        if let receipt = params["receipt"], !receipt.isNull { query["receipt"] = receipt }
+        if let id = params["dataSignatureID"], !id.isNull { query["dataSignatureID"] = id }
+        guard !query.keys.isEmpty else {
+            throw FlowError.invalidParams(field: "dataSignatureID", reason: "a dataSignatureID or a receipt is required")
+        }
+        return try host.call("signatures.verify", query)
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import FlowHostCredentials
+import FlowHostDevices
+import FlowHostPOSIX
+import FlowHostStore
+import FlowJSON
+
+/// The operator's side of data signatures: checking one, and handing a
+/// device's public key to a third party who checks them without FlowHost.
+extension Admin {
+    struct VerifySignature: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify-signature",
+            abstract: "Check a data signature by its id, or a full receipt (a JSON file). Exit status 1 when it does not hold.")
+        @OptionGroup var options: AdminOptions
+        @Argument(help: "The dataSignatureID.") var dataSignatureID: String?
+        @Option(help: "A receipt as onAuthenticateUserAndSignData gave it.") var receipt: String?
+
+        func validate() throws {
+            guard (dataSignatureID == nil) != (receipt == nil) else { throw ValidationError("give a dataSignatureID or --receipt, not both") }
+        }
+
+        func run() throws {
+            var valid = false
+            try adminRun {
+                let credentials = try options.credentials()
+                let signatures = DataSignatures(store: credentials.store, audit: credentials.audit, clock: CredentialService.now)
+                let verdict: DataSignatures.Verdict
+                if let receipt {
+                    let text: [UInt8]
+                    do { text = try SystemFile.read(receipt) } catch {
+                        throw CredentialError("cannot read \(receipt): \(error)")
+                    }
+                    guard let parsed = try? JSON.parse(String(decoding: text, as: UTF8.self)) else {
+                        throw CredentialError("\(receipt) is not JSON")
+                    }
+                    verdict = try signatures.verify(receipt: parsed)
+                } else {
+                    verdict = try signatures.verify(dataSignatureID: dataSignatureID ?? "")
+                }
+                valid = verdict.valid
+                let value: JSON = ["valid": .bool(verdict.valid), "reason": .string(verdict.reason)]
+                if let stored = verdict.stored { value["receipt"] = DataSignatures.json(stored) }
+                options.emit(value) {
+                    verdict.valid
+                        ? "valid: signed by \(verdict.stored?.userID ?? "the user") on device \(verdict.stored?.deviceID ?? "?")"
+                        : "NOT valid: \(verdict.reason)"
+                }
+            }
+            if !valid { throw ExitCode(1) }
+        }
+    }
+
+    struct ExportKey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "export-key", abstract: "Print a device's public key (PEM or JWK), for checking its signatures without FlowHost.")
+        @OptionGroup var options: AdminOptions
+        @Argument var userID: String
+        @Argument var deviceID: String
+        @Option(help: "pem or jwk.") var format = "pem"
+
+        func validate() throws {
+            guard format == "pem" || format == "jwk" else { throw ValidationError("--format is pem or jwk") }
+        }
+
+        func run() throws {
+            try adminRun {
+                let credentials = try options.credentials()
+                guard let key = try credentials.store.read({ try $0.deviceKey(userID: userID, deviceID: deviceID) }),
+                    let publicKey = HexBytes.decode(key.publicKey)
+                else { throw CredentialError("\(userID) has no key on device \(deviceID)") }
+                if format == "pem" {
+                    let pem = PublicKeyExport.pem(publicKey)
+                    options.emit(["keyID": .string(key.keyID), "pem": .string(pem), "revoked": .bool(key.revokedAt != nil)]) {
+                        String(pem.dropLast())
+                    }
+                } else {
+                    let jwk = JSON.object()
+                    for (name, value) in PublicKeyExport.jwk(publicKey, keyID: key.keyID) { jwk[name] = .string(value) }
+                    print(jwk.serialized())
+                }
+            }
+        }
+    }
+}

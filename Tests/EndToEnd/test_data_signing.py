@@ -1,0 +1,317 @@
+"""The data-signing flow (seed 000): authenticateUserAndSignData at levels
+0, 1 and 4, its refusals, reset, and signatures that anyone can verify:
+through the host, with `flowhost admin`, and with Python's `cryptography`
+following only the encoding in Protocol/spec.md §19."""
+
+import base64
+import json
+
+import pytest
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
+from conftest import GOOD_PASSWORD, activate, status_of, wait_until
+from flowhost_client import RPCError
+from schemas import validate
+from test_devices import Keystore, platform_host
+
+WRONG = "Wrong&Passw0rd9"
+
+
+def logged_in(deployment, user="alice", device="device-1", lda=False, capabilities=(), lda_answer=True):
+    code = deployment.add_user(user)
+    host = deployment.host(device, lda=list(capabilities) or ([1] if lda else []), lda_answer=lda_answer)
+    activate(host, user, code, lda=lda)
+    return host
+
+
+def with_both(deployment, user="alice", device="device-1"):
+    """A user with a password who then enrolls LDA (lda-toggle)."""
+    host = logged_in(deployment, user=user, device=device, capabilities=[1])
+    host.on_request("platform/authenticateLDA", lambda params: {"authenticated": True})
+    host.request("manageDeviceAuthenticationModes", [True, 1])
+    host.wait_event("getPassword")
+    host.request("setPassword", [GOOD_PASSWORD, 5])
+    host.wait_event("getUserConsentForLDA")
+    host.request("setUserConsentForLDA", [True, 16, 1])
+    assert host.wait_event("onDeviceAuthManagementStatus")["params"]["status"]["statusCode"] == 100
+    return host
+
+
+def signed(host):
+    event = host.wait_event("onAuthenticateUserAndSignData")
+    validate("data-signing.onAuthenticateUserAndSignData.params", event["params"])
+    return event["params"]
+
+
+def outcome(params):
+    return params["status"]["statusCode"], params["error"]["longErrorCode"]
+
+
+def lda_asks(host):
+    return [line for direction, line in host.transcript if direction == "<-" and '"platform/authenticateLDA"' in line]
+
+
+def sign(host, payload="Pay 20 EUR to Carol", level=0, kind=0, reason="Invoice 42"):
+    host.request("authenticateUserAndSignData", [payload, level, kind, reason])
+
+
+# -- The accepted pairs ----------------------------------------------------------
+
+def test_level_0_signs_at_once_and_the_signature_verifies(deployment):
+    host = logged_in(deployment)
+    sign(host)
+    result = signed(host)
+    assert outcome(result) == (100, 0)
+    assert result["dataPayload"] == "Pay 20 EUR to Carol" and result["dataPayloadLength"] == 19
+    assert result["reason"] == "Invoice 42" and result["authLevel"] == 0 and result["authenticationType"] == 0
+    assert len(base64.b64decode(result["payloadSignature"])) == 64 and len(result["dataSignatureID"]) == 32
+    assert not [event for event in host.events if event["method"] == "getPassword" and event["params"]["challengeMode"] == 12]
+    check = host.request("verifyDataSignature", {"dataSignatureID": result["dataSignatureID"]})
+    validate("data-signing.verifyDataSignature.result", check)
+    assert check["valid"] and check["receipt"]["dataPayload"] == "Pay 20 EUR to Carol"
+
+
+def test_level_1_with_a_password_asks_for_it_with_challenge_mode_12(deployment):
+    host = logged_in(deployment)
+    sign(host, level=1)
+    ask = host.wait_event("getPassword")
+    assert ask["params"]["challengeMode"] == 12 and ask["params"]["attemptsLeft"] == 3
+    validate("step-up.getPassword.params", ask["params"])
+    host.request("setPassword", [GOOD_PASSWORD, 12])
+    result = signed(host)
+    assert outcome(result) == (100, 0) and result["authLevel"] == 1 and result["authenticationType"] == 2
+    assert result["receipt"]["verifiedBy"] == "password"
+
+
+def test_level_1_uses_lda_first_and_the_password_as_the_fallback(deployment):
+    host = logged_in(deployment, lda=True)
+    before = len(lda_asks(host))
+    sign(host, level=1)
+    result = signed(host)
+    assert outcome(result) == (100, 0) and result["authenticationType"] == 3, "LDA only: no password asked"
+    assert len(lda_asks(host)) == before + 1
+    host.close()
+    both = with_both(deployment, user="bob", device="device-2")
+    both.on_request("platform/authenticateLDA", lambda params: {"authenticated": False})
+    sign(both, level=1)
+    ask = both.wait_event("getPassword")
+    assert status_of(ask) == 100 and ask["params"]["challengeMode"] == 12, "the seamless fallback: no error"
+    both.request("setPassword", [GOOD_PASSWORD, 12])
+    result = signed(both)
+    assert outcome(result) == (100, 0) and result["authenticationType"] == 2
+
+
+def test_level_4_needs_lda_and_the_password(deployment):
+    host = with_both(deployment)
+    before = len(lda_asks(host))
+    sign(host, level=4, kind=1)
+    ask = host.wait_event("getPassword")
+    assert len(lda_asks(host)) == before + 1, "LDA first"
+    assert ask["params"]["challengeMode"] == 12
+    host.request("setPassword", [GOOD_PASSWORD, 12])
+    result = signed(host)
+    assert outcome(result) == (100, 0) and result["authLevel"] == 4 and result["authenticationType"] == 1
+    assert result["receipt"]["verifiedBy"] == "lda+password"
+
+
+def test_level_4_with_lda_cancelled_signs_nothing(deployment):
+    host = with_both(deployment)
+    host.on_request("platform/authenticateLDA", lambda params: {"authenticated": False})
+    sign(host, level=4, kind=1)
+    result = signed(host)
+    assert outcome(result) == (100, 153) and result["payloadSignature"] == "" and result["dataSignatureID"] == ""
+    assert not [event for event in host.events if event["method"] == "getPassword" and event["params"]["challengeMode"] == 12]
+
+
+# -- Refusals ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("pair", [(2, 0), (3, 0), (0, 1), (1, 1), (4, 0), (4, 2), (1, 3), (5, 0), (-1, 0)])
+def test_unsupported_pairs_are_refused_with_214(deployment, pair):
+    host = logged_in(deployment)
+    with pytest.raises(RPCError) as refused:
+        sign(host, level=pair[0], kind=pair[1])
+    assert refused.value.code == 214 and refused.value.data["shortErrorCode"] == 214
+    host.drain(0.2)
+    assert not [event for event in host.events if event["method"] == "onAuthenticateUserAndSignData"]
+    assert not [event for event in host.events if event["method"] == "getPassword" and event["params"]["challengeMode"] == 12]
+
+
+def test_length_limits_count_characters_not_bytes(deployment):
+    host = logged_in(deployment)
+    for payload in ["x" * 500, "é" * 500, "😀" * 500]:
+        sign(host, payload=payload)
+        result = signed(host)
+        assert outcome(result) == (100, 0) and result["dataPayloadLength"] == 500 and result["dataPayload"] == payload
+    for payload, reason in [("x" * 501, "r"), ("😀" * 501, "r"), ("", "r"), ("p", "r" * 101), ("p", ""), ("p", "ü" * 101)]:
+        with pytest.raises(RPCError) as refused:
+            sign(host, payload=payload, reason=reason)
+        assert refused.value.code == -32602 and refused.value.data["field"] == ("payload" if len(payload) != 1 else "reason")
+    sign(host, payload="p", reason="ü" * 100)
+    assert outcome(signed(host)) == (100, 0)
+
+
+def test_signing_needs_a_logged_in_user(deployment):
+    deployment.add_user("alice")
+    host = deployment.host("device-1")
+    host.wait_event("getUser")
+    with pytest.raises(RPCError) as refused:
+        sign(host)
+    assert refused.value.code == -32006
+
+
+# -- Attempts, cancellation, reset ---------------------------------------------------
+
+def test_a_wrong_password_asks_again_then_the_right_one_signs(deployment):
+    host = logged_in(deployment)
+    sign(host, level=1)
+    host.wait_event("getPassword")
+    host.request("setPassword", [WRONG, 12])
+    again = host.wait_event("getPassword")
+    assert status_of(again) == 102 and again["params"]["challengeMode"] == 12 and again["params"]["attemptsLeft"] == 2
+    host.request("setPassword", [GOOD_PASSWORD, 12])
+    assert outcome(signed(host)) == (100, 0)
+
+
+def test_exhausted_attempts_sign_nothing_and_log_the_user_off(deployment):
+    host = logged_in(deployment)
+    sign(host, level=1)
+    for _ in range(3):
+        host.wait_event("getPassword")
+        host.request("setPassword", [WRONG, 12])
+    result = signed(host)
+    assert outcome(result) == (153, 102) and result["dataSignatureID"] == ""
+    host.wait_event("onUserLoggedOff")
+    assert deployment.admin("show-user", "alice")["openSessions"] == 0
+    assert not [row for row in deployment.admin("audit", "--user", "alice") if row["action"] == "data.sign"]
+
+
+def test_lda_cancelled_without_a_password_is_cancelled(deployment):
+    host = logged_in(deployment, lda=True)
+    host.on_request("platform/authenticateLDA", lambda params: {"authenticated": False})
+    sign(host, level=1)
+    assert outcome(signed(host)) == (100, 153)
+
+
+def test_a_reset_in_the_middle_signs_nothing_and_refuses_a_late_password(deployment):
+    host = logged_in(deployment)
+    host.request("resetAuthenticateUserAndSignDataState")  # nothing in progress: harmless
+    sign(host, level=1)
+    host.wait_event("getPassword")
+    with pytest.raises(RPCError) as busy:
+        sign(host)
+    assert busy.value.code == -32007, "one signing at a time"
+    host.request("resetAuthenticateUserAndSignDataState")
+    with pytest.raises(RPCError) as late:
+        host.request("setPassword", [GOOD_PASSWORD, 12])
+    assert late.value.code == -32003
+    host.drain(0.3)
+    assert not [event for event in host.events if event["method"] == "onAuthenticateUserAndSignData"], "a reset says nothing"
+    assert not [row for row in deployment.admin("audit", "--user", "alice") if row["action"] == "data.sign"]
+    sign(host, payload="first")
+    first = signed(host)
+    sign(host, payload="second", level=1)
+    host.wait_event("getPassword")
+    host.request("setPassword", [GOOD_PASSWORD, 12])
+    second = signed(host)
+    assert outcome(first) == outcome(second) == (100, 0) and first["dataSignatureID"] != second["dataSignatureID"]
+
+
+# -- Verification ----------------------------------------------------------------------
+
+def canonical(receipt):
+    """The signed bytes, built from the spec alone (§19)."""
+    def text(value):
+        return base64.b64encode(value.encode("utf-8")).decode("ascii")
+    lines = [
+        "flowhost-data-signature-v1",
+        "dataSignatureID=" + receipt["dataSignatureID"],
+        "userID=" + text(receipt["userID"]),
+        "deviceID=" + text(receipt["deviceID"]),
+        "keyID=" + text(receipt["keyID"]),
+        "authLevel=%d" % receipt["authLevel"],
+        "authenticatorType=%d" % receipt["authenticatorType"],
+        "signedAt=%d" % receipt["signedAt"],
+        "reason=" + text(receipt["reason"]),
+        "payload=" + text(receipt["dataPayload"]),
+    ]
+    return "\n".join(lines).encode("utf-8")
+
+
+def test_a_third_party_verifies_with_the_exported_key_and_any_change_fails(deployment, tmp_path):
+    host = logged_in(deployment)
+    sign(host, payload="Pay 20 EUR to Carol\nline two ✓", reason="Invoice 42 — März")
+    receipt = signed(host)["receipt"]
+    validate("data-signing.receipt", receipt)
+    pem = deployment.admin("export-key", "alice", "device-1")["pem"]
+    key = load_pem_public_key(pem.encode())
+    key.verify(base64.b64decode(receipt["payloadSignature"]), canonical(receipt))
+    jwk = json.loads(deployment.admin("export-key", "alice", "device-1", "--format", "jwk", check=False).stdout)
+    raw = base64.urlsafe_b64decode(jwk["x"] + "=" * (-len(jwk["x"]) % 4))
+    assert jwk["kty"] == "OKP" and jwk["crv"] == "Ed25519" and base64.b64decode(receipt["publicKey"]) == raw
+    changes = {"dataPayload": "Pay 2000 EUR to Carol", "reason": "Invoice 43", "authLevel": 1, "signedAt": receipt["signedAt"] + 1,
+               "userID": "bob", "payloadSignature": base64.b64encode(bytes(64)).decode()}
+    for field, value in changes.items():
+        changed = dict(receipt, **{field: value})
+        with pytest.raises(InvalidSignature):
+            key.verify(base64.b64decode(changed["payloadSignature"]), canonical(changed))
+        check = host.request("verifyDataSignature", {"receipt": changed})
+        assert not check["valid"], field
+        path = tmp_path / ("receipt-%s.json" % field)
+        path.write_text(json.dumps(changed))
+        out = deployment.admin("verify-signature", "--receipt", str(path), check=False)
+        assert out.returncode == 1 and not json.loads(out.stdout)["valid"], field
+    assert host.request("verifyDataSignature", {"receipt": receipt}) == {"valid": True, "reason": "valid", "receipt": receipt}
+    path = tmp_path / "receipt.json"
+    path.write_text(json.dumps(receipt))
+    assert deployment.admin("verify-signature", "--receipt", str(path))["valid"]
+    assert deployment.admin("verify-signature", receipt["dataSignatureID"])["valid"]
+    unknown = deployment.admin("verify-signature", "0" * 32, check=False)
+    assert unknown.returncode == 1 and json.loads(unknown.stdout)["reason"] == "unknownSignature"
+
+
+def test_receipts_are_append_only_in_the_store(deployment):
+    import sqlite3
+    host = logged_in(deployment)
+    sign(host)
+    receipt = signed(host)["receipt"]
+    host.close()
+    database = sqlite3.connect(deployment.store)
+    for statement in ["UPDATE signature_receipt SET payload = 'changed'", "DELETE FROM signature_receipt"]:
+        with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+            database.execute(statement)
+    database.close()
+    assert deployment.admin("verify-signature", receipt["dataSignatureID"])["receipt"]["dataPayload"] == receipt["dataPayload"]
+
+
+def test_a_signature_by_another_devices_key_fails(deployment):
+    alice = logged_in(deployment, device="device-a")
+    sign(alice, payload="same words")
+    mine = signed(alice)["receipt"]
+    other = logged_in(deployment, user="bob", device="device-b")
+    sign(other, payload="same words")
+    theirs = signed(other)["receipt"]
+    forged = dict(mine, payloadSignature=theirs["payloadSignature"])
+    assert not alice.request("verifyDataSignature", {"receipt": forged})["valid"]
+    posing = dict(theirs, userID="alice", deviceID="device-a", keyID=mine["keyID"], dataSignatureID="f" * 32)
+    assert alice.request("verifyDataSignature", {"receipt": posing})["reason"] == "badSignature"
+    carrying = dict(theirs, keyID="not-the-devices-key")
+    assert alice.request("verifyDataSignature", {"receipt": carrying})["reason"] == "unknownKey"
+
+
+def test_platform_custody_signs_in_the_clients_keystore(deployment):
+    keystore = Keystore()
+    code = deployment.add_user("carol")
+    host = platform_host(deployment, keystore)
+    activate(host, "carol", code)
+    sign(host, payload="signed by the platform")
+    result = signed(host)
+    assert outcome(result) == (100, 0)
+    asked = [json.loads(line)["params"] for direction, line in host.transcript
+             if direction == "<-" and "platform/signDeviceChallenge" in line and "data-signing" in line]
+    assert asked and base64.b64decode(asked[-1]["challenge"]) == canonical(result["receipt"])
+    assert host.request("verifyDataSignature", {"dataSignatureID": result["dataSignatureID"]})["valid"]
+    keystore.mode = "wrong-key"
+    sign(host, payload="a key that is not the device's")
+    bad = signed(host)
+    assert outcome(bad) == (100, 153) and bad["dataSignatureID"] == "", "a signature that does not verify is never stored"
