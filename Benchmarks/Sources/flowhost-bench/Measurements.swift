@@ -1,4 +1,5 @@
 import CArgon2Bench
+import CSodiumBench
 import CBenchSupport
 import Foundation
 
@@ -84,6 +85,24 @@ enum Measure {
         for _ in 0..<rounds {
             let started = now()
             _ = argon2id_verify(encoded, password, password.count)
+            samples.append(Double(now() - started) / 1000)
+        }
+        return median(samples)
+    }
+
+    /// One Ed25519 signature (libsodium) over a message the size of a
+    /// level-0 signing's: the part of a signing that is the signature itself.
+    static func ed25519Sign(messageBytes: Int, rounds: Int) -> Double {
+        _ = sodium_init()
+        var publicKey = [UInt8](repeating: 0, count: 32)
+        var secretKey = [UInt8](repeating: 0, count: 64)
+        _ = crypto_sign_keypair(&publicKey, &secretKey)
+        let message = [UInt8](repeating: 0x61, count: messageBytes)
+        var signature = [UInt8](repeating: 0, count: 64)
+        var samples: [Double] = []
+        for _ in 0..<rounds {
+            let started = now()
+            _ = crypto_sign_detached(&signature, nil, message, UInt64(message.count), secretKey)
             samples.append(Double(now() - started) / 1000)
         }
         return median(samples)

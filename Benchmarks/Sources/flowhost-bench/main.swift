@@ -276,6 +276,31 @@ do {
                higherIsBetter: false, target: .absoluteAtMost(10), note: "utime + stime from /proc while it waits for the answer")
 }
 
+// 9. A level-0 data signing (no authentication) end to end through the
+// host: authenticateUserAndSignData to onAuthenticateUserAndSignData, with
+// the receipt stored; beside one Ed25519 signature in-process.
+do {
+    let flows = try FlowScenarios(setup: setup, name: "signing", argon2: (8, 1))
+    let signer = try flows.host(device: "signer")
+    _ = try flows.activate(signer, "erin", code: try flows.addUser("erin"))
+    var samples: [Double] = []
+    let payload = String(repeating: "x", count: 200)
+    for round in 0..<(quick ? 100 : 1000) {
+        let started = now()
+        try flows.step(
+            signer, #"{"jsonrpc":"2.0","id":\#(100 + round),"method":"authenticateUserAndSignData","params":["\#(payload)",0,0,"Invoice \#(round)"]}"#,
+            until: "onAuthenticateUserAndSignData")
+        samples.append(Double(now() - started) / 1000)
+    }
+    signer.stop()
+    let signing = Measure.percentile(samples, 0.5)
+    let signature = Measure.ed25519Sign(messageBytes: 420, rounds: quick ? 200 : 2000)
+    report.add("level-0 data signing, p50 (µs)", flowhost: signing, reference: signature, higherIsBetter: false, target: nil,
+               note: "reference: one Ed25519 signature in-process (libsodium)")
+    report.add("  host's own share of a signing (µs)", flowhost: signing - signature, reference: nil, higherIsBetter: false,
+               target: .absoluteAtMost(1000), note: "the receipt is stored and audited before the event")
+}
+
 report.print()
 try report.writeJSON(to: jsonPath)
 exit(report.allTargetsMet ? 0 : 1)
