@@ -5,7 +5,8 @@ import JSONRPC
 extension RPCError {
     /// Reads an error a plugin filled in. Positive codes are SDK refusals.
     init(abi error: inout flowhost_error_v1) {
-        let message = String(cString: flowhost_error_message(&error))
+        let given = String(cString: flowhost_error_message(&error))
+        let message = given.isEmpty ? "the flow gave no message" : given
         let data = error.data.map { JSON(taking: $0) }
         error.data = nil
         let code = Int(error.code)

@@ -22,7 +22,12 @@ final class PluginContext {
     static func resolve(_ pointer: OpaquePointer?) -> PluginContext? {
         guard let pointer else { return nil }
         let context = Unmanaged<PluginContext>.fromOpaque(UnsafeRawPointer(pointer)).takeUnretainedValue()
-        return context.engine.isOnLoopThread ? context : nil
+        guard context.engine.isOnLoopThread else {
+            // The logger is safe on any thread (its sink has a lock); nothing else of the engine is touched here.
+            context.engine.logger.error("flow \(context.plugin.name) called the host from a thread other than the loop; refused")
+            return nil
+        }
+        return context
     }
 }
 
@@ -38,7 +43,10 @@ enum HostFunctionTable {
             // `params` is stolen: own it before anything can fail.
             let owned = params.map { JSON(taking: $0) }
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
-            guard let event, let owned, owned.kind == .object else { return FLOWHOST_ERR_INVALID_ARGUMENT }
+            guard let event, let owned, owned.kind == .object else {
+                context.engine.logger.error("flow \(context.plugin.name) emitted an event without a name or with params that are not an object; dropped")
+                return FLOWHOST_ERR_INVALID_ARGUMENT
+            }
             return context.engine.emit(event: String(cString: event), params: owned, from: context.plugin)
         }
 

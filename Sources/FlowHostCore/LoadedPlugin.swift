@@ -108,6 +108,9 @@ public final class LoadedPlugin {
             return .success(result.map { JSON(taking: $0) })
         }
         if let result { json_decref(result) }
+        if status != FLOWHOST_ERR_FAILED || error.code == 0 {
+            context?.engine.logger.error("flow \(name) failed (status \(status), error code \(error.code)) without saying why; the client gets -32603")
+        }
         return .failure(RPCError(abi: &error))
     }
 }
