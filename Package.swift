@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "FlowHostPOSIX"),
 
         // Process spawning with pipes (delivery commands, the demo).
-        .target(name: "CFlowHostSystem"),
+        .target(name: "CFlowHostSystem", dependencies: ["CJansson"]),
 
         // The plugin ABI: the one header plugin authors include.
         .target(name: "CFlowHostABI", dependencies: ["CJansson"]),
@@ -138,6 +138,17 @@ let package = Package(
 
         // Unit tests, and what they share.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Fuzz targets (Tests/Fuzz): built with -sanitize=fuzzer and -DFUZZING
+        // by scripts/fuzz.sh; built plainly they replay files, so the corpus
+        // and every crash found run as regression tests.
+        .target(name: "FuzzSupport", path: "Tests/Fuzz/Support"),
+        .executableTarget(name: "fuzz-frames", dependencies: ["FuzzSupport", "JSONRPC", "FlowJSON"], path: "Tests/Fuzz/Frames"),
+        .executableTarget(
+            name: "fuzz-dispatch",
+            dependencies: [
+                "FuzzSupport", "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostDelivery", "FlowHostDevices", "FlowHostStore",
+                "FlowJSON", "JSONRPC", .product(name: "Logging", package: "swift-log"),
+            ], path: "Tests/Fuzz/Dispatch"),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON", "TestSupport"]),
         .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore"]),
         .testTarget(name: "FlowHostAuditTests", dependencies: ["FlowHostAudit", "FlowHostStore"]),
@@ -147,6 +158,6 @@ let package = Package(
             name: "FlowHostCredentialsTests",
             dependencies: ["FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostVocabulary", "FlowHostStore", "FlowJSON"]),
         .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
-        .testTarget(name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "FlowHostSDK", "JSONRPC", "FlowJSON", "TestSupport"]),
+        .testTarget(name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "FlowHostSDK", "JSONRPC", "FlowJSON", "TestSupport", "CFlowHostSystem"]),
     ]
 )

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CFlowHostSystem
 import FlowHostCore
 import FlowHostServices
 import JSONRPC
@@ -19,6 +20,8 @@ struct Serve: ParsableCommand {
     var maxFrameBytes: Int?
 
     func run() throws {
+        // Before any JSON exists: every block jansson frees is wiped first.
+        flowhost_json_wipe_on_free()
         signal(SIGPIPE, SIG_IGN)
         let frameFD = try StdoutGuard.engage()
         let logger = try host.makeLogger()

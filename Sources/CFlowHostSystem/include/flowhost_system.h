@@ -16,4 +16,16 @@ int flowhost_wait(pid_t pid);
    and returns -2. Otherwise as flowhost_wait. */
 int flowhost_wait_timeout(pid_t pid, int timeout_ms);
 
+/* Makes jansson wipe every block it frees (passwords pass through its
+   strings; plugins share the process's one jansson). Call once, first thing,
+   in the host process only. */
+void flowhost_json_wipe_on_free(void);
+
+/* 1 when jansson's free is the wiping one. */
+int flowhost_json_wipes_on_free(void);
+
+/* Overwrites the whole of a malloc'd block with zeros (what the wiping free
+   does before it frees). NULL is ignored. */
+void flowhost_wipe_allocation(void *block);
+
 #endif
