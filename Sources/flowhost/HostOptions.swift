@@ -23,8 +23,8 @@ struct HostOptions: ParsableArguments {
     @Option(help: "A JSON config file (host limits, each flow's section).")
     var config: String?
 
-    @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical.")
-    var logLevel: String = "warning"
+    @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical (default: FLOWHOST_LOG_LEVEL, else warning).")
+    var logLevel: String?
 
     /// `--plugins` folders (a relative one is taken from the working
     /// folder: the operator typed it), then FLOWHOST_PLUGIN_PATH (where a
@@ -62,8 +62,9 @@ struct HostOptions: ParsableArguments {
     }
 
     func makeLogger() throws -> Logger {
-        guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError("unknown log level \(logLevel)")
+        let name = logLevel ?? SystemEnvironment.value("FLOWHOST_LOG_LEVEL") ?? "warning"
+        guard let level = Logger.Level(rawValue: name) else {
+            throw ValidationError("unknown log level \(name)")
         }
         let sink = StderrSink()
         LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: level, sink: sink) }

@@ -105,15 +105,67 @@ def spawn(flowhost_bin, tmp_path):
         environment = dict(os.environ)
         environment.pop("FLOWHOST_PLUGIN_PATH", None)
         environment["FLOWHOST_STORE"] = str(tmp_path / "default-store.sqlite")
+        # The most verbose level unless a test says otherwise: the secret
+        # hygiene check below then sees every line the host can write.
+        environment.setdefault("FLOWHOST_LOG_LEVEL", "trace")
         if env:
             environment.update(env)
         client = FlowHostClient([flowhost_bin] + list(args), env=environment)
         clients.append(client)
+        SPAWNED.append(client)
         return client
 
     yield start
     for client in clients:
         client.close()
+
+
+# -- Secret hygiene ----------------------------------------------------------------
+#
+# Every test: no password or activation code the test used may appear on a
+# host's stderr (hosts log at trace by default), in the store's files (the
+# database, its WAL and shared memory: codes waiting for delivery are sealed),
+# or in admin output other than the commands whose job is to show a code to
+# the operator (add-user, issue-code, outbox). Secrets are registered as the
+# tests make them; passwords are the ones every test uses.
+
+SPAWNED = []
+SECRETS = set()
+ADMIN_OUTPUTS = []
+CODE_SHOWING_COMMANDS = {"add-user", "issue-code", "outbox"}
+
+
+def register_secret(value):
+    if isinstance(value, str) and len(value) >= 6:
+        SECRETS.add(value)
+
+
+@pytest.fixture(autouse=True)
+def secret_hygiene(tmp_path, request):
+    SPAWNED.clear()
+    SECRETS.clear()
+    ADMIN_OUTPUTS.clear()
+    for password in (GOOD_PASSWORD, "Wrong&Passw0rd9", "Another&Passw0rd1"):
+        register_secret(password)
+    yield
+    if request.node.get_closest_marker("secrets_on_purpose"):
+        return
+    leaks = []
+    for client in SPAWNED:
+        client.close()
+        text = client.stderr_text()
+        leaks += ["stderr: %s" % secret for secret in SECRETS if secret in text]
+    for output in ADMIN_OUTPUTS:
+        leaks += ["admin output: %s" % secret for secret in SECRETS if secret in output]
+    for folder, names, files in os.walk(str(tmp_path)):
+        names[:] = [name for name in names if name != "devices"]  # host custody's key files: where keys belong
+        for name in files:
+            if name.endswith(".key") or name.endswith(".so") or name.endswith(".json"):
+                continue  # sealing keys, test plugins, configs and receipts the test wrote itself
+            with open(os.path.join(folder, name), "rb") as handle:
+                content = handle.read()
+            leaks += ["%s: %s" % (name, secret) for secret in SECRETS if secret.encode() in content]
+    assert not leaks, "secrets where they must never be: %s" % sorted(set(leaks))[:10]
 
 
 CHEAP_CONFIG = {
@@ -141,6 +193,15 @@ class Deployment:
         import json as _json
         out = subprocess.run([self.bin, "admin"] + list(args) + ["--store", self.store, "--config", self.config, "--json"],
                              capture_output=True, text=True, timeout=60)
+        if args and args[0] in CODE_SHOWING_COMMANDS:
+            try:
+                shown = _json.loads(out.stdout)
+                for item in shown if isinstance(shown, list) else [shown]:
+                    register_secret(item.get("activationCode"))
+            except ValueError:
+                pass
+        else:
+            ADMIN_OUTPUTS.append(out.stdout + out.stderr)
         if check:
             assert out.returncode == 0, out.stderr
             return _json.loads(out.stdout)
