@@ -1,0 +1,90 @@
+import FlowHostCore
+import FlowHostCredentials
+import FlowHostDelivery
+import FlowHostDevices
+import FlowHostServices
+import FlowHostStore
+import FlowJSON
+import FuzzSupport
+import JSONRPC
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The whole dispatcher, fuzzed: a host with the real flows loaded (from
+/// FLOWHOST_FUZZ_PLUGINS, the folder of the built `libFlowPlugin*.so`) on a
+/// scratch store where alice is active with a password and bob is pending.
+/// Each input is fed, as a client's bytes, to a fresh engine after its
+/// `initialize`; the store carries over (as a real one would).
+final class DispatchFixture {
+    /// The one fixture of this process. libFuzzer runs inputs one at a time
+    /// on one thread; nothing else touches it.
+    nonisolated(unsafe) static let shared = DispatchFixture()
+
+    let credentials: CredentialService
+    let feedWake: FeedWake
+    let keyring: DeviceKeyring
+    let plugins: [String]
+    let logger = Logger(label: "fuzz")
+    static let initialize = Array(
+        #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"1.0","device":{"deviceID":"fuzz-device","deviceName":"fuzz","ldaCapabilities":[1]}}}"#
+            .utf8) + [0x0A]
+
+    init() {
+        LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }  // stdout is not a terminal here, and logs are not the point
+        let folder = "/tmp/flowhost-fuzz-\(getpid())"
+        mkdir(folder, 0o700)
+        do {
+            let store = try SQLiteStore(path: folder + "/store.sqlite")
+            let settings = try CredentialSettings.parse(
+                passwords: ["argon2": ["memoryKiB": 8, "iterations": 1, "parallelism": 1]], activation: nil)
+            credentials = CredentialService(store: store, settings: settings, delivery: try OutboxDelivery(keyPath: folder + "/store.sqlite.key"))
+            feedWake = try FeedWake(path: folder + "/store.sqlite.feed")
+            keyring = try DeviceKeyring(folder: folder + "/devices")
+            _ = try credentials.addUser("alice")
+            _ = try credentials.addUser("bob")
+        } catch {
+            fatalError("fuzz fixture: \(error)")
+        }
+        let pluginFolder = String(cString: getenv("FLOWHOST_FUZZ_PLUGINS") ?? strdup(".build/debug"))
+        let (paths, refusals) = PluginLoader.candidates(in: [PluginDirectory(path: pluginFolder, requiredPrefix: "libFlowPlugin")])
+        plugins = paths
+        if plugins.isEmpty {
+            fatalError("fuzz fixture: no libFlowPlugin*.so in \(pluginFolder) (set FLOWHOST_FUZZ_PLUGINS to an absolute path); \(refusals)")
+        }
+    }
+
+    func run(_ input: UnsafeRawBufferPointer) {
+        let sink = MemorySink()
+        let engine = HostEngine(sink: sink, logger: logger)
+        HostModules.register(credentials, feedWake: feedWake, keyring: keyring, in: engine)
+        let loaded = plugins.compactMap { try? PluginLoader.open(path: $0).get() }
+        engine.install(loaded) { _ in .object() }
+        Self.initialize.withUnsafeBytes { engine.receive($0) }
+        engine.receive(input)
+        engine.finishInput()
+        engine.destroyPlugins()
+    }
+}
+
+func fuzzDispatch(_ input: UnsafeRawBufferPointer) {
+    DispatchFixture.shared.run(input)
+}
+
+/// With libFuzzer (-DFUZZING): fuzzes. Without: replays the files named
+/// (or the files in the folders named), so the corpus and every crash found
+/// are regression tests.
+@main struct FuzzMain {
+    static func main() {
+        #if FUZZING
+        FuzzDriver.run { data, size in
+            fuzzDispatch(UnsafeRawBufferPointer(start: data, count: size))
+            return 0
+        }
+        #else
+        FuzzReplay.run(fuzzDispatch)
+        #endif
+    }
+}
