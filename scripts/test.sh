@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # Every test: installs what is missing, builds every product (the host and
-# each flow library), runs the Swift unit tests, then the end-to-end tests
-# that spawn the built binary through the Python reference client.
+# each flow library), runs the Swift unit tests, replays the fuzz corpus,
+# runs the end-to-end tests that spawn the built binary through the Python
+# reference client (the crash-safety and eight-host load tests included),
+# then the end-to-end suite against AddressSanitizer and ThreadSanitizer
+# builds, then a short fuzzing run (FLOWHOST_FUZZ_SECONDS per target, 30 by default).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh --test
 swift build
 swift test
-FLOWHOST_BIN_DIR="$(swift build --show-bin-path)" python3 -m pytest -q -rfE Tests/EndToEnd
+bin="$(swift build --show-bin-path)"
+"$bin/fuzz-frames" Tests/Fuzz/Corpus/frames
+FLOWHOST_FUZZ_PLUGINS="$bin" "$bin/fuzz-dispatch" Tests/Fuzz/Corpus/dispatch
+FLOWHOST_BIN_DIR="$bin" python3 -m pytest -q -rfE Tests/EndToEnd
+scripts/sanitize.sh
+scripts/fuzz.sh "${FLOWHOST_FUZZ_SECONDS:-30}"
