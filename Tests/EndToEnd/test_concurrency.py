@@ -137,7 +137,7 @@ def test_eight_hosts_on_one_store_lose_nothing(tmp_path, flowhost_bin, spawn):
         activate(deployment.host("device-w%d" % index), "w%d" % index, deployment.add_user("w%d" % index))
         if index:
             join_with_code(deployment, "shared", "device-w%d" % index)
-    pending = [[("p%d-%d" % (index, n), deployment.add_user("p%d-%d" % (index, n))) for n in range(6)] for index in range(HOSTS)]
+    pending = [[("p%d-%d" % (index, n), deployment.add_user("p%d-%d" % (index, n))) for n in range(12)] for index in range(HOSTS)]
     deadline = time.time() + SECONDS
     workers = [Worker(deployment, index, pending[index], deadline) for index in range(HOSTS)]
     for worker in workers:
