@@ -109,6 +109,10 @@ public final class HostEngine {
     /// The client's process id from `initialize`, if it gave one.
     public internal(set) var clientProcessID: Int32?
 
+    /// `--trace`: every incoming frame is recorded here (the outgoing ones
+    /// by the `TracingSink` the engine writes to). Set before serving.
+    public var frameTrace: FrameTrace?
+
     public init(options: Options = Options(), sink: FrameSink, logger: Logger) {
         self.options = options
         self.logger = logger
@@ -162,6 +166,7 @@ public final class HostEngine {
     public func handleLine(_ bytes: UnsafeRawBufferPointer) {
         // After `exit`, the rest of the input is not read.
         if exitStatus != nil { return }
+        frameTrace?.record(incoming: bytes)
         if NestingDepth.exceeds(bytes, limit: options.maxNestingDepth) {
             write(
                 .error(

@@ -116,6 +116,12 @@ extension JSON {
         return (0..<json_array_size(raw)).map { JSON(borrowing: json_array_get(raw, $0)) }
     }
 
+    /// Replaces the element at `index` (within bounds).
+    public func replace(at index: Int, with element: JSON) {
+        precondition(kind == .array && index >= 0 && index < json_array_size(raw), "replace(at:) out of bounds")
+        json_array_set_new(raw, index, element.newReference())
+    }
+
     public func append(_ element: JSON) {
         precondition(kind == .array, "append on a non-array")
         json_array_append_new(raw, element.newReference())

@@ -23,6 +23,9 @@ struct HostOptions: ParsableArguments {
     @Option(help: "A JSON config file (host limits, each flow's section).")
     var config: String?
 
+    @Option(help: "Write every frame in and out to this file, with secrets masked (default: FLOWHOST_TRACE).")
+    var trace: String?
+
     @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical (default: FLOWHOST_LOG_LEVEL, else warning).")
     var logLevel: String?
 
@@ -59,6 +62,12 @@ struct HostOptions: ParsableArguments {
         guard let argument else { return nil }
         defer { free(argument) }
         return String(cString: argument)
+    }
+
+    /// `--trace FILE`, else FLOWHOST_TRACE: the frame trace, if asked for.
+    func frameTrace() throws -> FrameTrace? {
+        guard let path = trace ?? SystemEnvironment.value("FLOWHOST_TRACE"), !path.isEmpty else { return nil }
+        do { return try FrameTrace(path: path) } catch { throw ValidationError("cannot open the trace file: \(error)") }
     }
 
     func makeLogger() throws -> Logger {

@@ -30,7 +30,10 @@ struct Serve: ParsableCommand {
             guard maxFrameBytes > 0 else { throw ValidationError("--max-frame-bytes must be positive") }
             configuration.options.maxFrameBytes = maxFrameBytes
         }
-        let engine = HostEngine(options: configuration.options, sink: FileDescriptorSink(fd: frameFD), logger: logger)
+        let trace = try host.frameTrace()
+        let frames: FrameSink = trace.map { TracingSink(inner: FileDescriptorSink(fd: frameFD), trace: $0) } ?? FileDescriptorSink(fd: frameFD)
+        let engine = HostEngine(options: configuration.options, sink: frames, logger: logger)
+        engine.frameTrace = trace
         HostModules.register(try storage.credentials(configuration, logger: logger, deliver: true), feedWake: try storage.feedWake(),
             keyring: try storage.keyring(), in: engine)
         try host.loadPlugins(into: engine, configuration: configuration)

@@ -1,0 +1,116 @@
+import FlowHostPOSIX
+import FlowJSON
+import JSONRPC
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `--trace FILE`: every frame in (`->`) and out (`<-`), one per line, after
+/// a UTC timestamp with milliseconds, as LSP's trace shows them. Secrets are
+/// masked before anything is written: the values of members named like a
+/// password, a code or a key, and the positional params of the methods that
+/// carry them. A line that is not JSON is written as its length only (it may
+/// be anything, a password pasted into the wrong window included).
+///
+/// Used on the loop thread only (the engine's input, and its frame sink).
+public final class FrameTrace {
+    static let secretMembers: Set<String> = [
+        "password", "currentPassword", "newPassword", "activationCode", "code", "grant", "proof", "secretKey", "privateKey",
+    ]
+    /// Methods whose positional params hold secrets, and at which positions.
+    static let secretPositions: [String: [Int]] = ["setPassword": [0], "updatePassword": [0, 1], "setActivationCode": [0]]
+    static let mask = "•••"
+
+    private let fd: Int32
+
+    /// Opens (creates, mode 0600) or appends to `path`.
+    public init(path: String) throws(SystemError) {
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw SystemError(operation: "open \(path)", errno: errno) }
+    }
+
+    deinit { close(fd) }
+
+    public func record(incoming bytes: UnsafeRawBufferPointer) { record("->", bytes) }
+
+    public func record(outgoing bytes: UnsafeRawBufferPointer) {
+        // The writer hands over whole frames, one or more per write.
+        var start = 0
+        for index in 0..<bytes.count where bytes[index] == 0x0A {
+            record("<-", UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+            start = index + 1
+        }
+        if start < bytes.count { record("<-", UnsafeRawBufferPointer(rebasing: bytes[start...])) }
+    }
+
+    private func record(_ direction: String, _ bytes: UnsafeRawBufferPointer) {
+        let shown: String
+        if let value = try? JSON.parse(bytes) {
+            Self.masked(value)
+            shown = value.serialized()
+        } else {
+            shown = "(not JSON, \(bytes.count) bytes)"
+        }
+        let line = Array("\(Self.timestamp()) \(direction) \(shown)\n".utf8)
+        _ = try? SystemFile.writeAll(fd, line)
+    }
+
+    /// Masks the secrets in a message (or a batch) in place.
+    static func masked(_ value: JSON) {
+        if value.kind == .array {
+            for element in value.elements { masked(element) }
+            return
+        }
+        guard value.kind == .object else { return }
+        if let params = value["params"] {
+            if params.kind == .array, let method = value["method"]?.stringValue, let positions = secretPositions[method] {
+                for position in positions where position < params.count { params.replace(at: position, with: .string(mask)) }
+            }
+            maskMembers(params)
+        }
+        if let result = value["result"] { maskMembers(result) }
+    }
+
+    private static func maskMembers(_ value: JSON) {
+        switch value.kind {
+        case .object:
+            for key in value.keys {
+                if secretMembers.contains(key), value[key]?.kind == .string { value[key] = .string(mask) } else if let member = value[key] {
+                    maskMembers(member)
+                }
+            }
+        case .array:
+            for element in value.elements { maskMembers(element) }
+        default:
+            return
+        }
+    }
+
+    static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let milliseconds = Int(now.tv_nsec / 1_000_000)
+        let padded = String(repeating: "0", count: milliseconds < 10 ? 2 : milliseconds < 100 ? 1 : 0) + String(milliseconds)
+        let seconds = ISOTime.string(Int64(now.tv_sec))
+        return String(seconds.dropLast()) + "." + padded + "Z"
+    }
+}
+
+/// The engine's frame sink, traced: what reaches `inner` is recorded too.
+public final class TracingSink: FrameSink {
+    let inner: FrameSink
+    let trace: FrameTrace
+
+    public init(inner: FrameSink, trace: FrameTrace) {
+        self.inner = inner
+        self.trace = trace
+    }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try inner.write(bytes)
+        trace.record(outgoing: bytes)
+    }
+}

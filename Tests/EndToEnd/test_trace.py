@@ -1,0 +1,84 @@
+"""`--trace FILE` (and FLOWHOST_TRACE): every frame in and out, timestamped,
+with passwords and codes masked."""
+
+import json
+import os
+import re
+import stat
+
+from conftest import GOOD_PASSWORD, activate
+
+
+def test_the_trace_shows_every_frame_and_no_secret(deployment, tmp_path):
+    trace = tmp_path / "frames.trace"
+    code = deployment.add_user("alice")
+    host = deployment.host("device-1", lda=[1], extra=("--trace", str(trace)))
+    activate(host, "alice", code)
+    host.request("logOff", ["alice"])
+    host.wait_event("getUser")
+    host.request("shutdown")
+    host.notify("exit")
+    host.process.wait(5)
+    assert stat.S_IMODE(os.stat(trace).st_mode) == 0o600
+    lines = trace.read_text(encoding="utf-8").splitlines()
+    shape = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (->|<-) (\{|\[)")
+    assert lines and all(shape.match(line) for line in lines), lines[:3]
+    sent = [json.loads(line.split(" ", 2)[2]) for line in lines if " -> " in line]
+    received = [json.loads(line.split(" ", 2)[2]) for line in lines if " <- " in line]
+    assert [message.get("method") for message in sent][:2] == ["initialize", "setUser"]
+    assert {"getUser", "getActivationCode", "onUserLoggedIn", "onUserLoggedOff"} <= {message.get("method") for message in received}
+    assert len([m for m in received if "id" in m and "method" not in m]) == len([m for m in sent if "id" in m]), "every reply"
+    text = trace.read_text(encoding="utf-8")
+    assert GOOD_PASSWORD not in text and code not in text
+    masked = {message["method"]: message["params"] for message in sent if message.get("method") in ("setPassword", "setActivationCode")}
+    assert masked["setPassword"][0] == "•••", "by position"
+    assert masked["setActivationCode"]["activationCode"] == "•••", "by name"
+
+
+def test_the_environment_variable_turns_it_on(spawn, echo_dir, tmp_path):
+    trace = tmp_path / "env.trace"
+    host = spawn("--no-default-plugins", "--plugins", echo_dir, env={"FLOWHOST_TRACE": str(trace)})
+    host.initialize()
+    host.send_line("this is not JSON, maybe a password")
+    host.read_message()
+    host.request("shutdown")
+    host.notify("exit")
+    host.process.wait(5)
+    text = trace.read_text(encoding="utf-8")
+    assert '"method":"initialize"' in text and "(not JSON, 34 bytes)" in text and "password" not in text
+
+
+def test_an_error_answer_says_why_and_every_reason_is_a_failed_check(deployment):
+    """A client that cannot run the LDA check says why in data.reason; the
+    step-up falls back to the password whatever the reason, and the
+    operator's log tells the reasons apart."""
+    from flowhost_client import RPCError
+    from schemas import validate
+    code = deployment.add_user("alice")
+    host = deployment.host("device-1", lda=[1])
+    activate(host, "alice", code)
+    host.request("manageDeviceAuthenticationModes", [True, 1])
+    host.wait_event("getPassword")
+    host.request("setPassword", [GOOD_PASSWORD, 5])
+    host.wait_event("getUserConsentForLDA")
+    host.request("setUserConsentForLDA", [True, 16, 1])
+    host.wait_event("onDeviceAuthManagementStatus")
+    host.request("logOff", ["alice"])
+    host.wait_event("getUser")
+    host.request("setUser", ["alice"])
+    host.wait_event("onUserLoggedIn")  # logged in with LDA: step-up tries it first
+    for reason in ["cancelled", "failed", "unavailable"]:
+        answer = {"code": 1, "message": "no", "data": {"reason": reason}}
+        validate("platform.error", answer)
+
+        def refuse(params, answer=answer):
+            raise RPCError(answer)
+        host.on_request("platform/authenticateLDA", refuse)
+        uuid = deployment.admin("notify", "alice", "--subject", "s", "--message", "m", "--action", "Accept=accept:1")["notification_uuid"]
+        host.request("updateNotification", [uuid, "accept"])
+        assert host.wait_event("getPassword")["params"]["challengeMode"] == 3, reason
+        host.request("setPassword", [GOOD_PASSWORD, 3])
+        assert host.wait_event("onUpdateNotification")["params"]["pArgs"]["response"]["StatusCode"] == 100
+    host.close()
+    for reason in ["cancelled", "failed", "unavailable"]:
+        assert "platform/authenticateLDA with an error (reason: %s)" % reason in host.stderr_text()
