@@ -38,6 +38,9 @@ extension HostEngine {
             } else {
                 let code = error?["code"]?.intValue ?? -32603
                 let message = error?["message"]?.stringValue ?? "client error"
+                // Why the client could not (cancelled, failed, unavailable): the operator can tell them apart.
+                let reason = error?["data"]?["reason"]?.stringValue ?? "none given"
+                logger.info("the client answered \(pending.method) with an error (reason: \(LogLine.clip(reason)))")
                 pending.completion(.failure(RPCError(code: code, message: message, data: error?["data"])))
             }
         }
