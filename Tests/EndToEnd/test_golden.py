@@ -14,8 +14,9 @@ pins its plugin set, so adding a flow rewrites none of them), `{store}` and `{co
 `{{code:NAME}}` in `-> ` lines); `# setup: activate NAME` also activates it
 with a password on the transcript's device. In `<- ` lines `{{*}}` matches
 any run of characters without a quote (session ids, verification keys).
-Host requests are answered from `# answer: METHOD JSON` lines. After the
-last line the host must stay silent.
+Host requests are answered from `# answer: METHOD JSON` lines; the client's
+reply appears as a `=> ` line after the host lines of its step (compared
+too). After the last line the host must stay silent.
 
 FLOWHOST_UPDATE_GOLDEN=1 rewrites the `<- ` lines from what the host says
 (review the diff before committing it).
@@ -32,18 +33,20 @@ FILES = sorted(name for name in os.listdir(GOLDEN_DIR) if name.endswith(".transc
 
 
 def parse(path):
-    """Header lines, and steps: (host, sent line, [(host, expected line)])."""
+    """Header lines, and steps: (host, sent line, [(host, expected line)], [(host, client reply)])."""
     header, steps = [], []
     with open(path, encoding="utf-8") as handle:
         for raw in handle.read().splitlines():
-            if raw.startswith("-> ") or raw.startswith("<- "):
+            if raw[:3] in ("-> ", "<- ", "=> "):
                 host, text = "A", raw[3:]
                 if text.startswith("@"):
                     host, text = text[1:].split(" ", 1)
                 if raw.startswith("-> "):
-                    steps.append([host, text, []])
-                else:
+                    steps.append([host, text, [], []])
+                elif raw.startswith("<- "):
                     steps[-1][2].append((host, text))
+                else:
+                    steps[-1][3].append((host, text))
             else:
                 header.append(raw)
     return header, steps
@@ -114,8 +117,9 @@ def test_golden(name, spawn, echo_dir, mfa_dir, flow_dirs, deployment):
             hosts[label].on_request(method, lambda params, result=result: result)
     update = os.environ.get("FLOWHOST_UPDATE_GOLDEN") == "1"
     actual_steps = []
-    for target, original, expected in steps:
+    for target, original, expected, expected_replies in steps:
         before = {label: len([entry for entry in host.transcript if entry[0] == "<-"]) for label, host in hosts.items()}
+        sent_before = {label: len([entry for entry in host.transcript if entry[0] == "->"]) for label, host in hosts.items()}
         sent = original
         for variable, value in variables.items():
             sent = sent.replace(variable, value)
@@ -143,21 +147,28 @@ def test_golden(name, spawn, echo_dir, mfa_dir, flow_dirs, deployment):
                 found = UUID.search(line)
                 if found:
                     variables["{{notification}}"] = found.group(1)  # the latest one shown
-        actual_steps.append((target, original, [(label, normalized(line)) for label, line in received]))
+        replies = [(label, normalized(line)) for label, host in hosts.items()
+                   for direction, line in [entry for entry in host.transcript if entry[0] == "->"][sent_before[label]:]
+                   if '"id":"fh-' in line and '"method"' not in line]
+        actual_steps.append((target, original, [(label, normalized(line)) for label, line in received], replies))
         if not update:
             for label in hosts:
                 mine = [line for owner, line in expected if owner == label]
                 got = [line for owner, line in received if owner == label]
                 assert len(got) == len(mine) and all(map(matches, mine, got)), \
                     "after -> %s\non host %s expected %s\nreceived %s" % (sent, label, mine, got)
+            assert [line for _, line in replies] == [line for _, line in expected_replies], \
+                "after -> %s the client's replies to host requests differ: %s" % (sent, replies)
     if update:
         with open(path, "w", encoding="utf-8") as handle:
             for line in header:
                 handle.write(line + "\n")
-            for target, sent, received in actual_steps:
+            for target, sent, received, replies in actual_steps:
                 handle.write("-> " + ("" if target == "A" else "@%s " % target) + sent + "\n")
                 for label, line in received:
                     handle.write("<- " + ("" if label == "A" else "@%s " % label) + line + "\n")
+                for label, line in replies:
+                    handle.write("=> " + ("" if label == "A" else "@%s " % label) + line + "\n")
         return
     for host in hosts.values():
         assert host.drain(0.3) == [], "the host said more than the transcript"
