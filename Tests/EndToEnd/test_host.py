@@ -55,9 +55,9 @@ def test_c_flow_method_and_event(spawn, echo_dir):
     assert host.request("echo", {"text": "plain"}) == {"text": "plain"}
     assert host.request("echo", ["positional ✓"]) == {"text": "positional ✓"}
     result = host.request("echo", {"text": "with event", "notify": True})
-    validate("echo.result", result)
+    validate("echo.echo.result", result)
     event = host.wait_event("onEcho")
-    validate("onEcho.params", event["params"])
+    validate("echo.onEcho.params", event["params"])
     assert event["params"] == {"text": "with event"}
     # The reply came before the event it caused.
     lines = [line for direction, line in host.transcript if direction == "<-"]
