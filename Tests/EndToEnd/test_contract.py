@@ -36,3 +36,45 @@ def test_every_reference_in_the_contract_names_a_schema():
     assert {request["name"] for request in document["x-flowhost-host-requests"]} == {
         "platform/authenticateLDA", "platform/createDeviceKey", "platform/signDeviceChallenge"}
     assert -32007 in {error["code"] for error in document["x-flowhost-errors"]}
+
+
+def test_every_request_in_the_golden_transcripts_fits_its_schema():
+    """The client lines of every transcript that the host accepted (by name,
+    or by position in the contract's param order) fit the method's params
+    schema where it has one. (Lines the host refused, sent on purpose by the
+    errors transcript, are left out.)"""
+    from schemas import validate
+    with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as handle:
+        methods = {method["name"]: method for method in json.load(handle)["methods"]}
+    golden = os.path.join(ROOT, "Protocol", "golden")
+    checked = 0
+    for name in sorted(os.listdir(golden)):
+        sent, accepted = [], set()
+        with open(os.path.join(golden, name), encoding="utf-8") as handle:
+            for raw in handle.read().splitlines():
+                if raw[:3] not in ("-> ", "<- "):
+                    continue
+                text = raw[3:].split(" ", 1)[1] if raw[3:].startswith("@") else raw[3:]
+                try:
+                    message = json.loads(text)
+                except ValueError:
+                    continue  # the errors transcript sends broken lines on purpose
+                if not isinstance(message, dict):
+                    continue
+                if raw.startswith("-> "):
+                    sent.append((raw[3:].startswith("@B"), message))
+                elif "result" in message:
+                    accepted.add((raw[3:].startswith("@B"), json.dumps(message.get("id"))))
+        for host, message in sent:
+            method = methods.get(message.get("method"))
+            if not method or "x-flowhost-paramsSchema" not in method or "params" not in message:
+                continue
+            if (host, json.dumps(message.get("id"))) not in accepted:
+                continue
+            params = message["params"]
+            if isinstance(params, list):
+                params = {spec["name"]: value for spec, value in zip(method["params"], params)}
+            ref = method["x-flowhost-paramsSchema"]["$ref"]
+            validate(os.path.basename(ref)[: -len(".schema.json")], params)
+            checked += 1
+    assert checked >= 40

@@ -55,6 +55,7 @@ def test_a_new_device_approved_from_a_registered_one(deployment):
     first.request("updateNotification", [uuid, "accept"])
     step_up(first)  # approving a device asks the approver to prove it is the user
     ask = second.wait_event("getPassword", timeout=5)
+    validate("device-activation.getPassword.params", ask["params"])
     assert ask["params"]["challengeMode"] == 0
     assert ask["params"]["challengeResponse"]["additionalInfo"]["currentWorkFlow"] == "AdditionalDeviceActivation"
     second.request("setPassword", [GOOD_PASSWORD, 0])
@@ -74,6 +75,7 @@ def test_a_new_device_with_lda_enrolls_it_after_the_approval(deployment):
     first.request("updateNotification", [approval_on(first, key), "accept"])
     step_up(first)
     consent = second.wait_event("getUserConsentForLDA", timeout=5)
+    validate("device-activation.getUserConsentForLDA.params", consent["params"])
     second.request("setUserConsentForLDA", [True, consent["params"]["challengeMode"], 1])
     assert second.wait_event("onUserLoggedIn")["params"]["challengeResponse"]["additionalInfo"]["currentWorkFlow"] == \
         "AdditionalDeviceActivation"
@@ -165,6 +167,7 @@ def test_the_fallback_with_a_code_sent_for_this_device(deployment):
     assert "ActivationCode" in options["params"]["newDeviceOptions"]
     second.request("fallbackNewDeviceActivationFlow")
     ask = second.wait_event("getActivationCode")
+    validate("device-activation.getActivationCode.params", ask["params"])
     assert ask["params"]["challengeResponse"]["additionalInfo"]["currentWorkFlow"] == "AdditionalDeviceActivation"
     code = deployment.admin("outbox")[-1]["activationCode"]  # delivered through the outbox
     second.request("setActivationCode", ["WRONGCODE0"])
