@@ -24,6 +24,9 @@ if [ "${1:-}" = "--test" ]; then
   python3 -c 'import jsonschema' 2>/dev/null || need_pip+=(jsonschema)
   # Ed25519 keys and signatures for the tests that play a platform keystore.
   python3 -c 'import cryptography' 2>/dev/null || need_pip+=(cryptography)
+  # Building the Python client's wheel (a test installs it as a user would).
+  python3 -c 'import setuptools' 2>/dev/null || need_pip+=(setuptools)
+  python3 -c 'import wheel' 2>/dev/null || need_pip+=(wheel)
   if [ ${#need_pip[@]} -gt 0 ]; then
     echo "setup: pip install ${need_pip[*]}"
     python3 -m pip install -q "${need_pip[@]}"

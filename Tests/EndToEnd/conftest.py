@@ -9,7 +9,7 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "Protocol", "client"))
+sys.path.insert(0, os.path.join(ROOT, "Protocol", "clients", "python"))
 
 from flowhost_client import FlowHostClient  # noqa: E402
 

@@ -78,3 +78,49 @@ def test_every_request_in_the_golden_transcripts_fits_its_schema():
             validate(os.path.basename(ref)[: -len(".schema.json")], params)
             checked += 1
     assert checked >= 40
+
+
+SCENARIO = r"""
+import sys, flowhost_client
+from flowhost_client import FlowHostClient, RPCError
+assert flowhost_client.__file__.startswith(sys.argv[4]), flowhost_client.__file__  # the installed copy
+binary, store, code = sys.argv[1], sys.argv[2], sys.argv[3]
+host = FlowHostClient([binary, "--store", store, "--config", store + ".json"])
+host.initialize(device={"deviceID": "typed-1", "deviceName": "typed", "ldaCapabilities": []})
+assert "getPassword" in flowhost_client.CHALLENGES and "platform/authenticateLDA" in flowhost_client.HOST_REQUESTS
+host.wait_event("getUser")
+host.set_user(userName="alice")
+host.wait_event("getActivationCode")
+host.set_activation_code(activationCode=code)
+host.wait_event("getDeviceName")
+host.set_device_name(deviceName="typed")
+host.wait_event("getPassword")
+host.set_password(password="Tr0ub4dor&Zebra", challengeMode=1)
+host.wait_event("onUserLoggedIn")
+host.log_off(userID="alice")
+host.wait_event("getUser")
+host.set_user(userName="alice")
+host.wait_event("getPassword")
+host.set_password(password="Wrong&Passw0rd9", challengeMode=0)
+assert host.wait_event("getPassword")["params"]["challengeResponse"]["status"]["statusCode"] == 102
+host.set_password(password="Tr0ub4dor&Zebra", challengeMode=0)
+host.wait_event("onUserLoggedIn")
+signed = None
+host.authenticate_user_and_sign_data(payload="typed", authLevel=0, authenticatorType=0, reason="typed client")
+assert host.wait_event("onAuthenticateUserAndSignData")["params"]["status"]["statusCode"] == 100
+host.shutdown()
+print("typed scenario ok")
+"""
+
+
+def test_the_python_client_installs_and_its_typed_methods_drive_the_flows(deployment, tmp_path):
+    target = tmp_path / "site"
+    install = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target", str(target),
+                              os.path.join(ROOT, "Protocol", "clients", "python")], capture_output=True, text=True, timeout=300)
+    assert install.returncode == 0, install.stderr
+    code = deployment.add_user("alice")
+    with open(deployment.store + ".json", "w") as handle, open(deployment.config) as config:
+        handle.write(config.read())
+    run = subprocess.run([sys.executable, "-c", SCENARIO, os.path.join(BIN_DIR, "flowhost"), deployment.store, code, str(target)],
+                         capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(target)))
+    assert run.returncode == 0 and "typed scenario ok" in run.stdout, run.stderr[-2000:]

@@ -1,7 +1,6 @@
-"""Reference client for FlowHost: spawn the host, talk JSON-RPC 2.0 over its
-stdin/stdout, collect events, answer the host's own requests.
-
-Standard library only, one module. Usage:
+"""The client's engine: spawn the host, talk JSON-RPC 2.0 over its
+stdin/stdout, collect events, answer the host's own requests. The typed
+methods come from `typed.py` (generated from the contract). Usage:
 
     from flowhost_client import FlowHostClient
     with FlowHostClient(["flowhost"]) as host:
@@ -21,6 +20,8 @@ import subprocess
 import threading
 import time
 
+from .typed import TypedRequests
+
 PROTOCOL_VERSION = "1.0"
 
 
@@ -38,7 +39,7 @@ class HostExited(Exception):
     """The host closed its output while the client waited."""
 
 
-class FlowHostClient:
+class FlowHostClient(TypedRequests):
     def __init__(self, argv, env=None, stderr=None, cwd=None):
         self.argv = list(argv)
         self.process = subprocess.Popen(
