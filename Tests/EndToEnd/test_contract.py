@@ -114,9 +114,12 @@ print("typed scenario ok")
 
 
 def test_the_python_client_installs_and_its_typed_methods_drive_the_flows(deployment, tmp_path):
+    import shutil
     target = tmp_path / "site"
+    source = tmp_path / "source"  # a copy: building writes build/ and egg-info beside the sources
+    shutil.copytree(os.path.join(ROOT, "Protocol", "clients", "python"), str(source))
     install = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "--target", str(target),
-                              os.path.join(ROOT, "Protocol", "clients", "python")], capture_output=True, text=True, timeout=300)
+                              str(source)], capture_output=True, text=True, timeout=300)
     assert install.returncode == 0, install.stderr
     code = deployment.add_user("alice")
     with open(deployment.store + ".json", "w") as handle, open(deployment.config) as config:
