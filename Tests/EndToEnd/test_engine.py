@@ -80,6 +80,24 @@ def test_cancelling_a_chain_ends_the_provider_dialogue_and_refuses_late_answers(
     assert not [event for event in host.events if event["method"] == "onCallerDone"][1:], "the caller heard once"
 
 
+def test_a_c_flow_abandons_the_dialogue_another_flow_runs(spawn, test_plugins, deployment):
+    """ABI 1.2's abandon_dialogues, from C: the dialogue that cstep runs for
+    ccaller ends as a reset would end it, and the host says whether
+    anything was in progress."""
+    host = engine_host(spawn, test_plugins, deployment)
+    assert host.request("ccaller.abandonAll") == {"abandoned": 0}
+    host.request("ccaller.start", {"purpose": "approve"})
+    host.wait_event("getSecret")
+    assert host.request("ccaller.abandonAll") == {"abandoned": 1}
+    assert host.wait_event("onCallerDone")["params"]["error"] == -32800
+    pending = host_requests(host, "platform/confirm")[0]["id"]
+    assert wait_until(lambda: pending in host.cancelled)
+    with pytest.raises(RPCError) as late:
+        host.request("setSecret", ["right", 3])
+    assert late.value.code == -32003
+    assert host.request("ccaller.abandonAll") == {"abandoned": 0}
+
+
 # -- Timers and challenge expiry ------------------------------------------------------
 
 def test_a_timer_fires_once_and_a_cancelled_one_never(spawn, test_plugins, deployment):

@@ -6,6 +6,7 @@
     "{\"methods\":[" \
     "{\"name\":\"ccaller.start\",\"startsDialogue\":true,\"params\":[{\"name\":\"purpose\",\"type\":\"string\"}]}," \
     "{\"name\":\"ccaller.reset\",\"params\":[]}," \
+    "{\"name\":\"ccaller.abandonAll\",\"params\":[]}," \
     "{\"name\":\"ccaller.timer\",\"params\":[{\"name\":\"ms\",\"type\":\"integer\"}]}," \
     "{\"name\":\"ccaller.cancelTimer\",\"params\":[{\"name\":\"id\",\"type\":\"integer\"}]}," \
     "{\"name\":\"ccaller.session\",\"params\":[]}," \
@@ -64,6 +65,12 @@ static int32_t tp_handle(void *instance, const char *method, json_t *params, jso
         int32_t rc = h->call_service_async(flow->context, "cstep.verify", args, on_result, flow, &call);
         json_decref(args);
         *result = json_pack("{si sI}", "rc", rc, "call", (json_int_t)call);
+        return FLOWHOST_OK;
+    }
+    if (strcmp(method, "ccaller.abandonAll") == 0) {
+        /* ABI 1.2: whatever dialogue is in progress, whichever flow runs it. */
+        if (!FLOWHOST_HOST_HAS(h, abandon_dialogues)) return FLOWHOST_ERR_FAILED;
+        *result = json_pack("{si}", "abandoned", h->abandon_dialogues(flow->context));
         return FLOWHOST_OK;
     }
     if (strcmp(method, "ccaller.reset") == 0) {
