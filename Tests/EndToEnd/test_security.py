@@ -197,7 +197,9 @@ def test_ten_thousand_unauthenticated_requests_cost_the_store_almost_nothing(dep
     growth = checkpointed_size(deployment) - size_before
     assert growth <= 8192, "the store grew by %d bytes" % growth
     assert len(deployment.admin("audit", "--limit", "100000")) == rows_before
-    counts = {(row["action"], row["outcome"]): row["count"] for row in deployment.admin("audit", "--counts")}
+    counts = {}
+    for row in deployment.admin("audit", "--counts"):  # one row per hour: a run across an hour's end has two
+        counts[(row["action"], row["outcome"])] = counts.get((row["action"], row["outcome"]), 0) + row["count"]
     assert counts[("login.user", "unknown")] >= 5000 and counts[("flow.reset", "ok")] >= 5000
     assert typed_password.encode() not in store_bytes(deployment)
 
