@@ -19,6 +19,12 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 if [ "${1:-}" = "--test" ]; then
+  # Node.js (Debian's nodejs) runs the TypeScript client's scenario suite.
+  if ! command -v node >/dev/null 2>&1; then
+    echo "setup: apt-get install nodejs"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq nodejs >/dev/null
+  fi
   need_pip=()
   python3 -c 'import pytest' 2>/dev/null || need_pip+=(pytest)
   python3 -c 'import jsonschema' 2>/dev/null || need_pip+=(jsonschema)

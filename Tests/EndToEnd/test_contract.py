@@ -127,3 +127,14 @@ def test_the_python_client_installs_and_its_typed_methods_drive_the_flows(deploy
     run = subprocess.run([sys.executable, "-c", SCENARIO, os.path.join(BIN_DIR, "flowhost"), deployment.store, code, str(target)],
                          capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(target)))
     assert run.returncode == 0 and "typed scenario ok" in run.stdout, run.stderr[-2000:]
+
+
+def test_the_typescript_client_drives_the_flows(deployment):
+    import shutil
+    node = shutil.which("node")
+    assert node, "Node.js is installed by scripts/setup.sh --test"
+    alice, bob = deployment.add_user("alice"), deployment.add_user("bob")
+    run = subprocess.run([node, os.path.join(ROOT, "Protocol", "clients", "typescript", "test", "scenario.mjs"),
+                          os.path.join(BIN_DIR, "flowhost"), deployment.store, deployment.config, alice, bob],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0 and "typescript scenario ok" in run.stdout, (run.stdout + run.stderr)[-3000:]

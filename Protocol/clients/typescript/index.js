@@ -1,0 +1,159 @@
+// FlowHost's client for Node: spawns `flowhost`, speaks line-delimited
+// JSON-RPC 2.0 on its stdin/stdout, delivers events, answers the host's own
+// requests with registered handlers (cancelled through an AbortSignal when
+// the host sends $/cancelRequest), and times out what goes unanswered.
+// The typed methods come from typed.js, generated from the contract.
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { installTypedMethods } from "./typed.js";
+export { EVENTS, CHALLENGES, HOST_REQUESTS } from "./typed.js";
+
+export const PROTOCOL_VERSION = "1.0";
+
+/** A JSON-RPC error answer: code, message and data as the host sent them. */
+export class RPCError extends Error {
+  constructor(error) {
+    super(`${error.code} ${error.message}`);
+    this.code = error.code;
+    this.data = error.data;
+    this.rpcMessage = error.message;
+  }
+}
+
+export class FlowHostClient {
+  /** argv: the flowhost executable and its arguments. */
+  constructor(argv, { env, timeoutMs = 10000 } = {}) {
+    this.timeoutMs = timeoutMs;
+    this.process = spawn(argv[0], argv.slice(1), { env: env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
+    this.stderr = "";
+    this.process.stderr.on("data", (chunk) => { this.stderr += chunk; });
+    this.nextId = 1;
+    this.pending = new Map();      // id -> {resolve, reject, timer}
+    this.handlers = new Map();     // host request method -> async (params, signal) => result
+    this.inFlight = new Map();     // host request id -> AbortController
+    this.events = [];              // events not yet taken by waitEvent
+    this.waiters = [];             // {name, resolve, reject, timer}
+    this.listeners = new Map();    // event name -> [handler]
+    this.exited = new Promise((resolve) => this.process.on("exit", (code) => { this.#closed(); resolve(code); }));
+    createInterface({ input: this.process.stdout }).on("line", (line) => this.#receive(line));
+  }
+
+  /** Sends a request; resolves with its result, rejects with RPCError or on timeout. */
+  request(method, params, { timeoutMs = this.timeoutMs } = {}) {
+    const id = this.nextId++;
+    const message = { jsonrpc: "2.0", id, method };
+    if (params !== undefined) message.params = params;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error(`no answer to ${method} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      this.#send(message);
+    });
+  }
+
+  notify(method, params) {
+    const message = { jsonrpc: "2.0", method };
+    if (params !== undefined) message.params = params;
+    this.#send(message);
+  }
+
+  initialize({ device = {}, clientInfo = { name: "flowhost-client-ts", version: "0.1.0" } } = {}) {
+    return this.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientInfo, device });
+  }
+
+  /** Answers the host request `method`; the handler gets (params, signal) and may throw RPCError-like {code, message, data: {reason}}. */
+  onRequest(method, handler) { this.handlers.set(method, handler); }
+
+  /** Calls `handler(params)` for every `event` from now on. */
+  on(event, handler) {
+    const list = this.listeners.get(event) ?? [];
+    list.push(handler);
+    this.listeners.set(event, list);
+  }
+
+  /** The next event named `name` not yet taken (earlier ones of other names stay queued). */
+  waitEvent(name, { timeoutMs = this.timeoutMs } = {}) {
+    const index = this.events.findIndex((event) => event.method === name);
+    if (index >= 0) return Promise.resolve(this.events.splice(index, 1)[0]);
+    return new Promise((resolve, reject) => {
+      const waiter = { name, resolve, reject };
+      waiter.timer = setTimeout(() => {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        reject(new Error(`no ${name} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** shutdown, exit, and the exit status. */
+  async close() {
+    try {
+      await this.request("shutdown");
+      this.notify("exit");
+    } catch {
+      this.process.kill();
+    }
+    return this.exited;
+  }
+
+  #send(message) { this.process.stdin.write(JSON.stringify(message) + "\n"); }
+
+  #receive(line) {
+    let message;
+    try { message = JSON.parse(line); } catch { return; }
+    if (Array.isArray(message)) { message.forEach((one) => this.#route(one)); return; }
+    this.#route(message);
+  }
+
+  #route(message) {
+    if (message.method === "$/cancelRequest") {
+      this.inFlight.get(message.params?.id)?.abort();  // the host gave up: close the prompt
+      return;
+    }
+    if (message.method !== undefined && message.id !== undefined) { this.#answer(message); return; }
+    if (message.method !== undefined) {
+      for (const handler of this.listeners.get(message.method) ?? []) handler(message.params);
+      const waiter = this.waiters.find((one) => one.name === message.method);
+      if (waiter) {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        clearTimeout(waiter.timer);
+        waiter.resolve(message);
+      } else {
+        this.events.push(message);
+      }
+      return;
+    }
+    const pending = this.pending.get(message.id);
+    if (!pending) return;
+    this.pending.delete(message.id);
+    clearTimeout(pending.timer);
+    if (message.error) pending.reject(new RPCError(message.error)); else pending.resolve(message.result);
+  }
+
+  async #answer(message) {
+    const handler = this.handlers.get(message.method);
+    if (!handler) return;  // unanswered: the host times it out
+    const controller = new AbortController();
+    this.inFlight.set(message.id, controller);
+    let reply;
+    try {
+      reply = { jsonrpc: "2.0", id: message.id, result: await handler(message.params, controller.signal) };
+    } catch (error) {
+      reply = { jsonrpc: "2.0", id: message.id, error: { code: error.code ?? 1, message: error.message ?? "failed", data: error.data } };
+    } finally {
+      this.inFlight.delete(message.id);
+    }
+    if (!controller.signal.aborted) this.#send(reply);  // a cancelled request's late answer is not sent
+  }
+
+  #closed() {
+    for (const [, pending] of this.pending) { clearTimeout(pending.timer); pending.reject(new Error("the host exited")); }
+    this.pending.clear();
+    for (const waiter of this.waiters) { clearTimeout(waiter.timer); waiter.reject(new Error("the host exited")); }
+    this.waiters = [];
+  }
+}
+
+installTypedMethods(FlowHostClient);
