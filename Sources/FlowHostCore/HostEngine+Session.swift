@@ -41,10 +41,11 @@ extension HostEngine {
         hostSession?.lastProvedAt = Int64(time(nil))
     }
 
-    /// Whether `userID` is logged in on this host, on `deviceID`, and proved
-    /// who they are within the last `seconds`.
-    public func recentlyProved(userID: String, deviceID: String, within seconds: Int64) -> Bool {
+    /// Whether `userID` is logged in on this host, on `deviceID`, and (when
+    /// `seconds` is given) proved who they are within the last `seconds`.
+    public func recentlyProved(userID: String, deviceID: String, within seconds: Int64?) -> Bool {
         guard let current = hostSession, current.userID == userID, current.deviceID == deviceID else { return false }
+        guard let seconds else { return true }
         return Int64(time(nil)) - current.lastProvedAt <= seconds
     }
 

@@ -28,7 +28,7 @@ enum SignaturesModule {
             guard verifiedByValues.contains(verifiedBy) else {
                 return finish(.failure(.invalidParams(field: "verifiedBy", reason: "none, lda, password or lda+password")))
             }
-            guard engine.recentlyProved(userID: userID, deviceID: deviceID, within: level == 0 ? Int64.max / 2 : freshSeconds) else {
+            guard engine.recentlyProved(userID: userID, deviceID: deviceID, within: level == 0 ? nil : freshSeconds) else {
                 return finish(
                     .failure(
                         ServiceError(
