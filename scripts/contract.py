@@ -30,7 +30,7 @@ def discover(bin_dir):
         out = subprocess.run(
             [os.path.join(bin_dir, "flowhost"), "--store", os.path.join(folder, "store.sqlite")],
             input='{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}\n', capture_output=True, text=True, timeout=30,
-            env=dict(os.environ, FLOWHOST_LOG_LEVEL="error"))
+            env=dict(os.environ, FLOWHOST_LOG_LEVEL="error", FLOWHOST_CONTRACT="none"))
     return json.loads(out.stdout.splitlines()[0])["result"]
 
 

@@ -28,7 +28,13 @@ extension HostEngine {
         methods["rpc.discover"] = .builtin(
             MethodSpec(name: "rpc.discover", summary: "The OpenRPC document of every loaded method.")
         ) { [unowned self] _ in
-            if discoverDocument == nil { discoverDocument = OpenRPCDocument.make(engine: self) }
+            if discoverDocument == nil {
+                let document = OpenRPCDocument.make(engine: self)
+                if let problem = publishedContract?.apply(to: document) {
+                    logger.warning("rpc.discover answers the declarations alone: \(problem)")
+                }
+                discoverDocument = document
+            }
             return discoverDocument
         }
         methods["ping"] = .builtin(MethodSpec(name: "ping", summary: "Does nothing; answers {}.")) { [unowned self] _ in

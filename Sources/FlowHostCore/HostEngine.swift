@@ -112,6 +112,9 @@ public final class HostEngine {
     /// `--trace`: every incoming frame is recorded here (the outgoing ones
     /// by the `TracingSink` the engine writes to). Set before serving.
     public var frameTrace: FrameTrace?
+    /// The published contract `rpc.discover` lays over the declarations, if
+    /// one was found. Set before serving.
+    public var publishedContract: PublishedContract?
 
     public init(options: Options = Options(), sink: FrameSink, logger: Logger) {
         self.options = options

@@ -26,6 +26,9 @@ struct HostOptions: ParsableArguments {
     @Option(help: "Write every frame in and out to this file, with secrets masked (default: FLOWHOST_TRACE).")
     var trace: String?
 
+    @Option(help: "The published contract rpc.discover adds schemas, host requests and errors from (default: FLOWHOST_CONTRACT, else openrpc.json beside the executable, in ../share/flowhost, or in Protocol/ of a source tree above it; 'none' for the declarations alone).")
+    var contract: String?
+
     @Option(help: "Log level on stderr: trace, debug, info, notice, warning, error, critical (default: FLOWHOST_LOG_LEVEL, else warning).")
     var logLevel: String?
 
@@ -68,6 +71,29 @@ struct HostOptions: ParsableArguments {
     func frameTrace() throws -> FrameTrace? {
         guard let path = trace ?? SystemEnvironment.value("FLOWHOST_TRACE"), !path.isEmpty else { return nil }
         do { return try FrameTrace(path: path) } catch { throw ValidationError("cannot open the trace file: \(error)") }
+    }
+
+    /// `--contract`, else FLOWHOST_CONTRACT, else the first contract found
+    /// from the executable: installed beside it or in ../share/flowhost, or,
+    /// for a build in a source tree (`.build/debug`), that tree's `Protocol/`.
+    /// A named file that cannot be read stops the host; a searched one that
+    /// is absent is no contract.
+    func publishedContract() throws -> PublishedContract? {
+        if let named = contract ?? SystemEnvironment.value("FLOWHOST_CONTRACT"), !named.isEmpty {
+            if named == "none" { return nil }
+            do { return try PublishedContract(path: named) } catch { throw ValidationError("cannot read the contract \(named): \(error)") }
+        }
+        guard var folder = Self.executableDirectory() else { return nil }
+        var candidates = [folder + "/openrpc.json", folder + "/../share/flowhost/openrpc.json"]
+        for _ in 0..<4 {
+            guard let slash = folder.lastIndex(of: "/"), slash != folder.startIndex else { break }
+            folder = String(folder[..<slash])
+            candidates.append(folder + "/Protocol/openrpc.json")
+        }
+        for path in candidates where access(path, R_OK) == 0 {
+            if let found = try? PublishedContract(path: path) { return found }
+        }
+        return nil
     }
 
     func makeLogger() throws -> Logger {

@@ -34,6 +34,7 @@ struct Serve: ParsableCommand {
         let frames: FrameSink = trace.map { TracingSink(inner: FileDescriptorSink(fd: frameFD), trace: $0) } ?? FileDescriptorSink(fd: frameFD)
         let engine = HostEngine(options: configuration.options, sink: frames, logger: logger)
         engine.frameTrace = trace
+        engine.publishedContract = try host.publishedContract()
         HostModules.register(try storage.credentials(configuration, logger: logger, deliver: true), feedWake: try storage.feedWake(),
             keyring: try storage.keyring(), in: engine)
         try host.loadPlugins(into: engine, configuration: configuration)

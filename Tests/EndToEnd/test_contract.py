@@ -138,3 +138,33 @@ def test_the_typescript_client_drives_the_flows(deployment):
                           os.path.join(BIN_DIR, "flowhost"), deployment.store, deployment.config, alice, bob],
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and "typescript scenario ok" in run.stdout, (run.stdout + run.stderr)[-3000:]
+
+
+def test_rpc_discover_serves_the_committed_contract(spawn, deployment):
+    """A host with every built flow answers rpc.discover with exactly the
+    committed document (the contract is found in the source tree above the
+    built executable)."""
+    host = deployment.host()
+    with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as handle:
+        assert host.request("rpc.discover") == json.load(handle)
+
+
+def test_rpc_discover_serves_the_contract_of_the_loaded_flows_only(spawn, echo_dir, tmp_path):
+    """With the echo flow alone, its entries carry the contract's schemas, and
+    nothing of the flows it did not load appears; with the contract turned off,
+    the declarations alone."""
+    host = spawn("--no-default-plugins", "--plugins", echo_dir, "--store", str(tmp_path / "s.sqlite"))
+    document = host.request("rpc.discover")
+    methods = {method["name"]: method for method in document["methods"]}
+    assert methods["echo"]["x-flowhost-paramsSchema"] == {"$ref": "schemas/echo.echo.params.schema.json"}
+    assert methods["echo"]["result"]["schema"] == {"$ref": "schemas/echo.echo.result.schema.json"}
+    assert "setUser" not in methods and {event["flow"] for event in document["x-flowhost-events"]} == {"echo", "host"}
+    assert -32007 in {error["code"] for error in document["x-flowhost-errors"]}
+    plain = spawn("--no-default-plugins", "--plugins", echo_dir, "--store", str(tmp_path / "t.sqlite"), "--contract", "none")
+    assert "x-flowhost-errors" not in plain.request("rpc.discover")
+
+
+def test_a_named_contract_that_cannot_be_read_stops_the_host(flowhost_bin, tmp_path):
+    out = subprocess.run([flowhost_bin, "--contract", str(tmp_path / "missing.json"), "--store", str(tmp_path / "s.sqlite")],
+                         input="", capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0 and "cannot read the contract" in out.stderr

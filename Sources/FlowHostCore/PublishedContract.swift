@@ -1,0 +1,55 @@
+import FlowHostPOSIX
+import FlowJSON
+
+/// The published contract (`Protocol/openrpc.json`): what the declarations
+/// alone cannot say, laid over the document `rpc.discover` builds from them.
+///
+/// The flows declare names and param types; the contract adds, by `$ref`
+/// into `schemas/`, the full JSON Schema of every params and result, the
+/// host requests and the error codes. So `rpc.discover` on a host with every
+/// built flow answers the committed document exactly (a test holds it), and a
+/// host with fewer flows answers the same entries for what it loaded. A flow
+/// the contract does not know keeps its declared, inline types.
+public struct PublishedContract: Sendable {
+    /// The contract's own text; parsed when `rpc.discover` is first asked.
+    let text: [UInt8]
+    public let path: String
+
+    public init(path: String) throws {
+        self.path = path
+        self.text = try SystemFile.read(path)
+    }
+
+    /// Keys of a method entry that only the contract carries.
+    static let methodKeys = ["x-flowhost-paramsSchema", "result"]
+    /// Top-level keys that only the contract carries.
+    static let documentKeys = ["x-flowhost-host-requests", "x-flowhost-host-request-error", "x-flowhost-errors",
+                               "x-flowhost-schemas-without-a-place"]
+
+    /// Lays the contract over `document`, in place. A contract that is not
+    /// JSON leaves the document as declared; the caller logs `problem`.
+    func apply(to document: JSON) -> String? {
+        let contract: JSON
+        do { contract = try text.withUnsafeBytes { try JSON.parse($0) } } catch { return "\(path) is not JSON: \(error)" }
+        guard contract.kind == .object else { return "\(path) is not an OpenRPC document" }
+        var methods: [String: JSON] = [:]
+        for method in contract["methods"]?.elements ?? [] {
+            if let name = method["name"]?.stringValue { methods[name] = method }
+        }
+        for method in document["methods"]?.elements ?? [] {
+            guard let name = method["name"]?.stringValue, let published = methods[name] else { continue }
+            for key in Self.methodKeys { if let value = published[key] { method[key] = value.deepCopy() } }
+        }
+        var events: [String: JSON] = [:]
+        for event in contract["x-flowhost-events"]?.elements ?? [] {
+            if let flow = event["flow"]?.stringValue, let name = event["name"]?.stringValue { events[flow + " " + name] = event }
+        }
+        for event in document["x-flowhost-events"]?.elements ?? [] {
+            guard let flow = event["flow"]?.stringValue, let name = event["name"]?.stringValue,
+                  let params = events[flow + " " + name]?["params"] else { continue }
+            event["params"] = params.deepCopy()
+        }
+        for key in Self.documentKeys { if let value = contract[key] { document[key] = value.deepCopy() } }
+        return nil
+    }
+}
