@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "flowhost", targets: ["flowhost"]),
+        // For Swift apps and tools that spawn flowhost: async/await, typed events.
+        .library(name: "FlowHostClient", targets: ["FlowHostClient"]),
         // One dynamic library per flow module. The loader looks for
         // `libFlowPlugin*.so` next to the executable by default.
         .library(name: "FlowPluginEchoC", type: .dynamic, targets: ["FlowPluginEchoC"]),
@@ -128,6 +130,9 @@ let package = Package(
             ]
         ),
 
+        // The Swift client (Foundation only: an app needs none of the host's C libraries).
+        .target(name: "FlowHostClient"),
+
         // Flow modules.
         .target(name: "FlowPluginEchoC", dependencies: ["CFlowHostABI", "CJansson"], path: "Plugins/EchoC"),
         .target(name: "FlowPluginMFA", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/MFA"),
@@ -158,6 +163,7 @@ let package = Package(
             name: "FlowHostCredentialsTests",
             dependencies: ["FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostVocabulary", "FlowHostStore", "FlowJSON"]),
         .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
+        .testTarget(name: "FlowHostClientTests", dependencies: ["FlowHostClient"]),
         .testTarget(name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "FlowHostSDK", "JSONRPC", "FlowJSON", "TestSupport", "CFlowHostSystem"]),
     ]
 )

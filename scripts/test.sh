@@ -10,8 +10,9 @@ cd "$(dirname "$0")/.."
 
 scripts/setup.sh --test
 swift build
-swift test
 bin="$(swift build --show-bin-path)"
+# The Swift client's tests drive the built host (FlowHostClientTests).
+FLOWHOST_BIN_DIR="$bin" swift test
 "$bin/fuzz-frames" Tests/Fuzz/Corpus/frames
 FLOWHOST_FUZZ_PLUGINS="$bin" "$bin/fuzz-dispatch" Tests/Fuzz/Corpus/dispatch
 FLOWHOST_BIN_DIR="$bin" python3 -m pytest -q -rfE Tests/EndToEnd

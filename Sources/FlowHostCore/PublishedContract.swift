@@ -22,8 +22,10 @@ public struct PublishedContract: Sendable {
 
     /// Keys of a method entry that only the contract carries.
     static let methodKeys = ["x-flowhost-paramsSchema", "result"]
+    /// Keys of an event entry that only the contract carries.
+    static let eventKeys = ["params", "x-flowhost-status"]
     /// Top-level keys that only the contract carries.
-    static let documentKeys = ["x-flowhost-host-requests", "x-flowhost-host-request-error", "x-flowhost-errors",
+    static let documentKeys = ["x-flowhost-status-meanings", "x-flowhost-host-requests", "x-flowhost-host-request-error", "x-flowhost-errors",
                                "x-flowhost-schemas-without-a-place"]
 
     /// Lays the contract over `document`, in place. A contract that is not
@@ -46,8 +48,8 @@ public struct PublishedContract: Sendable {
         }
         for event in document["x-flowhost-events"]?.elements ?? [] {
             guard let flow = event["flow"]?.stringValue, let name = event["name"]?.stringValue,
-                  let params = events[flow + " " + name]?["params"] else { continue }
-            event["params"] = params.deepCopy()
+                  let published = events[flow + " " + name] else { continue }
+            for key in Self.eventKeys { if let value = published[key] { event[key] = value.deepCopy() } }
         }
         for key in Self.documentKeys { if let value = contract[key] { document[key] = value.deepCopy() } }
         return nil

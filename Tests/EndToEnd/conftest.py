@@ -1,6 +1,7 @@
 """Shared set-up for the end-to-end tests: the built binary, the built flows,
 the test plugins compiled from plugins/*.c, and the reference client."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -270,6 +271,40 @@ def activate(host, user_id, code, password=GOOD_PASSWORD, lda=False):
 @pytest.fixture
 def deployment(tmp_path, flowhost_bin, spawn):
     return Deployment(str(tmp_path), flowhost_bin, spawn)
+
+
+# -- Documented status codes ---------------------------------------------------
+#
+# Every test: each status and error code an event carried is one the contract
+# lists for that event (Protocol/status-codes.json, in openrpc.json as
+# x-flowhost-status), so a client can rely on the list.
+
+with open(os.path.join(ROOT, "Protocol", "status-codes.json"), encoding="utf-8") as _handle:
+    STATUS_CODES = json.load(_handle)["events"]
+
+
+def _at(value, path):
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+@pytest.fixture(autouse=True)
+def documented_statuses():
+    yield
+    undocumented = set()
+    for client in SPAWNED:
+        for event in client.events:
+            listed = STATUS_CODES.get(event.get("method"))
+            if not listed:
+                continue
+            for path, codes in ((listed["statusPath"], listed["status"]), (listed["errorPath"], listed["error"])):
+                code = _at(event.get("params", {}), path)
+                if code is not None and code not in codes:
+                    undocumented.add("%s %s=%s" % (event["method"], path, code))
+    assert not undocumented, "codes Protocol/status-codes.json does not list: %s" % sorted(undocumented)
 
 
 @pytest.fixture(autouse=True)

@@ -102,7 +102,9 @@ host.wait_event("getUser")
 host.set_user(userName="alice")
 host.wait_event("getPassword")
 host.set_password(password="Wrong&Passw0rd9", challengeMode=0)
-assert host.wait_event("getPassword")["params"]["challengeResponse"]["status"]["statusCode"] == 102
+retry = host.next_event("getPassword")
+assert type(retry).__name__ == "GetPasswordEvent" and retry.challengeMode == 0 and retry.status_code == 102 and retry.error_code == 0
+assert retry.attemptsLeft == 2 and 102 in retry.STATUS["status"]
 host.set_password(password="Tr0ub4dor&Zebra", challengeMode=0)
 host.wait_event("onUserLoggedIn")
 signed = None

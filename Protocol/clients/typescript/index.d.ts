@@ -1,11 +1,14 @@
 // The client's types. The request methods and names come from typed.d.ts,
 // generated from Protocol/openrpc.json.
 import type { ChildProcess } from "node:child_process";
-import type { EventName, HostRequestName, RequestOptions, TypedRequests } from "./typed.js";
+import type { EventMap, EventName, HostRequestName, RequestOptions, TypedRequests } from "./typed.js";
 
 export * from "./typed.js";
 
 export declare const PROTOCOL_VERSION: "1.0";
+
+/** An event's status and error codes, read where the contract says that event carries them (undefined when it carries none). */
+export declare function statusOf(event: Event<unknown>): { status?: number; error?: number } | undefined;
 
 export interface JSONRPCError { code: number; message: string; data?: unknown }
 
@@ -19,7 +22,7 @@ export declare class RPCError extends Error {
   rpcMessage: string;
 }
 
-export interface Event<P = Record<string, unknown>> { jsonrpc: "2.0"; method: EventName; params: P }
+export interface Event<P = Record<string, unknown>, N extends EventName = EventName> { jsonrpc: "2.0"; method: N; params: P }
 
 export interface FlowHostClient extends TypedRequests {}
 export declare class FlowHostClient {
@@ -31,7 +34,8 @@ export declare class FlowHostClient {
   initialize(options?: { device?: { deviceID?: string; deviceName?: string; ldaCapabilities?: number[]; keyCustody?: "host" | "platform" }; clientInfo?: { name: string; version: string } }): Promise<unknown>;
   /** The handler's signal aborts when the host gives up on the request ($/cancelRequest); throw a HostRequestError to refuse. */
   onRequest(method: HostRequestName, handler: (params: any, signal: AbortSignal) => unknown | Promise<unknown>): void;
-  on(event: EventName, handler: (params: any) => void): void;
-  waitEvent(name: EventName, options?: RequestOptions): Promise<Event<any>>;
+  /** Typed by the event's name: `on("getPassword", (p) => p.challengeMode)`. */
+  on<K extends EventName>(event: K, handler: (params: EventMap[K]) => void): void;
+  waitEvent<K extends EventName>(name: K, options?: RequestOptions): Promise<Event<EventMap[K], K>>;
   close(): Promise<number | null>;
 }

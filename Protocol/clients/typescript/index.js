@@ -5,8 +5,16 @@
 // The typed methods come from typed.js, generated from the contract.
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { installTypedMethods } from "./typed.js";
-export { EVENTS, CHALLENGES, HOST_REQUESTS } from "./typed.js";
+import { installTypedMethods, EVENT_STATUS } from "./typed.js";
+export { EVENTS, CHALLENGES, HOST_REQUESTS, EVENT_STATUS } from "./typed.js";
+
+const at = (value, path) => path.split(".").reduce((v, part) => (v !== null && typeof v === "object" ? v[part] : undefined), value);
+
+/** An event's status and error codes, read where the contract says that event carries them (undefined when it carries none). */
+export function statusOf(event) {
+  const where = EVENT_STATUS[event.method];
+  return where && { status: at(event.params, where.statusPath), error: at(event.params, where.errorPath) };
+}
 
 export const PROTOCOL_VERSION = "1.0";
 

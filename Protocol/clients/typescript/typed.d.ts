@@ -140,6 +140,188 @@ export interface TypedRequests {
   verifyDataSignature(params?: VerifyDataSignatureParams, options?: RequestOptions): Promise<unknown>;
 }
 
+/** `$/cancelRequest` */
+export interface CancelRequestEvent {
+  id: string;
+}
+
+/** `addNewDeviceOptions`; status codes at challengeResponse.status.statusCode: 100; error codes at error.longErrorCode: 0 */
+export interface AddNewDeviceOptionsEvent {
+  challengeResponse: Record<string, unknown>;
+  error: Record<string, unknown>;
+  newDeviceOptions: unknown[];
+  userID: string;
+}
+
+/** `getActivationCode`; status codes at challengeResponse.status.statusCode: 100, 106; error codes at error.longErrorCode: 0 */
+export interface GetActivationCodeEvent {
+  attemptsLeft: number;
+  challengeResponse: Record<string, unknown>;
+  error: Record<string, unknown>;
+  userID: string;
+  verificationKey: string;
+}
+
+/** `getDeviceName`; status codes at challengeResponse.status.statusCode: 100; error codes at error.longErrorCode: 0 */
+export interface GetDeviceNameEvent {
+  challengeResponse: Record<string, unknown>;
+  deviceName: string;
+  error: Record<string, unknown>;
+  userID: string;
+}
+
+/** `getPassword`; status codes at challengeResponse.status.statusCode: 100, 102, 164, 190; error codes at error.longErrorCode: 0 */
+export interface GetPasswordEvent {
+  attemptsLeft: number;
+  challengeMode: number;
+  challengeResponse: Record<string, unknown>;
+  error: Record<string, unknown>;
+  userID: string;
+}
+
+/** `getUser`; status codes at challengeResponse.status.statusCode: 100, 101, 102, 106, 114, 121, 126, 132, 138, 141; error codes at error.longErrorCode: 0 */
+export interface GetUserEvent {
+  challengeResponse: Record<string, unknown>;
+  error: Record<string, unknown>;
+  recentLoggedInUser: string;
+  rememberedUsers: unknown[];
+}
+
+/** `getUserConsentForLDA`; status codes at challengeResponse.status.statusCode: 100, 102; error codes at error.longErrorCode: 0 */
+export interface GetUserConsentForLDAEvent {
+  authenticationType: number;
+  challengeMode: number;
+  challengeResponse: Record<string, unknown>;
+  error: Record<string, unknown>;
+  userID: string;
+}
+
+/** `onAuthenticateUserAndSignData`; status codes at status.statusCode: 100, 110, 121, 126, 153; error codes at error.longErrorCode: 0, 102, 153 */
+export interface OnAuthenticateUserAndSignDataEvent {
+  authLevel: number;
+  authenticationType: number;
+  dataPayload: string;
+  dataPayloadLength: number;
+  dataSignatureID: string;
+  error: Record<string, unknown>;
+  payloadSignature: string;
+  reason: string;
+  receipt?: unknown;
+  status: Record<string, unknown>;
+}
+
+/** `onDeviceAuthManagementStatus`; status codes at status.statusCode: 100, 110, 121, 126, 138, 141, 153; error codes at error.longErrorCode: 0, 217 */
+export interface OnDeviceAuthManagementStatusEvent {
+  OpMode: number;
+  error: Record<string, unknown>;
+  ldaType: number;
+  status: Record<string, unknown>;
+  userID: string;
+}
+
+/** `onEcho` */
+export interface OnEchoEvent {
+  text: string;
+}
+
+/** `onEchoFeed` */
+export interface OnEchoFeedEvent {
+}
+
+/** `onGetNotifications`; status codes at pArgs.response.StatusCode: 100; error codes at error.longErrorCode: 0 */
+export interface OnGetNotificationsEvent {
+  eMethId: number;
+  errCode: number;
+  error: Record<string, unknown>;
+  pArgs: Record<string, unknown>;
+  status: Record<string, unknown>;
+}
+
+/** `onGetNotificationsHistory`; status codes at pArgs.response.StatusCode: 100; error codes at error.longErrorCode: 0 */
+export interface OnGetNotificationsHistoryEvent {
+  eMethId: number;
+  errCode: number;
+  error: Record<string, unknown>;
+  pArgs: Record<string, unknown>;
+  status: Record<string, unknown>;
+}
+
+/** `onNotificationReceived` */
+export interface OnNotificationReceivedEvent {
+  notification_uuid: string;
+  userID: string;
+}
+
+/** `onSessionExtensionResponse`; status codes at status.statusCode: 100; error codes at error.longErrorCode: 0 */
+export interface OnSessionExtensionResponseEvent {
+  error: Record<string, unknown>;
+  status: Record<string, unknown>;
+}
+
+/** `onSessionTimeOutNotification` */
+export interface OnSessionTimeOutNotificationEvent {
+  info: Record<string, unknown>;
+  message: string;
+  sessionCanBeExtended: number;
+  timeLeftInSeconds: number;
+  userID: string;
+}
+
+/** `onSessionTimeout` */
+export interface OnSessionTimeoutEvent {
+  message: string;
+}
+
+/** `onUpdateNotification`; status codes at pArgs.response.StatusCode: 100, 110, 114, 126, 153; error codes at error.longErrorCode: 0, 131 */
+export interface OnUpdateNotificationEvent {
+  eMethId: number;
+  errCode: number;
+  error: Record<string, unknown>;
+  pArgs: Record<string, unknown>;
+  status: Record<string, unknown>;
+}
+
+/** `onUserLoggedIn`; status codes at challengeResponse.status.statusCode: 100; error codes at error.longErrorCode: 0 */
+export interface OnUserLoggedInEvent {
+  challengeResponse: Record<string, unknown>;
+  error: Record<string, unknown>;
+  userID: string;
+}
+
+/** `onUserLoggedOff`; status codes at challengeResponse.status.statusCode: 100; error codes at error.longErrorCode: 0 */
+export interface OnUserLoggedOffEvent {
+  challengeResponse: Record<string, unknown>;
+  error: Record<string, unknown>;
+  userID: string;
+}
+
+/** Each event's params type, by event name. */
+export interface EventMap {
+  "$/cancelRequest": CancelRequestEvent;
+  "addNewDeviceOptions": AddNewDeviceOptionsEvent;
+  "getActivationCode": GetActivationCodeEvent;
+  "getDeviceName": GetDeviceNameEvent;
+  "getPassword": GetPasswordEvent;
+  "getUser": GetUserEvent;
+  "getUserConsentForLDA": GetUserConsentForLDAEvent;
+  "onAuthenticateUserAndSignData": OnAuthenticateUserAndSignDataEvent;
+  "onDeviceAuthManagementStatus": OnDeviceAuthManagementStatusEvent;
+  "onEcho": OnEchoEvent;
+  "onEchoFeed": OnEchoFeedEvent;
+  "onGetNotifications": OnGetNotificationsEvent;
+  "onGetNotificationsHistory": OnGetNotificationsHistoryEvent;
+  "onNotificationReceived": OnNotificationReceivedEvent;
+  "onSessionExtensionResponse": OnSessionExtensionResponseEvent;
+  "onSessionTimeOutNotification": OnSessionTimeOutNotificationEvent;
+  "onSessionTimeout": OnSessionTimeoutEvent;
+  "onUpdateNotification": OnUpdateNotificationEvent;
+  "onUserLoggedIn": OnUserLoggedInEvent;
+  "onUserLoggedOff": OnUserLoggedOffEvent;
+}
+
+/** Where each event carries its status and error codes, and which it can carry. */
+export declare const EVENT_STATUS: { [K in EventName]?: { statusPath: string; status: number[]; errorPath: string; error: number[] } };
+
 export type EventName = "$/cancelRequest" | "addNewDeviceOptions" | "getActivationCode" | "getDeviceName" | "getPassword" | "getUser" | "getUserConsentForLDA" | "onAuthenticateUserAndSignData" | "onDeviceAuthManagementStatus" | "onEcho" | "onEchoFeed" | "onGetNotifications" | "onGetNotificationsHistory" | "onNotificationReceived" | "onSessionExtensionResponse" | "onSessionTimeOutNotification" | "onSessionTimeout" | "onUpdateNotification" | "onUserLoggedIn" | "onUserLoggedOff";
 export type HostRequestName = "platform/authenticateLDA" | "platform/createDeviceKey" | "platform/signDeviceChallenge";
 export declare const EVENTS: EventName[];

@@ -6,11 +6,14 @@
     with FlowHostClient(["flowhost"]) as host:
         host.initialize(device={"deviceID": "dev-1", "ldaCapabilities": [1]})
         host.on_request("platform/authenticateLDA", lambda params: {"authenticated": True})
-        host.wait_event("getUser")
+        host.next_event("getUser")       # a GetUserEvent
         host.set_user(userName="alice")
+        challenge = host.next_event("getPassword")
+        challenge.challengeMode, challenge.status_code   # typed attributes
 """
 
 from .client import PROTOCOL_VERSION, FlowHostClient, HostExited, RPCError
-from .typed import CHALLENGES, EVENTS, HOST_REQUESTS
+from .typed import CHALLENGES, EVENT_TYPES, EVENTS, HOST_REQUESTS, Event, typed_event
 
-__all__ = ["FlowHostClient", "RPCError", "HostExited", "PROTOCOL_VERSION", "EVENTS", "CHALLENGES", "HOST_REQUESTS"]
+__all__ = ["FlowHostClient", "RPCError", "HostExited", "PROTOCOL_VERSION", "EVENTS", "CHALLENGES", "HOST_REQUESTS",
+           "Event", "EVENT_TYPES", "typed_event"]

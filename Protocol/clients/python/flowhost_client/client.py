@@ -20,7 +20,7 @@ import subprocess
 import threading
 import time
 
-from .typed import TypedRequests
+from .typed import TypedRequests, typed_event
 
 PROTOCOL_VERSION = "1.0"
 
@@ -54,6 +54,7 @@ class FlowHostClient(TypedRequests):
         self.events = []          # every event, in arrival order
         self.cancelled = []       # ids of host requests the host gave up on ($/cancelRequest)
         self._unread = 0          # index of the first event not yet taken by wait_event
+        self._taken = set()       # indexes of events next_event has returned
         self._incoming = queue.Queue()
         self._handlers = {}
         self._next_id = 1
@@ -154,14 +155,28 @@ class FlowHostClient(TypedRequests):
 
     def wait_event(self, name=None, timeout=10.0):
         """The next event not yet taken (of `name`, if given); earlier events of
-        other names stay in `events`."""
+        other names are passed over (they stay in `events`, and next_event
+        can still take them)."""
         deadline = time.monotonic() + timeout
         while True:
             while self._unread < len(self.events):
-                event = self.events[self._unread]
+                index, event = self._unread, self.events[self._unread]
                 self._unread += 1
-                if name is None or event["method"] == name:
+                if index not in self._taken and (name is None or event["method"] == name):
+                    self._taken.add(index)
                     return event
+            self.read_message(max(0.0, deadline - time.monotonic()))
+
+    def next_event(self, name=None, timeout=10.0):
+        """The next event not yet taken by next_event (of `name`, if given), typed
+        (flowhost_client.typed: GetPasswordEvent, ...); events of other names
+        stay for a later call, as in the Node and Swift clients."""
+        deadline = time.monotonic() + timeout
+        while True:
+            for index, event in enumerate(self.events):
+                if index not in self._taken and (name is None or event["method"] == name):
+                    self._taken.add(index)
+                    return typed_event(event)
             self.read_message(max(0.0, deadline - time.monotonic()))
 
     def drain(self, quiet=0.2):

@@ -165,3 +165,466 @@ class TypedRequests:
 EVENTS = ('$/cancelRequest', 'addNewDeviceOptions', 'getActivationCode', 'getDeviceName', 'getPassword', 'getUser', 'getUserConsentForLDA', 'onAuthenticateUserAndSignData', 'onDeviceAuthManagementStatus', 'onEcho', 'onEchoFeed', 'onGetNotifications', 'onGetNotificationsHistory', 'onNotificationReceived', 'onSessionExtensionResponse', 'onSessionTimeOutNotification', 'onSessionTimeout', 'onUpdateNotification', 'onUserLoggedIn', 'onUserLoggedOff')
 CHALLENGES = ('addNewDeviceOptions', 'getActivationCode', 'getDeviceName', 'getPassword', 'getUser', 'getUserConsentForLDA')
 HOST_REQUESTS = ('platform/authenticateLDA', 'platform/createDeviceKey', 'platform/signDeviceChallenge')
+
+
+class Event:
+    """An event from the host: `name`, `params` (the raw dict), its top-level
+    params as attributes (None when absent), and `status_code` / `error_code`
+    read where the contract says this event carries them."""
+    name = None
+    STATUS = None
+
+    def __init__(self, params):
+        self.params = params or {}
+
+    def _at(self, path):
+        value = self.params
+        for part in path.split("."):
+            if not isinstance(value, dict) or part not in value:
+                return None
+            value = value[part]
+        return value
+
+    @property
+    def status_code(self) -> Optional[int]:
+        return self._at(self.STATUS["statusPath"]) if self.STATUS else None
+
+    @property
+    def error_code(self) -> Optional[int]:
+        return self._at(self.STATUS["errorPath"]) if self.STATUS else None
+
+    def __repr__(self):
+        return "%s(%r)" % (type(self).__name__, self.params)
+
+
+class CancelRequestEvent(Event):
+    """`$/cancelRequest`."""
+    name = '$/cancelRequest'
+    STATUS = None
+
+    @property
+    def id(self) -> Optional[str]:
+        return self.params.get('id')
+
+
+class AddNewDeviceOptionsEvent(Event):
+    """`addNewDeviceOptions`."""
+    name = 'addNewDeviceOptions'
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'challengeResponse.status.statusCode'}
+
+    @property
+    def challengeResponse(self) -> Optional[dict]:
+        return self.params.get('challengeResponse')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def newDeviceOptions(self) -> Optional[list]:
+        return self.params.get('newDeviceOptions')
+
+    @property
+    def userID(self) -> Optional[str]:
+        return self.params.get('userID')
+
+
+class GetActivationCodeEvent(Event):
+    """`getActivationCode`."""
+    name = 'getActivationCode'
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 106], 'statusPath': 'challengeResponse.status.statusCode'}
+
+    @property
+    def attemptsLeft(self) -> Optional[int]:
+        return self.params.get('attemptsLeft')
+
+    @property
+    def challengeResponse(self) -> Optional[dict]:
+        return self.params.get('challengeResponse')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def userID(self) -> Optional[str]:
+        return self.params.get('userID')
+
+    @property
+    def verificationKey(self) -> Optional[str]:
+        return self.params.get('verificationKey')
+
+
+class GetDeviceNameEvent(Event):
+    """`getDeviceName`."""
+    name = 'getDeviceName'
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'challengeResponse.status.statusCode'}
+
+    @property
+    def challengeResponse(self) -> Optional[dict]:
+        return self.params.get('challengeResponse')
+
+    @property
+    def deviceName(self) -> Optional[str]:
+        return self.params.get('deviceName')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def userID(self) -> Optional[str]:
+        return self.params.get('userID')
+
+
+class GetPasswordEvent(Event):
+    """`getPassword`."""
+    name = 'getPassword'
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 102, 164, 190], 'statusPath': 'challengeResponse.status.statusCode'}
+
+    @property
+    def attemptsLeft(self) -> Optional[int]:
+        return self.params.get('attemptsLeft')
+
+    @property
+    def challengeMode(self) -> Optional[int]:
+        return self.params.get('challengeMode')
+
+    @property
+    def challengeResponse(self) -> Optional[dict]:
+        return self.params.get('challengeResponse')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def userID(self) -> Optional[str]:
+        return self.params.get('userID')
+
+
+class GetUserEvent(Event):
+    """`getUser`."""
+    name = 'getUser'
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 101, 102, 106, 114, 121, 126, 132, 138, 141], 'statusPath': 'challengeResponse.status.statusCode'}
+
+    @property
+    def challengeResponse(self) -> Optional[dict]:
+        return self.params.get('challengeResponse')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def recentLoggedInUser(self) -> Optional[str]:
+        return self.params.get('recentLoggedInUser')
+
+    @property
+    def rememberedUsers(self) -> Optional[list]:
+        return self.params.get('rememberedUsers')
+
+
+class GetUserConsentForLDAEvent(Event):
+    """`getUserConsentForLDA`."""
+    name = 'getUserConsentForLDA'
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 102], 'statusPath': 'challengeResponse.status.statusCode'}
+
+    @property
+    def authenticationType(self) -> Optional[int]:
+        return self.params.get('authenticationType')
+
+    @property
+    def challengeMode(self) -> Optional[int]:
+        return self.params.get('challengeMode')
+
+    @property
+    def challengeResponse(self) -> Optional[dict]:
+        return self.params.get('challengeResponse')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def userID(self) -> Optional[str]:
+        return self.params.get('userID')
+
+
+class OnAuthenticateUserAndSignDataEvent(Event):
+    """`onAuthenticateUserAndSignData`."""
+    name = 'onAuthenticateUserAndSignData'
+    STATUS = {'error': [0, 102, 153], 'errorPath': 'error.longErrorCode', 'status': [100, 110, 121, 126, 153], 'statusPath': 'status.statusCode'}
+
+    @property
+    def authLevel(self) -> Optional[int]:
+        return self.params.get('authLevel')
+
+    @property
+    def authenticationType(self) -> Optional[int]:
+        return self.params.get('authenticationType')
+
+    @property
+    def dataPayload(self) -> Optional[str]:
+        return self.params.get('dataPayload')
+
+    @property
+    def dataPayloadLength(self) -> Optional[int]:
+        return self.params.get('dataPayloadLength')
+
+    @property
+    def dataSignatureID(self) -> Optional[str]:
+        return self.params.get('dataSignatureID')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def payloadSignature(self) -> Optional[str]:
+        return self.params.get('payloadSignature')
+
+    @property
+    def reason(self) -> Optional[str]:
+        return self.params.get('reason')
+
+    @property
+    def receipt(self) -> Optional[Any]:
+        return self.params.get('receipt')
+
+    @property
+    def status(self) -> Optional[dict]:
+        return self.params.get('status')
+
+
+class OnDeviceAuthManagementStatusEvent(Event):
+    """`onDeviceAuthManagementStatus`."""
+    name = 'onDeviceAuthManagementStatus'
+    STATUS = {'error': [0, 217], 'errorPath': 'error.longErrorCode', 'status': [100, 110, 121, 126, 138, 141, 153], 'statusPath': 'status.statusCode'}
+
+    @property
+    def OpMode(self) -> Optional[int]:
+        return self.params.get('OpMode')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def ldaType(self) -> Optional[int]:
+        return self.params.get('ldaType')
+
+    @property
+    def status(self) -> Optional[dict]:
+        return self.params.get('status')
+
+    @property
+    def userID(self) -> Optional[str]:
+        return self.params.get('userID')
+
+
+class OnEchoEvent(Event):
+    """`onEcho`."""
+    name = 'onEcho'
+    STATUS = None
+
+    @property
+    def text(self) -> Optional[str]:
+        return self.params.get('text')
+
+
+class OnEchoFeedEvent(Event):
+    """`onEchoFeed`."""
+    name = 'onEchoFeed'
+    STATUS = None
+
+
+class OnGetNotificationsEvent(Event):
+    """`onGetNotifications`."""
+    name = 'onGetNotifications'
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'pArgs.response.StatusCode'}
+
+    @property
+    def eMethId(self) -> Optional[int]:
+        return self.params.get('eMethId')
+
+    @property
+    def errCode(self) -> Optional[int]:
+        return self.params.get('errCode')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def pArgs(self) -> Optional[dict]:
+        return self.params.get('pArgs')
+
+    @property
+    def status(self) -> Optional[dict]:
+        return self.params.get('status')
+
+
+class OnGetNotificationsHistoryEvent(Event):
+    """`onGetNotificationsHistory`."""
+    name = 'onGetNotificationsHistory'
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'pArgs.response.StatusCode'}
+
+    @property
+    def eMethId(self) -> Optional[int]:
+        return self.params.get('eMethId')
+
+    @property
+    def errCode(self) -> Optional[int]:
+        return self.params.get('errCode')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def pArgs(self) -> Optional[dict]:
+        return self.params.get('pArgs')
+
+    @property
+    def status(self) -> Optional[dict]:
+        return self.params.get('status')
+
+
+class OnNotificationReceivedEvent(Event):
+    """`onNotificationReceived`."""
+    name = 'onNotificationReceived'
+    STATUS = None
+
+    @property
+    def notification_uuid(self) -> Optional[str]:
+        return self.params.get('notification_uuid')
+
+    @property
+    def userID(self) -> Optional[str]:
+        return self.params.get('userID')
+
+
+class OnSessionExtensionResponseEvent(Event):
+    """`onSessionExtensionResponse`."""
+    name = 'onSessionExtensionResponse'
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'status.statusCode'}
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def status(self) -> Optional[dict]:
+        return self.params.get('status')
+
+
+class OnSessionTimeOutNotificationEvent(Event):
+    """`onSessionTimeOutNotification`."""
+    name = 'onSessionTimeOutNotification'
+    STATUS = None
+
+    @property
+    def info(self) -> Optional[dict]:
+        return self.params.get('info')
+
+    @property
+    def message(self) -> Optional[str]:
+        return self.params.get('message')
+
+    @property
+    def sessionCanBeExtended(self) -> Optional[int]:
+        return self.params.get('sessionCanBeExtended')
+
+    @property
+    def timeLeftInSeconds(self) -> Optional[int]:
+        return self.params.get('timeLeftInSeconds')
+
+    @property
+    def userID(self) -> Optional[str]:
+        return self.params.get('userID')
+
+
+class OnSessionTimeoutEvent(Event):
+    """`onSessionTimeout`."""
+    name = 'onSessionTimeout'
+    STATUS = None
+
+    @property
+    def message(self) -> Optional[str]:
+        return self.params.get('message')
+
+
+class OnUpdateNotificationEvent(Event):
+    """`onUpdateNotification`."""
+    name = 'onUpdateNotification'
+    STATUS = {'error': [0, 131], 'errorPath': 'error.longErrorCode', 'status': [100, 110, 114, 126, 153], 'statusPath': 'pArgs.response.StatusCode'}
+
+    @property
+    def eMethId(self) -> Optional[int]:
+        return self.params.get('eMethId')
+
+    @property
+    def errCode(self) -> Optional[int]:
+        return self.params.get('errCode')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def pArgs(self) -> Optional[dict]:
+        return self.params.get('pArgs')
+
+    @property
+    def status(self) -> Optional[dict]:
+        return self.params.get('status')
+
+
+class OnUserLoggedInEvent(Event):
+    """`onUserLoggedIn`."""
+    name = 'onUserLoggedIn'
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'challengeResponse.status.statusCode'}
+
+    @property
+    def challengeResponse(self) -> Optional[dict]:
+        return self.params.get('challengeResponse')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def userID(self) -> Optional[str]:
+        return self.params.get('userID')
+
+
+class OnUserLoggedOffEvent(Event):
+    """`onUserLoggedOff`."""
+    name = 'onUserLoggedOff'
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'challengeResponse.status.statusCode'}
+
+    @property
+    def challengeResponse(self) -> Optional[dict]:
+        return self.params.get('challengeResponse')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def userID(self) -> Optional[str]:
+        return self.params.get('userID')
+
+
+EVENT_TYPES = {'$/cancelRequest': CancelRequestEvent, 'addNewDeviceOptions': AddNewDeviceOptionsEvent, 'getActivationCode': GetActivationCodeEvent, 'getDeviceName': GetDeviceNameEvent, 'getPassword': GetPasswordEvent, 'getUser': GetUserEvent, 'getUserConsentForLDA': GetUserConsentForLDAEvent, 'onAuthenticateUserAndSignData': OnAuthenticateUserAndSignDataEvent, 'onDeviceAuthManagementStatus': OnDeviceAuthManagementStatusEvent, 'onEcho': OnEchoEvent, 'onEchoFeed': OnEchoFeedEvent, 'onGetNotifications': OnGetNotificationsEvent, 'onGetNotificationsHistory': OnGetNotificationsHistoryEvent, 'onNotificationReceived': OnNotificationReceivedEvent, 'onSessionExtensionResponse': OnSessionExtensionResponseEvent, 'onSessionTimeOutNotification': OnSessionTimeOutNotificationEvent, 'onSessionTimeout': OnSessionTimeoutEvent, 'onUpdateNotification': OnUpdateNotificationEvent, 'onUserLoggedIn': OnUserLoggedInEvent, 'onUserLoggedOff': OnUserLoggedOffEvent}
+
+
+def typed_event(message):
+    """The typed event for a received event message ({"method", "params"}); Event for one the contract does not name."""
+    kind = EVENT_TYPES.get(message.get("method"))
+    if kind is None:
+        event = Event(message.get("params"))
+        event.name = message.get("method")
+        return event
+    return kind(message.get("params"))
