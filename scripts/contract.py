@@ -71,7 +71,8 @@ def contract(bin_dir):
     document["x-flowhost-status-meanings"] = status_file["meanings"]
     for method in document["methods"]:
         params = owners(method["name"], flows, available, "params")
-        result = owners(method["name"], flows, available, "result")
+        result = owners(method["name"], flows, available, "result") or \
+            ["%s.result" % flow for flow in method.get("x-flowhost-flows", []) if "%s.result" % flow in available]
         if params:
             method["x-flowhost-paramsSchema"] = ref(params[0])
             used.update(params)
@@ -100,6 +101,9 @@ def contract(bin_dir):
     document["x-flowhost-host-requests"] = requests
     document["x-flowhost-host-request-error"] = ref("platform.error")
     document["x-flowhost-errors"] = errors()
+    # The shapes of an error answer: any error; -32602 naming the field; an
+    # SDK refusal (a positive code with the SDK's long and short codes).
+    document["x-flowhost-error-schemas"] = {"any": ref("error"), "invalidParams": ref("invalid-params-error"), "sdkRefusal": ref("sdk-error")}
     document["x-flowhost-schemas-without-a-place"] = sorted(
         name for name in available - used - {"platform.error"} if name.endswith(".params") or name.endswith(".result"))
     return json.dumps(document, indent=2, ensure_ascii=False, sort_keys=True) + "\n"

@@ -19,9 +19,17 @@ enum OpenRPCDocument {
             let method: JSON = ["name": .string(spec.name), "paramStructure": "either"]
             if !spec.summary.isEmpty { method["summary"] = .string(spec.summary) }
             method["params"] = .array(spec.params.map(describe))
-            method["result"] = ["name": "result", "schema": spec.result ?? .object()]
+            if spec.name == "exit" {
+                method["x-flowhost-notification"] = true  // sent without an id: nothing answers it
+            } else {
+                method["result"] = ["name": "result", "schema": spec.result ?? .object()]
+            }
             if !spec.answers.isEmpty { method["x-flowhost-answers"] = .array(spec.answers.map(JSON.string)) }
             if spec.startsDialogue { method["x-flowhost-startsDialogue"] = true }
+            // Who serves it: the host, or every flow that declares it (an
+            // answer shared by several flows goes to the one that asked).
+            let declaring = engine.plugins.filter { plugin in plugin.manifest.methods.contains { $0.name == spec.name } }
+            method["x-flowhost-flows"] = declaring.isEmpty ? ["host"] : .array(declaring.map { .string($0.name) })
             methods.append(method)
         }
         let events = JSON.array()

@@ -26,7 +26,7 @@ public struct PublishedContract: Sendable {
     static let eventKeys = ["params", "x-flowhost-status"]
     /// Top-level keys that only the contract carries.
     static let documentKeys = ["x-flowhost-status-meanings", "x-flowhost-host-requests", "x-flowhost-host-request-error", "x-flowhost-errors",
-                               "x-flowhost-schemas-without-a-place"]
+                               "x-flowhost-error-schemas", "x-flowhost-schemas-without-a-place"]
 
     /// Lays the contract over `document`, in place. A contract that is not
     /// JSON leaves the document as declared; the caller logs `problem`.

@@ -226,6 +226,8 @@ export interface OnEchoEvent {
 
 /** `onEchoFeed` */
 export interface OnEchoFeedEvent {
+  payload: Record<string, unknown>;
+  topic: string;
 }
 
 /** `onGetNotifications`; status codes at pArgs.response.StatusCode: 100; error codes at error.longErrorCode: 0 */

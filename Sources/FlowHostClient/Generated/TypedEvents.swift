@@ -297,6 +297,8 @@ public struct OnEchoEvent: Sendable {
 public struct OnEchoFeedEvent: Sendable {
     public let params: JSONValue
     public init(params: JSONValue) { self.params = params }
+    public var payload: JSONValue? { params["payload"] }
+    public var topic: String? { params["topic"]?.stringValue }
 }
 
 /// `onGetNotifications`: its top-level params, typed (nil when absent or of another type).

@@ -438,6 +438,14 @@ class OnEchoFeedEvent(Event):
     name = 'onEchoFeed'
     STATUS = None
 
+    @property
+    def payload(self) -> Optional[dict]:
+        return self.params.get('payload')
+
+    @property
+    def topic(self) -> Optional[str]:
+        return self.params.get('topic')
+
 
 class OnGetNotificationsEvent(Event):
     """`onGetNotifications`."""
