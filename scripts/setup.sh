@@ -19,11 +19,15 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 if [ "${1:-}" = "--test" ]; then
-  # Node.js (Debian's nodejs) runs the TypeScript client's scenario suite.
-  if ! command -v node >/dev/null 2>&1; then
-    echo "setup: apt-get install nodejs"
+  # Node.js (Debian's nodejs) runs the TypeScript client's scenario suite;
+  # tsc (Debian's node-typescript) type-checks its declarations.
+  need_test_apt=()
+  command -v node >/dev/null 2>&1 || need_test_apt+=(nodejs)
+  command -v tsc >/dev/null 2>&1 || need_test_apt+=(node-typescript)
+  if [ ${#need_test_apt[@]} -gt 0 ]; then
+    echo "setup: apt-get install ${need_test_apt[*]}"
     as_root apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq nodejs >/dev/null
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need_test_apt[@]}" >/dev/null
   fi
   need_pip=()
   python3 -c 'import pytest' 2>/dev/null || need_pip+=(pytest)

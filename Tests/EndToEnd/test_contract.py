@@ -241,3 +241,15 @@ def test_every_golden_result_fits_its_methods_result_schema():
                         validate(ref.split("/")[-1][: -len(".schema.json")], message["result"])
                         checked += 1
     assert checked >= 20, checked
+
+
+def test_the_typescript_declarations_type_check_and_type_a_clients_use():
+    """tsc --strict over a client's use of the declarations; its @ts-expect-error
+    lines (a missing param, an unknown event, a wrongly typed field) must be errors."""
+    import shutil
+    tsc = shutil.which("tsc")
+    assert tsc, "tsc is installed by scripts/setup.sh --test (Debian's node-typescript)"
+    folder = os.path.join(ROOT, "Protocol", "clients", "typescript")
+    run = subprocess.run([tsc, "--noEmit", "--strict", "--target", "es2022", "--module", "nodenext", "--moduleResolution", "nodenext",
+                          "test/typecheck.ts", "test/node-shim.d.ts"], cwd=folder, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
