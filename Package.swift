@@ -75,7 +75,9 @@ let package = Package(
 
         // State: users, devices, credentials, codes, sessions, audit, outbox.
         // Protocols plus the SQLite implementation on SQLite's C API.
-        .target(name: "FlowHostStore", dependencies: ["CSQLite", "FlowHostPOSIX"]),
+        // libpq, loaded with dlopen only when a PostgreSQL store is named (the header from libpq-dev).
+        .target(name: "CLibPQ", path: "Sources/CLibPQ"),
+        .target(name: "FlowHostStore", dependencies: ["CSQLite", "CLibPQ", "FlowHostPOSIX"]),
 
         // The audit domain: rows for changes of state, hourly counts for the rest.
         .target(name: "FlowHostAudit", dependencies: ["FlowHostStore", "FlowJSON"]),

@@ -10,6 +10,8 @@ command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 pkg-config --exists jansson 2>/dev/null || need_apt+=(libjansson-dev)
 pkg-config --exists libargon2 2>/dev/null || need_apt+=(libargon2-dev)
 pkg-config --exists sqlite3 2>/dev/null || need_apt+=(libsqlite3-dev)
+# The header libpq is reached through (Sources/CLibPQ); libpq itself is loaded only for a postgresql:// store.
+[ -f /usr/include/postgresql/libpq-fe.h ] || need_apt+=(libpq-dev)
 pkg-config --exists libsodium 2>/dev/null || need_apt+=(libsodium-dev)
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -10,11 +10,11 @@ import Glibc
 /// wake-up file beside the store watched with inotify.
 final class StoreChangeFeed: ChangeFeed {
     let store: any FlowStore
-    let wake: FeedWake
+    let wake: any FeedSignal
     /// Events are kept a day: a host that was down longer starts from now anyway.
     static let retentionSeconds: Int64 = 86_400
 
-    init(store: any FlowStore, wake: FeedWake) {
+    init(store: any FlowStore, wake: any FeedSignal) {
         self.store = store
         self.wake = wake
     }

@@ -14,7 +14,7 @@ public enum HostModules {
         SessionSettings.configKey, DeliverySettings.configKey,
     ])
 
-    public static func register(_ credentials: CredentialService, feedWake: FeedWake?, keyring: DeviceKeyring?, in engine: HostEngine) {
+    public static func register(_ credentials: CredentialService, feedWake: (any FeedSignal)?, keyring: DeviceKeyring?, in engine: HostEngine) {
         let notifications = NotificationService(store: credentials.store, audit: credentials.audit, clock: CredentialService.now)
         if let feedWake { notifications.ringFeed = { feedWake.ring() } }
         CredentialsModule.register(credentials, keyring: keyring, in: engine)

@@ -4,13 +4,27 @@ import Glibc
 import Darwin
 #endif
 
+/// How the hosts that share a store wake each other when its change feed
+/// grows: a descriptor the host's loop waits on, a ring after a commit.
+/// The feed table stays the record: a lost wake-up only delays delivery
+/// until the host's periodic read.
+public protocol FeedSignal: AnyObject {
+    /// A descriptor that becomes readable when another writer rings; nil when
+    /// there is none now (the host then relies on its periodic read).
+    func listen() -> Int32?
+    /// Tells every listener that the feed grew (after the commit).
+    func ring()
+    /// Reads away what made the descriptor readable.
+    func drain()
+}
+
 /// Wakes the hosts that share a store file when its change feed grows: a
 /// one-byte file beside the store, rewritten by every publisher after its
 /// commit and watched by every listening host with inotify. An idle host
 /// costs nothing: it sleeps in poll until the file changes.
 ///
 /// Used on one thread at a time (the host's loop, or an admin command).
-public final class FeedWake {
+public final class FeedWake: FeedSignal {
     public let path: String
     private var watch: Int32 = -1
 

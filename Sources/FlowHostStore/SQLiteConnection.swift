@@ -17,25 +17,11 @@ public struct SQLiteError: Error, CustomStringConvertible, Equatable {
     public var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
 }
 
-/// A value bound to a statement parameter.
-enum SQLiteValue {
-    case integer(Int64)
-    case text(String)
-    case blob([UInt8])
-    case null
-
-    static func optional(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
-    static func optional(_ value: Int64?) -> SQLiteValue { value.map { .integer($0) } ?? .null }
-    static func optional(_ value: Int?) -> SQLiteValue { value.map { .integer(Int64($0)) } ?? .null }
-    static func bool(_ value: Bool) -> SQLiteValue { .integer(value ? 1 : 0) }
-    static func int(_ value: Int) -> SQLiteValue { .integer(Int64(value)) }
-}
-
 /// The one Swift owner of one `sqlite3 *`: closed in `deinit`. Every SQLite
 /// call goes through `check`, which turns a result code into `SQLiteError`.
 ///
 /// Not thread-safe by itself: `SQLiteStore` serialises all use behind its lock.
-final class SQLiteConnection {
+final class SQLiteConnection: SQLDatabase {
     private let handle: OpaquePointer
     /// Prepared statements by SQL text: each is compiled once per connection.
     private var statements: [String: SQLiteStatement] = [:]
@@ -69,7 +55,7 @@ final class SQLiteConnection {
 
     /// Runs one statement with bound values; returns the rows it read.
     @discardableResult
-    func run(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int {
+    func run(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) -> Int {
         let statement = try prepared(sql)
         defer { statement.reset() }
         try statement.bind(values)
@@ -78,16 +64,21 @@ final class SQLiteConnection {
     }
 
     /// Runs a query and maps each row.
-    func query<T>(_ sql: String, _ values: [SQLiteValue] = [], _ map: (SQLiteRow) -> T) throws(SQLiteError) -> [T] {
+    func query<T>(_ sql: String, _ values: [SQLValue] = [], _ map: (SQLRow) -> T) throws(SQLiteError) -> [T] {
         let statement = try prepared(sql)
         defer { statement.reset() }
         try statement.bind(values)
         var rows: [T] = []
-        while try statement.step() { rows.append(map(SQLiteRow(statement: statement.handle))) }
+        while try statement.step() { rows.append(map(SQLRow(sqlite: statement.handle))) }
         return rows
     }
 
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    func insert(_ sql: String, _ values: [SQLValue], returning column: String) throws -> Int64 {
+        try run(sql, values)
+        return lastInsertedRowID
+    }
 
     private func prepared(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
         if let cached = statements[sql] { return cached }
@@ -112,7 +103,7 @@ final class SQLiteStatement {
 
     deinit { sqlite3_finalize(handle) }
 
-    func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+    func bind(_ values: [SQLValue]) throws(SQLiteError) {
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             switch value {
@@ -138,31 +129,5 @@ final class SQLiteStatement {
     func reset() {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
-    }
-}
-
-/// The current row of a statement, read by column index.
-struct SQLiteRow {
-    let statement: OpaquePointer
-
-    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
-    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
-    func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(statement, column)) }
-    func bool(_ column: Int32) -> Bool { sqlite3_column_int64(statement, column) != 0 }
-    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
-    func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
-
-    func string(_ column: Int32) -> String {
-        guard let text = sqlite3_column_text(statement, column) else { return "" }
-        let count = Int(sqlite3_column_bytes(statement, column))
-        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
-    }
-
-    func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
-
-    func blob(_ column: Int32) -> [UInt8] {
-        let count = Int(sqlite3_column_bytes(statement, column))
-        guard let bytes = sqlite3_column_blob(statement, column), count > 0 else { return [] }
-        return [UInt8](UnsafeRawBufferPointer(start: bytes, count: count))
     }
 }

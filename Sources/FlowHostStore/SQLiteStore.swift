@@ -87,7 +87,7 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
     /// Runs a transaction; a locked database (another process held the write
     /// lock past the busy timeout, or a snapshot went stale) runs the whole
     /// body again after a short pause, a bounded number of times.
-    private func transaction<T>(_ begin: String, synchronous: String?, _ body: (SQLiteTransaction) throws -> T) throws -> T {
+    private func transaction<T>(_ begin: String, synchronous: String?, _ body: (SQLTransaction) throws -> T) throws -> T {
         var pause = Self.firstBusyPauseMicroseconds
         for attempt in 0... {
             do {
@@ -100,7 +100,7 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
         fatalError("unreachable")
     }
 
-    private func transactionOnce<T>(_ begin: String, synchronous: String?, _ body: (SQLiteTransaction) throws -> T) throws -> T {
+    private func transactionOnce<T>(_ begin: String, synchronous: String?, _ body: (SQLTransaction) throws -> T) throws -> T {
         try lock.withLock {
             if let synchronous, synchronous != currentSynchronous {
                 try connection.execute("PRAGMA synchronous = \(synchronous)")
@@ -108,7 +108,7 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
             }
             try connection.execute(begin)
             do {
-                let result = try body(SQLiteTransaction(db: connection))
+                let result = try body(SQLTransaction(db: connection))
                 try connection.execute("COMMIT")
                 return result
             } catch {

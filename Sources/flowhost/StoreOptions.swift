@@ -9,10 +9,17 @@ import FlowHostStore
 import JSONRPC
 import Logging
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Where the store is, and the credential service over it.
 struct StoreOptions: ParsableArguments {
-    @Option(help: "The store file (default: FLOWHOST_STORE, else ~/.local/share/flowhost/flowhost.sqlite).")
+    @Option(help: "The store: a SQLite file, or a postgresql:// URL without a password (default: FLOWHOST_STORE, else ~/.local/share/flowhost/flowhost.sqlite).")
     var store: String?
+
+    @Option(help: "With a PostgreSQL store, the folder of this host's own files: the outbox key and host-custody device keys (default: FLOWHOST_STATE_DIR, else ~/.local/share/flowhost).")
+    var stateDir: String?
 
     @Option(help: "The folder of this host's device keys (host custody; default: devices/ beside the store).")
     var deviceDir: String?
@@ -20,6 +27,7 @@ struct StoreOptions: ParsableArguments {
     /// The keyring of host-custody device keys: 0700, each key file 0600.
     func keyring() throws -> DeviceKeyring {
         let folder = deviceDir ?? {
+            if isPostgres { return localFolder + "/devices" }
             let store = path
             guard let slash = store.lastIndex(of: "/") else { return "devices" }
             return String(store[..<slash]) + "/devices"
@@ -31,6 +39,22 @@ struct StoreOptions: ParsableArguments {
         if let store { return store }
         if let environment = SystemEnvironment.value("FLOWHOST_STORE"), !environment.isEmpty { return environment }
         return SQLiteStore.defaultPath()
+    }
+
+    var isPostgres: Bool { PostgresStore.isURL(path) }
+
+    /// Where a PostgreSQL store's host keeps its own files.
+    var localFolder: String {
+        if let stateDir { return stateDir }
+        if let environment = SystemEnvironment.value("FLOWHOST_STATE_DIR"), !environment.isEmpty { return environment }
+        let sqlite = SQLiteStore.defaultPath()
+        return String(sqlite[..<(sqlite.lastIndex(of: "/") ?? sqlite.endIndex)])
+    }
+
+    /// The store the location names: PostgreSQL for a URL, else a SQLite file.
+    func openStore() throws -> any FlowStore {
+        guard isPostgres else { return try SQLiteStore(path: path) }
+        do { return try PostgresStore(url: path) } catch { throw ValidationError("\(error)") }
     }
 
     /// Opens the store and builds the credential service with the config's
@@ -47,7 +71,7 @@ struct StoreOptions: ParsableArguments {
         } catch {
             throw ValidationError("\(error)")
         }
-        let store = try SQLiteStore(path: path)
+        let store = try openStore()
         let delivery: any CodeDelivery
         if let command = deliverySettings.command {
             let commandDelivery = CommandDelivery(
@@ -65,11 +89,28 @@ struct StoreOptions: ParsableArguments {
         return credentials
     }
 
-    /// The change feed's wake-up file beside the store.
-    func feedWake() throws -> FeedWake { try FeedWake(path: path + ".feed") }
+    /// The change feed's wake-up: LISTEN/NOTIFY on PostgreSQL, else a file beside the store.
+    func feedWake() throws -> any FeedSignal {
+        if isPostgres { return try PostgresFeedSignal(url: path) }
+        return try FeedWake(path: path + ".feed")
+    }
 
-    /// The outbox, sealed with a key kept beside the store file.
+    /// The outbox, sealed with a key kept beside the store file (with
+    /// PostgreSQL, in the state folder: every machine that delivers codes
+    /// needs the same key file).
     func outbox() throws -> OutboxDelivery {
-        try OutboxDelivery(keyPath: path + ".key")
+        if isPostgres {
+            try? makeFolder(localFolder)
+            return try OutboxDelivery(keyPath: localFolder + "/outbox.key")
+        }
+        return try OutboxDelivery(keyPath: path + ".key")
+    }
+
+    private func makeFolder(_ folder: String) throws {
+        var current = folder.hasPrefix("/") ? "" : "."
+        for part in folder.split(separator: "/") {
+            current += "/" + part
+            _ = mkdir(current, 0o700)
+        }
     }
 }

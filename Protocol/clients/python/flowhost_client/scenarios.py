@@ -64,7 +64,9 @@ def run(binary, folder, path=None):
                                 "scenarios", "flows.json")
     with open(path, encoding="utf-8") as handle:
         suite = json.load(handle)
-    store, config = os.path.join(folder, "store.sqlite"), os.path.join(folder, "config.json")
+    # FLOWHOST_SCENARIO_STORE: another store (a postgresql:// URL) instead of the folder's SQLite file.
+    store = os.environ.get("FLOWHOST_SCENARIO_STORE") or os.path.join(folder, "store.sqlite")
+    config = os.path.join(folder, "config.json")
     with open(config, "w", encoding="utf-8") as handle:
         json.dump(suite["config"], handle)
     saved, hosts = {}, {}

@@ -10,7 +10,8 @@ import { FlowHostClient, RPCError } from "../index.js";
 
 const [binary, folder, path = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "scenarios", "flows.json")] = process.argv.slice(2);
 const suite = JSON.parse(readFileSync(path, "utf8"));
-const store = join(folder, "store.sqlite"), config = join(folder, "config.json");
+// FLOWHOST_SCENARIO_STORE: another store (a postgresql:// URL) instead of the folder's SQLite file.
+const store = process.env.FLOWHOST_SCENARIO_STORE || join(folder, "store.sqlite"), config = join(folder, "config.json");
 writeFileSync(config, JSON.stringify(suite.config));
 
 const lookup = (value, path) => path.split(".").reduce((at, part) => (at !== null && typeof at === "object" && part in at ? at[part] : undefined), value);

@@ -1,4 +1,4 @@
-extension SQLiteTransaction: FeedWriter {
+extension SQLTransaction: FeedWriter {
     func latestFeedSequence() throws -> Int64 {
         try db.query("SELECT COALESCE(MAX(sequence), 0) FROM feed_event", []) { $0.int64(0) }.first ?? 0
     }
@@ -14,8 +14,7 @@ extension SQLiteTransaction: FeedWriter {
     }
 
     func appendFeedEvent(topic: String, payload: String, at: Int64) throws -> Int64 {
-        try db.run("INSERT INTO feed_event (topic, payload, at) VALUES (?, ?, ?)", [.text(topic), .text(payload), .integer(at)])
-        return db.lastInsertedRowID
+        try db.insert("INSERT INTO feed_event (topic, payload, at) VALUES (?, ?, ?)", [.text(topic), .text(payload), .integer(at)], returning: "sequence")
     }
 
     func pruneFeed(before: Int64) throws {

@@ -1,8 +1,8 @@
-extension SQLiteTransaction: NotificationWriter {
+extension SQLTransaction: NotificationWriter {
     private static let notificationColumns =
         "uuid, user_id, body, actions, ds_required, kind, context, created_at, expires_at, status, action_performed, updated_at, answered_by_device"
 
-    private static func notificationRecord(_ row: SQLiteRow) -> NotificationRecord {
+    private static func notificationRecord(_ row: SQLRow) -> NotificationRecord {
         NotificationRecord(
             uuid: row.string(0), userID: row.string(1), body: row.string(2), actions: row.string(3), dsRequired: row.bool(4),
             kind: row.string(5), context: row.optionalString(6), createdAt: row.int64(7), expiresAt: row.int64(8), status: row.string(9),

@@ -1,4 +1,4 @@
-extension SQLiteTransaction: SignatureWriter {
+extension SQLTransaction: SignatureWriter {
     func signatureReceipt(_ dataSignatureID: String) throws -> SignatureReceiptRecord? {
         try db.query(
             """

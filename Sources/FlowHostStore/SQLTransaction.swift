@@ -1,6 +1,6 @@
 /// The SQL behind `StoreReader` and `StoreWriter`, on one open transaction.
-struct SQLiteTransaction: StoreWriter {
-    let db: SQLiteConnection
+struct SQLTransaction: StoreWriter {
+    let db: any SQLDatabase
 
     static let userColumns =
         "user_id, status, block_reason, activation_attempts_left, password_attempts_left, password_expired, created_at, last_resend_at, resend_window_start, resend_count"
@@ -102,7 +102,7 @@ struct SQLiteTransaction: StoreWriter {
     }
 
     func auditEntries(userID: String?, limit: Int) throws -> [AuditEntry] {
-        let map: (SQLiteRow) -> AuditEntry = {
+        let map: (SQLRow) -> AuditEntry = {
             AuditEntry(
                 id: $0.int64(0), at: $0.int64(1), userID: $0.optionalString(2), deviceID: $0.optionalString(3), action: $0.string(4),
                 outcome: $0.string(5), detail: $0.optionalString(6))
@@ -121,7 +121,7 @@ struct SQLiteTransaction: StoreWriter {
 
     func auditCounts(userID: String?, limit: Int) throws -> [AuditCount] {
         let columns = "hour, user_id, action, outcome, count, last_at"
-        let map: (SQLiteRow) -> AuditCount = {
+        let map: (SQLRow) -> AuditCount = {
             AuditCount(hour: $0.int64(0), userID: $0.string(1), action: $0.string(2), outcome: $0.string(3), count: $0.int64(4), lastAt: $0.int64(5))
         }
         if let userID {
@@ -189,7 +189,7 @@ struct SQLiteTransaction: StoreWriter {
     }
 
     func insert(_ code: ActivationCodeRecord) throws -> Int64 {
-        try db.run(
+        try db.insert(
             """
             INSERT INTO activation_code (user_id, code_hash, verification_key, created_at, expires_at, used_at, for_device)
             VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -198,7 +198,6 @@ struct SQLiteTransaction: StoreWriter {
                 .text(code.userID), .text(code.codeHash), .text(code.verificationKey), .integer(code.createdAt), .integer(code.expiresAt),
                 .optional(code.usedAt), .optional(code.forDevice),
             ])
-        return db.lastInsertedRowID
     }
 
     func acceptActivationCode(id: Int64, at: Int64, grantHash: String) throws -> Bool {
@@ -270,20 +269,18 @@ struct SQLiteTransaction: StoreWriter {
     }
 
     func append(_ entry: AuditEntry) throws -> Int64 {
-        try db.run(
+        try db.insert(
             "INSERT INTO audit (at, user_id, device_id, action, outcome, detail) VALUES (?, ?, ?, ?, ?, ?)",
             [
                 .integer(entry.at), .optional(entry.userID), .optional(entry.deviceID), .text(entry.action), .text(entry.outcome),
                 .optional(entry.detail),
             ])
-        return db.lastInsertedRowID
     }
 
     func enqueue(_ message: OutboxMessage) throws -> Int64 {
-        try db.run(
+        try db.insert(
             "INSERT INTO outbox (user_id, kind, sealed_body, created_at, delivered_at) VALUES (?, ?, ?, ?, ?)",
             [.text(message.userID), .text(message.kind), .blob(message.sealedBody), .integer(message.createdAt), .optional(message.deliveredAt)])
-        return db.lastInsertedRowID
     }
 
     func markDelivered(outboxID: Int64, at: Int64) throws {
@@ -313,7 +310,7 @@ struct SQLiteTransaction: StoreWriter {
         try db.run(
             """
             UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, lease_until = NULL,
-                              failed_at = CASE WHEN ? IS NULL THEN ? ELSE NULL END
+                              failed_at = CASE WHEN CAST(? AS BIGINT) IS NULL THEN CAST(? AS BIGINT) ELSE NULL END
             WHERE id = ?
             """, [.text(reason), .optional(retryAt), .optional(retryAt), .integer(at), .integer(outboxID)])
     }
@@ -322,13 +319,13 @@ struct SQLiteTransaction: StoreWriter {
         try db.run(
             """
             INSERT INTO audit_count (hour, user_id, action, outcome, count, last_at) VALUES (?, ?, ?, ?, 1, ?)
-            ON CONFLICT(hour, user_id, action, outcome) DO UPDATE SET count = count + 1, last_at = excluded.last_at
+            ON CONFLICT(hour, user_id, action, outcome) DO UPDATE SET count = audit_count.count + 1, last_at = excluded.last_at
             """, [.integer(at - at % 3600), .text(userID ?? ""), .text(action), .text(outcome), .integer(at)])
     }
 
     // MARK: Row mapping
 
-    private static func user(_ row: SQLiteRow) -> UserRecord {
+    private static func user(_ row: SQLRow) -> UserRecord {
         UserRecord(
             userID: row.string(0), status: UserStatus(rawValue: row.string(1)) ?? .pending,
             blockReason: row.optionalString(2).flatMap(BlockReason.init(rawValue:)), activationAttemptsLeft: row.int(3),
@@ -336,25 +333,25 @@ struct SQLiteTransaction: StoreWriter {
             resendWindowStart: row.optionalInt64(8), resendCount: row.int(9))
     }
 
-    private static func code(_ row: SQLiteRow) -> ActivationCodeRecord {
+    private static func code(_ row: SQLRow) -> ActivationCodeRecord {
         ActivationCodeRecord(
             id: row.int64(0), userID: row.string(1), codeHash: row.string(2), verificationKey: row.string(3), createdAt: row.int64(4),
             expiresAt: row.int64(5), usedAt: row.optionalInt64(6), supersededAt: row.optionalInt64(7))
     }
 
-    private static func session(_ row: SQLiteRow) -> SessionRecord {
+    private static func session(_ row: SQLRow) -> SessionRecord {
         SessionRecord(
             sessionID: row.string(0), userID: row.string(1), deviceID: row.string(2), workflow: row.string(3), createdAt: row.int64(4),
             lastSeenAt: row.int64(5), endedAt: row.optionalInt64(6), endReason: row.optionalString(7))
     }
 
-    private static func outboxMessage(_ row: SQLiteRow) -> OutboxMessage {
+    private static func outboxMessage(_ row: SQLRow) -> OutboxMessage {
         OutboxMessage(
             id: row.int64(0), userID: row.string(1), kind: row.string(2), sealedBody: row.blob(3), createdAt: row.int64(4),
             deliveredAt: row.optionalInt64(5), attempts: row.int(6), lastError: row.optionalString(7), failedAt: row.optionalInt64(8))
     }
 
-    private static func device(_ row: SQLiteRow) -> DeviceRecord {
+    private static func device(_ row: SQLRow) -> DeviceRecord {
         DeviceRecord(
             userID: row.string(0), deviceID: row.string(1), name: row.string(2), status: DeviceStatus(rawValue: row.string(3)) ?? .blocked,
             ldaType: row.optionalInt(4), createdAt: row.int64(5), lastAccessAt: row.int64(6))

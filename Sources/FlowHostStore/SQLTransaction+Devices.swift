@@ -1,4 +1,4 @@
-extension SQLiteTransaction: DeviceKeyWriter {
+extension SQLTransaction: DeviceKeyWriter {
     func deviceKey(userID: String, deviceID: String) throws -> DeviceKeyRecord? {
         try db.query(
             "SELECT user_id, device_id, key_id, public_key, custody, created_at, revoked_at FROM device_key WHERE user_id = ? AND device_id = ?",

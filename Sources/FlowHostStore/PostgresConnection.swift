@@ -1,0 +1,182 @@
+import CLibPQ
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A PostgreSQL call that failed: its SQLSTATE (empty when the connection
+/// itself failed) and the server's or libpq's message.
+public struct PostgresError: Error, CustomStringConvertible, Equatable {
+    public let sqlState: String
+    public let message: String
+    public var description: String { sqlState.isEmpty ? "postgresql: \(message)" : "postgresql \(sqlState): \(message)" }
+
+    /// A conflict between concurrent transactions (serialization failure,
+    /// deadlock): running the whole transaction again is safe and right.
+    public var isConflict: Bool { sqlState == "40001" || sqlState == "40P01" }
+    /// The connection is gone (the server stopped, the network failed).
+    public var isConnectionLost: Bool { sqlState.isEmpty || sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03" }
+}
+
+/// The one Swift owner of one `PGconn *`: finished in `deinit`. Every call
+/// goes through `check`, which turns a failed result into `PostgresError`.
+///
+/// Statements are written for SQLite (`?` placeholders) and translated once
+/// per SQL text (`PostgresDialect`). Not thread-safe by itself: `PostgresStore`
+/// serialises all use behind its lock.
+final class PostgresConnection: SQLDatabase {
+    let api: UnsafePointer<flowhost_pq_api>
+    private(set) var handle: OpaquePointer
+    private let conninfo: String
+    private var translated: [String: String] = [:]
+
+    init(conninfo: String) throws(PostgresError) {
+        var problem: UnsafePointer<CChar>?
+        guard let api = flowhost_pq_load(&problem) else {
+            throw PostgresError(sqlState: "", message: problem.map { String(cString: $0) } ?? "cannot load libpq")
+        }
+        self.api = api
+        self.conninfo = conninfo
+        handle = try Self.connect(api, conninfo)
+    }
+
+    deinit { api.pointee.finish(handle) }
+
+    private static func connect(_ api: UnsafePointer<flowhost_pq_api>, _ conninfo: String) throws(PostgresError) -> OpaquePointer {
+        guard let connection = api.pointee.connectdb(conninfo) else { throw PostgresError(sqlState: "", message: "out of memory") }
+        guard api.pointee.status(connection) == CONNECTION_OK else {
+            // libpq's message names the server and the reason, never the password.
+            let message = cText(api.pointee.errorMessage(connection))
+            api.pointee.finish(connection)
+            throw PostgresError(sqlState: "", message: message)
+        }
+        return connection
+    }
+
+    var isConnected: Bool { api.pointee.status(handle) == CONNECTION_OK }
+
+    /// A new connection in place of a lost one.
+    func reconnect() throws(PostgresError) {
+        let fresh = try Self.connect(api, conninfo)
+        api.pointee.finish(handle)
+        handle = fresh
+    }
+
+    /// Runs SQL without parameters (several statements allowed).
+    func execute(_ sql: String) throws(PostgresError) {
+        let result = api.pointee.exec(handle, sql)
+        defer { api.pointee.clear(result) }
+        try check(result)
+    }
+
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLValue]) throws(PostgresError) -> Int {
+        let result = try PostgresResult(executing: translate(sql), values, on: self)
+        return result.changedRows
+    }
+
+    func query<T>(_ sql: String, _ values: [SQLValue], _ map: (SQLRow) -> T) throws(PostgresError) -> [T] {
+        let result = try PostgresResult(executing: translate(sql), values, on: self)
+        return (0..<result.rowCount).map { map(SQLRow(postgres: result, row: $0)) }
+    }
+
+    func insert(_ sql: String, _ values: [SQLValue], returning column: String) throws(PostgresError) -> Int64 {
+        let result = try PostgresResult(executing: translate(sql) + " RETURNING " + column, values, on: self)
+        guard result.rowCount == 1 else { throw PostgresError(sqlState: "", message: "INSERT returned no row") }
+        return Int64(result.string(0, 0)) ?? 0
+    }
+
+    func check(_ result: OpaquePointer?) throws(PostgresError) {
+        guard let result else {
+            throw PostgresError(sqlState: "", message: cText(api.pointee.errorMessage(handle)))
+        }
+        switch api.pointee.resultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return
+        default:
+            let state = api.pointee.resultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+            let message = api.pointee.resultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
+                ?? cText(api.pointee.resultErrorMessage(result))
+            throw PostgresError(sqlState: state, message: message)
+        }
+    }
+
+    private func translate(_ sql: String) -> String {
+        if let done = translated[sql] { return done }
+        let done = PostgresDialect.translate(sql)
+        translated[sql] = done
+        return done
+    }
+}
+
+/// The one owner of one `PGresult *`: cleared in `deinit`.
+final class PostgresResult {
+    private let api: UnsafePointer<flowhost_pq_api>
+    private let result: OpaquePointer
+    let rowCount: Int32
+
+    /// Runs one statement with its values as text parameters, each typed
+    /// (int8, text, bytea) so that PostgreSQL never has to guess.
+    init(executing sql: String, _ values: [SQLValue], on connection: PostgresConnection) throws(PostgresError) {
+        api = connection.api
+        var types: [UInt32] = []
+        var texts: [String?] = []
+        for value in values {
+            switch value {
+            case .integer(let number): types.append(20); texts.append(String(number))
+            case .text(let text): types.append(25); texts.append(text)
+            case .blob(let bytes): types.append(17); texts.append("\\x" + bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined())
+            case .null: types.append(0); texts.append(nil)
+            }
+        }
+        let made: OpaquePointer? = Self.withCStrings(texts) { pointers in
+            connection.api.pointee.execParams(connection.handle, sql, Int32(values.count), types, pointers, nil, nil, 0)
+        }
+        do { try connection.check(made) } catch {
+            if let made { connection.api.pointee.clear(made) }
+            throw error
+        }
+        result = made!
+        rowCount = api.pointee.ntuples(result)
+    }
+
+    deinit { api.pointee.clear(result) }
+
+    var changedRows: Int { Int(cText(api.pointee.cmdTuples(result))) ?? 0 }
+
+    func isNull(_ row: Int32, _ column: Int32) -> Bool { api.pointee.getisnull(result, row, column) != 0 }
+
+    func string(_ row: Int32, _ column: Int32) -> String {
+        guard let value = api.pointee.getvalue(result, row, column) else { return "" }
+        let count = Int(api.pointee.getlength(result, row, column))
+        return value.withMemoryRebound(to: UInt8.self, capacity: count) { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) }
+    }
+
+    /// A bytea column in PostgreSQL's hex output (`\x0a1b…`).
+    func bytea(_ row: Int32, _ column: Int32) -> [UInt8] {
+        let text = Array(string(row, column).utf8)
+        guard text.count >= 2, text[0] == UInt8(ascii: "\\"), text[1] == UInt8(ascii: "x") else { return [] }
+        func nibble(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : (c | 0x20) - 87 }
+        return stride(from: 2, to: text.count - 1, by: 2).map { nibble(text[$0]) << 4 | nibble(text[$0 + 1]) }
+    }
+
+    private static func withCStrings<R>(_ texts: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        var owned: [UnsafeMutablePointer<CChar>?] = texts.map { $0.map { strdup($0) } }
+        defer { for pointer in owned { free(pointer) } }
+        return owned.withUnsafeMutableBufferPointer { buffer in body(buffer.map { $0.map { UnsafePointer($0) } }) }
+    }
+}
+
+/// A C string libpq returned (nil as ""), without its trailing newlines.
+func cText(_ pointer: UnsafeMutablePointer<CChar>?) -> String {
+    pointer.map { String(cString: $0) }?.trimmingTrailingNewlines() ?? ""
+}
+
+extension String {
+    func trimmingTrailingNewlines() -> String {
+        var text = self
+        while text.last == "\n" { text.removeLast() }
+        return text
+    }
+
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}

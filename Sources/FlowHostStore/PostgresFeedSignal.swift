@@ -1,0 +1,62 @@
+import CLibPQ
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The change feed's wake-up on PostgreSQL: a connection of its own that
+/// LISTENs on `flowhost_feed`, whose socket is the descriptor the host waits
+/// on. The NOTIFY is sent by a trigger on the feed table at each commit, so
+/// `ring` has nothing to do. A lost connection is opened again on the next
+/// `listen` (at most once per back-off interval, doubling to 5 s); events
+/// published meanwhile are read from the feed table by the host's periodic
+/// read, so nothing is lost.
+///
+/// Used on one thread at a time (the host's loop).
+public final class PostgresFeedSignal: FeedSignal {
+    private let conninfo: String
+    private var connection: PostgresConnection?
+    private var nextAttempt: UInt64 = 0
+    private var pause: UInt64 = 100_000_000
+
+    public init(url: String) throws {
+        try PostgresStore.refusePassword(url)
+        conninfo = url
+    }
+
+    public func listen() -> Int32? {
+        if let connection, connection.isConnected { return connection.api.pointee.socket(connection.handle) }
+        connection = nil
+        let now = Self.nanoseconds()
+        guard now >= nextAttempt else { return nil }
+        do {
+            let fresh = try PostgresConnection(conninfo: conninfo)
+            try fresh.execute("LISTEN flowhost_feed")
+            connection = fresh
+            pause = 100_000_000
+            return fresh.api.pointee.socket(fresh.handle)
+        } catch {
+            nextAttempt = now + pause
+            pause = min(pause * 2, 5_000_000_000)
+            return nil
+        }
+    }
+
+    public func ring() {}
+
+    public func drain() {
+        guard let connection else { return }
+        let api = connection.api.pointee
+        if api.consumeInput(connection.handle) == 0 || !connection.isConnected {
+            self.connection = nil  // the next listen opens a new one
+            return
+        }
+        while let notice = api.notifies(connection.handle) { api.freemem(notice) }
+    }
+
+    private static func nanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+}

@@ -1,0 +1,156 @@
+import FlowHostPOSIX
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The store on PostgreSQL, for deployments whose hosts run on several
+/// machines: the same protocols, the same SQL (`SQLTransaction`), the same
+/// guarantees as `SQLiteStore`.
+///
+/// - Every write is a SERIALIZABLE transaction: attempt counters, single-use
+///   codes and answers stay exact however many hosts write at once. A
+///   serialization failure or deadlock runs the whole transaction again after
+///   a short, growing, jittered pause; clients never see one.
+/// - `Durability.relaxed` is `synchronous_commit = off` for that transaction.
+/// - A lost connection is opened again on the next use, at most once per
+///   back-off interval (doubling to 5 s); meanwhile the store answers
+///   `StoreError.unreachable`, which flows turn into a clear status.
+///
+/// `@unchecked Sendable`: the connection and the back-off state are only
+/// touched inside `read` and `write`, which hold `lock` for the whole transaction.
+public final class PostgresStore: FlowStore, @unchecked Sendable {
+    /// The URL without any password (passwords come from PGPASSFILE or a
+    /// `passfile` parameter: a URL's password would show in `ps`).
+    public let location: String
+    private var connection: PostgresConnection?
+    private let conninfo: String
+    private let lock = Lock()
+    private var nextReconnect: UInt64 = 0
+    private var reconnectPause: UInt64 = 100_000_000
+
+    static let conflictRetries = 40
+
+    /// Connects and migrates. `url` is a `postgresql://` or `postgres://` URL.
+    public init(url: String) throws {
+        try Self.refusePassword(url)
+        conninfo = url
+        location = url
+        let opened: PostgresConnection
+        do { opened = try PostgresConnection(conninfo: url) } catch { throw StoreError("cannot connect to the store: \(error.message)") }
+        connection = opened
+        try Self.migrate(opened)
+    }
+
+    public static func isURL(_ location: String) -> Bool {
+        location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
+    }
+
+    /// A password in the URL would be visible in `ps` and in shell history.
+    static func refusePassword(_ url: String) throws {
+        let rest = url.drop { $0 != "/" }.dropFirst(2)
+        let authority = rest.prefix { $0 != "/" && $0 != "?" }
+        if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") {
+            throw StoreError("the store URL holds a password: put it in a password file (PGPASSFILE, or passfile=… in the URL)")
+        }
+        if url.contains("password=") {
+            throw StoreError("the store URL holds a password: put it in a password file (PGPASSFILE, or passfile=… in the URL)")
+        }
+    }
+
+    public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
+        try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", relaxed: false, body)
+    }
+
+    public func write<T>(durability: Durability, _ body: (any StoreWriter) throws -> T) throws -> T {
+        try transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", relaxed: durability == .relaxed, body)
+    }
+
+    private func transaction<T>(_ begin: String, relaxed: Bool, _ body: (SQLTransaction) throws -> T) throws -> T {
+        try lock.withLock {
+            var pause: UInt32 = 2_000
+            for attempt in 0... {
+                let db = try usableConnection()
+                do {
+                    try db.execute(begin)
+                    if relaxed { try db.execute("SET LOCAL synchronous_commit = off") }
+                    let result = try body(SQLTransaction(db: db))
+                    try db.execute("COMMIT")
+                    return result
+                } catch let error as PostgresError {
+                    if db.isConnected { try? db.execute("ROLLBACK") }
+                    if error.isConflict && attempt < Self.conflictRetries {
+                        usleep(pause + UInt32.random(in: 0..<pause))
+                        pause = min(pause * 2, 200_000)
+                        continue
+                    }
+                    if error.isConnectionLost || !db.isConnected {
+                        // Whether a COMMIT in flight landed is unknown: never run the body again.
+                        connection = nil
+                        throw StoreError.unreachable
+                    }
+                    throw error
+                } catch {
+                    if db.isConnected { try? db.execute("ROLLBACK") } else { connection = nil }
+                    throw error
+                }
+            }
+            fatalError("unreachable")
+        }
+    }
+
+    /// The open connection, or a new one when the last was lost (at most one
+    /// try per back-off interval).
+    private func usableConnection() throws -> PostgresConnection {
+        if let connection, connection.isConnected { return connection }
+        connection = nil
+        let now = Self.monotonicNanoseconds()
+        guard now >= nextReconnect else { throw StoreError.unreachable }
+        do {
+            let fresh = try PostgresConnection(conninfo: conninfo)
+            connection = fresh
+            reconnectPause = 100_000_000
+            return fresh
+        } catch {
+            nextReconnect = now + reconnectPause
+            reconnectPause = min(reconnectPause * 2, 5_000_000_000)
+            throw StoreError.unreachable
+        }
+    }
+
+    private static func monotonicNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    // MARK: Schema
+
+    /// Every module's migrations (the SQLite ones, translated), applied once
+    /// each under a transaction-scoped advisory lock, so that hosts starting
+    /// at once never race: the second waits, then finds nothing to do.
+    static func migrate(_ connection: PostgresConnection) throws {
+        let all = SQLiteStore.schema.flatMap { module in
+            module.migrations.map { (name: module.name + "/" + $0.id, sql: PostgresSchema.translate($0.sql, migration: module.name + "/" + $0.id)) }
+        }
+        do {
+            try connection.execute("BEGIN")
+            try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
+            try connection.execute(PostgresSchema.prelude)
+            let applied = Set(try connection.query("SELECT name FROM schema_migration", []) { $0.string(0) })
+            for migration in all where !applied.contains(migration.name) {
+                try connection.execute(migration.sql)
+                try connection.run("INSERT INTO schema_migration (name, applied_at) VALUES (?, ?)", [.text(migration.name), .integer(Int64(time(nil)))])
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw StoreError("cannot migrate the store: \(error)")
+        }
+    }
+}
+
+extension StoreError {
+    /// The store's server cannot be reached now; nothing was written.
+    public static let unreachable = StoreError("the store is unreachable")
+}
