@@ -26,6 +26,8 @@ if [ "${1:-}" = "--test" ]; then
   need_test_apt=()
   command -v node >/dev/null 2>&1 || need_test_apt+=(nodejs)
   command -v tsc >/dev/null 2>&1 || need_test_apt+=(node-typescript)
+  # PostgreSQL (Debian's postgresql): the tests start a throw-away cluster of their own.
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_test_apt+=(postgresql)
   if [ ${#need_test_apt[@]} -gt 0 ]; then
     echo "setup: apt-get install ${need_test_apt[*]}"
     as_root apt-get update -qq

@@ -26,6 +26,9 @@ public struct ServiceError: Error, CustomStringConvertible {
 
     public static let internalError = ServiceError(code: -32603, message: "Internal error")
     public static let unknownUser = ServiceError(code: -32010, message: "unknown user")
+    /// The store's server cannot be reached now; nothing was written.
+    public static let storeUnreachable = ServiceError(
+        code: -32015, message: "The store is unreachable; nothing was changed. Try again.", data: ["retryAfterSeconds": 1])
 
     var rpcError: RPCError { RPCError(code: code, message: message, data: data) }
 }

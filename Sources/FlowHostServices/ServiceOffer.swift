@@ -4,7 +4,7 @@ import FlowJSON
 
 /// Offers one host service. Its params are declared (the host checks them
 /// before `body` runs); `body` may throw anything: an unknown user is -32010,
-/// any other failure is logged and reaches the flow as a generic internal
+/// an unreachable store is -32015 (the client may try again), any other failure is logged and reaches the flow as a generic internal
 /// error, never with the store's own message.
 func offer(
     _ engine: HostEngine, _ name: String, _ params: [ParamSpec], _ body: @escaping (_ caller: String, ServiceParams) throws -> JSON?
@@ -16,6 +16,9 @@ func offer(
             throw error
         } catch let error as StoreError where error == .notFound {
             throw ServiceError.unknownUser
+        } catch let error as StoreError where error == .unreachable {
+            engine.logger.error("service \(name): the store is unreachable")
+            throw ServiceError.storeUnreachable
         } catch {
             engine.logger.error("service \(name) failed: \(error)")
             throw ServiceError.internalError

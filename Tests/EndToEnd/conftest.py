@@ -26,6 +26,85 @@ def _bin_dir():
 BIN_DIR = _bin_dir()
 FLOWHOST = os.path.join(BIN_DIR, "flowhost")
 
+# -- The store backend -----------------------------------------------------------
+#
+# FLOWHOST_TEST_BACKEND=postgresql runs the suite on PostgreSQL: a throw-away
+# cluster (pgcluster.py) for the whole run, and for every SQLite file a test
+# names as a store, a database of its own (its host-local files in a state
+# folder beside where the file would be). Tests that read the SQLite file
+# itself are marked sqlite_only.
+
+BACKEND = os.environ.get("FLOWHOST_TEST_BACKEND", "sqlite")
+_CLUSTER = []
+STORE_MAP = {}
+
+
+def postgres_cluster():
+    if not _CLUSTER:
+        import atexit
+        import tempfile
+        from pgcluster import Cluster
+        _CLUSTER.append(Cluster(tempfile.mkdtemp(prefix="flowhost-pg-")))
+        atexit.register(_CLUSTER[0].remove)
+    return _CLUSTER[0]
+
+
+def store_location(path):
+    """The store a test's SQLite path stands for on this run's backend."""
+    if BACKEND != "postgresql" or not str(path).endswith(".sqlite"):
+        return str(path)
+    path = str(path)
+    if path not in STORE_MAP:
+        STORE_MAP[path] = postgres_cluster().create_database()
+    return postgres_cluster().url(STORE_MAP[path])
+
+
+def store_environment(path):
+    """FLOWHOST_STATE_DIR for a mapped store: the folder the SQLite file would be in
+    (so host-custody keys are in devices/ beside it, as with SQLite)."""
+    if BACKEND != "postgresql" or not str(path).endswith(".sqlite"):
+        return {}
+    return {"FLOWHOST_STATE_DIR": os.path.dirname(str(path)) or "."}
+
+
+def map_store_arguments(args):
+    """`--store X.sqlite` becomes the backend's store; returns (args, environment)."""
+    args, environment = list(args), {}
+    for index in range(len(args) - 1):
+        if args[index] == "--store":
+            environment.update(store_environment(args[index + 1]))
+            args[index + 1] = store_location(args[index + 1])
+    return args, environment
+
+
+def store_rows(path, query, *args):
+    """Rows of a read-only query on the store a test's SQLite path stands for
+    (`?` placeholders; on PostgreSQL, values are quoted literals and numbers
+    come back as ints)."""
+    import re
+    if BACKEND != "postgresql":
+        import sqlite3
+        with sqlite3.connect("file:%s?mode=ro" % path, uri=True, timeout=10) as database:
+            return database.execute(query, args).fetchall()
+    literals = iter("'%s'" % str(arg).replace("'", "''") if isinstance(arg, str) else str(int(arg)) for arg in args)
+    sql = re.sub(r"\?", lambda _: next(literals), re.sub(r"\b(FROM|UPDATE|INTO|JOIN) user\b", r'\1 "user"', query))
+    store_location(path)
+    rows = postgres_cluster().psql(STORE_MAP[str(path)], sql)
+    return [tuple(int(value) if re.fullmatch(r"-?\d+", value) else (None if value == "" else value) for value in row) for row in rows]
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "sqlite_only: reads the SQLite file itself; skipped on PostgreSQL")
+    config.addinivalue_line("markers", "secrets_on_purpose: the test plants a secret where it must not be")
+
+
+def pytest_collection_modifyitems(config, items):
+    if BACKEND == "postgresql":
+        skip = pytest.mark.skip(reason="reads the SQLite file itself (FLOWHOST_TEST_BACKEND=postgresql)")
+        for item in items:
+            if "sqlite_only" in item.keywords:
+                item.add_marker(skip)
+
 
 @pytest.fixture(scope="session")
 def flowhost_bin():
@@ -105,7 +184,10 @@ def spawn(flowhost_bin, tmp_path):
     def start(*args, env=None):
         environment = dict(os.environ)
         environment.pop("FLOWHOST_PLUGIN_PATH", None)
-        environment["FLOWHOST_STORE"] = str(tmp_path / "default-store.sqlite")
+        environment["FLOWHOST_STORE"] = store_location(tmp_path / "default-store.sqlite")
+        environment.update(store_environment(tmp_path / "default-store.sqlite"))
+        args, mapped = map_store_arguments(args)
+        environment.update(mapped)
         # The most verbose level unless a test says otherwise: the secret
         # hygiene check below then sees every line the host can write.
         environment.setdefault("FLOWHOST_LOG_LEVEL", "trace")
@@ -142,6 +224,18 @@ def register_secret(value):
 
 
 @pytest.fixture(autouse=True)
+def drop_test_databases():
+    """Each test's PostgreSQL databases are dropped after it (the hosts are closed by then)."""
+    STORE_MAP.clear()
+    yield
+    for client in SPAWNED:
+        client.close()
+    for database in STORE_MAP.values():
+        postgres_cluster().drop_database(database)
+    STORE_MAP.clear()
+
+
+@pytest.fixture(autouse=True)
 def secret_hygiene(tmp_path, request):
     SPAWNED.clear()
     SECRETS.clear()
@@ -166,6 +260,9 @@ def secret_hygiene(tmp_path, request):
             with open(os.path.join(folder, name), "rb") as handle:
                 content = handle.read()
             leaks += ["%s: %s" % (name, secret) for secret in SECRETS if secret.encode() in content]
+    for path, database in list(STORE_MAP.items()):
+        content = postgres_cluster().dump(database)
+        leaks += ["database %s: %s" % (os.path.basename(path), secret) for secret in SECRETS if secret.encode() in content]
     assert not leaks, "secrets where they must never be: %s" % sorted(set(leaks))[:10]
 
 
@@ -192,8 +289,8 @@ class Deployment:
 
     def admin(self, *args, check=True):
         import json as _json
-        out = subprocess.run([self.bin, "admin"] + list(args) + ["--store", self.store, "--config", self.config, "--json"],
-                             capture_output=True, text=True, timeout=60)
+        out = subprocess.run([self.bin, "admin"] + list(args) + ["--store", store_location(self.store), "--config", self.config, "--json"],
+                             capture_output=True, text=True, timeout=60, env=dict(os.environ, **store_environment(self.store)))
         if args and args[0] in CODE_SHOWING_COMMANDS:
             try:
                 shown = _json.loads(out.stdout)

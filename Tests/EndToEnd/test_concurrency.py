@@ -6,11 +6,10 @@ the wrong-password limit holds exactly when eight hosts guess at once."""
 
 import json
 import os
-import sqlite3
 import threading
 import time
 
-from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate
+from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate, store_rows
 from flowhost_client import RPCError
 
 HOSTS = 8
@@ -19,8 +18,7 @@ WRONG = "Wrong&Passw0rd9"
 
 
 def read(store, query, *args):
-    with sqlite3.connect("file:%s?mode=ro" % store, uri=True, timeout=10) as database:
-        return database.execute(query, args).fetchall()
+    return store_rows(store, query, *args)
 
 
 def status(event):

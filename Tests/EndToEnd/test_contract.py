@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from conftest import BIN_DIR, ROOT
+from conftest import BIN_DIR, ROOT, store_environment, store_location
 
 
 def test_the_committed_contract_is_current():
@@ -84,8 +84,8 @@ SCENARIO = r"""
 import sys, flowhost_client
 from flowhost_client import FlowHostClient, RPCError
 assert flowhost_client.__file__.startswith(sys.argv[4]), flowhost_client.__file__  # the installed copy
-binary, store, code = sys.argv[1], sys.argv[2], sys.argv[3]
-host = FlowHostClient([binary, "--store", store, "--config", store + ".json"])
+binary, store, code, config = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[5]
+host = FlowHostClient([binary, "--store", store, "--config", config])
 host.initialize(device={"deviceID": "typed-1", "deviceName": "typed", "ldaCapabilities": []})
 assert "getPassword" in flowhost_client.CHALLENGES and "platform/authenticateLDA" in flowhost_client.HOST_REQUESTS
 host.wait_event("getUser")
@@ -126,8 +126,10 @@ def test_the_python_client_installs_and_its_typed_methods_drive_the_flows(deploy
     code = deployment.add_user("alice")
     with open(deployment.store + ".json", "w") as handle, open(deployment.config) as config:
         handle.write(config.read())
-    run = subprocess.run([sys.executable, "-c", SCENARIO, os.path.join(BIN_DIR, "flowhost"), deployment.store, code, str(target)],
-                         capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(target)))
+    run = subprocess.run([sys.executable, "-c", SCENARIO, os.path.join(BIN_DIR, "flowhost"), store_location(deployment.store), code, str(target),
+                          deployment.store + ".json"],
+                         capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, PYTHONPATH=str(target), **store_environment(deployment.store)))
     assert run.returncode == 0 and "typed scenario ok" in run.stdout, run.stderr[-2000:]
 
 
@@ -137,8 +139,8 @@ def test_the_typescript_client_drives_the_flows(deployment):
     assert node, "Node.js is installed by scripts/setup.sh --test"
     alice, bob = deployment.add_user("alice"), deployment.add_user("bob")
     run = subprocess.run([node, os.path.join(ROOT, "Protocol", "clients", "typescript", "test", "scenario.mjs"),
-                          os.path.join(BIN_DIR, "flowhost"), deployment.store, deployment.config, alice, bob],
-                         capture_output=True, text=True, timeout=120)
+                          os.path.join(BIN_DIR, "flowhost"), store_location(deployment.store), deployment.config, alice, bob],
+                         capture_output=True, text=True, timeout=120, env=dict(os.environ, **store_environment(deployment.store)))
     assert run.returncode == 0 and "typescript scenario ok" in run.stdout, (run.stdout + run.stderr)[-3000:]
 
 

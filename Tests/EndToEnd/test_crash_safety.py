@@ -9,6 +9,10 @@ import json
 import os
 import random
 import sqlite3
+
+import pytest
+
+pytestmark = pytest.mark.sqlite_only  # its invariants read the SQLite file
 import threading
 import time
 

@@ -270,6 +270,7 @@ def test_a_third_party_verifies_with_the_exported_key_and_any_change_fails(deplo
     assert unknown.returncode == 1 and json.loads(unknown.stdout)["reason"] == "unknownSignature"
 
 
+@pytest.mark.sqlite_only
 def test_receipts_are_append_only_in_the_store(deployment):
     import sqlite3
     host = logged_in(deployment)

@@ -193,6 +193,7 @@ def test_a_key_file_or_folder_others_can_reach_is_refused(deployment):
     assert out.process.wait(10) != 0 and "chmod 700" in out.stderr_text()
 
 
+@pytest.mark.sqlite_only
 def test_a_store_from_the_build_before_device_keys(tmp_path, flowhost_bin, spawn):
     deployment = Deployment(str(tmp_path), flowhost_bin, spawn)
     fixture = os.path.join(os.path.dirname(__file__), "fixtures", "store-before-device-keys.sqlite")

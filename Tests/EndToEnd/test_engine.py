@@ -268,6 +268,7 @@ def test_a_flow_unsubscribing_does_not_end_the_hosts_own_interest(deployment, sp
     assert host.wait_event("onUserLoggedOff", timeout=3)["params"]["userID"] == "alice", "the host still watches its session"
 
 
+@pytest.mark.sqlite_only
 def test_a_c_flow_keeps_durable_state_of_its_own(spawn, test_plugins, deployment):
     host = engine_host(spawn, test_plugins, deployment)
 

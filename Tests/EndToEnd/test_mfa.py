@@ -423,6 +423,7 @@ def test_no_secret_in_stderr_store_or_audit(deployment):
         assert secret not in audit
 
 
+@pytest.mark.sqlite_only
 def test_store_is_private_and_env_selects_it(deployment, tmp_path):
     deployment.add_user("rita")
     assert oct(os.stat(deployment.store).st_mode & 0o777) == "0o600"
@@ -433,6 +434,7 @@ def test_store_is_private_and_env_selects_it(deployment, tmp_path):
     assert os.path.exists(other) and oct(os.stat(other).st_mode & 0o777) == "0o600"
 
 
+@pytest.mark.sqlite_only
 def test_production_argon2_default_end_to_end(tmp_path, flowhost_bin, spawn):
     from conftest import Deployment
     deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config={})

@@ -119,6 +119,7 @@ def test_a_stale_activation_dialogue_cannot_touch_a_user_activated_elsewhere(dep
     winner.wait_event("onUserLoggedIn")
 
 
+@pytest.mark.sqlite_only
 def test_blocking_ends_every_session_and_a_stopping_host_ends_its_own(deployment):
     code = deployment.add_user("alice")
     first = deployment.host("device-1")
@@ -475,6 +476,7 @@ def test_a_fifo_posing_as_a_plugin_neither_hangs_nor_loads(flowhost_bin, echo_di
 
 # -- Store and key files with a wrong mode ---------------------------------------------
 
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize("suffix", ["", ".key"])
 def test_store_and_key_files_others_can_read_are_refused(deployment, suffix):
     deployment.add_user("alice")

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import BIN_DIR, ROOT
+from conftest import BIN_DIR, ROOT, store_environment, store_location
 
 SUITE = os.path.join(ROOT, "Protocol", "scenarios", "flows.json")
 PYTHON_CLIENT = os.path.join(ROOT, "Protocol", "clients", "python")
@@ -19,13 +19,16 @@ NODE_RUNNER = os.path.join(ROOT, "Protocol", "clients", "typescript", "test", "s
 
 
 def runner(language, folder, suite=SUITE):
+    """On PostgreSQL, the store is the database standing for the folder's store.sqlite."""
     binary = os.path.join(BIN_DIR, "flowhost")
+    sqlite = os.path.join(str(folder), "store.sqlite")
+    environment = dict(os.environ, FLOWHOST_SCENARIO_STORE=store_location(sqlite), **store_environment(sqlite))
     if language == "python":
         return subprocess.run([sys.executable, "-m", "flowhost_client.scenarios", binary, str(folder), suite],
-                              capture_output=True, text=True, timeout=300, env=dict(os.environ, PYTHONPATH=PYTHON_CLIENT))
+                              capture_output=True, text=True, timeout=300, env=dict(environment, PYTHONPATH=PYTHON_CLIENT))
     node = shutil.which("node")
     assert node, "Node.js is installed by scripts/setup.sh --test"
-    return subprocess.run([node, NODE_RUNNER, binary, str(folder), suite], capture_output=True, text=True, timeout=300)
+    return subprocess.run([node, NODE_RUNNER, binary, str(folder), suite], capture_output=True, text=True, timeout=300, env=environment)
 
 
 @pytest.mark.parametrize("language", ["python", "node"])

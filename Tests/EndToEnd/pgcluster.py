@@ -1,0 +1,93 @@
+"""A throw-away PostgreSQL cluster for the tests: initdb and pg_ctl from
+Debian's postgresql package, run as an unprivileged user (the `postgres`
+account when the tests run as root), listening only on a Unix socket in its
+own temporary folder, with a password (SCRAM) that hosts read from a
+password file. `remove()` stops it and deletes everything."""
+
+import glob
+import itertools
+import os
+import secrets
+import shutil
+import subprocess
+
+
+def bindir():
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if not found:
+        raise RuntimeError("PostgreSQL is installed by scripts/setup.sh --test (Debian's postgresql)")
+    return os.path.dirname(found[-1])
+
+
+class Cluster:
+    USER = "flowhost"
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.data = os.path.join(folder, "data")
+        self.bin = bindir()
+        self.password = secrets.token_urlsafe(18)
+        self.passfile = os.path.join(folder, "pgpass")
+        self._names = itertools.count(1)
+        self._as = []
+        if os.geteuid() == 0:
+            # initdb refuses root: the server runs as postgres, in a folder it owns.
+            self._as = ["runuser", "-u", "postgres", "--"]
+            shutil.chown(folder, "postgres")
+        pwfile = os.path.join(folder, "initial-password")
+        with open(pwfile, "w") as handle:
+            handle.write(self.password + "\n")
+        if self._as:
+            shutil.chown(pwfile, "postgres")
+        self._run("initdb", "-D", self.data, "-U", self.USER, "--auth-local=scram-sha-256", "--auth-host=scram-sha-256",
+                  "--pwfile=" + pwfile, "--locale=C", "-E", "UTF8", "--no-sync")
+        os.unlink(pwfile)
+        with open(self.passfile, "w") as handle:
+            handle.write("%s:5432:*:%s:%s\n" % (folder, self.USER, self.password))
+        os.chmod(self.passfile, 0o600)
+        self.start()
+
+    def _run(self, tool, *args):
+        out = subprocess.run(self._as + [os.path.join(self.bin, tool)] + list(args), capture_output=True, text=True, timeout=120)
+        if out.returncode != 0:
+            raise RuntimeError("%s failed: %s" % (tool, out.stderr or out.stdout))
+        return out.stdout
+
+    def start(self):
+        options = "-c listen_addresses='' -c unix_socket_directories=%s -c max_connections=400 -c fsync=off" % self.folder
+        self._run("pg_ctl", "-D", self.data, "-o", options, "-l", os.path.join(self.folder, "server.log"), "-w", "start")
+
+    def stop(self, mode="fast"):
+        self._run("pg_ctl", "-D", self.data, "-m", mode, "-w", "stop")
+
+    def url(self, database):
+        return "postgresql:///%s?host=%s&user=%s&passfile=%s" % (database, self.folder, self.USER, self.passfile)
+
+    def psql(self, database, sql):
+        out = subprocess.run([os.path.join(self.bin, "psql"), "-X", "-q", "-At", "-F", "\t", "-v", "ON_ERROR_STOP=1",
+                              "-d", "dbname=%s host=%s user=%s" % (database, self.folder, self.USER), "-c", sql],
+                             capture_output=True, text=True, timeout=60, env=dict(os.environ, PGPASSFILE=self.passfile))
+        if out.returncode != 0:
+            raise RuntimeError(out.stderr.strip())
+        return [line.split("\t") for line in out.stdout.splitlines()]
+
+    def create_database(self):
+        name = "t%d_%d" % (os.getpid(), next(self._names))
+        self.psql("postgres", "CREATE DATABASE %s" % name)
+        return name
+
+    def drop_database(self, name):
+        self.psql("postgres", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name)
+
+    def dump(self, name):
+        out = subprocess.run([os.path.join(self.bin, "pg_dump"), "--data-only", "-d",
+                              "dbname=%s host=%s user=%s" % (name, self.folder, self.USER)],
+                             capture_output=True, timeout=120, env=dict(os.environ, PGPASSFILE=self.passfile))
+        return out.stdout
+
+    def remove(self):
+        try:
+            self.stop("immediate")
+        except Exception:
+            pass
+        shutil.rmtree(self.folder, ignore_errors=True)

@@ -1,0 +1,152 @@
+"""The PostgreSQL store against a real, throw-away server (pgcluster.py),
+whatever FLOWHOST_TEST_BACKEND says: what only PostgreSQL has (a server that
+can stop mid-flow, many hosts migrating at once, a password kept out of the
+URL) and what must hold there as in SQLite (append-only tables)."""
+
+import os
+import subprocess
+import tempfile
+import threading
+
+import pytest
+
+from conftest import CHEAP_CONFIG, GOOD_PASSWORD, activate, status_of
+from flowhost_client import RPCError
+from pgcluster import Cluster
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A cluster of this module's own: one test stops and starts it."""
+    made = Cluster(tempfile.mkdtemp(prefix="flowhost-pg-own-"))
+    yield made
+    made.remove()
+
+
+@pytest.fixture
+def store(cluster, tmp_path):
+    import json
+    database = cluster.create_database()
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(CHEAP_CONFIG))
+    yield {"url": cluster.url(database), "db": database, "config": str(config), "env": {"FLOWHOST_STATE_DIR": str(tmp_path)}}
+    cluster.drop_database(database)
+
+
+def admin(flowhost_bin, store, *args):
+    import json
+    out = subprocess.run([flowhost_bin, "admin"] + list(args) + ["--store", store["url"], "--config", store["config"], "--json"],
+                         capture_output=True, text=True, timeout=60, env=dict(os.environ, **store["env"]))
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def host(spawn, store, device):
+    client = spawn("--store", store["url"], "--config", store["config"], env=store["env"])
+    client.initialize(device={"deviceID": device, "deviceName": device, "ldaCapabilities": []})
+    return client
+
+
+def test_the_server_stopping_mid_flow_is_a_clear_status_and_the_host_recovers(cluster, store, spawn, flowhost_bin):
+    code = admin(flowhost_bin, store, "add-user", "alice")["activationCode"]
+    laptop = host(spawn, store, "laptop")
+    activate(laptop, "alice", code)
+    laptop.request("logOff", ["alice"])
+    laptop.wait_event("getUser")
+    laptop.request("setUser", ["alice"])
+    laptop.wait_event("getPassword")
+    cluster.stop("fast")
+    try:
+        laptop.request("setPassword", [GOOD_PASSWORD, 0])
+        refused = laptop.wait_event("getUser")
+        assert status_of(refused) == 114, refused  # a clear status, not a crash or a login
+        assert laptop.process.poll() is None
+        # While the server is down, a new step is refused with a clear error; getUser stays open.
+        with pytest.raises(RPCError) as refused_again:
+            laptop.request("setUser", ["alice"])
+        assert refused_again.value.code == -32015 and refused_again.value.data == {"retryAfterSeconds": 1}
+    finally:
+        cluster.start()
+    # The server is back: the same host logs in (it reconnects; the back-off is short at first).
+    import time
+    deadline = time.time() + 15
+    while True:
+        try:
+            laptop.request("setUser", ["alice"])
+            break
+        except RPCError as error:
+            assert error.code == -32015 and time.time() < deadline, error
+            time.sleep(0.2)
+    laptop.wait_event("getPassword")
+    laptop.request("setPassword", [GOOD_PASSWORD, 0])
+    assert laptop.wait_event("onUserLoggedIn")["params"]["userID"] == "alice"
+    # Nothing half-written: no attempt was spent, one session is open (this one).
+    rows = cluster.psql(store["db"], "SELECT password_attempts_left FROM \"user\" WHERE user_id = 'alice'")
+    assert int(rows[0][0]) == CHEAP_CONFIG["passwords"]["maxAttempts"]
+    assert cluster.psql(store["db"], "SELECT count(*) FROM session WHERE user_id = 'alice' AND ended_at IS NULL") == [["1"]]
+    assert "the store is unreachable" in laptop.stderr_text()
+
+
+def test_eight_hosts_starting_at_once_on_a_new_database_migrate_it_once(cluster, store, flowhost_bin):
+    results = []
+
+    def start():
+        out = subprocess.run([flowhost_bin, "--store", store["url"], "--config", store["config"]],
+                             input='{"jsonrpc":"2.0","id":1,"method":"ping"}\n', capture_output=True, text=True, timeout=60,
+                             env=dict(os.environ, **store["env"]))
+        results.append((out.returncode, out.stderr[-500:]))
+    threads = [threading.Thread(target=start) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert all(code == 0 for code, _ in results), results
+    names = [row[0] for row in cluster.psql(store["db"], "SELECT name FROM schema_migration ORDER BY name")]
+    assert len(names) == len(set(names)) and "credentials/v1-accounts" in names and "signatures/v1-signature-receipts" in names
+
+
+def test_the_audit_log_and_signature_receipts_refuse_update_and_delete(cluster, store, flowhost_bin):
+    admin(flowhost_bin, store, "add-user", "bob")
+    # Rows to refuse changes to (inserted directly: these tables refuse only UPDATE and DELETE).
+    cluster.psql(store["db"], "INSERT INTO signature_receipt VALUES ('r1','bob','d','k','p',0,0,'none',1,'r','x','s')")
+    cluster.psql(store["db"], "INSERT INTO audit_count VALUES (0, 'bob', 'a', 'o', 2, 1)")
+    for statement in ("UPDATE audit SET outcome = 'x'", "DELETE FROM audit", "DELETE FROM audit_count",
+                      "UPDATE audit_count SET count = 1", "DELETE FROM signature_receipt", "UPDATE signature_receipt SET reason = 'x'"):
+        with pytest.raises(RuntimeError, match="append-only"):
+            cluster.psql(store["db"], statement)
+    # A count may grow.
+    cluster.psql(store["db"], "UPDATE audit_count SET count = 3")
+    assert int(cluster.psql(store["db"], "SELECT count(*) FROM audit")[0][0]) >= 1
+
+
+def test_a_password_in_the_store_url_is_refused_and_never_shown(cluster, store, flowhost_bin, tmp_path):
+    url = store["url"].replace("postgresql:///", "postgresql://flowhost:Sup3r-Secret-pw@/")
+    out = subprocess.run([flowhost_bin, "--store", url], input="", capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0 and "password file" in out.stderr and "Sup3r-Secret-pw" not in out.stderr
+    out = subprocess.run([flowhost_bin, "admin", "show-user", "alice", "--store", store["url"] + "&password=Sup3r-Secret-pw"],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0 and "Sup3r-Secret-pw" not in out.stderr + out.stdout
+
+
+def test_an_unreachable_server_at_start_is_a_clear_error(tmp_path, flowhost_bin):
+    url = "postgresql:///nowhere?host=%s&user=flowhost" % tmp_path
+    out = subprocess.run([flowhost_bin, "admin", "show-user", "alice", "--store", url], capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0 and "cannot connect to the store" in out.stderr, out.stderr
+
+
+def test_a_sqlite_host_never_loads_libpq(flowhost_bin, tmp_path):
+    """The PostgreSQL code is paid for only when used: libpq is not among the
+    libraries a host on the SQLite store maps."""
+    process = subprocess.Popen([flowhost_bin, "--store", str(tmp_path / "s.sqlite")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    try:
+        process.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+        process.stdin.flush()
+        process.stdout.readline()
+        with open("/proc/%d/maps" % process.pid) as maps:
+            assert "libpq" not in maps.read()
+    finally:
+        process.stdin.close()
+        process.wait(timeout=10)
+    needed = subprocess.run(["readelf", "-d", flowhost_bin], capture_output=True, text=True).stdout
+    assert "libpq" not in needed
