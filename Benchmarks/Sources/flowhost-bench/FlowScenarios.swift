@@ -7,9 +7,10 @@ struct FlowScenarios {
     let config: String
     static let password = "Tr0ub4dor&Zebra"
 
-    init(setup: Setup, name: String, argon2: (memoryKiB: Int, iterations: Int)) throws {
+    /// `store`: another store (a PostgreSQL URL) instead of a new SQLite file.
+    init(setup: Setup, name: String, argon2: (memoryKiB: Int, iterations: Int), store: String? = nil) throws {
         self.setup = setup
-        store = setup.folder + "/\(name).sqlite"
+        self.store = store ?? setup.folder + "/\(name).sqlite"
         config = setup.folder + "/\(name).json"
         let text = #"{"passwords":{"argon2":{"memoryKiB":\#(argon2.memoryKiB),"iterations":\#(argon2.iterations),"parallelism":1},"maxAttempts":100},"activation":{"maxAttempts":100}}"#
         try text.write(toFile: config, atomically: true, encoding: .utf8)

@@ -1,0 +1,61 @@
+import Foundation
+
+/// A throw-away PostgreSQL cluster for the PostgreSQL rows (Debian's
+/// postgresql; as the `postgres` account when the bench runs as root),
+/// on a Unix socket in its own folder, password from a password file.
+/// Nil when PostgreSQL is not installed: those rows are then left out.
+final class PostgresCluster {
+    let folder: String
+    private let bin: String
+    private let asUser: [String]
+    private var databases = 0
+
+    init?(folder: String) throws {
+        let root = "/usr/lib/postgresql"
+        guard let version = (try? FileManager.default.contentsOfDirectory(atPath: root))?.sorted().last,
+              FileManager.default.isExecutableFile(atPath: "\(root)/\(version)/bin/initdb") else { return nil }
+        bin = "\(root)/\(version)/bin"
+        self.folder = folder
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        asUser = getuid() == 0 ? ["runuser", "-u", "postgres", "--"] : []
+        let password = UUID().uuidString
+        let pwfile = folder + "/initial-password"
+        try (password + "\n").write(toFile: pwfile, atomically: true, encoding: .utf8)
+        if getuid() == 0 {
+            try run(["chown", "postgres", folder, pwfile], asServer: false)
+        }
+        try run([bin + "/initdb", "-D", folder + "/data", "-U", "flowhost", "--auth-local=scram-sha-256", "--pwfile=" + pwfile,
+                 "--locale=C", "-E", "UTF8", "--no-sync"])
+        try FileManager.default.removeItem(atPath: pwfile)
+        try "\(folder):5432:*:flowhost:\(password)\n".write(toFile: folder + "/pgpass", atomically: true, encoding: .utf8)
+        chmod(folder + "/pgpass", 0o600)
+        try run([bin + "/pg_ctl", "-D", folder + "/data", "-l", folder + "/server.log", "-w", "start",
+                 "-o", "-c listen_addresses='' -c unix_socket_directories=\(folder) -c max_connections=200"])
+    }
+
+    func stop() {
+        try? run([bin + "/pg_ctl", "-D", folder + "/data", "-m", "immediate", "-w", "stop"])
+    }
+
+    /// A new database; its URL (no password: it is in the password file).
+    func newDatabase() throws -> String {
+        databases += 1
+        let name = "bench\(databases)"
+        try run([bin + "/psql", "-X", "-q", "-d", "dbname=postgres host=\(folder) user=flowhost", "-c", "CREATE DATABASE \(name)"],
+                asServer: false, environment: ["PGPASSFILE": folder + "/pgpass"])
+        return "postgresql:///\(name)?host=\(folder)&user=flowhost&passfile=\(folder)/pgpass"
+    }
+
+    private func run(_ argv: [String], asServer: Bool = true, environment: [String: String] = [:]) throws {
+        let process = Process()
+        let full = (asServer ? asUser : []) + argv
+        process.executableURL = URL(fileURLWithPath: full[0].hasPrefix("/") ? full[0] : "/usr/bin/env")
+        process.arguments = full[0].hasPrefix("/") ? Array(full.dropFirst()) : full
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("\(argv[0]) failed") }
+    }
+}
