@@ -6,6 +6,8 @@
 #include <spawn.h>
 #include <time.h>
 #include <unistd.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 
 extern char **environ;
 
@@ -57,4 +59,22 @@ pid_t bench_spawn(char *const argv[], int cpu, int *to_child, int *from_child, i
     *to_child = in[1];
     *from_child = out[0];
     return pid;
+}
+
+int bench_run(char *const argv[], const char *extra_env) {
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+        for (int fd = 3; fd < 1024; fd++) close(fd);
+        if (extra_env) putenv((char *)extra_env);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {}
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

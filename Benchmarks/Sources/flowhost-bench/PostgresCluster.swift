@@ -1,3 +1,4 @@
+import CBenchSupport
 import Foundation
 
 /// A throw-away PostgreSQL cluster for the PostgreSQL rows (Debian's
@@ -47,15 +48,13 @@ final class PostgresCluster {
     }
 
     private func run(_ argv: [String], asServer: Bool = true, environment: [String: String] = [:]) throws {
-        let process = Process()
+        // Not Foundation's Process: its waiting hangs when the command leaves a
+        // daemon behind (pg_ctl start) that inherited one of its descriptors.
         let full = (asServer ? asUser : []) + argv
-        process.executableURL = URL(fileURLWithPath: full[0].hasPrefix("/") ? full[0] : "/usr/bin/env")
-        process.arguments = full[0].hasPrefix("/") ? Array(full.dropFirst()) : full
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchError("\(argv[0]) failed") }
+        var pointers: [UnsafeMutablePointer<CChar>?] = full.map { strdup($0) } + [nil]
+        defer { for pointer in pointers { free(pointer) } }
+        let extra = environment.first.map { "\($0.key)=\($0.value)" }
+        let status = extra.map { text in text.withCString { bench_run(&pointers, strdup($0)) } } ?? bench_run(&pointers, nil)
+        guard status == 0 else { throw BenchError("\(argv[0]) failed (status \(status))") }
     }
 }
