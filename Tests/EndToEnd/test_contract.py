@@ -38,33 +38,42 @@ def test_every_reference_in_the_contract_names_a_schema():
     assert -32007 in {error["code"] for error in document["x-flowhost-errors"]}
 
 
+def golden_lines(name):
+    """(direction "->" or "<-", host "@B" or "", message, text) for each JSON object line of a transcript."""
+    with open(os.path.join(ROOT, "Protocol", "golden", name), encoding="utf-8") as handle:
+        for raw in handle.read().splitlines():
+            if raw[:3] not in ("-> ", "<- "):
+                continue
+            host = "@B" if raw[3:].startswith("@B") else ""
+            text = raw[3:].split(" ", 1)[1] if raw[3:].startswith("@") else raw[3:]
+            try:
+                message = json.loads(text)
+            except ValueError:
+                continue  # the errors transcript sends broken lines on purpose
+            if isinstance(message, dict):
+                yield raw[:2], host, message, text
+
+
+def contract_methods():
+    with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as handle:
+        return {method["name"]: method for method in json.load(handle)["methods"]}
+
+
 def test_every_request_in_the_golden_transcripts_fits_its_schema():
     """The client lines of every transcript that the host accepted (by name,
     or by position in the contract's param order) fit the method's params
     schema where it has one. (Lines the host refused, sent on purpose by the
     errors transcript, are left out.)"""
     from schemas import validate
-    with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as handle:
-        methods = {method["name"]: method for method in json.load(handle)["methods"]}
-    golden = os.path.join(ROOT, "Protocol", "golden")
+    methods = contract_methods()
     checked = 0
-    for name in sorted(os.listdir(golden)):
+    for name in sorted(os.listdir(os.path.join(ROOT, "Protocol", "golden"))):
         sent, accepted = [], set()
-        with open(os.path.join(golden, name), encoding="utf-8") as handle:
-            for raw in handle.read().splitlines():
-                if raw[:3] not in ("-> ", "<- "):
-                    continue
-                text = raw[3:].split(" ", 1)[1] if raw[3:].startswith("@") else raw[3:]
-                try:
-                    message = json.loads(text)
-                except ValueError:
-                    continue  # the errors transcript sends broken lines on purpose
-                if not isinstance(message, dict):
-                    continue
-                if raw.startswith("-> "):
-                    sent.append((raw[3:].startswith("@B"), message))
-                elif "result" in message:
-                    accepted.add((raw[3:].startswith("@B"), json.dumps(message.get("id"))))
+        for direction, host, message, _ in golden_lines(name):
+            if direction == "->":
+                sent.append((host, message))
+            elif "result" in message:
+                accepted.add((host, json.dumps(message.get("id"))))
         for host, message in sent:
             method = methods.get(message.get("method"))
             if not method or "x-flowhost-paramsSchema" not in method or "params" not in message:
@@ -217,31 +226,19 @@ def test_every_method_event_and_host_request_has_a_complete_schema_and_every_sch
 
 def test_every_golden_result_fits_its_methods_result_schema():
     from schemas import validate
-    with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as handle:
-        methods = {method["name"]: method for method in json.load(handle)["methods"]}
-    golden = os.path.join(ROOT, "Protocol", "golden")
+    methods = contract_methods()
     checked = 0
-    for name in sorted(os.listdir(golden)):
+    for name in sorted(os.listdir(os.path.join(ROOT, "Protocol", "golden"))):
         sent = {}
-        with open(os.path.join(golden, name), encoding="utf-8") as handle:
-            for raw in handle.read().splitlines():
-                if raw[:3] not in ("-> ", "<- "):
-                    continue
-                text = raw[3:].split(" ", 1)[1] if raw[3:].startswith("@") else raw[3:]
-                try:
-                    message = json.loads(text)
-                except ValueError:
-                    continue
-                if not isinstance(message, dict):
-                    continue
-                if raw.startswith("->") and "method" in message and "id" in message:
-                    sent[json.dumps(message["id"])] = message["method"]
-                elif raw.startswith("<-") and "result" in message and json.dumps(message.get("id")) in sent:
-                    method = methods.get(sent[json.dumps(message["id"])])
-                    ref = (method or {}).get("result", {}).get("schema", {}).get("$ref")
-                    if ref and "{{" not in text:
-                        validate(ref.split("/")[-1][: -len(".schema.json")], message["result"])
-                        checked += 1
+        for direction, host, message, text in golden_lines(name):
+            key = (host, json.dumps(message.get("id")))
+            if direction == "->" and "method" in message and "id" in message:
+                sent[key] = message["method"]
+            elif direction == "<-" and "result" in message and key in sent:
+                ref = (methods.get(sent[key]) or {}).get("result", {}).get("schema", {}).get("$ref")
+                if ref and "{{" not in text:
+                    validate(ref.split("/")[-1][: -len(".schema.json")], message["result"])
+                    checked += 1
     assert checked >= 20, checked
 
 
