@@ -3,22 +3,17 @@ logins, step-ups, approvals and signings (at least 200 kills), while a second
 host keeps working on the same store. Afterwards the store is intact, every
 user is activated fully or not at all, no attempt counter went back up, no
 code or approval worked twice, no notification was answered twice, and the
-audit log never shrank."""
+audit log never shrank. On SQLite and on PostgreSQL alike."""
 
 import json
 import os
 import random
-import sqlite3
-
-import pytest
-
-pytestmark = pytest.mark.sqlite_only  # its invariants read the SQLite file
 import threading
 import time
 
 import pytest
 
-from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate
+from conftest import BACKEND, CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate, store_rows
 from flowhost_client import HostExited, RPCError
 
 KILLS = int(os.environ.get("FLOWHOST_CRASH_KILLS", "200"))
@@ -26,8 +21,7 @@ WRONG = "Wrong&Passw0rd9"
 
 
 def read(store, query, *args):
-    with sqlite3.connect("file:%s?mode=ro" % store, uri=True, timeout=10) as database:
-        return database.execute(query, args).fetchall()
+    return store_rows(store, query, *args)
 
 
 class Worker(threading.Thread):
@@ -177,7 +171,9 @@ def test_random_kills_lose_and_corrupt_nothing(tmp_path, flowhost_bin, spawn):
     assert worker.signed > 0
 
     # The store is intact.
-    assert read(store, "PRAGMA integrity_check") == [("ok",)]
+    if BACKEND == "sqlite":
+        # (On PostgreSQL the killed hosts are only clients: the server's own files are never at risk.)
+        assert read(store, "PRAGMA integrity_check") == [("ok",)]
     # The audit log never shrank, and the attempt counter never went back up.
     assert audit_sizes == sorted(audit_sizes)
     assert victim_left == sorted(victim_left, reverse=True)
