@@ -12,7 +12,8 @@ import Glibc
 ///   codes and answers stay exact however many hosts write at once. A
 ///   serialization failure or deadlock runs the whole transaction again after
 ///   a short, growing, jittered pause; clients never see one.
-/// - `Durability.relaxed` is `synchronous_commit = off` for that transaction.
+/// - `Durability.full` commits with `synchronous_commit = on` (set on each
+///   connection, whatever the server's default); `relaxed` is `off` for that transaction.
 /// - A lost connection is opened again on the next use, at most once per
 ///   back-off interval (doubling to 5 s); meanwhile the store answers
 ///   `StoreError.unreachable`, which flows turn into a clear status.
@@ -37,7 +38,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
         conninfo = url
         location = url
         let opened: PostgresConnection
-        do { opened = try PostgresConnection(conninfo: url) } catch { throw StoreError("cannot connect to the store: \(error.message)") }
+        do { opened = try Self.open(url) } catch { throw StoreError("cannot connect to the store: \(error.message)") }
         connection = opened
         try Self.migrate(opened)
     }
@@ -107,7 +108,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
         let now = Self.monotonicNanoseconds()
         guard now >= nextReconnect else { throw StoreError.unreachable }
         do {
-            let fresh = try PostgresConnection(conninfo: conninfo)
+            let fresh = try Self.open(conninfo)
             connection = fresh
             reconnectPause = 100_000_000
             return fresh
@@ -116,6 +117,15 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
             reconnectPause = min(reconnectPause * 2, 5_000_000_000)
             throw StoreError.unreachable
         }
+    }
+
+    /// A connection whose commits wait for the disk whatever the server's or
+    /// the database's default: `Durability.full` must mean it (`relaxed`
+    /// lowers it per transaction with SET LOCAL).
+    private static func open(_ conninfo: String) throws(PostgresError) -> PostgresConnection {
+        let connection = try PostgresConnection(conninfo: conninfo)
+        try connection.execute("SET synchronous_commit = on")
+        return connection
     }
 
     private static func monotonicNanoseconds() -> UInt64 {

@@ -80,11 +80,40 @@ def test_the_server_stopping_mid_flow_is_a_clear_status_and_the_host_recovers(cl
     laptop.wait_event("getPassword")
     laptop.request("setPassword", [GOOD_PASSWORD, 0])
     assert laptop.wait_event("onUserLoggedIn")["params"]["userID"] == "alice"
+    # The change feed came back too (its LISTEN connection is opened again): a
+    # notification made now reaches the logged-in host.
+    uuid = admin(flowhost_bin, store, "notify", "alice", "--subject", "After the restart", "--message", "m",
+                 "--action", "Accept=accept:1")["notification_uuid"]
+    assert laptop.wait_event("onNotificationReceived", timeout=15)["params"]["notification_uuid"] == uuid
     # Nothing half-written: no attempt was spent, one session is open (this one).
     rows = cluster.psql(store["db"], "SELECT password_attempts_left FROM \"user\" WHERE user_id = 'alice'")
     assert int(rows[0][0]) == CHEAP_CONFIG["passwords"]["maxAttempts"]
     assert cluster.psql(store["db"], "SELECT count(*) FROM session WHERE user_id = 'alice' AND ended_at IS NULL") == [["1"]]
     assert "the store is unreachable" in laptop.stderr_text()
+
+
+def test_durability_maps_to_synchronous_commit_whatever_the_databases_default(cluster, store, spawn, flowhost_bin):
+    """A database whose default is synchronous_commit=off still gets durable
+    commits for security-relevant writes: each connection sets it on, and
+    only relaxed writes (a login's session) lower it, per transaction. Seen
+    in the server's statement log of this database."""
+    cluster.psql("postgres", "ALTER DATABASE %s SET synchronous_commit = off" % store["db"])
+    cluster.psql("postgres", "ALTER DATABASE %s SET log_statement = 'all'" % store["db"])
+    code = admin(flowhost_bin, store, "add-user", "carol")["activationCode"]
+    laptop = host(spawn, store, "laptop-c")
+    activate(laptop, "carol", code)
+    laptop.request("logOff", ["carol"])
+    laptop.wait_event("getUser")
+    laptop.request("setUser", ["carol"])
+    laptop.wait_event("getPassword")
+    laptop.request("setPassword", [GOOD_PASSWORD, 0])
+    laptop.wait_event("onUserLoggedIn")
+    assert cluster.psql(store["db"], "SELECT status FROM \"user\" WHERE user_id = 'carol'") == [["active"]]
+    with open(os.path.join(cluster.folder, "server.log"), encoding="utf-8", errors="replace") as handle:
+        log = handle.read()
+    assert "statement: SET synchronous_commit = on" in log
+    assert "statement: SET LOCAL synchronous_commit = off" in log
+    assert code not in log and GOOD_PASSWORD not in log  # raw secrets never reach SQL, only their hashes
 
 
 def test_eight_hosts_starting_at_once_on_a_new_database_migrate_it_once(cluster, store, flowhost_bin):
