@@ -166,6 +166,12 @@ let package = Package(
             dependencies: ["FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostVocabulary", "FlowHostStore", "FlowJSON"]),
         .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
         .testTarget(name: "FlowHostClientTests", dependencies: ["FlowHostClient"]),
+        .testTarget(
+            name: "FlowHostServicesTests",
+            dependencies: [
+                "FlowHostServices", "FlowHostCore", "FlowHostCredentials", "FlowHostDelivery", "FlowHostDevices", "FlowHostStore", "JSONRPC",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "FlowHostSDK", "JSONRPC", "FlowJSON", "TestSupport", "CFlowHostSystem"]),
     ]
 )

@@ -5,6 +5,8 @@ import FlowJSON
 /// `audit.record`: a flow's own events, counted per hour (never one row per call).
 enum AuditModule {
     static func register(_ credentials: CredentialService, in engine: HostEngine) {
+        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
+        unowned let engine = engine
         offer(
             engine, "audit.record",
             [string("action"), string("outcome"), string("userID", required: false), string("deviceID", required: false)]

@@ -12,6 +12,8 @@ enum AuthenticatorsModule {
     static let freshSeconds: Int64 = 300
 
     static func register(_ authenticators: DeviceAuthenticators, in engine: HostEngine) {
+        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
+        unowned let engine = engine
         func requireFreshProof(_ userID: String, _ deviceID: String) throws(ServiceError) {
             guard engine.recentlyProved(userID: userID, deviceID: deviceID, within: freshSeconds) else {
                 throw ServiceError(

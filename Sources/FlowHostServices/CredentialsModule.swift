@@ -14,6 +14,8 @@ enum CredentialsModule {
     static func register(
         _ credentials: CredentialService, keyring: DeviceKeyring?, in engine: HostEngine
     ) {
+        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
+        unowned let engine = engine
         offer(engine, "credentials.userState", [string("userID", userID: true), string("deviceID")]) { _, p in
             guard let state = try credentials.userState(try p.string("userID"), deviceID: try p.string("deviceID")) else { return .null }
             let json: JSON = [

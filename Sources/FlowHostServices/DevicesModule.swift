@@ -15,6 +15,8 @@ enum DevicesModule {
     static let ldaStepUpReason = "step-up-lda"
 
     static func register(_ credentials: CredentialService, keyring: DeviceKeyring?, in engine: HostEngine) {
+        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
+        unowned let engine = engine
         func custody() -> String { engine.clientDevice["keyCustody"]?.stringValue ?? "host" }
 
         engine.registerAsyncService("device.createKey", params: [string("userID", userID: true), string("deviceID")]) { caller, p, finish in

@@ -15,6 +15,8 @@ public enum HostModules {
     ])
 
     public static func register(_ credentials: CredentialService, feedWake: (any FeedSignal)?, keyring: DeviceKeyring?, in engine: HostEngine) {
+        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
+        unowned let engine = engine
         let notifications = NotificationService(store: credentials.store, audit: credentials.audit, clock: CredentialService.now)
         if let feedWake { notifications.ringFeed = { feedWake.ring() } }
         CredentialsModule.register(credentials, keyring: keyring, in: engine)

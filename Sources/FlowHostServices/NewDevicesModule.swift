@@ -9,6 +9,8 @@ import FlowJSON
 /// completion begins the host's session and tells the user's other devices.
 enum NewDevicesModule {
     static func register(_ devices: AdditionalDeviceActivation, notifications: NotificationService, in engine: HostEngine) {
+        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
+        unowned let engine = engine
         offer(
             engine, "newdevice.complete",
             [

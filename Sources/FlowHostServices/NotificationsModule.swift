@@ -11,6 +11,8 @@ import Glibc
 /// shapes. The step-up and device-activation flows build on these.
 enum NotificationsModule {
     static func register(_ notifications: NotificationService, in engine: HostEngine) {
+        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
+        unowned let engine = engine
         offer(
             engine, "notifications.create",
             [

@@ -16,6 +16,8 @@ enum RecordsModule {
     static let maxOperations = 64
 
     static func register(_ store: any FlowStore, in engine: HostEngine) {
+        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
+        unowned let engine = engine
         offer(engine, "records.get", [string("collection"), string("key")]) { caller, p in
             let (collection, key) = try names(p)
             guard let record = try store.read({ try $0.record(namespace: caller, collection: collection, key: key) }) else { return .null }

@@ -9,6 +9,8 @@ import FlowJSON
 func offer(
     _ engine: HostEngine, _ name: String, _ params: [ParamSpec], _ body: @escaping (_ caller: String, ServiceParams) throws -> JSON?
 ) {
+    // The engine owns the service: capturing it strongly would keep it alive forever.
+    unowned let engine = engine
     engine.registerService(name, params: params) { caller, json throws(ServiceError) in
         do {
             return try body(caller, ServiceParams(json: json))

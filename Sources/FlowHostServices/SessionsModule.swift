@@ -8,6 +8,8 @@ import JSONRPC
 /// and `session.close`, and the store behind the host-owned session.
 enum SessionsModule {
     static func register(_ credentials: CredentialService, in engine: HostEngine) {
+        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
+        unowned let engine = engine
         engine.sessionKeeper = StoreSessionKeeper(credentials: credentials)
 
         offer(

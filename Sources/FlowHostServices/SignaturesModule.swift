@@ -14,6 +14,8 @@ enum SignaturesModule {
     static let verifiedByValues: Set<String> = ["none", "lda", "password", "lda+password"]
 
     static func register(_ signatures: DataSignatures, keyring: DeviceKeyring?, in engine: HostEngine) {
+        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
+        unowned let engine = engine
         engine.registerAsyncService(
             "signatures.sign",
             params: [

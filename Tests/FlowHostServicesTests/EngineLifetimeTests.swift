@@ -1,0 +1,36 @@
+@testable import FlowHostCore
+import FlowHostCredentials
+import FlowHostDelivery
+import FlowHostDevices
+import FlowHostServices
+import FlowHostStore
+import Foundation
+import JSONRPC
+import Logging
+import Testing
+
+/// The host's services are owned by the engine they are registered in; they
+/// must not keep it alive. (They did: each service closure held its engine,
+/// so every engine ever made stayed in memory; the dispatch fuzzer, which
+/// makes one per input, ran out of memory after some 36 000 inputs.)
+@Suite struct EngineLifetimeTests {
+    @Test func anEngineWithEveryHostModuleIsFreedWhenReleased() throws {
+        let folder = NSTemporaryDirectory() + "flowhost-services-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try SQLiteStore(path: folder + "/store.sqlite")
+        let credentials = CredentialService(
+            store: store, settings: CredentialSettings(), delivery: try OutboxDelivery(keyPath: folder + "/store.sqlite.key"))
+        let wake = try FeedWake(path: folder + "/store.sqlite.feed")
+        let keyring = try DeviceKeyring(folder: folder + "/devices")
+
+        weak var released: HostEngine?
+        do {
+            let engine = HostEngine(sink: MemorySink(), logger: Logger(label: "test"))
+            HostModules.register(credentials, feedWake: wake, keyring: keyring, in: engine)
+            #expect(engine.services.count > 20)
+            released = engine
+        }
+        #expect(released == nil)
+    }
+}
