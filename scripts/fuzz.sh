@@ -37,6 +37,6 @@ for target in frames dispatch; do
     status=1
     grep -E "ERROR|SUMMARY|Test unit written" "$work/$target.log" | head -20 >&2
   fi
-  grep -E "^stat::number_of_executed_units|^Done" "$work/$target.log" | sed "s/^/fuzz: $target: /" || true
+  grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^Done" "$work/$target.log" | sed "s/^/fuzz: $target: /" || true
 done
 exit $status
