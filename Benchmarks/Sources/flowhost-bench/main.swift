@@ -4,14 +4,16 @@ import Foundation
 // flowhost-bench: measures flowhost against a C reference in one run and
 // prints one table (and writes it as JSON). Every loop is bounded.
 //
-//   flowhost-bench --flowhost PATH [--json OUT] [--quick]
+//   flowhost-bench --flowhost PATH [--json OUT] [--quick] [--no-postgres]
 
 var arguments = CommandLine.arguments.dropFirst()
 var flowhostPath: String?
 var jsonPath = "bench-results.json"
 var quick = false
+var withPostgres = true
 while let argument = arguments.popFirst() {
     switch argument {
+    case "--no-postgres": withPostgres = false  // a build without the PostgreSQL store, compared with a newer one
     case "--flowhost": flowhostPath = arguments.popFirst()
     case "--json": jsonPath = arguments.popFirst() ?? jsonPath
     case "--quick": quick = true
@@ -175,7 +177,7 @@ func eightHostLogins(_ flows: FlowScenarios) throws -> (rate: Double, errors: In
 
 // Hosts on PostgreSQL keep their own files (outbox key, device keys) here.
 setenv("FLOWHOST_STATE_DIR", folder + "/pg-state", 1)
-let postgres = try PostgresCluster(folder: folder + "/pg")
+let postgres = withPostgres ? try PostgresCluster(folder: folder + "/pg") : nil
 if postgres == nil { FileHandle.standardError.write(Data("PostgreSQL is not installed: its rows are left out\n".utf8)) }
 
 do {
