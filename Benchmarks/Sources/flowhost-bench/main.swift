@@ -336,4 +336,6 @@ do {
 postgres?.stop()
 report.print()
 try report.writeJSON(to: jsonPath)
+// exit() skips the top-level defer: the scratch folder (stores, the cluster) is removed here.
+try? FileManager.default.removeItem(atPath: folder)
 exit(report.allTargetsMet ? 0 : 1)
