@@ -42,11 +42,16 @@ pid_t bench_spawn(char *const argv[], int cpu, int *to_child, int *from_child, i
     if (quiet_stderr) posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
     posix_spawnattr_t attributes;
     posix_spawnattr_init(&attributes);
-    /* The child inherits the parent's affinity: pin around the spawn. */
+    /* The child inherits the parent's affinity: pin around the spawn, then
+       give the caller back its own affinity (not every CPU: in the one-core
+       rounds the caller is pinned too, and must stay so). */
+    cpu_set_t saved;
+    int restore = cpu >= 0 && sched_getaffinity(0, sizeof saved, &saved) == 0;
     if (cpu >= 0) bench_pin_to_cpu(cpu);
     pid_t pid;
     int rc = posix_spawnp(&pid, argv[0], &actions, &attributes, argv, environ);
-    if (cpu >= 0) bench_unpin();
+    if (restore) sched_setaffinity(0, sizeof saved, &saved);
+    else if (cpu >= 0) bench_unpin();
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     close(in[0]);
