@@ -1,6 +1,10 @@
 import FlowHostPOSIX
 import FlowJSON
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The published contract (`Protocol/openrpc.json`): what the declarations
 /// alone cannot say, laid over the document `rpc.discover` builds from them.
 ///
@@ -11,14 +15,16 @@ import FlowJSON
 /// host with fewer flows answers the same entries for what it loaded. A flow
 /// the contract does not know keeps its declared, inline types.
 public struct PublishedContract: Sendable {
-    /// The contract's own text; parsed when `rpc.discover` is first asked.
-    let text: [UInt8]
     public let path: String
 
-    public init(path: String) throws {
+    /// Only checks that the file can be read: it is read and parsed when
+    /// `rpc.discover` is first asked, never at start.
+    public init(path: String) throws(UnreadableContract) {
+        guard access(path, R_OK) == 0 else { throw UnreadableContract(description: String(cString: strerror(errno))) }
         self.path = path
-        self.text = try SystemFile.read(path)
     }
+
+    public struct UnreadableContract: Error, CustomStringConvertible { public let description: String }
 
     /// Keys of a method entry that only the contract carries.
     static let methodKeys = ["x-flowhost-paramsSchema", "result"]
@@ -32,7 +38,12 @@ public struct PublishedContract: Sendable {
     /// JSON leaves the document as declared; the caller logs `problem`.
     func apply(to document: JSON) -> String? {
         let contract: JSON
-        do { contract = try text.withUnsafeBytes { try JSON.parse($0) } } catch { return "\(path) is not JSON: \(error)" }
+        do {
+            let text = try SystemFile.read(path)
+            contract = try text.withUnsafeBytes { try JSON.parse($0) }
+        } catch {
+            return "\(path) cannot be read as JSON: \(error)"
+        }
         guard contract.kind == .object else { return "\(path) is not an OpenRPC document" }
         var methods: [String: JSON] = [:]
         for method in contract["methods"]?.elements ?? [] {

@@ -16,8 +16,7 @@ import Glibc
 public final class PostgresFeedSignal: FeedSignal {
     private let conninfo: String
     private var connection: PostgresConnection?
-    private var nextAttempt: UInt64 = 0
-    private var pause: UInt64 = 100_000_000
+    private var backoff = ReconnectBackoff()
 
     public init(url: String) throws {
         try PostgresStore.refusePassword(url)
@@ -27,17 +26,15 @@ public final class PostgresFeedSignal: FeedSignal {
     public func listen() -> Int32? {
         if let connection, connection.isConnected { return connection.api.pointee.socket(connection.handle) }
         connection = nil
-        let now = Self.nanoseconds()
-        guard now >= nextAttempt else { return nil }
+        guard backoff.isDue else { return nil }
         do {
             let fresh = try PostgresConnection(conninfo: conninfo)
             try fresh.execute("LISTEN flowhost_feed")
             connection = fresh
-            pause = 100_000_000
+            backoff.succeeded()
             return fresh.api.pointee.socket(fresh.handle)
         } catch {
-            nextAttempt = now + pause
-            pause = min(pause * 2, 5_000_000_000)
+            backoff.failed()
             return nil
         }
     }
@@ -52,11 +49,5 @@ public final class PostgresFeedSignal: FeedSignal {
             return
         }
         while let notice = api.notifies(connection.handle) { api.freemem(notice) }
-    }
-
-    private static func nanoseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }

@@ -27,8 +27,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
     private var connection: PostgresConnection?
     private let conninfo: String
     private let lock = Lock()
-    private var nextReconnect: UInt64 = 0
-    private var reconnectPause: UInt64 = 100_000_000
+    private var backoff = ReconnectBackoff()
 
     static let conflictRetries = 40
 
@@ -105,16 +104,14 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
     private func usableConnection() throws -> PostgresConnection {
         if let connection, connection.isConnected { return connection }
         connection = nil
-        let now = Self.monotonicNanoseconds()
-        guard now >= nextReconnect else { throw StoreError.unreachable }
+        guard backoff.isDue else { throw StoreError.unreachable }
         do {
             let fresh = try Self.open(conninfo)
             connection = fresh
-            reconnectPause = 100_000_000
+            backoff.succeeded()
             return fresh
         } catch {
-            nextReconnect = now + reconnectPause
-            reconnectPause = min(reconnectPause * 2, 5_000_000_000)
+            backoff.failed()
             throw StoreError.unreachable
         }
     }
@@ -126,12 +123,6 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
         let connection = try PostgresConnection(conninfo: conninfo)
         try connection.execute("SET synchronous_commit = on")
         return connection
-    }
-
-    private static func monotonicNanoseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
     // MARK: Schema

@@ -30,4 +30,15 @@ public enum PrivateFile {
             if let problem = problem(at: path) { throw StoreError("refusing a file others can reach: \(problem)") }
         }
     }
+
+    /// `mkdir -p` with mode 0700 for the folders it creates.
+    public static func makeFolders(_ folder: String) throws {
+        var current = folder.hasPrefix("/") ? "" : "."
+        for part in folder.split(separator: "/") {
+            current += "/" + part
+            if mkdir(current, 0o700) != 0, errno != EEXIST {
+                throw StoreError("cannot create \(current): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
 }

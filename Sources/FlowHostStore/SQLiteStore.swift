@@ -47,22 +47,11 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
 
     private static func createPrivately(_ path: String) throws {
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-            try makeFolders(String(path[..<slash]))
+            try PrivateFile.makeFolders(String(path[..<slash]))
         }
         let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError("cannot create \(path): \(String(cString: strerror(errno)))") }
         close(fd)
-    }
-
-    /// `mkdir -p` with mode 0700 for the folders it creates.
-    private static func makeFolders(_ folder: String) throws {
-        var current = folder.hasPrefix("/") ? "" : "."
-        for part in folder.split(separator: "/") {
-            current += "/" + part
-            if mkdir(current, 0o700) != 0, errno != EEXIST {
-                throw StoreError("cannot create \(current): \(String(cString: strerror(errno)))")
-            }
-        }
     }
 
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {

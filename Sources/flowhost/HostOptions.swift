@@ -90,10 +90,7 @@ struct HostOptions: ParsableArguments {
             folder = String(folder[..<slash])
             candidates.append(folder + "/Protocol/openrpc.json")
         }
-        for path in candidates where access(path, R_OK) == 0 {
-            if let found = try? PublishedContract(path: path) { return found }
-        }
-        return nil
+        return candidates.lazy.compactMap { try? PublishedContract(path: $0) }.first
     }
 
     func makeLogger() throws -> Logger {

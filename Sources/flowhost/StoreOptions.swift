@@ -9,9 +9,6 @@ import FlowHostStore
 import JSONRPC
 import Logging
 
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Where the store is, and the credential service over it.
 struct StoreOptions: ParsableArguments {
@@ -100,17 +97,9 @@ struct StoreOptions: ParsableArguments {
     /// needs the same key file).
     func outbox() throws -> OutboxDelivery {
         if isPostgres {
-            try? makeFolder(localFolder)
+            try PrivateFile.makeFolders(localFolder)
             return try OutboxDelivery(keyPath: localFolder + "/outbox.key")
         }
         return try OutboxDelivery(keyPath: path + ".key")
-    }
-
-    private func makeFolder(_ folder: String) throws {
-        var current = folder.hasPrefix("/") ? "" : "."
-        for part in folder.split(separator: "/") {
-            current += "/" + part
-            _ = mkdir(current, 0o700)
-        }
     }
 }

@@ -16,22 +16,25 @@ def test_the_committed_contract_is_current():
     assert out.returncode == 0, out.stderr + out.stdout
 
 
+def references(value, found=None):
+    """Every `$ref` in a JSON value."""
+    found = set() if found is None else found
+    if isinstance(value, dict):
+        if "$ref" in value:
+            found.add(value["$ref"])
+        for member in value.values():
+            references(member, found)
+    elif isinstance(value, list):
+        for member in value:
+            references(member, found)
+    return found
+
+
 def test_every_reference_in_the_contract_names_a_schema():
     with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as handle:
         text = handle.read()
     document = json.loads(text)
-    refs = set()
-
-    def walk(value):
-        if isinstance(value, dict):
-            if "$ref" in value:
-                refs.add(value["$ref"])
-            for member in value.values():
-                walk(member)
-        elif isinstance(value, list):
-            for member in value:
-                walk(member)
-    walk(document)
+    refs = references(document)
     assert refs and all(os.path.exists(os.path.join(ROOT, "Protocol", ref)) for ref in refs), sorted(refs)
     assert {request["name"] for request in document["x-flowhost-host-requests"]} == {
         "platform/authenticateLDA", "platform/createDeviceKey", "platform/signDeviceChallenge"}
@@ -199,24 +202,13 @@ def test_every_method_event_and_host_request_has_a_complete_schema_and_every_sch
     assert document["x-flowhost-schemas-without-a-place"] == []
     # The other schema files are parts the linked ones build on ($ref), or
     # documented elsewhere (the admin JSON, §21; receipts, §19).
-    linked = set()
-
-    def walk(value):
-        if isinstance(value, dict):
-            if "$ref" in value:
-                linked.add(value["$ref"].split("/")[-1])
-            for member in value.values():
-                walk(member)
-        elif isinstance(value, list):
-            for member in value:
-                walk(member)
-    walk(document)
+    linked = {ref.split("/")[-1] for ref in references(document)}
     pending = list(linked)
     while pending:
         with open(os.path.join(ROOT, "Protocol", "schemas", pending.pop()), encoding="utf-8") as handle:
-            before = set(linked)
-            walk(json.load(handle))
-            pending += list(linked - before)
+            found = {ref.split("/")[-1] for ref in references(json.load(handle))} - linked
+        linked |= found
+        pending += list(found)
     with open(os.path.join(ROOT, "Protocol", "spec.md"), encoding="utf-8") as handle:
         spec = handle.read()
     unused = [name for name in os.listdir(os.path.join(ROOT, "Protocol", "schemas"))
