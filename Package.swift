@@ -10,7 +10,7 @@ let package = Package(
         .library(name: "FlowHostClient", targets: ["FlowHostClient"]),
         // One dynamic library per flow module. The loader looks for
         // `libFlowPlugin*.so` next to the executable by default.
-        .library(name: "FlowPluginEchoC", type: .dynamic, targets: ["FlowPluginEchoC"]),
+        .library(name: "FlowExampleEchoC", type: .dynamic, targets: ["FlowExampleEchoC"]),
         .library(name: "FlowPluginMFA", type: .dynamic, targets: ["FlowPluginMFA"]),
         .library(name: "FlowPluginStepUp", type: .dynamic, targets: ["FlowPluginStepUp"]),
         .library(name: "FlowPluginDeviceActivation", type: .dynamic, targets: ["FlowPluginDeviceActivation"]),
@@ -136,7 +136,7 @@ let package = Package(
         .target(name: "FlowHostClient"),
 
         // Flow modules.
-        .target(name: "FlowPluginEchoC", dependencies: ["CFlowHostABI", "CJansson"], path: "Plugins/EchoC"),
+        .target(name: "FlowExampleEchoC", dependencies: ["CFlowHostABI", "CJansson"], path: "Plugins/EchoC"),
         .target(name: "FlowPluginMFA", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/MFA"),
         .target(name: "FlowPluginStepUp", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/StepUp"),
         .target(name: "FlowPluginDeviceActivation", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/DeviceActivation"),

@@ -29,7 +29,7 @@ PY_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bo
 def discover(bin_dir):
     with tempfile.TemporaryDirectory() as folder:
         out = subprocess.run(
-            [os.path.join(bin_dir, "flowhost"), "--store", os.path.join(folder, "store.sqlite")],
+            [os.path.join(bin_dir, "flowhost"), "--examples", "--store", os.path.join(folder, "store.sqlite")],
             input='{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}\n', capture_output=True, text=True, timeout=30,
             env=dict(os.environ, FLOWHOST_LOG_LEVEL="error", FLOWHOST_CONTRACT="none"))
     return json.loads(out.stdout.splitlines()[0])["result"]

@@ -31,5 +31,6 @@ extension DeviceActivationFlow {
         uses: [
             "notifications.create", "notifications.withdraw", "newdevice.sendCode", "newdevice.verifyCode", "newdevice.complete",
             "credentials.userState", "device.createKey",
-        ])
+        ],
+        reads: ["notifications.updated"])
 }

@@ -5,8 +5,11 @@
  *   method  echo(text: string, notify?: boolean) -> {text}
  *           with notify = true it also emits the event onEcho {text}.
  *   method  echo.subscribe(topic) / echo.publish(topic, payload): the
- *           store's change feed between hosts (ABI 1.1); every event of a
- *           subscribed topic arrives as onEchoFeed {topic, payload}.
+ *           store's change feed between hosts (ABI 1.1), on echo's own
+ *           topics (echo.…) only (ABI 1.3); every event of a subscribed
+ *           topic arrives as onEchoFeed {topic, payload}.
+ *
+ * An example: built as libFlowExampleEchoC, loaded only with --examples.
  *   service echo.upper({text}) -> {text} in ASCII upper case, for other flows.
  */
 #include <ctype.h>
@@ -55,10 +58,16 @@ static void *echo_create(const flowhost_plugin_descriptor_v1 *self, const flowho
 }
 
 /* Reports a host call's result code as the method's result. */
-static int32_t feed_result(int32_t rc, json_t **result, flowhost_error_v1 *error) {
+static int32_t feed_result(int32_t rc, const char *topic, json_t **result, flowhost_error_v1 *error) {
     if (rc == FLOWHOST_OK) {
         *result = json_pack("{sb}", "ok", 1);
         return FLOWHOST_OK;
+    }
+    if (rc == FLOWHOST_ERR_NOT_PERMITTED) {
+        /* The feed's ownership rule (ABI 1.3): echo owns only echo.* topics. */
+        flowhost_error_set(error, -32016, 0, "not permitted: the echo flow may use only its own topics (echo.…)");
+        error->data = json_pack("{ss ss}", "reason", "topicNotOwned", "topic", topic ? topic : "");
+        return FLOWHOST_ERR_FAILED;
     }
     flowhost_error_set(error, -32602, 0, "refused by the host (bad topic or payload, or no 1.1 host)");
     return FLOWHOST_ERR_FAILED;
@@ -70,13 +79,13 @@ static int32_t echo_handle(void *instance, const char *method, json_t *params, j
     const char *topic = json_string_value(json_object_get(params, "topic"));
     if (strcmp(method, "echo.subscribe") == 0) {
         int32_t rc = FLOWHOST_HOST_HAS(flow->host, subscribe) ? flow->host->subscribe(flow->context, topic) : FLOWHOST_ERR_FAILED;
-        return feed_result(rc, result, error);
+        return feed_result(rc, topic, result, error);
     }
     if (strcmp(method, "echo.publish") == 0) {
         int32_t rc = FLOWHOST_HOST_HAS(flow->host, publish)
                          ? flow->host->publish(flow->context, topic, json_object_get(params, "payload"))
                          : FLOWHOST_ERR_FAILED;
-        return feed_result(rc, result, error);
+        return feed_result(rc, topic, result, error);
     }
     if (strcmp(method, "echo") != 0) {
         flowhost_error_set(error, -32601, 0, "echo: unknown method");

@@ -46,5 +46,6 @@ extension StepUpFlow {
         uses: [
             "stepup.authenticate", "notifications.list", "notifications.history", "notifications.check", "notifications.answer",
             "credentials.userState", "device.prove", "password.stepUp", "audit.record",
-        ])
+        ],
+        reads: ["notifications.created"])
 }

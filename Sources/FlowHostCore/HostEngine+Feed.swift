@@ -1,3 +1,4 @@
+import CFlowHostABI
 import FlowJSON
 import JSONRPC
 
@@ -51,6 +52,16 @@ extension HostEngine {
         if subscriptions.isEmpty { feedCursor = nil }
     }
 
+    /// FLOWHOST_ERR_NOT_PERMITTED, logged with its reason, when `plugin`
+    /// may not use `topic` (see `FeedTopic`); nil when it may.
+    func feedRefusal(_ topic: String, plugin: LoadedPlugin, publishing: Bool) -> Int32? {
+        guard let reason = FeedTopic.refusal(flow: plugin.name, reads: plugin.manifest.reads, topic: topic, publishing: publishing) else {
+            return nil
+        }
+        logger.warning("flow \(plugin.name): \(publishing ? "publish" : "subscribe") refused: \(reason)")
+        return FLOWHOST_ERR_NOT_PERMITTED
+    }
+
     func publish(_ topic: String, payload: JSON) throws(RPCError) {
         guard let feed else { throw RPCError(code: -32603, message: "no change feed: the host has no store") }
         guard payload.kind == .object, payload.serialized().utf8.count <= Self.maxFeedPayloadBytes else {
@@ -97,7 +108,14 @@ extension HostEngine {
         // reads is picked up next time, never skipped.
     }
 
-    private func deliver(_ event: FeedEvent) {
+    private func deliver(_ stored: FeedEvent) {
+        // A host topic is acted on only as the store has it now: an event
+        // the store does not bear out (written around the host's domains)
+        // is dropped, and flows get the store's payload, not the event's.
+        guard let event = FeedTopic.isHostTopic(stored.topic) ? feed?.confirm(stored) : stored else {
+            logger.warning("change feed: event \(stored.sequence) on \(stored.topic) does not match the store; dropped")
+            return
+        }
         if event.topic == Self.sessionsEndedTopic, let current = hostSession,
             event.payload["sessionIDs"]?.elements.contains(where: { $0.stringValue == current.sessionID }) == true
         {

@@ -45,6 +45,14 @@ extension HostEngine {
 
     private func conflict(of plugin: LoadedPlugin) -> PluginRefusal? {
         func refusal(_ reason: String) -> PluginRefusal { PluginRefusal(path: plugin.path, reason: reason) }
+        if FeedTopic.reservedNamespaces.contains(plugin.name) {
+            return refusal("flow name \(plugin.name) is reserved for the host")
+        }
+        // JSON-RPC 2.0 reserves every method name that begins with "rpc.".
+        let declared = plugin.manifest.methods.map(\.name) + plugin.manifest.events.map(\.name) + plugin.manifest.services.map(\.name)
+        if let reserved = declared.first(where: { $0.hasPrefix("rpc.") }) {
+            return refusal("\(reserved): names that begin with \"rpc.\" are reserved by JSON-RPC 2.0")
+        }
         if let other = plugins.first(where: { $0.name == plugin.name }) {
             return refusal("flow name \(plugin.name) is already taken by \(other.path)")
         }

@@ -163,6 +163,7 @@ enum HostFunctionTable {
         table.subscribe = { host, topic in
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
             guard let topic, case let name = String(cString: topic), FeedTopic.isValid(name) else { return FLOWHOST_ERR_INVALID_ARGUMENT }
+            if let refusal = context.engine.feedRefusal(name, plugin: context.plugin, publishing: false) { return refusal }
             return context.engine.subscribe(name, plugin: context.plugin) ? FLOWHOST_OK : FLOWHOST_ERR_FAILED
         }
 
@@ -186,6 +187,7 @@ enum HostFunctionTable {
             guard let topic, case let name = String(cString: topic), FeedTopic.isValid(name), let payload else {
                 return FLOWHOST_ERR_INVALID_ARGUMENT
             }
+            if let refusal = context.engine.feedRefusal(name, plugin: context.plugin, publishing: true) { return refusal }
             do throws(RPCError) {
                 try context.engine.publish(name, payload: JSON(borrowing: payload))
                 return FLOWHOST_OK
@@ -231,14 +233,6 @@ extension RPCError {
         if isUndeclaredService { return FLOWHOST_ERR_UNDECLARED_SERVICE }
         if isUnknownService { return FLOWHOST_ERR_UNKNOWN_SERVICE }
         return FLOWHOST_ERR_FAILED
-    }
-}
-
-/// Feed topics: dotted names of letters, digits, `-` and `_`, at most 64 bytes.
-enum FeedTopic {
-    static func isValid(_ topic: String) -> Bool {
-        !topic.isEmpty && topic.utf8.count <= 64
-            && topic.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || "0123456789.-_".unicodeScalars.contains($0)) }
     }
 }
 

@@ -56,6 +56,12 @@ public protocol ChangeFeed: AnyObject {
     var wakeDescriptor: Int32? { get }
     /// Consumes what made `wakeDescriptor` readable.
     func drainWake()
+    /// A host topic's event as the store bears it out now (its payload
+    /// rebuilt from the store's records), or nil when the store does not:
+    /// a session still open, a notification that does not exist or was
+    /// not answered so. Only the host's domains write host topics; this is
+    /// the check that a write around them cannot pass.
+    func confirm(_ event: FeedEvent) -> FeedEvent?
 }
 
 public struct FeedEvent {

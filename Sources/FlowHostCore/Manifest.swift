@@ -87,12 +87,18 @@ public struct PluginManifest {
     public var services: [ServiceSpec]
     /// The services this flow may call (host services included).
     public var uses: Set<String>
+    /// The host's change-feed topics this flow may subscribe to (ABI 1.3);
+    /// its own topics (`<name>.…`) need no listing.
+    public var reads: Set<String>
 
-    public init(methods: [MethodSpec] = [], events: [EventSpec] = [], services: [ServiceSpec] = [], uses: Set<String> = []) {
+    public init(
+        methods: [MethodSpec] = [], events: [EventSpec] = [], services: [ServiceSpec] = [], uses: Set<String> = [], reads: Set<String> = []
+    ) {
         self.methods = methods
         self.events = events
         self.services = services
         self.uses = uses
+        self.reads = reads
     }
 
     /// A manifest refused for a reason that names the offending key.
@@ -104,7 +110,7 @@ public struct PluginManifest {
         let root: JSON
         do { root = try JSON.parse(text) } catch { throw Invalid(description: "manifest is not JSON: \(error)") }
         guard root.kind == .object else { throw Invalid(description: "manifest must be an object") }
-        for key in root.keys where !["methods", "events", "services", "uses"].contains(key) {
+        for key in root.keys where !["methods", "events", "services", "uses", "reads"].contains(key) {
             throw Invalid(description: "manifest: unknown key \"\(key)\"")
         }
         var manifest = PluginManifest()
@@ -145,6 +151,14 @@ public struct PluginManifest {
         for (index, used) in try list(root, "uses").enumerated() {
             guard let name = used.stringValue, !name.isEmpty else { throw Invalid(description: "uses[\(index)]: must be a service name") }
             manifest.uses.insert(name)
+        }
+        for (index, read) in try list(root, "reads").enumerated() {
+            guard let topic = read.stringValue, FeedTopic.readableHostTopics.contains(topic) else {
+                throw Invalid(
+                    description: "reads[\(index)]: \(read.serialized().prefix(80)) is not a host topic a flow may read (one of "
+                        + FeedTopic.readableHostTopics.sorted().joined(separator: ", ") + "); a flow's own topics need no listing")
+            }
+            manifest.reads.insert(topic)
         }
         let challengeEvents = Set(manifest.events.filter(\.isChallenge).map(\.name))
         for method in manifest.methods {

@@ -84,10 +84,13 @@ public struct FlowDeclaration: Sendable {
     public var services: [FlowService]
     /// The services this flow calls (the host refuses any other).
     public var uses: [String]
+    /// The host's change-feed topics this flow subscribes to (the host
+    /// refuses any other; the flow's own `<name>.…` topics need no listing).
+    public var reads: [String]
 
     public init(
         name: String, version: String, methods: [FlowMethod] = [], events: [FlowEvent] = [], services: [FlowService] = [],
-        uses: [String] = []
+        uses: [String] = [], reads: [String] = []
     ) {
         self.name = name
         self.version = version
@@ -95,6 +98,7 @@ public struct FlowDeclaration: Sendable {
         self.events = events
         self.services = services
         self.uses = uses
+        self.reads = reads
     }
 
     func manifestText() -> String {
@@ -133,6 +137,7 @@ public struct FlowDeclaration: Sendable {
                 }),
             "uses": .array(uses.map(JSON.string)),
         ]
+        if !reads.isEmpty { root["reads"] = .array(reads.map(JSON.string)) }
         return root.serialized()
     }
 

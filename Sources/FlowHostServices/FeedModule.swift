@@ -1,4 +1,6 @@
 import FlowHostCore
+import FlowHostNotifications
+import FlowHostSessions
 import FlowHostStore
 import FlowJSON
 
@@ -38,4 +40,36 @@ final class StoreChangeFeed: ChangeFeed {
 
     var wakeDescriptor: Int32? { wake.listen() }
     func drainWake() { wake.drain() }
+
+    func confirm(_ event: FeedEvent) -> FeedEvent? {
+        let payload: JSON?
+        do { payload = try store.read { tx in try Self.storeView(of: event, tx) } } catch { return nil }
+        return payload.map { FeedEvent(sequence: event.sequence, topic: event.topic, payload: $0) }
+    }
+
+    /// What the store says of the event's subject, in the topic's shape; nil
+    /// for an unknown host topic or a subject the store does not bear out.
+    private static func storeView(of event: FeedEvent, _ tx: any StoreReader) throws -> JSON? {
+        switch event.topic {
+        case SessionLedger.endedTopic:
+            let claimed = event.payload["sessionIDs"]?.elements.compactMap(\.stringValue) ?? []
+            let ended = try claimed.prefix(256).compactMap { try tx.session($0) }.filter { $0.endedAt != nil }
+            guard let first = ended.first else { return nil }
+            let sameUser = ended.filter { $0.userID == first.userID }
+            return [
+                "userID": .string(first.userID), "sessionIDs": .array(sameUser.map { .string($0.sessionID) }),
+                "reason": .string(first.endReason ?? "ended"),
+            ]
+        case NotificationService.createdTopic, NotificationService.updatedTopic:
+            guard let uuid = event.payload["uuid"]?.stringValue, let record = try tx.notification(uuid) else { return nil }
+            let view: JSON = ["userID": .string(record.userID), "uuid": .string(record.uuid), "kind": .string(record.kind)]
+            if event.topic == NotificationService.updatedTopic {
+                guard record.status == "UPDATED", let action = record.actionPerformed else { return nil }
+                view["action"] = .string(action)
+            }
+            return view
+        default:
+            return nil
+        }
+    }
 }

@@ -24,6 +24,41 @@ enum PostgresSchema {
             """,
     ]
 
+    /// The advisory lock every append to the change feed takes ("flowfeed").
+    static let feedAppendLock: Int64 = 0x666C6F7766656564
+
+    /// Migrations only PostgreSQL needs, applied after the translated ones,
+    /// each once, named `postgres/…`; new ones go at the end.
+    static let ownMigrations: [(name: String, sql: String)] = [
+        // Feed sequence numbers in commit order. An identity value is taken
+        // at insert, so two writers could commit 11 before 10 and a reader
+        // past 11 would never see 10. Each append now takes a transaction-
+        // level lock, and its number after it: the next writer's number is
+        // drawn only once this one has committed (or rolled back).
+        (
+            "postgres/v1-feed-commit-order",
+            """
+            CREATE FUNCTION flowhost_feed_order() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_advisory_xact_lock(\(feedAppendLock));
+                NEW.sequence := nextval(pg_get_serial_sequence('feed_event', 'sequence'));
+                RETURN NEW;
+            END $$;
+            CREATE TRIGGER feed_event_order BEFORE INSERT ON feed_event FOR EACH ROW EXECUTE FUNCTION flowhost_feed_order();
+            """
+        ),
+        // Append-only means TRUNCATE too (SQLite has no TRUNCATE).
+        (
+            "postgres/v2-append-only-truncate",
+            """
+            CREATE TRIGGER audit_no_truncate BEFORE TRUNCATE ON audit FOR EACH STATEMENT EXECUTE FUNCTION flowhost_refuse('audit is append-only');
+            CREATE TRIGGER audit_count_no_truncate BEFORE TRUNCATE ON audit_count FOR EACH STATEMENT EXECUTE FUNCTION flowhost_refuse('audit is append-only');
+            CREATE TRIGGER signature_receipt_no_truncate BEFORE TRUNCATE ON signature_receipt FOR EACH STATEMENT
+                EXECUTE FUNCTION flowhost_refuse('signature receipts are append-only');
+            """
+        ),
+    ]
+
     /// SQLite DDL as PostgreSQL DDL: 64-bit integers, identity keys, bytea,
     /// byte-order (C) collation for text as in SQLite, the `user` table
     /// quoted, RAISE(ABORT) triggers as `flowhost_refuse` triggers.

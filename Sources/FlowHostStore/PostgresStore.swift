@@ -133,7 +133,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
     static func migrate(_ connection: PostgresConnection) throws {
         let all = SQLiteStore.schema.flatMap { module in
             module.migrations.map { (name: module.name + "/" + $0.id, sql: PostgresSchema.translate($0.sql, migration: module.name + "/" + $0.id)) }
-        }
+        } + PostgresSchema.ownMigrations
         do {
             try connection.execute("BEGIN")
             try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")

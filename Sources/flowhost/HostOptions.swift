@@ -17,6 +17,9 @@ struct HostOptions: ParsableArguments {
     @Flag(help: "Do not load flows from the folder of the executable.")
     var noDefaultPlugins = false
 
+    @Flag(help: "Also load the example flows (echo) built beside the executable. Examples are never loaded otherwise: echo exercises the change feed and is no flow to deploy.")
+    var examples = false
+
     @Flag(help: "Stop if any plugin is refused.")
     var strict = false
 
@@ -45,6 +48,9 @@ struct HostOptions: ParsableArguments {
         }
         if !noDefaultPlugins, let executable = Self.executableDirectory() {
             directories.append(PluginDirectory(path: executable, requiredPrefix: "libFlowPlugin"))
+        }
+        if examples, let executable = Self.executableDirectory() {
+            directories.append(PluginDirectory(path: executable, requiredPrefix: "libFlowExample"))
         }
         return directories
     }

@@ -93,6 +93,20 @@ def store_rows(path, query, *args):
     return [tuple(int(value) if re.fullmatch(r"-?\d+", value) else (None if value == "" else value) for value in row) for row in rows]
 
 
+def store_execute(path, statement, *args):
+    """Runs one writing statement on the store behind the host's back (an
+    attacker with write access to the database, or a bug around the domains)."""
+    if BACKEND != "postgresql":
+        import sqlite3
+        with sqlite3.connect(str(path), timeout=10) as database:
+            database.execute(statement, args)
+        return
+    literals = iter("'%s'" % str(arg).replace("'", "''") if isinstance(arg, str) else str(int(arg)) for arg in args)
+    import re
+    store_location(path)
+    postgres_cluster().psql(STORE_MAP[str(path)], re.sub(r"\?", lambda _: next(literals), statement))
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "sqlite_only: reads the SQLite file itself; skipped on PostgreSQL")
     config.addinivalue_line("markers", "secrets_on_purpose: the test plants a secret where it must not be")
@@ -117,7 +131,7 @@ def flowhost_bin():
 def echo_dir(tmp_path_factory):
     """A folder holding only the C example flow (a symlink to the built one)."""
     folder = tmp_path_factory.mktemp("echo-only")
-    os.symlink(os.path.join(BIN_DIR, "libFlowPluginEchoC.so"), str(folder / "libFlowPluginEchoC.so"))
+    os.symlink(os.path.join(BIN_DIR, "libFlowExampleEchoC.so"), str(folder / "libFlowExampleEchoC.so"))
     return str(folder)
 
 

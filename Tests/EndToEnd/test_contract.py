@@ -157,10 +157,10 @@ def test_the_typescript_client_drives_the_flows(deployment):
 
 
 def test_rpc_discover_serves_the_committed_contract(spawn, deployment):
-    """A host with every built flow answers rpc.discover with exactly the
-    committed document (the contract is found in the source tree above the
-    built executable)."""
-    host = deployment.host()
+    """A host with every built flow, the example included, answers rpc.discover
+    with exactly the committed document (the contract is found in the source
+    tree above the built executable)."""
+    host = deployment.host(extra=("--examples",))
     with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as handle:
         assert host.request("rpc.discover") == json.load(handle)
 

@@ -115,11 +115,11 @@ def test_discovery_marks_the_methods_that_start_a_dialogue(deployment, test_plug
 def test_events_from_other_hosts_arrive_while_a_dialogue_is_open(deployment, test_plugins):
     listener = mixed_host(deployment, test_plugins, device="device-a")
     listener.wait_event("getUser")
-    assert listener.request("ccaller.subscribe", {"topic": "demo.news"}) == {"rc": 0}
+    assert listener.request("ccaller.subscribe", {"topic": "ccaller.news"}) == {"rc": 0}
     listener.request("ccaller.start", {"purpose": "approve"})
     listener.wait_event("getSecret")
     publisher = mixed_host(deployment, test_plugins, device="device-b")
-    publisher.request("ccaller.publish", {"topic": "demo.news", "payload": {"n": 1}})
+    publisher.request("ccaller.publish", {"topic": "ccaller.news", "payload": {"n": 1}})
     assert listener.wait_event("onFeed", timeout=5)["params"]["payload"] == {"n": 1}
     listener.request("setSecret", ["right", 3])
     assert listener.wait_event("onCallerDone")["params"]["result"] == {"verified": True}, "the dialogue went on"

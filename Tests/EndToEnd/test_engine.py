@@ -228,32 +228,34 @@ def test_the_session_ends_at_its_lifetime_however_busy(tmp_path, flowhost_bin, s
 def test_an_event_published_on_one_host_reaches_another_once_and_in_order(spawn, test_plugins, deployment):
     publisher = engine_host(spawn, test_plugins, deployment, device="device-a")
     listener = engine_host(spawn, test_plugins, deployment, device="device-b")
-    assert publisher.request("ccaller.publish", {"topic": "demo.topic", "payload": {"n": 0}}) == {"rc": 0}
-    assert listener.request("ccaller.subscribe", {"topic": "demo.topic"}) == {"rc": 0}
+    assert publisher.request("ccaller.publish", {"topic": "ccaller.topic", "payload": {"n": 0}}) == {"rc": 0}
+    assert listener.request("ccaller.subscribe", {"topic": "ccaller.topic"}) == {"rc": 0}
     started = time.monotonic()
     for n in range(1, 6):
-        publisher.request("ccaller.publish", {"topic": "demo.topic", "payload": {"n": n}})
-    publisher.request("ccaller.publish", {"topic": "other.topic", "payload": {"n": 99}})
+        publisher.request("ccaller.publish", {"topic": "ccaller.topic", "payload": {"n": n}})
+    publisher.request("ccaller.publish", {"topic": "ccaller.other", "payload": {"n": 99}})
     received = [listener.wait_event("onFeed", timeout=5)["params"] for _ in range(5)]
     assert time.monotonic() - started < 2.0
     assert [item["payload"]["n"] for item in received] == [1, 2, 3, 4, 5], "nothing from before the subscription"
     listener.drain(1.5)
     assert len([event for event in listener.events if event["method"] == "onFeed"]) == 5
     assert publisher.request("ccaller.publish", {"topic": "bad topic!", "payload": {}}) == {"rc": -5}, "INVALID_ARGUMENT"
+    assert publisher.request("ccaller.publish", {"topic": "echo.topic", "payload": {}}) == {"rc": -9}, "NOT_PERMITTED: echo's topic"
+    assert listener.request("ccaller.subscribe", {"topic": "notifications.updated"}) == {"rc": -9}, "NOT_PERMITTED: not in reads"
 
 
 def test_an_unsubscribed_topic_is_not_delivered_and_a_new_subscription_starts_afresh(spawn, test_plugins, deployment):
     publisher = engine_host(spawn, test_plugins, deployment, device="device-a")
     listener = engine_host(spawn, test_plugins, deployment, device="device-b")
-    assert listener.request("ccaller.subscribe", {"topic": "demo.topic"}) == {"rc": 0}
-    publisher.request("ccaller.publish", {"topic": "demo.topic", "payload": {"n": 1}})
+    assert listener.request("ccaller.subscribe", {"topic": "ccaller.topic"}) == {"rc": 0}
+    publisher.request("ccaller.publish", {"topic": "ccaller.topic", "payload": {"n": 1}})
     assert listener.wait_event("onFeed", timeout=5)["params"]["payload"] == {"n": 1}
-    assert listener.request("ccaller.unsubscribe", {"topic": "demo.topic"}) == {"rc": 0}
-    publisher.request("ccaller.publish", {"topic": "demo.topic", "payload": {"n": 2}})
+    assert listener.request("ccaller.unsubscribe", {"topic": "ccaller.topic"}) == {"rc": 0}
+    publisher.request("ccaller.publish", {"topic": "ccaller.topic", "payload": {"n": 2}})
     listener.drain(2.5)  # longer than the safety poll
     assert [e["params"]["payload"]["n"] for e in listener.events if e["method"] == "onFeed"] == [1]
-    assert listener.request("ccaller.subscribe", {"topic": "demo.topic"}) == {"rc": 0}
-    publisher.request("ccaller.publish", {"topic": "demo.topic", "payload": {"n": 3}})
+    assert listener.request("ccaller.subscribe", {"topic": "ccaller.topic"}) == {"rc": 0}
+    publisher.request("ccaller.publish", {"topic": "ccaller.topic", "payload": {"n": 3}})
     assert listener.wait_event("onFeed", timeout=5)["params"]["payload"] == {"n": 3}, "nothing replayed"
     assert [e["params"]["payload"]["n"] for e in listener.events if e["method"] == "onFeed"] == [1, 3]
 

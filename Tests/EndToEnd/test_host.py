@@ -29,7 +29,12 @@ def test_initialize_lists_the_c_flow(spawn, echo_dir):
 def test_default_plugin_folder_is_next_to_the_executable(spawn):
     host = spawn()
     names = [flow["name"] for flow in host.initialize(device=DEVICE)["flows"]]
-    assert "echo" in names
+    assert names == ["data-signing", "device-activation", "lda-toggle", "mfa", "step-up"], "every built flow, and no example"
+
+
+def test_examples_load_only_when_asked(spawn):
+    host = spawn("--examples")
+    assert "echo" in [flow["name"] for flow in host.initialize(device=DEVICE)["flows"]]
 
 
 def test_plugin_path_environment_variable(spawn, echo_dir):

@@ -15,6 +15,9 @@ REFUSALS = [
     ("dup_method", "method echo is already taken"),
     ("create_fails", "create failed: no database configured"),
     ("not_a_library", "libnot_a_library.so"),  # dlopen's own message names the file
+    ("rpc_method", 'rpc.foo: names that begin with "rpc." are reserved by JSON-RPC 2.0'),
+    ("reserved_name", "flow name sessions is reserved for the host"),
+    ("reads_other", 'reads[0]: "echo.secrets" is not a host topic a flow may read'),
 ]
 
 
@@ -38,7 +41,7 @@ def test_plugins_command_lists_the_refusal(flowhost_bin, echo_dir, test_plugins,
         capture_output=True, text=True, timeout=30)
     assert out.returncode == 0
     lines = out.stdout.splitlines()
-    assert lines[0].startswith("loaded  echo 1.0.0 abi=1.2 methods=echo,echo.subscribe,echo.publish services=echo.upper ")
+    assert lines[0].startswith("loaded  echo 1.0.0 abi=1.3 methods=echo,echo.subscribe,echo.publish services=echo.upper ")
     assert len(lines) == 2 and lines[1].startswith("refused ") and reason in lines[1], out.stdout
 
 

@@ -134,13 +134,14 @@ def test_eight_hosts_starting_at_once_on_a_new_database_migrate_it_once(cluster,
     assert len(names) == len(set(names)) and "credentials/v1-accounts" in names and "signatures/v1-signature-receipts" in names
 
 
-def test_the_audit_log_and_signature_receipts_refuse_update_and_delete(cluster, store, flowhost_bin):
+def test_the_audit_log_and_signature_receipts_refuse_update_delete_and_truncate(cluster, store, flowhost_bin):
     admin(flowhost_bin, store, "add-user", "bob")
     # Rows to refuse changes to (inserted directly: these tables refuse only UPDATE and DELETE).
     cluster.psql(store["db"], "INSERT INTO signature_receipt VALUES ('r1','bob','d','k','p',0,0,'none',1,'r','x','s')")
     cluster.psql(store["db"], "INSERT INTO audit_count VALUES (0, 'bob', 'a', 'o', 2, 1)")
     for statement in ("UPDATE audit SET outcome = 'x'", "DELETE FROM audit", "DELETE FROM audit_count",
-                      "UPDATE audit_count SET count = 1", "DELETE FROM signature_receipt", "UPDATE signature_receipt SET reason = 'x'"):
+                      "UPDATE audit_count SET count = 1", "DELETE FROM signature_receipt", "UPDATE signature_receipt SET reason = 'x'",
+                      "TRUNCATE audit", "TRUNCATE audit_count", "TRUNCATE signature_receipt", "TRUNCATE audit, signature_receipt"):
         with pytest.raises(RuntimeError, match="append-only"):
             cluster.psql(store["db"], statement)
     # A count may grow.
@@ -179,3 +180,51 @@ def test_a_sqlite_host_never_loads_libpq(flowhost_bin, tmp_path):
         process.wait(timeout=10)
     needed = subprocess.run(["readelf", "-d", flowhost_bin], capture_output=True, text=True).stdout
     assert "libpq" not in needed
+
+
+def echo_host(spawn, store, device):
+    client = spawn("--store", store["url"], "--config", store["config"], "--examples", env=store["env"])
+    client.initialize(device={"deviceID": device, "deviceName": device, "ldaCapabilities": []})
+    return client
+
+
+def test_feed_events_arrive_in_commit_order_when_a_writer_commits_late(cluster, store, spawn):
+    """Writer A takes its sequence number and holds its transaction open;
+    writer B (a host) commits meanwhile. Before the fix, B's 11 was
+    delivered, the reader's cursor moved past A's 10, and A's event, once
+    committed, was never delivered."""
+    listener = echo_host(spawn, store, "listener")
+    assert listener.request("echo.subscribe", {"topic": "echo.order"}) == {"ok": True}
+    publisher = echo_host(spawn, store, "publisher")
+    import time
+    slow = subprocess.Popen(
+        [os.path.join(cluster.bin, "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1",
+         "-d", "dbname=%s host=%s user=%s" % (store["db"], cluster.folder, cluster.USER)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, PGPASSFILE=cluster.passfile))
+    slow.stdin.write("BEGIN;\nINSERT INTO feed_event (topic, payload, at) VALUES ('echo.order', '{\"n\":\"A\"}', 0);\n")
+    slow.stdin.flush()
+    time.sleep(1.0)  # A holds its number (and, after the fix, the feed's append lock)
+    threading.Timer(1.5, lambda: (slow.stdin.write("COMMIT;\n"), slow.stdin.close())).start()
+    assert publisher.request("echo.publish", {"topic": "echo.order", "payload": {"n": "B"}}, timeout=20) == {"ok": True}
+    assert slow.wait(timeout=20) == 0, slow.stderr.read()
+    heard = [listener.wait_event("onEchoFeed", timeout=10)["params"]["payload"]["n"] for _ in range(2)]
+    assert heard == ["A", "B"], heard
+
+
+def test_many_writers_at_once_lose_no_feed_event(cluster, store, spawn):
+    listener = echo_host(spawn, store, "listener")
+    assert listener.request("echo.subscribe", {"topic": "echo.load"}) == {"ok": True}
+    publishers = [echo_host(spawn, store, "publisher-%d" % index) for index in range(4)]
+
+    def publish(index, client):
+        for n in range(150):
+            client.request("echo.publish", {"topic": "echo.load", "payload": {"from": index, "n": n}}, timeout=30)
+    threads = [threading.Thread(target=publish, args=(index, client)) for index, client in enumerate(publishers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    heard = [listener.wait_event("onEchoFeed", timeout=10)["params"]["payload"] for _ in range(600)]
+    assert len({(item["from"], item["n"]) for item in heard}) == 600
+    for index in range(4):
+        assert [item["n"] for item in heard if item["from"] == index] == list(range(150)), "each writer's events in its order"

@@ -10,7 +10,7 @@ struct Setup {
     let folder: String
 
     func startFlowhost(store: String? = nil, config: String? = nil, cpu: Int32 = -1) throws -> Server {
-        var argv = [flowhost, "--store", store ?? folder + "/bench-\(UUID().uuidString).sqlite"]
+        var argv = [flowhost, "--examples", "--store", store ?? folder + "/bench-\(UUID().uuidString).sqlite"]
         if let config { argv += ["--config", config] }
         let server = try Server(argv, cpu: cpu)
         server.send(Requests.initialize(device: "bench-\(UUID().uuidString.prefix(8))") + "\n")

@@ -1,5 +1,5 @@
 /*
- * flowhost_plugin.h — the FlowHost plugin ABI, version 1.1.
+ * flowhost_plugin.h — the FlowHost plugin ABI, version 1.3 (major 1, minor 3).
  *
  * A flow module is a shared library that exports one C symbol,
  *
@@ -47,7 +47,9 @@
  * Version history: 1.0 the first release. 1.1 added FLOWHOST_ERR_LIMIT and
  * the 1.1 codes below; cancel_requests and the fields after it in the host
  * table; abi_minor, serve, cancel_call and notify in the descriptor. 1.2
- * appended abandon_dialogues to the host table.
+ * appended abandon_dialogues to the host table. 1.3 added
+ * FLOWHOST_ERR_NOT_PERMITTED (the change feed's ownership rule: see
+ * subscribe and publish) and the manifest's "reads"; no table changed.
  */
 #ifndef FLOWHOST_PLUGIN_H
 #define FLOWHOST_PLUGIN_H
@@ -61,7 +63,7 @@ extern "C" {
 #endif
 
 #define FLOWHOST_ABI_VERSION 1u  /* the major */
-#define FLOWHOST_ABI_MINOR 2u
+#define FLOWHOST_ABI_MINOR 3u
 #define FLOWHOST_ENTRY_SYMBOL_V1 "flowhost_plugin_v1"
 
 /* Result codes of host functions and plugin callbacks. */
@@ -74,6 +76,7 @@ extern "C" {
 #define FLOWHOST_ERR_LIMIT (-6)         /* too many host requests in flight (1.1) */
 #define FLOWHOST_ERR_UNDECLARED_SERVICE (-7) /* the manifest's "uses" does not name it (1.1) */
 #define FLOWHOST_ERR_UNKNOWN_ID (-8)    /* no such pending call or timer: finished, cancelled or never made (1.1) */
+#define FLOWHOST_ERR_NOT_PERMITTED (-9) /* the flow's name and manifest do not allow it: a feed topic it does not own (1.3) */
 
 /* Log levels for flowhost_host_v1.log. */
 #define FLOWHOST_LOG_DEBUG 0
@@ -130,7 +133,7 @@ typedef struct flowhost_host_v1 {
        event is declared as a challenge, it becomes the open challenge. */
     int32_t (*emit_event)(flowhost_host_context *host, const char *event, json_t *params);
 
-    /* Call a named service ("store.getUser", "stepup.begin", ...) offered by
+    /* Call a named service ("credentials.userState", "stepup.authenticate", ...) offered by
        the host or by another plugin. params: borrowed. *result: new on
        success. On failure *error is filled. */
     int32_t (*call_service)(flowhost_host_context *host, const char *name, json_t *params,
@@ -213,11 +216,19 @@ typedef struct flowhost_host_v1 {
 
     /* Receive the store's change-feed events of `topic` from now on (events
        published before are never replayed), by notify(topic, payload), once
-       each, in order, on the loop thread, whichever host published them. */
+       each, in order, on the loop thread, whichever host published them.
+       A flow may subscribe to its own topics ("<flow name>.…") and to the
+       host topics its manifest lists under "reads"; any other topic is
+       FLOWHOST_ERR_NOT_PERMITTED (1.3). A host topic's payload is the
+       store's, read again before delivery: an event the store does not
+       bear out is dropped. */
     int32_t (*subscribe)(flowhost_host_context *host, const char *topic);
 
     /* Appends an event to the store's change feed for every subscribed host,
-       this one included. payload: borrowed (an object). */
+       this one included. payload: borrowed (an object). A flow publishes
+       only on its own topics ("<flow name>.…"): any other topic, the host's
+       ("sessions.*", "notifications.*", "devices.*") above all, is
+       FLOWHOST_ERR_NOT_PERMITTED (1.3). */
     int32_t (*publish)(flowhost_host_context *host, const char *topic, json_t *payload);
 
     /* Stops receiving `topic`. A host with no subscription left stops
@@ -256,7 +267,8 @@ typedef struct flowhost_host_v1 {
  *     "events":   [{"name", "summary", "params": <JSON Schema>,
  *                   "challenge": true?}],
  *     "services": [{"name", "summary", "params": [...as for methods]}],
- *     "uses":     ["<service name>", ...]
+ *     "uses":     ["<service name>", ...],
+ *     "reads":    ["<host feed topic>", ...]   (1.3: see subscribe)
  *   }
  * A flow may call only the services its "uses" names (host services
  * included); the host checks a service call's params against the

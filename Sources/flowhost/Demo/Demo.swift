@@ -54,7 +54,7 @@ struct DemoContext: Sendable {
 
     /// Starts a host as a device of the demo deployment and initializes it.
     func startHost(deviceID: String, ldaCapabilities: [Int] = []) throws -> DemoClient {
-        let client = try DemoClient(executable: executable, arguments: ["serve", "--store", storePath])
+        let client = try DemoClient(executable: executable, arguments: ["serve", "--store", storePath, "--examples"])
         client.hostRequestHandlers["platform/authenticateLDA"] = { _ in ["authenticated": true] }
         client.echo = false
         defer { client.echo = true }

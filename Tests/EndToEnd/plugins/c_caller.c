@@ -17,7 +17,8 @@
     "{\"name\":\"ccaller.call\",\"params\":[{\"name\":\"service\",\"type\":\"string\"},{\"name\":\"params\",\"type\":\"object\"}]}]," \
     "\"events\":[{\"name\":\"onCallerDone\"},{\"name\":\"onTimer\"},{\"name\":\"onFeed\"},{\"name\":\"onSessionNotice\"}]," \
     "\"uses\":[\"cstep.verify\",\"records.get\",\"records.list\",\"records.apply\",\"notifications.create\"," \
-    "\"notifications.list\",\"notifications.answer\",\"authenticators.enableLDA\"]}"
+    "\"notifications.list\",\"notifications.answer\",\"authenticators.enableLDA\"]," \
+    "\"reads\":[\"sessions.ended\",\"notifications.created\"]}"
 #define CUSTOM_CREATE
 #define CUSTOM_HANDLE
 #define CUSTOM_NOTIFY

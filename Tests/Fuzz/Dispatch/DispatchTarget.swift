@@ -14,7 +14,7 @@ import Glibc
 #endif
 
 /// The whole dispatcher, fuzzed: a host with the real flows loaded (from
-/// FLOWHOST_FUZZ_PLUGINS, the folder of the built `libFlowPlugin*.so`) on a
+/// FLOWHOST_FUZZ_PLUGINS, the folder of the built `libFlowPlugin*.so`, and the `libFlowExample*.so` echo the corpus calls) on a
 /// scratch store where alice is active with a password and bob is pending.
 /// Each input is fed, as a client's bytes, to a fresh engine after its
 /// `initialize`; the store carries over (as a real one would).
@@ -49,7 +49,9 @@ final class DispatchFixture {
             fatalError("fuzz fixture: \(error)")
         }
         let pluginFolder = String(cString: getenv("FLOWHOST_FUZZ_PLUGINS") ?? strdup(".build/debug"))
-        let (paths, refusals) = PluginLoader.candidates(in: [PluginDirectory(path: pluginFolder, requiredPrefix: "libFlowPlugin")])
+        let (paths, refusals) = PluginLoader.candidates(in: [
+            PluginDirectory(path: pluginFolder, requiredPrefix: "libFlowPlugin"), PluginDirectory(path: pluginFolder, requiredPrefix: "libFlowExample"),
+        ])
         plugins = paths
         if plugins.isEmpty {
             fatalError("fuzz fixture: no libFlowPlugin*.so in \(pluginFolder) (set FLOWHOST_FUZZ_PLUGINS to an absolute path); \(refusals)")

@@ -1,0 +1,45 @@
+/// Change-feed topics and who owns them.
+///
+/// A topic is a dotted name; its first part is its namespace, and the
+/// namespace has one owner. The host's domains own `sessions`,
+/// `notifications` and `devices`, and write those topics only in the
+/// transaction of the change they describe. A flow owns the namespace of
+/// its own name: it publishes only there, and subscribes there and to the
+/// host topics its manifest lists under `reads`. The other reserved names
+/// are the host's `notify` topics (`session`, `challenge.*`), which a feed
+/// event must never be mistaken for, and JSON-RPC's `rpc`.
+public enum FeedTopic {
+    /// Namespaces no flow may take, as a topic's or as its own name.
+    public static let reservedNamespaces: Set<String> = ["sessions", "notifications", "devices", "session", "challenge", "rpc", "host"]
+
+    /// The host topics a flow may ask to read (`reads` in its manifest).
+    public static let readableHostTopics: Set<String> = ["sessions.ended", "notifications.created", "notifications.updated"]
+
+    /// Dotted names of letters, digits, `-` and `_`, at most 64 bytes.
+    public static func isValid(_ topic: String) -> Bool {
+        !topic.isEmpty && topic.utf8.count <= 64
+            && topic.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || "0123456789.-_".unicodeScalars.contains($0)) }
+    }
+
+    /// The part before the first dot.
+    public static func namespace(of topic: String) -> Substring {
+        topic.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first ?? Substring(topic)
+    }
+
+    /// Written by the host's own domains only.
+    public static func isHostTopic(_ topic: String) -> Bool { reservedNamespaces.contains(String(namespace(of: topic))) }
+
+    /// Why `flow` (its name and its manifest's `reads`) may not publish on
+    /// or subscribe to `topic`; nil when it may.
+    static func refusal(flow: String, reads: Set<String>, topic: String, publishing: Bool) -> String? {
+        guard isValid(topic) else { return "\"\(topic.prefix(64))\" is not a topic name" }
+        if namespace(of: topic) == flow { return nil }
+        if publishing {
+            return "flow \(flow) may publish only on its own topics (\(flow).…); \(topic) belongs to "
+                + (isHostTopic(topic) ? "the host" : "flow \(namespace(of: topic))")
+        }
+        if reads.contains(topic) { return nil }
+        return "flow \(flow) may subscribe only to its own topics (\(flow).…) and the host topics its manifest lists under \"reads\"; "
+            + "\(topic) is not among them"
+    }
+}

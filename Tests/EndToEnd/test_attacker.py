@@ -1,0 +1,135 @@
+"""The attacker of issue 21: a client that has proved nothing, on the same
+store as its victim. Each test ran the attack against the host before its
+fix and saw it work; now it must fail, and the victim must not notice."""
+
+import json
+import time
+
+import pytest
+
+from conftest import DEVICE, GOOD_PASSWORD, activate, status_of, store_execute, store_rows, wait_until
+from flowhost_client import RPCError
+
+
+def victim(deployment, user="alice", device="device-a"):
+    code = deployment.add_user(user)
+    host = deployment.host(device)
+    activate(host, user, code)
+    return host
+
+
+def open_session(deployment, user="alice"):
+    rows = store_rows(deployment.store, "SELECT session_id FROM session WHERE user_id = ? AND ended_at IS NULL", user)
+    assert len(rows) == 1, rows
+    return rows[0][0]
+
+
+def still_logged_in(host):
+    """A request that needs the session: answered, not refused."""
+    host.request("getNotifications", [0, "", 1, "", ""])
+    return host.wait_event("onGetNotifications")["params"]["pArgs"]["response"]["StatusCode"] == 100
+
+
+def attacker(deployment):
+    """The echo example, opted into, on the victim's store: nothing proved."""
+    host = deployment.spawn_host("--store", deployment.store, "--config", deployment.config, "--examples")
+    host.initialize(device={"deviceID": "mallory-device", "deviceName": "Mallory", "ldaCapabilities": []})
+    return host
+
+
+def test_examples_are_not_loaded_by_default(deployment):
+    host = deployment.spawn_host("--store", deployment.store, "--config", deployment.config)
+    flows = [flow["name"] for flow in host.initialize(device=DEVICE)["flows"]]
+    assert "mfa" in flows and "echo" not in flows
+    with pytest.raises(RPCError) as refused:
+        host.request("echo.subscribe", {"topic": "echo.x"})
+    assert refused.value.code == -32601
+
+
+@pytest.mark.parametrize("topic", ["notifications.created", "notifications.updated", "sessions.ended", "devices.added", "mfa.state"])
+def test_a_flow_cannot_read_topics_it_does_not_own(deployment, topic):
+    mallory = attacker(deployment)
+    with pytest.raises(RPCError) as refused:
+        mallory.request("echo.subscribe", {"topic": topic})
+    assert refused.value.code == -32016 and refused.value.data == {"reason": "topicNotOwned", "topic": topic}
+    assert wait_until(lambda: "flow echo may subscribe only to its own topics" in mallory.stderr_text(), timeout=5)
+
+
+def test_a_flow_cannot_learn_of_other_users_notifications(deployment):
+    alice = victim(deployment)
+    mallory = attacker(deployment)
+    with pytest.raises(RPCError):
+        mallory.request("echo.subscribe", {"topic": "notifications.created"})
+    bob = deployment.host("device-b")
+    bob.wait_event("getUser")
+    bob.request("setUser", ["alice"])  # a new device asks alice's devices for approval
+    bob.wait_event("addNewDeviceOptions")
+    bob.request("performVerifyAuth", [True])
+    alice.wait_event("onNotificationReceived", timeout=5)
+    time.sleep(0.5)
+    assert not [event for event in mallory.events if event["method"] == "onEchoFeed"]
+
+
+@pytest.mark.parametrize("topic", ["sessions.ended", "notifications.updated", "notifications.created", "devices.revoked", "mfa.state"])
+def test_a_flow_cannot_publish_on_topics_it_does_not_own(deployment, topic):
+    alice = victim(deployment)
+    session = open_session(deployment)
+    mallory = attacker(deployment)
+    with pytest.raises(RPCError) as refused:
+        mallory.request("echo.publish", {"topic": topic, "payload": {"sessionIDs": [session], "userID": "alice", "reason": "blocked"}})
+    assert refused.value.code == -32016
+    assert wait_until(lambda: "flow echo may publish only on its own topics" in mallory.stderr_text(), timeout=5)
+    time.sleep(0.3)
+    assert still_logged_in(alice)
+    assert not [event for event in alice.events if event["method"] == "onUserLoggedOff"]
+    assert store_rows(deployment.store, "SELECT COUNT(*) FROM feed_event WHERE topic = ?", topic) == [(0,)]
+
+
+def test_a_flow_still_uses_its_own_topics(deployment):
+    mallory = attacker(deployment)
+    other = attacker(deployment)
+    assert mallory.request("echo.subscribe", {"topic": "echo.chat"}) == {"ok": True}
+    assert other.request("echo.publish", {"topic": "echo.chat", "payload": {"n": 1}}) == {"ok": True}
+    assert mallory.wait_event("onEchoFeed", timeout=5)["params"] == {"topic": "echo.chat", "payload": {"n": 1}}
+
+
+def test_a_forged_session_end_written_around_the_host_logs_no_one_off(deployment):
+    alice = victim(deployment)
+    session = open_session(deployment)
+    forged = json.dumps({"userID": "alice", "sessionIDs": [session], "reason": "blocked"})
+    store_execute(deployment.store, "INSERT INTO feed_event (topic, payload, at) VALUES (?, ?, ?)", "sessions.ended", forged, int(time.time()))
+    assert wait_until(lambda: "does not match the store; dropped" in alice.stderr_text(), timeout=8), alice.stderr_text()[-2000:]
+    assert still_logged_in(alice)
+    assert open_session(deployment) == session
+    # A real end (the operator's block) still ends it at once.
+    deployment.admin("block", "alice")
+    assert alice.wait_event("onUserLoggedOff", timeout=8)
+
+
+def test_a_forged_rejection_written_around_the_host_does_not_stop_a_new_device(deployment):
+    alice = victim(deployment)
+    laptop = deployment.host("device-b")
+    laptop.wait_event("getUser")
+    laptop.request("setUser", ["alice"])
+    laptop.wait_event("addNewDeviceOptions")
+    laptop.request("performVerifyAuth", [True])
+    uuid = alice.wait_event("onNotificationReceived", timeout=5)["params"]["notification_uuid"]
+    forged = json.dumps({"userID": "alice", "uuid": uuid, "action": "reject", "kind": "device-approval"})
+    store_execute(deployment.store, "INSERT INTO feed_event (topic, payload, at) VALUES (?, ?, ?)", "notifications.updated", forged, int(time.time()))
+    assert wait_until(lambda: "does not match the store; dropped" in laptop.stderr_text(), timeout=8)
+    assert not [event for event in laptop.events if event["method"] == "getUser" and status_of(event) == 102]
+    assert store_rows(deployment.store, "SELECT status FROM notification WHERE uuid = ?", uuid) == [("ACTIVE",)]
+    # The real answer still goes through.
+    alice.request("updateNotification", [uuid, "accept"])
+    alice.wait_event("getPassword")
+    alice.request("setPassword", [GOOD_PASSWORD, 3])
+    alice.wait_event("onUpdateNotification")
+    assert laptop.wait_event("getPassword", timeout=5)["params"]["challengeMode"] == 0
+
+
+def test_a_forged_alert_for_a_notification_that_does_not_exist_is_not_sent(deployment):
+    alice = victim(deployment)
+    forged = json.dumps({"userID": "alice", "uuid": "00000000-0000-4000-8000-000000000000", "kind": "message"})
+    store_execute(deployment.store, "INSERT INTO feed_event (topic, payload, at) VALUES (?, ?, ?)", "notifications.created", forged, int(time.time()))
+    assert wait_until(lambda: "does not match the store; dropped" in alice.stderr_text(), timeout=8)
+    assert not [event for event in alice.events if event["method"] == "onNotificationReceived"]
