@@ -13,6 +13,7 @@ extension DeviceActivationFlow {
                 "fallbackNewDeviceActivationFlow", summary: "Answers addNewDeviceOptions: join with an activation code sent to the user instead.",
                 answers: ["addNewDeviceOptions"]),
             SDKAnswers.setActivationCode, SDKAnswers.resendActivationCode, SDKAnswers.setUserConsentForLDA, SDKAnswers.setPassword,
+            SDKAnswers.updatePassword,
         ],
         events: [
             FlowEvent(
@@ -30,7 +31,7 @@ extension DeviceActivationFlow {
         ],
         uses: [
             "notifications.create", "notifications.withdraw", "newdevice.sendCode", "newdevice.verifyCode", "newdevice.complete",
-            "credentials.userState", "device.createKey",
+            "credentials.userState", "device.createKey", "password.policy",
         ],
         reads: ["notifications.updated"])
 }

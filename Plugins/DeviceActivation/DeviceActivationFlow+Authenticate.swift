@@ -19,9 +19,16 @@ extension DeviceActivationFlow {
         }
     }
 
+    /// The user's password on this device: verified (challengeMode 0), or,
+    /// for a user who has none (activated with LDA only), a first one set
+    /// here (challengeMode 1): a device is never asked to verify a factor
+    /// that does not exist.
     func askForPassword(_ current: Joining, _ authorization: Authorization) {
-        joining?.stage = .awaitingPassword(authorization)
         let state = try? host.call("credentials.userState", ["userID": .string(current.userID), "deviceID": .string(deviceID)])
+        if state?["hasPassword"]?.boolValue == false {
+            return askForNewPassword(current, authorization, mode: ChallengeMode.set)
+        }
+        joining?.stage = .awaitingPassword(authorization)
         host.emit(
             "getPassword",
             SDKPayload.event(
@@ -30,6 +37,24 @@ extension DeviceActivationFlow {
                     "userID": .string(current.userID), "challengeMode": .int(ChallengeMode.verify),
                     "attemptsLeft": .int(state?["passwordAttemptsLeft"]?.intValue ?? 0),
                 ]))
+    }
+
+    /// A new password, with the policy: a first one (challengeMode 1) or an
+    /// expired one's replacement (challengeMode 4, answered with updatePassword).
+    func askForNewPassword(
+        _ current: Joining, _ authorization: Authorization, mode: Int, status: Int = SDKPayload.success, message: String = "Success"
+    ) {
+        joining?.stage = mode == ChallengeMode.set ? .awaitingNewPassword(authorization) : .awaitingExpiredUpdate(authorization)
+        let policy: String
+        do { policy = try host.call("password.policy")["policy"]?.stringValue ?? "{}" } catch {
+            host.log(.error, "reading the password policy failed: \(error.message)")
+            policy = "{}"
+        }
+        host.emit(
+            "getPassword",
+            SDKPayload.event(
+                status: status, message: message, workflow: Self.workflow, challengeInfo: [("RELID_PASSWORD_POLICY", policy)],
+                fields: ["userID": .string(current.userID), "challengeMode": .int(mode), "attemptsLeft": 0]))
     }
 
     func consent(_ current: Joining, _ authorization: Authorization, enroll: Bool, type: Int) throws(FlowError) {
@@ -47,7 +72,7 @@ extension DeviceActivationFlow {
 
     /// This device's key, then the registration (with the password checked
     /// and counted there, or the LDA enrolled) and a session.
-    func complete(_ current: Joining, _ authorization: Authorization, password: String?, ldaType: Int?) {
+    func complete(_ current: Joining, _ authorization: Authorization, password: String?, newPassword: String? = nil, ldaType: Int?) {
         joining?.stage = .working
         let call = current.call
         host.createDeviceKey(userID: current.userID, deviceID: deviceID) { [self] made in
@@ -65,6 +90,7 @@ extension DeviceActivationFlow {
             case .grant(let grant): params["grant"] = .string(grant)
             }
             if let password { params["password"] = .string(password) }
+            if let newPassword { params["newPassword"] = .string(newPassword) }
             if let ldaType { params["ldaType"] = .int(ldaType) }
             let outcome: JSON
             do throws(FlowError) { outcome = try host.call("newdevice.complete", params) } catch {
@@ -74,6 +100,17 @@ extension DeviceActivationFlow {
             switch outcome["outcome"]?.stringValue {
             case "completed": finish(["outcome": "completed", "sessionID": outcome["sessionID"] ?? "", "workflow": .string(Self.workflow)])
             case "wrong": stop(102, "Invalid password: start adding this device again.")
+            case "expired":
+                askForNewPassword(current, authorization, mode: ChallengeMode.updateOnExpiry, message: "Your password has expired. Set a new one with updatePassword.")
+            case "policy", "reused":
+                let mode = newPassword != nil && password != nil ? ChallengeMode.updateOnExpiry : ChallengeMode.set
+                let reused = outcome["outcome"]?.stringValue == "reused"
+                let problems = outcome["problems"]?.elements.compactMap(\.stringValue) ?? []
+                askForNewPassword(
+                    current, authorization, mode: mode, status: reused ? 164 : 190,
+                    message: reused
+                        ? "The new password was used before; choose another."
+                        : "The password does not meet the password policy: " + problems.joined(separator: "; ") + ".")
             case "refused": refused(outcome)
             default: unexpected("newdevice.complete", outcome)
             }

@@ -44,6 +44,10 @@ final class DeviceActivationFlow: ServingFlow {
         case awaitingCode(verificationKey: String)
         case awaitingConsent(Authorization)
         case awaitingPassword(Authorization)
+        /// A first password (challengeMode 1): the user has none.
+        case awaitingNewPassword(Authorization)
+        /// The password was right but expired (challengeMode 4).
+        case awaitingExpiredUpdate(Authorization)
         /// Waiting for the host (a key being made, the registration).
         case working
     }
@@ -98,14 +102,28 @@ final class DeviceActivationFlow: ServingFlow {
         case ("setUserConsentForLDA", .awaitingConsent(let authorization)):
             try consent(current, authorization, enroll: params["isEnrollLDA"]!.boolValue!, type: params["authenticationType"]!.intValue!)
         case ("setPassword", .awaitingPassword(let authorization)):
-            guard params["challengeMode"]!.intValue! == ChallengeMode.verify else {
-                throw FlowError.invalidParams(field: "challengeMode", reason: "this getPassword asked with challengeMode 0")
-            }
+            try expect(params, mode: ChallengeMode.verify)
             complete(current, authorization, password: params["password"]!.stringValue!, ldaType: nil)
+        case ("setPassword", .awaitingNewPassword(let authorization)):
+            try expect(params, mode: ChallengeMode.set)
+            complete(current, authorization, password: nil, newPassword: params["password"]!.stringValue!, ldaType: nil)
+        case ("updatePassword", .awaitingExpiredUpdate(let authorization)):
+            try expect(params, mode: ChallengeMode.updateOnExpiry)
+            complete(
+                current, authorization, password: params["currentPassword"]!.stringValue!, newPassword: params["newPassword"]!.stringValue!,
+                ldaType: nil)
+        case ("setPassword", .awaitingExpiredUpdate):
+            throw FlowError.sdk(4, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
         default:
             throw FlowError(code: -32006, message: "not expected now")
         }
         return nil
+    }
+
+    private func expect(_ params: JSON, mode: Int) throws(FlowError) {
+        guard params["challengeMode"]!.intValue! == mode else {
+            throw FlowError.invalidParams(field: "challengeMode", reason: "this getPassword asked with challengeMode \(mode)")
+        }
     }
 
     /// The open challenge expired: the dialogue stops, its caller says so.

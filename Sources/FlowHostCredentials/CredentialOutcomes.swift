@@ -37,6 +37,9 @@ public enum Refusal: Sendable, Equatable {
     /// The device did not prove it holds its key (no valid proof, a revoked
     /// key, or a device registered before keys that only ever used LDA).
     case deviceNotProven
+    /// A password was given for a user who has none (activated with LDA
+    /// only): nothing is counted for a factor that does not exist.
+    case noPassword
 
     /// The SDK status the client gets with `getUser`.
     public var status: Int {
@@ -45,6 +48,7 @@ public enum Refusal: Sendable, Equatable {
         case .blocked: 138
         case .alreadyActive: 132
         case .notRegisteredOnDevice, .deviceNotProven: 126
+        case .noPassword: 102
         }
     }
 
@@ -55,6 +59,7 @@ public enum Refusal: Sendable, Equatable {
         case .alreadyActive: "already-active"
         case .notRegisteredOnDevice: "not-registered"
         case .deviceNotProven: "device-not-proven"
+        case .noPassword: "no-password"
         }
     }
 }
@@ -139,7 +144,23 @@ public enum ApprovedActivationOutcome: Sendable, Equatable {
     case completed(sessionID: String)
     /// The approval is used up; the device must ask again.
     case wrongPassword(attemptsLeft: Int)
+    /// The password was right but has expired: nothing was used or
+    /// registered; the device asks for a replacement (challengeMode 4) and
+    /// completes again with it.
+    case passwordExpired
+    /// The new password (a first one, or an expired one's replacement) is
+    /// not acceptable; nothing was used or registered.
+    case passwordRejected(NewPasswordCheck)
     case refused(Refusal)
+}
+
+/// The new device's own password factor.
+public enum NewDevicePassword: Sendable, Equatable {
+    /// The user's current password; with `replacement`, a new one for a
+    /// current password that has expired.
+    case verify(String, replacement: String?)
+    /// A first password, for a user who has none (activated with LDA only).
+    case first(String)
 }
 
 /// What lets a new device of an active user join: an approval answered on a

@@ -59,12 +59,16 @@ extension CredentialService {
 
     /// Revokes a device: its registration and its key end, and so do its
     /// sessions; it can neither log in nor sign until activated again.
-    public func revokeDevice(_ userID: String, deviceID: String) throws {
+    /// Returns the key it revoked, if any (a host-custody key's file is the
+    /// caller's to remove: it lives beside the host, not in the store).
+    @discardableResult
+    public func revokeDevice(_ userID: String, deviceID: String) throws -> DeviceKeyRecord? {
         let now = clock()
-        try write { tx in
+        return try write { tx in
             guard var device = try tx.device(userID: userID, deviceID: deviceID) else { throw StoreError.notFound }
             device.status = .deleted
             try tx.save(device)
+            let key = try tx.deviceKey(userID: userID, deviceID: deviceID)
             try tx.revokeDeviceKey(userID: userID, deviceID: deviceID, at: now)
             let open = try tx.openSessions(userID: userID).filter { $0.deviceID == deviceID }.map(\.sessionID)
             let ended = try tx.endSessions(userID: userID, deviceID: deviceID, at: now, reason: "device-revoked")
@@ -75,6 +79,7 @@ extension CredentialService {
                 try tx.appendFeedEvent(topic: SessionLedger.endedTopic, payload: notice.serialized(), at: now)
                 feedAppended = true
             }
+            return key
         }
     }
 

@@ -102,25 +102,40 @@ extension CredentialService {
     private func recordVerification(
         _ tx: any StoreWriter, userID: String, deviceID: String, matches: Bool, current: PasswordRecord?, now: Int64
     ) throws -> PasswordOutcome {
-        guard var user = try tx.user(userID) else { throw StoreError.notFound }
+        guard let user = try tx.user(userID) else { throw StoreError.notFound }
         if let refusal = try loginRefusal(tx, user, deviceID: deviceID) {
             try audit.count(tx, userID, "password.verify", refusal.name)
             return .refused(refusal)
         }
-        // The hash checked outside must still be the current one.
-        let stillCurrent = try tx.passwords(userID: userID, limit: 1).first
-        if matches, stillCurrent == current {
+        return try judgePassword(tx, user, deviceID: deviceID, matches: matches, checked: current, now: now, action: "password.verify")
+    }
+
+    /// The one place a typed password is judged, for every path that ends in
+    /// a session (a login, a step-up, a new device): the hash checked outside
+    /// the transaction must still be the current one; a match restores the
+    /// attempts and reports expiry; a miss costs an attempt and blocks at
+    /// zero. A user with no password is never asked to verify one, so a try
+    /// for them is refused without costing anything (`.refused(.noPassword)`).
+    /// The caller has already refused a user who may not go on (a block).
+    func judgePassword(
+        _ tx: any StoreWriter, _ user: UserRecord, deviceID: String, matches: Bool, checked: PasswordRecord?, now: Int64, action: String
+    ) throws -> PasswordOutcome {
+        var user = user
+        let stillCurrent = try tx.passwords(userID: user.userID, limit: 1).first
+        guard let stillCurrent else {
+            try audit.count(tx, user.userID, action, "no-password")
+            return .refused(.noPassword)
+        }
+        if matches, stillCurrent == checked {
             if user.passwordAttemptsLeft != settings.maxPasswordAttempts {
                 user.passwordAttemptsLeft = settings.maxPasswordAttempts
                 try tx.update(user)
             }
-            let expired = isExpired(user, current, now: now)
-            try audit.row(tx, userID, deviceID, "password.verify", expired ? "ok-expired" : "ok")
+            let expired = isExpired(user, stillCurrent, now: now)
+            try audit.row(tx, user.userID, deviceID, action, expired ? "ok-expired" : "ok")
             return .accepted(expired: expired)
         }
-        if let left = try recordFailure(
-            tx, &user, \.passwordAttemptsLeft, blocking: .passwordAttempts, deviceID: deviceID, action: "password.verify")
-        {
+        if let left = try recordFailure(tx, &user, \.passwordAttemptsLeft, blocking: .passwordAttempts, deviceID: deviceID, action: action) {
             return .wrong(attemptsLeft: left)
         }
         return .refused(.blocked(.passwordAttempts))

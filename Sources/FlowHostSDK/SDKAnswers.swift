@@ -21,4 +21,9 @@ public enum SDKAnswers {
     public static let setPassword = FlowMethod(
         "setPassword", summary: "Answers getPassword (the challengeMode it was asked with).",
         params: [FlowParam("password", .string), FlowParam("challengeMode", .integer)], answers: ["getPassword"])
+
+    public static let updatePassword = FlowMethod(
+        "updatePassword", summary: "Answers getPassword with challengeMode 4 (password expired).",
+        params: [FlowParam("currentPassword", .string), FlowParam("newPassword", .string), FlowParam("challengeMode", .integer)],
+        answers: ["getPassword"])
 }

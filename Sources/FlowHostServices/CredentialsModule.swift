@@ -141,6 +141,9 @@ enum CredentialsModule {
         guard let key = Base64.decode(try p.string(name("publicKey"))), key.count == Ed25519.publicKeyBytes else {
             throw ServiceError.invalidParams(field: name("publicKey"), reason: "a 32-byte Ed25519 public key in base64")
         }
+        guard Ed25519.isStrongPublicKey(key) else {
+            throw ServiceError.invalidParams(field: name("publicKey"), reason: "not a usable Ed25519 public key (small order, or not in the main subgroup)")
+        }
         let custody = try p.string(name("custody"))
         guard custody == "host" || custody == "platform" else { throw ServiceError.invalidParams(field: name("custody"), reason: "host or platform") }
         let keyID = try p.string(name("keyID"))
@@ -160,7 +163,7 @@ enum CredentialsModule {
         }
     }
 
-    private static func check(_ check: NewPasswordCheck) -> JSON {
+    static func check(_ check: NewPasswordCheck) -> JSON {
         switch check {
         case .acceptable: ["outcome": "acceptable"]
         case .violatesPolicy(let problems): ["outcome": "policy", "problems": .array(problems.map(JSON.string))]

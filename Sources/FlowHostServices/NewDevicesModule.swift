@@ -15,7 +15,8 @@ enum NewDevicesModule {
             engine, "newdevice.complete",
             [
                 string("userID", userID: true), string("deviceID"), string("deviceName"), string("approval", required: false),
-                string("grant", required: false), string("workflow"), string("password", required: false), integer("ldaType", required: false),
+                string("grant", required: false), string("workflow"), string("password", required: false), string("newPassword", required: false),
+                integer("ldaType", required: false),
                 string("keyID"), string("publicKey"), string("custody"),
             ]
         ) { _, p in
@@ -28,9 +29,16 @@ enum NewDevicesModule {
             } else {
                 throw ServiceError.invalidParams(field: "approval", reason: "an approval or a code's grant is required")
             }
+            // password: verify it (newPassword: its replacement, if it expired); newPassword alone: a first password.
+            let password: NewDevicePassword? =
+                switch (try p.optionalString("password"), try p.optionalString("newPassword")) {
+                case (let current?, let replacement): .verify(current, replacement: replacement)
+                case (nil, let first?): .first(first)
+                case (nil, nil): nil
+                }
             let outcome = try devices.complete(
                 userID, deviceID: try p.string("deviceID"), deviceName: deviceName, authorization: authorization,
-                password: try p.optionalString("password"), ldaType: ldaType, key: try CredentialsModule.newKey(p, prefix: ""), workflow: try p.string("workflow"))
+                password: password, ldaType: ldaType, key: try CredentialsModule.newKey(p, prefix: ""), workflow: try p.string("workflow"))
             switch outcome {
             case .completed(let sessionID):
                 engine.beginSession(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType)
@@ -44,6 +52,8 @@ enum NewDevicesModule {
                 }
                 return ["outcome": "completed", "sessionID": .string(sessionID)]
             case .wrongPassword(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
+            case .passwordExpired: return ["outcome": "expired"]
+            case .passwordRejected(let check): return CredentialsModule.check(check)
             case .refused(let refusal): return CredentialsModule.refused(refusal)
             }
         }

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from conftest import GOOD_PASSWORD, activate, status_of, wait_until
+from conftest import GOOD_PASSWORD, activate, register_secret, status_of, store_rows, wait_until
 from flowhost_client import RPCError
 from schemas import validate
 
@@ -257,3 +257,89 @@ def test_a_reset_after_the_approval_cancels_what_the_new_device_was_asked(deploy
     assert late.value.code == -32004, "the open challenge is getUser again"
     devices = {device["devUUID"]: device for device in deployment.admin("devices", "alice")}
     assert "device-b" not in devices or devices["device-b"]["status"] != "ACTIVE"
+
+
+# -- Issue 21.2 and 21.6: a new device goes on with what the user has --------------------
+
+NEW_PASSWORD = "N3w&Different-Pw"
+
+
+def lda_only(deployment, user="bob"):
+    """A user activated with the biometric only, logged in on their phone."""
+    code = deployment.add_user(user)
+    phone = deployment.host("phone", lda=[1])
+    activate(phone, user, code, lda=True)
+    assert store_rows(deployment.store, "SELECT COUNT(*) FROM password WHERE user_id = ?", user) == [(0,)]
+    return phone
+
+
+def join_by_code(deployment, user, device="laptop", lda=()):
+    laptop = deployment.host(device, lda=lda)
+    laptop.wait_event("getUser")
+    laptop.request("setUser", [user])
+    laptop.wait_event("addNewDeviceOptions")
+    laptop.request("fallbackNewDeviceActivationFlow")
+    laptop.wait_event("getActivationCode")
+    laptop.request("setActivationCode", [deployment.admin("outbox")[-1]["activationCode"]])
+    return laptop
+
+
+def first_password_on(laptop):
+    ask = laptop.wait_event("getPassword", timeout=5)
+    assert ask["params"]["challengeMode"] == 1, "a first password, never a check of one that does not exist"
+    info = {item["key"]: item["value"] for item in ask["params"]["challengeResponse"]["challengeInfo"]}
+    assert "RELID_PASSWORD_POLICY" in info
+    register_secret(NEW_PASSWORD)
+    laptop.request("setPassword", ["short", 1])
+    again = laptop.wait_event("getPassword")
+    assert status_of(again) == 190 and again["params"]["challengeMode"] == 1, "the policy, with the reason"
+    laptop.request("setPassword", [NEW_PASSWORD, 1])
+    laptop.wait_event("onUserLoggedIn")
+
+
+@pytest.mark.parametrize("how", ["approval", "code", "lda-declined"])
+def test_a_user_without_a_password_sets_one_on_a_new_device_and_spends_no_attempt(deployment, how):
+    phone = lda_only(deployment)
+    if how == "approval":
+        laptop, key = ask_to_join(deployment, user="bob", device="laptop")
+        phone.request("updateNotification", [approval_on(phone, key), "accept"])
+        phone.wait_event("onUpdateNotification", timeout=10)
+    elif how == "code":
+        laptop = join_by_code(deployment, "bob")
+    else:
+        laptop = join_by_code(deployment, "bob", lda=[1])
+        consent = laptop.wait_event("getUserConsentForLDA", timeout=5)
+        laptop.request("setUserConsentForLDA", [False, consent["params"]["challengeMode"], 1])
+    first_password_on(laptop)
+    user = deployment.admin("show-user", "bob")
+    assert user["blocked"] is None and user["passwordAttemptsLeft"] == 3
+    assert store_rows(deployment.store, "SELECT COUNT(*) FROM password WHERE user_id = ?", "bob") == [(1,)]
+    assert {device["devUUID"] for device in deployment.admin("devices", "bob")} == {"phone", "laptop"}
+    # The phone still logs in with its biometric.
+    phone.request("logOff", ["bob"])
+    phone.wait_event("getUser")
+    phone.request("setUser", ["bob"])
+    assert phone.wait_event("onUserLoggedIn", timeout=10)["params"]["userID"] == "bob"
+
+
+def test_an_expired_password_must_be_replaced_on_a_new_device_too(deployment):
+    registered(deployment)
+    deployment.admin("expire-password", "alice")
+    laptop = join_by_code(deployment, "alice")
+    laptop.wait_event("getPassword", timeout=5)
+    laptop.request("setPassword", [GOOD_PASSWORD, 0])
+    ask = laptop.wait_event("getPassword", timeout=5)
+    assert ask["params"]["challengeMode"] == 4, "the old password alone does not log in"
+    assert not [event for event in laptop.events if event["method"] == "onUserLoggedIn"]
+    assert "laptop" not in [device["devUUID"] for device in deployment.admin("devices", "alice")]
+    with pytest.raises(RPCError) as refused:
+        laptop.request("setPassword", [GOOD_PASSWORD, 4])
+    assert refused.value.code == 4
+    register_secret(NEW_PASSWORD)
+    laptop.request("updatePassword", [GOOD_PASSWORD, GOOD_PASSWORD, 4])
+    assert status_of(laptop.wait_event("getPassword")) == 164, "the history applies as at login"
+    laptop.request("updatePassword", [GOOD_PASSWORD, NEW_PASSWORD, 4])
+    laptop.wait_event("onUserLoggedIn")
+    user = deployment.admin("show-user", "alice")
+    assert not user.get("passwordExpired") and user["passwordAttemptsLeft"] == 3
+    assert "laptop" in [device["devUUID"] for device in deployment.admin("devices", "alice")]
