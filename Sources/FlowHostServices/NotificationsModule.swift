@@ -20,17 +20,14 @@ enum NotificationsModule {
                 integer("expiresInSeconds"), string("kind", required: false), ParamSpec(name: "context", type: .object, required: false),
             ]
         ) { _, p in
-            let actions = try p.json["actions"]!.elements.map { item in
-                guard let label = item["label"]?.stringValue, let action = item["action"]?.stringValue else {
-                    throw ServiceError.invalidParams(field: "actions", reason: "each needs label and action")
-                }
-                return NotificationAction(label: label, action: action, authLevel: item["authlevel"]?.stringValue ?? "0")
+            let actions = try p.objects("actions", members: ["label", "action", "authlevel"]).map { item throws(ServiceError) in
+                NotificationAction(label: try item.string("label"), action: try item.string("action"), authLevel: try item.optionalString("authlevel") ?? "0")
             }
             do {
                 let uuid = try notifications.create(
                     userID: try p.string("userID"), subject: try p.string("subject"), message: try p.string("message"), actions: actions,
                     expiresInSeconds: Int64(try p.optionalInt("expiresInSeconds") ?? 0), kind: try p.optionalString("kind") ?? "message",
-                    context: p.json["context"])
+                    context: p.opaque("context"))
                 return ["uuid": .string(uuid)]
             } catch let error as NotificationError {
                 throw ServiceError.invalidParams(field: "notification", reason: error.description)

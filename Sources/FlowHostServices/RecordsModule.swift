@@ -34,7 +34,7 @@ enum RecordsModule {
         }
 
         offer(engine, "records.apply", [ParamSpec(name: "operations", type: .array)]) { caller, p in
-            let operations = p.json["operations"]!.elements
+            let operations = try p.objects("operations", members: ["op", "collection", "key", "value", "expectVersion"])
             guard (1...maxOperations).contains(operations.count) else {
                 throw ServiceError.invalidParams(field: "operations", reason: "1 to \(maxOperations) operations")
             }
@@ -43,15 +43,15 @@ enum RecordsModule {
                 let versions = JSON.array()
                 for (index, operation) in operations.enumerated() {
                     let at = "operations[\(index)]"
-                    guard operation.kind == .object, let kind = operation["op"]?.stringValue,
-                        let collection = operation["collection"]?.stringValue, let key = operation["key"]?.stringValue
-                    else { throw ServiceError.invalidParams(field: at, reason: "needs op, collection and key") }
+                    let kind = try operation.string("op")
+                    let collection = try operation.string("collection")
+                    let key = try operation.string("key")
                     _ = try name(collection, "\(at).collection")
                     _ = try name(key, "\(at).key")
                     let current = try tx.record(namespace: caller, collection: collection, key: key)
-                    if let expected = operation["expectVersion"] {
+                    if let expected = try operation.optionalInt("expectVersion") {
                         // 0 means "must not exist".
-                        guard let number = expected.intValue, Int64(number) == (current?.version ?? 0) else {
+                        guard Int64(expected) == (current?.version ?? 0) else {
                             throw ServiceError(
                                 code: -32012, message: "Version conflict at \(at)",
                                 data: ["index": .int(index), "currentVersion": .int(Int(current?.version ?? 0))])
@@ -59,7 +59,7 @@ enum RecordsModule {
                     }
                     switch kind {
                     case "put":
-                        guard let value = operation["value"] else { throw ServiceError.invalidParams(field: "\(at).value", reason: "required") }
+                        guard let value = operation.opaque("value") else { throw ServiceError.invalidParams(field: "\(at).value", reason: "required") }
                         let text = value.serialized()
                         guard text.utf8.count <= maxValueBytes else {
                             throw ServiceError.invalidParams(field: "\(at).value", reason: "at most \(maxValueBytes) bytes")

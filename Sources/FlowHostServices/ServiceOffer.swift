@@ -13,7 +13,7 @@ func offer(
     unowned let engine = engine
     engine.registerService(name, params: params) { caller, json throws(ServiceError) in
         do {
-            return try body(caller, ServiceParams(json: json))
+            return try body(caller, ServiceParams(json: json, declared: params))
         } catch let error as ServiceError {
             throw error
         } catch let error as StoreError where error == .notFound {

@@ -85,7 +85,7 @@ enum SignaturesModule {
             [string("dataSignatureID", required: false), ParamSpec(name: "receipt", type: .object, required: false)]
         ) { _, p in
             let verdict: DataSignatures.Verdict
-            if let receipt = p.json["receipt"], !receipt.isNull {
+            if let receipt = p.opaque("receipt") {
                 verdict = try signatures.verify(receipt: receipt)
             } else if let id = try p.optionalString("dataSignatureID") {
                 verdict = try signatures.verify(dataSignatureID: id)

@@ -75,3 +75,32 @@ def test_bad_notifications_are_refused_with_the_reason(spawn, test_plugins, depl
     with pytest.raises(RPCError) as refused:
         call(host, "notifications.create", userID="alice", subject="s", message="m", actions=[], expiresInSeconds=60)
     assert refused.value.code == -32602
+
+
+@pytest.mark.parametrize("action,field", [
+    ({"label": "Accept", "action": "accept", "authlevel": 1}, "actions[0].authlevel"),
+    ({"label": "Accept", "action": 7}, "actions[0].action"),
+    ({"label": "Accept", "action": "accept", "authLevel": "1"}, "actions[0].authLevel"),
+    ("accept", "actions[0]"),
+])
+def test_a_mistyped_or_unknown_member_is_refused_never_read_as_a_default(spawn, test_plugins, deployment, action, field):
+    """Issue 21.7: authlevel 1 (a number) was stored as "0", and Accept was
+    then recorded with no step-up."""
+    deployment.add_user("alice")
+    host = caller_host(spawn, test_plugins, deployment, "device-a")
+    with pytest.raises(RPCError) as refused:
+        call(host, "notifications.create", userID="alice", subject="s", message="m", actions=[action], expiresInSeconds=60)
+    assert refused.value.code == -32602 and refused.value.data["field"] == field, refused.value.data
+    assert deployment.admin("notifications", "alice") == [], "nothing stored"
+
+
+@pytest.mark.parametrize("operation,field", [
+    ({"op": "put", "collection": "c", "key": "k", "value": 1, "expectVersion": "0"}, "operations[0].expectVersion"),
+    ({"op": "put", "collection": "c", "key": "k", "value": 1, "expect": 0}, "operations[0].expect"),
+    ({"op": 1, "collection": "c", "key": "k"}, "operations[0].op"),
+])
+def test_records_refuse_mistyped_and_unknown_members(spawn, test_plugins, deployment, operation, field):
+    host = caller_host(spawn, test_plugins, deployment, "device-a")
+    with pytest.raises(RPCError) as refused:
+        call(host, "records.apply", operations=[operation])
+    assert refused.value.code == -32602 and refused.value.data["field"] == field, refused.value.data
