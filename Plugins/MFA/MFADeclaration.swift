@@ -13,13 +13,10 @@ extension MFAFlow {
             SDKAnswers.resendActivationCode,
             FlowMethod(
                 "setDeviceName", summary: "Answers getDeviceName with this device's name.",
-                params: [FlowParam("deviceName", .string)], answers: ["getDeviceName"]),
+                params: [FlowParam("deviceName", .string, format: .deviceName)], answers: ["getDeviceName"]),
             SDKAnswers.setUserConsentForLDA,
             SDKAnswers.setPassword,
-            FlowMethod(
-                "updatePassword", summary: "Answers getPassword with challengeMode 4 (password expired).",
-                params: [FlowParam("currentPassword", .string), FlowParam("newPassword", .string), FlowParam("challengeMode", .integer)],
-                answers: ["getPassword"]),
+            SDKAnswers.updatePassword,
             FlowMethod("resetAuthState", summary: "Abandons the flow before login; getUser follows."),
             FlowMethod(
                 "logOff", summary: "Ends the user's session; onUserLoggedOff then getUser follow.",

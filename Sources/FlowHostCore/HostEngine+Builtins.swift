@@ -106,11 +106,12 @@ extension HostEngine {
         for key in device.keys where !["deviceID", "deviceName", "ldaCapabilities", "keyCustody"].contains(key) {
             throw RPCError.invalidParams(field: "device.\(key)", reason: "unknown field")
         }
-        for key in ["deviceID", "deviceName"] {
+        // A device id follows the user-id rule; a name is one short line:
+        // both reach the audit, the operator's screen and other users' approval text.
+        for (key, rule) in [("deviceID", UserIdentifier.problem(with:)), ("deviceName", DeviceName.problem(with:))] {
             if let value = device[key] {
-                guard let text = value.stringValue, !text.isEmpty, text.utf8.count <= 256 else {
-                    throw RPCError.invalidParams(field: "device.\(key)", reason: "must be a non-empty string of at most 256 bytes")
-                }
+                guard let text = value.stringValue else { throw RPCError.invalidParams(field: "device.\(key)", reason: "expected string") }
+                if let problem = rule(text) { throw RPCError.invalidParams(field: "device.\(key)", reason: problem) }
             }
         }
         if let custody = device["keyCustody"], custody.stringValue != "host", custody.stringValue != "platform" {

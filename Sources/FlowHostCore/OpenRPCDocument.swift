@@ -92,6 +92,10 @@ enum OpenRPCDocument {
             schema["format"] = "userID"
             schema["minLength"] = 1
             schema["maxLength"] = .int(UserIdentifier.maxScalars)
+        case .deviceName:
+            schema["format"] = "deviceName"
+            schema["minLength"] = 1
+            schema["maxLength"] = .int(DeviceName.maxScalars)
         }
         return schema
     }

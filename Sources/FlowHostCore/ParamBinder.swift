@@ -62,6 +62,10 @@ enum ParamBinder {
             if let problem = UserIdentifier.problem(with: value.stringValue ?? "") {
                 throw RPCError.invalidParams(field: spec.name, reason: "a user id \(problem)")
             }
+        case .deviceName:
+            if let problem = DeviceName.problem(with: value.stringValue ?? "") {
+                throw RPCError.invalidParams(field: spec.name, reason: "a device name \(problem)")
+            }
         }
     }
 }

@@ -63,6 +63,18 @@ public final class DeviceKeyring {
         return Ed25519.sign(message, secretKey: secretKey)
     }
 
+    /// Removes a revoked key's file; false when this host held no such file.
+    public func remove(_ keyID: String) throws -> Bool {
+        guard isKeyID(keyID) else { return false }
+        let file = path(keyID)
+        guard unlink(file) == 0 else {
+            if errno == ENOENT { return false }
+            throw DeviceError("cannot remove the device key \(file): \(String(cString: strerror(errno)))")
+        }
+        SystemFile.syncFolder(of: file)
+        return true
+    }
+
     /// Key ids are 32 hex digits: nothing else ever becomes a file name.
     private func isKeyID(_ keyID: String) -> Bool {
         keyID.utf8.count == 32 && keyID.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }

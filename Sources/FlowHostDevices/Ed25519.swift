@@ -27,6 +27,16 @@ public enum Ed25519 {
         return crypto_sign_verify_detached(signature, message, UInt64(message.count), publicKey) == 0
     }
 
+    /// Whether a public key a platform offers may be registered: a point on
+    /// the curve, in the main subgroup, and not of small order. The
+    /// identity, the all-zero encoding and the order-8 points are refused:
+    /// lenient verifiers accept forged signatures under them.
+    public static func isStrongPublicKey(_ key: [UInt8]) -> Bool {
+        guard key.count == fh_sign_public_key_bytes() else { return false }
+        _ = sodium_init()
+        return crypto_core_ed25519_is_valid_point(key) == 1
+    }
+
     /// A key's name: the first 16 bytes of its BLAKE2b hash, hex.
     public static func keyID(of publicKey: [UInt8]) -> String {
         var digest = [UInt8](repeating: 0, count: 16)

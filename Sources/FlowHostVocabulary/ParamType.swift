@@ -10,4 +10,6 @@ public enum ParamType: String, Sendable, CaseIterable {
 public enum ParamFormat: String, Sendable, CaseIterable {
     /// A user id: the rule in `UserIdentifier` (scalars, bytes, no control characters).
     case userID
+    /// A device's name: the rule in `DeviceName` (one short line).
+    case deviceName
 }

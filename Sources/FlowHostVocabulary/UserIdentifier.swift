@@ -25,7 +25,7 @@ public enum UserIdentifier {
     /// Control characters (C0, C1, DEL), and the invisible format and
     /// separator characters that make two ids look alike (bidi overrides,
     /// zero-width joiners, line and paragraph separators).
-    static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
+    public static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: true
         default: false

@@ -40,8 +40,9 @@ struct AdminOptions: ParsableArguments {
         return try storage.credentials(configuration)
     }
 
-    func emit(_ value: JSON, text: () -> String) {
-        print(json ? value.serialized() : text())
+    /// JSON for machines, or text for a person (its values escaped: `TerminalText`).
+    func emit(_ value: JSON, text: () -> TerminalText) {
+        print(json ? value.serialized() : text().text)
     }
 }
 
@@ -78,7 +79,7 @@ extension AdminOptions {
             "verificationKey": .string(code.verificationKey), "expiresAt": .int(Int(code.expiresAt)),
         ]
         emit(value) {
-            (heading.map { $0 + "\n" } ?? "")
+            (heading.map { "\($0)\n" } ?? "")
                 + "activation code: \(code.activationCode)\nverification key: \(code.verificationKey)\nexpires: \(isoTime(code.expiresAt))"
         }
     }
@@ -95,7 +96,7 @@ extension AdminOptions {
     }
 
     /// Applies an operator action to a user and reports it.
-    func change(_ userID: String, _ action: (CredentialService) throws -> Void, report: JSON, text: String) throws {
+    func change(_ userID: String, _ action: (CredentialService) throws -> Void, report: JSON, text: TerminalText) throws {
         try adminRun {
             try action(credentials())
             emit(report) { text }
@@ -143,7 +144,7 @@ extension Admin {
                     "devices": .int(devices.count), "openSessions": .int(openSessions), "createdAt": .string(isoTime(user.createdAt)),
                 ]
                 options.emit(value) {
-                    value.keys.map { "\($0): \(value[$0]!.stringValue ?? value[$0]!.serialized())" }.joined(separator: "\n")
+                    TerminalText(lines: value.keys.map { "\($0): \(value[$0]!.stringValue ?? value[$0]!.serialized())" })
                 }
             }
         }
@@ -207,9 +208,9 @@ extension Admin {
                     try credentials.store.write { tx in for message in messages { try tx.markDelivered(outboxID: message.id!, at: now) } }
                 }
                 options.emit(opened) {
-                    opened.elements.map {
+                    TerminalText(lines: opened.elements.map {
                         "#\($0["id"]!.intValue!) \($0["userID"]!.stringValue!): code \($0["activationCode"]!.stringValue!) key \($0["verificationKey"]!.stringValue!)"
-                    }.joined(separator: "\n")
+                    })
                 }
             }
         }
@@ -239,9 +240,9 @@ extension Admin {
                         return entry
                     })
                 options.emit(value) {
-                    zip(devices, keys).map { device, key in
+                    TerminalText(lines: zip(devices, keys).map { device, key in
                         "\(device.deviceID)  \(device.name)  \(device.status.rawValue)  lda=\(device.ldaType.map(String.init) ?? "-")  key=\(key?.keyID ?? "none")"
-                    }.joined(separator: "\n")
+                    })
                 }
             }
         }
@@ -254,9 +255,18 @@ extension Admin {
         @Argument var userID: String
         @Argument var deviceID: String
         func run() throws {
-            try options.change(
-                userID, { try $0.revokeDevice(userID, deviceID: deviceID) },
-                report: ["userID": .string(userID), "devUUID": .string(deviceID), "revoked": true], text: "\(userID): device \(deviceID) revoked")
+            try adminRun {
+                let key = try options.credentials().revokeDevice(userID, deviceID: deviceID)
+                // A host-custody key's secret half is a file beside the host: a revoked key must not stay on disk.
+                var removed = false
+                if let key, key.custody == "host" { removed = try options.storage.keyring().remove(key.keyID) }
+                let report: JSON = [
+                    "userID": .string(userID), "devUUID": .string(deviceID), "revoked": true, "keyFileRemoved": .bool(removed),
+                ]
+                options.emit(report) {
+                    "\(userID): device \(deviceID) revoked" + (removed ? "; its key file \(key!.keyID).key was removed" : "" as TerminalText)
+                }
+            }
         }
     }
 
@@ -307,8 +317,7 @@ extension Admin {
                 let now = CredentialService.now()
                 let items = try service.history(userID: userID, startIndex: 1, recordCount: 0).map { NotificationShapes.historyItem($0, now: now) }
                 options.emit(.array(items)) {
-                    items.map { "\($0["notification_uuid"]!.stringValue!)  \($0["status"]!.stringValue!)  \($0["action_performed"]!.stringValue!)" }
-                        .joined(separator: "\n")
+                    TerminalText(lines: items.map { "\($0["notification_uuid"]!.stringValue!)  \($0["status"]!.stringValue!)  \($0["action_performed"]!.stringValue!)" })
                 }
             }
         }
@@ -337,8 +346,7 @@ extension Admin {
                         return item
                     })
                 options.emit(value) {
-                    entries.map { "\(isoTime($0.at))  \($0.userID ?? "-")  \($0.deviceID ?? "-")  \($0.action)  \($0.outcome)  \($0.detail ?? "")" }
-                        .joined(separator: "\n")
+                    TerminalText(lines: entries.map { "\(isoTime($0.at))  \($0.userID ?? "-")  \($0.deviceID ?? "-")  \($0.action)  \($0.outcome)  \($0.detail ?? "")" })
                 }
             }
         }
@@ -358,8 +366,7 @@ extension Admin.Audit {
                     ]
                 })
             options.emit(value) {
-                rows.map { "\(isoTime($0.hour))  \($0.userID.isEmpty ? "-" : $0.userID)  \($0.action)  \($0.outcome)  ×\($0.count)" }
-                    .joined(separator: "\n")
+                TerminalText(lines: rows.map { "\(isoTime($0.hour))  \($0.userID.isEmpty ? "-" : $0.userID)  \($0.action)  \($0.outcome)  ×\($0.count)" })
             }
         }
     }

@@ -72,7 +72,7 @@ extension Admin {
                 if format == "pem" {
                     let pem = PublicKeyExport.pem(publicKey)
                     options.emit(["keyID": .string(key.keyID), "pem": .string(pem), "revoked": .bool(key.revokedAt != nil)]) {
-                        String(pem.dropLast())
+                        TerminalText(lines: pem.dropLast().split(separator: "\n").map { "\($0)" })
                     }
                 } else {
                     let jwk = JSON.object()

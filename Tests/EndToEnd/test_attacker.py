@@ -133,3 +133,46 @@ def test_a_forged_alert_for_a_notification_that_does_not_exist_is_not_sent(deplo
     store_execute(deployment.store, "INSERT INTO feed_event (topic, payload, at) VALUES (?, ?, ?)", "notifications.created", forged, int(time.time()))
     assert wait_until(lambda: "does not match the store; dropped" in alice.stderr_text(), timeout=8)
     assert not [event for event in alice.events if event["method"] == "onNotificationReceived"]
+
+
+# -- Issue 21.8: what a stranger types never reaches a screen as it is --------------------
+
+@pytest.mark.parametrize("field,value", [
+    ("deviceID", "evil\x1b[2J\x1b[Hforged"), ("deviceID", "two\nlines"), ("deviceID", "\u202eesrever"), ("deviceID", "x" * 129),
+    ("deviceName", "Laptop\nVerification key: AAAAAA"), ("deviceName", "n" * 65), ("deviceName", "bell\x07"),
+])
+def test_device_ids_and_names_with_control_characters_are_refused(deployment, field, value):
+    host = deployment.spawn_host("--store", deployment.store, "--config", deployment.config)
+    device = dict(DEVICE, **{field: value})
+    with pytest.raises(RPCError) as refused:
+        host.initialize(device=device)
+    assert refused.value.code == -32602 and refused.value.data["field"] == "device." + field
+
+
+def test_a_device_name_answer_is_one_short_line(deployment):
+    code = deployment.add_user("alice")
+    host = deployment.host("device-n")
+    host.wait_event("getUser")
+    host.request("setUser", ["alice"])
+    host.wait_event("getActivationCode")
+    host.request("setActivationCode", [code])
+    host.wait_event("getDeviceName")
+    with pytest.raises(RPCError) as refused:
+        host.request("setDeviceName", ["Laptop\nVerification key: AAAAAA"])
+    assert refused.value.code == -32602 and refused.value.data["field"] == "deviceName"
+    host.request("setDeviceName", ["Laptop"])
+    assert host.wait_event()["method"] in ("getPassword", "getUserConsentForLDA")
+
+
+@pytest.mark.sqlite_only
+def test_admin_text_output_escapes_what_it_prints(deployment, flowhost_bin):
+    """Rows written before the rule (or around the host) still cannot drive the terminal."""
+    import subprocess
+    deployment.add_user("alice")
+    store_execute(deployment.store, "INSERT INTO audit (at, user_id, device_id, action, outcome, detail) VALUES (?, ?, ?, ?, ?, ?)",
+                  int(time.time()), "alice", "x\x1b[2J\x1b[H\nforged line", "activation.device-code", "sent", None)
+    out = subprocess.run([flowhost_bin, "admin", "audit", "--user", "alice", "--store", deployment.store, "--config", deployment.config],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert "\x1b" not in out.stdout and "\\u{1B}[2J" in out.stdout
+    assert not [line for line in out.stdout.splitlines() if line.startswith("forged line")], out.stdout

@@ -164,7 +164,11 @@ def test_a_revoked_device_can_no_longer_log_in(deployment):
     code = deployment.add_user("alice")
     host = deployment.host("device-1")
     activate(host, "alice", code)
-    deployment.admin("revoke-device", "alice", "device-1")
+    key_file = os.path.join(deployment.folder, "devices", deployment.admin("devices", "alice")[0]["keyID"] + ".key")
+    assert os.path.exists(key_file)
+    revoked = deployment.admin("revoke-device", "alice", "device-1")
+    assert revoked["keyFileRemoved"] is True and not os.path.exists(key_file), "issue 21.14: the secret half goes too"
+    assert not [name for name in os.listdir(os.path.dirname(key_file)) if ".tmp-" in name], "no temporary file left"
     off = host.wait_event("onUserLoggedOff", timeout=3)
     assert off["params"]["userID"] == "alice", "the revoked device's session ends at once"
     device = deployment.admin("devices", "alice")[0]
@@ -246,3 +250,37 @@ def test_no_private_key_in_the_store_the_audit_stderr_or_admin_output(deployment
             assert secret not in stored
         else:
             assert secret not in stored.decode("latin-1") and secret not in shown and secret not in host.stderr_text()
+
+
+SMALL_ORDER_KEYS = {
+    "identity": bytes([1]) + bytes(31),
+    "all-zero": bytes(32),
+    "order-8": bytes.fromhex("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SMALL_ORDER_KEYS))
+def test_a_small_order_platform_key_is_refused_at_registration(deployment, name):
+    """Issue 21.12: with the identity key registered, OpenSSL accepted a
+    forged signature over any message under its exported PEM."""
+    code = deployment.add_user("pat")
+
+    def weak_key(params):
+        return {"keyID": "weak-1", "publicKey": base64.b64encode(SMALL_ORDER_KEYS[name]).decode()}
+    keystore = Keystore()
+    keystore.create = weak_key
+    host = platform_host(deployment, keystore)
+    host.wait_event("getUser")
+    host.request("setUser", ["pat"])
+    host.wait_event("getActivationCode")
+    host.request("setActivationCode", [code])
+    host.wait_event("getDeviceName")
+    host.request("setDeviceName", ["p"])
+    event = host.wait_event()
+    if event["method"] == "getPassword":
+        host.request("setPassword", [GOOD_PASSWORD, 1])
+        event = host.wait_event()
+    assert event["method"] == "getUser" and status_of(event) != 100, event
+    assert not [e for e in host.events if e["method"] == "onUserLoggedIn"]
+    assert deployment.admin("devices", "pat") == []
+    assert wait_until(lambda: "small order" in host.stderr_text(), timeout=5)
