@@ -26,10 +26,25 @@ public final class FrameTrace {
 
     private let fd: Int32
 
-    /// Opens (creates, mode 0600) or appends to `path`.
+    /// Opens (creates, mode 0600) or appends to `path`. An existing file is
+    /// taken only if it is as private as a new one: a regular file (not a
+    /// link), owned by this user, readable by no one else. The check is on
+    /// the opened descriptor, so the file cannot be swapped in between.
     public init(path: String) throws(SystemError) {
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else { throw SystemError(operation: "open \(path)", errno: errno) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let error = SystemError(operation: "stat \(path)", errno: errno)
+            close(fd)
+            throw error
+        }
+        if info.st_mode & S_IFMT != S_IFREG || info.st_uid != getuid() || info.st_mode & 0o077 != 0 {
+            close(fd)
+            throw SystemError(
+                operation: "trace file \(path) has mode \(String(info.st_mode & 0o7777, radix: 8)) (it must be a regular file of yours with mode 0600: chmod 600 it, or name a new file)",
+                errno: EPERM)
+        }
     }
 
     deinit { close(fd) }

@@ -182,7 +182,10 @@ public final class HostEngine {
         do {
             value = try JSON.parse(bytes)
         } catch {
-            write(.error(id: .null, error: RPCError.parseError.withData(["detail": .string(error.description)])))
+            // Where, never what: jansson's message quotes the text near the
+            // fault, and that text may be a password with a bad escape.
+            let detail = "not valid JSON (line \(error.line), column \(error.column))"
+            write(.error(id: .null, error: RPCError.parseError.withData(["detail": .string(detail)])))
             return
         }
         holdDepth += 1

@@ -82,3 +82,41 @@ def test_an_error_answer_says_why_and_every_reason_is_a_failed_check(deployment)
     host.close()
     for reason in ["cancelled", "failed", "unavailable"]:
         assert "platform/authenticateLDA with an error (reason: %s)" % reason in host.stderr_text()
+
+
+def test_a_frame_that_is_not_json_is_never_echoed(spawn, echo_dir, tmp_path):
+    """Issue 21.9: a password with a bad escape, a Latin-1 byte or a raw tab
+    made jansson quote it in -32700's detail, and so into the trace."""
+    trace = tmp_path / "bad.trace"
+    host = spawn("--no-default-plugins", "--plugins", echo_dir, "--trace", str(trace))
+    host.initialize()
+    secrets = [b"Secr\\qet-Passw0rd", "Caf\u00e9-Passw0rd".encode("latin-1"), b"Tab\tbed-Passw0rd"]
+    for secret in secrets:
+        host.process.stdin.write(b'{"jsonrpc":"2.0","id":7,"method":"setPassword","params":["' + secret + b'",0]}\n')
+        host.process.stdin.flush()
+        reply = host.read_message()
+        assert reply["error"]["code"] == -32700
+        detail = reply["error"]["data"]["detail"]
+        assert detail.startswith("not valid JSON (line 1, column ") and "Passw0rd" not in detail and "Secr" not in detail
+    host.request("shutdown")
+    host.notify("exit")
+    host.process.wait(5)
+    text = trace.read_bytes()
+    assert b"Passw0rd" not in text and b"Caf" not in text and b"Tab" not in text
+
+
+def test_an_existing_trace_file_readable_by_others_is_refused(flowhost_bin, echo_dir, tmp_path):
+    import subprocess
+    trace = tmp_path / "loose.trace"
+    trace.write_text("")
+    os.chmod(trace, 0o644)
+    out = subprocess.run([flowhost_bin, "--no-default-plugins", "--plugins", echo_dir, "--trace", str(trace)],
+                         input='{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}\n', capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0 and out.stdout == ""
+    assert "has mode 644" in out.stderr and "chmod 600" in out.stderr
+    assert trace.read_text() == "", "nothing appended"
+    os.symlink(str(tmp_path / "elsewhere.trace"), str(tmp_path / "link.trace"))
+    out = subprocess.run([flowhost_bin, "--no-default-plugins", "--plugins", echo_dir, "--trace", str(tmp_path / "link.trace")],
+                         input="", capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0 and not os.path.exists(str(tmp_path / "elsewhere.trace")), "a link is not followed"
+    os.unlink(str(tmp_path / "link.trace"))
