@@ -157,7 +157,7 @@ let package = Package(
                 "FlowJSON", "JSONRPC", .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/Fuzz/Dispatch"),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON", "TestSupport"]),
-        .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore"]),
+        .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore", "FlowHostPOSIX"]),
         .testTarget(name: "FlowHostAuditTests", dependencies: ["FlowHostAudit", "FlowHostStore"]),
         .testTarget(name: "FlowHostNotificationsTests", dependencies: ["FlowHostNotifications", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
         .testTarget(name: "FlowHostSessionsTests", dependencies: ["FlowHostSessions", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),

@@ -24,12 +24,35 @@ public enum SystemFile {
         }
     }
 
-    /// Creates `path` with `mode` and writes `bytes`; fails if it exists.
+    /// Creates `path` with `mode` holding `bytes`, all at once: fails with
+    /// EEXIST if it exists, and no reader ever sees it short. The bytes go
+    /// to a private temporary file beside it, are synced, and are then
+    /// linked in under the name (link, unlike rename, never replaces a file
+    /// another process made first); the folder is synced last.
     public static func create(_ path: String, bytes: [UInt8], mode: mode_t) throws(SystemError) {
-        let fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw SystemError(operation: "create \(path)", errno: errno) }
-        defer { close(fd) }
-        try writeAll(fd, bytes)
+        let temporary = path + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard fd >= 0 else { throw SystemError(operation: "create \(temporary)", errno: errno) }
+        defer { unlink(temporary) }
+        do throws(SystemError) {
+            try writeAll(fd, bytes)
+            guard fsync(fd) == 0 else { throw SystemError(operation: "fsync \(temporary)", errno: errno) }
+        } catch {
+            close(fd)
+            throw error
+        }
+        close(fd)
+        guard link(temporary, path) == 0 else { throw SystemError(operation: "create \(path)", errno: errno) }
+        syncFolder(of: path)
+    }
+
+    /// Makes a link or an unlink in the folder of `path` durable (best effort).
+    public static func syncFolder(of path: String) {
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let fd = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        close(fd)
     }
 
     /// Writes every byte, retrying short writes and EINTR.

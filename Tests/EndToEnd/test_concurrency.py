@@ -209,3 +209,26 @@ def test_eight_hosts_guessing_at_once_get_exactly_the_limit(tmp_path, flowhost_b
     counted = read(deployment.store, "SELECT COUNT(*) FROM audit WHERE user_id = 'target' AND action = 'password.verify' "
                                      "AND outcome IN ('wrong', 'blocked')")[0][0]
     assert counted == 5, "exactly the configured number of wrong tries was counted"
+
+
+def test_eight_hosts_starting_at_once_on_a_fresh_store_all_start(tmp_path, flowhost_bin):
+    """Issue 21.13: one of eight sometimes read the outbox key while another
+    was writing it ("outbox key … is not 32 bytes")."""
+    import subprocess
+    for round_ in range(5):
+        folder = tmp_path / ("fresh-%d" % round_)
+        folder.mkdir()
+        store = str(folder / "store.sqlite")
+        results = []
+
+        def start():
+            out = subprocess.run([flowhost_bin, "--no-default-plugins", "--store", store],
+                                 input='{"jsonrpc":"2.0","id":1,"method":"ping"}\n', capture_output=True, text=True, timeout=60)
+            results.append((out.returncode, out.stderr[-300:]))
+        threads = [threading.Thread(target=start) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert all(code == 0 for code, _ in results), results
+        assert not [name for name in os.listdir(str(folder)) if ".tmp-" in name]
