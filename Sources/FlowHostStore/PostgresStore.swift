@@ -31,9 +31,11 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
 
     static let conflictRetries = 40
 
-    /// Connects and migrates. `url` is a `postgresql://` or `postgres://` URL.
-    public init(url: String) throws {
-        try Self.refusePassword(url)
+    /// Connects and migrates. `url` is a `postgresql://` or `postgres://` URL
+    /// (the scheme in any case).
+    public init(url given: String) throws {
+        try Self.refusePassword(given)
+        let url = Self.normalized(given)
         conninfo = url
         location = url
         let opened: PostgresConnection
@@ -42,20 +44,63 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
         try Self.migrate(opened)
     }
 
+    /// A `postgresql://` or `postgres://` URL; schemes are case-insensitive (RFC 3986 §3.1).
     public static func isURL(_ location: String) -> Bool {
-        location.hasPrefix("postgresql://") || location.hasPrefix("postgres://")
+        scheme(of: location).map { ["postgresql", "postgres"].contains($0) } ?? false
+    }
+
+    /// The scheme of anything shaped like a URL (`letters://…`), lower-cased;
+    /// nil for a file path. Such a location is never taken as a file name.
+    public static func scheme(of location: String) -> String? {
+        guard let separator = location.firstRange(of: "://") else { return nil }
+        let scheme = location[..<separator.lowerBound]
+        guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
+            scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || "0123456789+-.".unicodeScalars.contains($0)) })
+        else { return nil }
+        return scheme.lowercased()
+    }
+
+    /// The URL with its scheme in lower case, as libpq expects it.
+    static func normalized(_ url: String) -> String {
+        guard let separator = url.firstRange(of: "://") else { return url }
+        return url[..<separator.lowerBound].lowercased() + url[separator.lowerBound...]
     }
 
     /// A password in the URL would be visible in `ps` and in shell history.
+    /// Both places libpq takes one from are checked after percent-decoding,
+    /// as libpq decodes them: the user-info (`user:password@`) and a query
+    /// parameter named `password` (spelled `%70assword`, say).
     static func refusePassword(_ url: String) throws {
+        let refusal = StoreError("the store URL holds a password: put it in a password file (PGPASSFILE, or passfile=… in the URL)")
         let rest = url.drop { $0 != "/" }.dropFirst(2)
         let authority = rest.prefix { $0 != "/" && $0 != "?" }
-        if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") {
-            throw StoreError("the store URL holds a password: put it in a password file (PGPASSFILE, or passfile=… in the URL)")
+        if let at = authority.lastIndex(of: "@"), percentDecoded(authority[..<at]).contains(":") { throw refusal }
+        guard let query = url.firstIndex(of: "?").map({ url[url.index(after: $0)...] }) else { return }
+        for parameter in query.split(separator: "&") {
+            let name = percentDecoded(parameter.prefix { $0 != "=" }).lowercased()
+            if name == "password" { throw refusal }
         }
-        if url.contains("password=") {
-            throw StoreError("the store URL holds a password: put it in a password file (PGPASSFILE, or passfile=… in the URL)")
+    }
+
+    /// `%XX` escapes decoded (an invalid one is kept as it is).
+    static func percentDecoded(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        var index = text.utf8.startIndex
+        let utf8 = text.utf8
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%"), let high = utf8.index(index, offsetBy: 1, limitedBy: utf8.endIndex), high < utf8.endIndex,
+                let low = utf8.index(index, offsetBy: 2, limitedBy: utf8.endIndex), low < utf8.endIndex,
+                let value = UInt8(String(decoding: [utf8[high], utf8[low]], as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                index = utf8.index(index, offsetBy: 3)
+            } else {
+                bytes.append(byte)
+                index = utf8.index(after: index)
+            }
         }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {

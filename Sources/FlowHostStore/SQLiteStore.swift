@@ -23,6 +23,9 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
 
     /// Opens (creating with mode 0600 if needed) and migrates the store.
     public init(path: String, busyTimeoutSeconds: Double = 10) throws {
+        // Something shaped like a URL is never a file name: it would create
+        // folders named after its parts (a password among them).
+        guard PostgresStore.scheme(of: path) == nil else { throw StoreError("the store location is a URL, not a SQLite file path") }
         self.path = path
         try Self.createPrivately(path)
         try PrivateFile.check([path, path + "-wal", path + "-shm"])

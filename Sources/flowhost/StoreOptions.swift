@@ -50,6 +50,9 @@ struct StoreOptions: ParsableArguments {
 
     /// The store the location names: PostgreSQL for a URL, else a SQLite file.
     func openStore() throws -> any FlowStore {
+        if let scheme = PostgresStore.scheme(of: path), !isPostgres {
+            throw ValidationError("the store \(scheme)://… is a URL of a kind FlowHost does not know (postgresql:// is; anything else is a SQLite file path)")
+        }
         guard isPostgres else { return try SQLiteStore(path: path) }
         do { return try PostgresStore(url: path) } catch { throw ValidationError("\(error)") }
     }

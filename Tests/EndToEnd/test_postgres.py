@@ -228,3 +228,29 @@ def test_many_writers_at_once_lose_no_feed_event(cluster, store, spawn):
     assert len({(item["from"], item["n"]) for item in heard}) == 600
     for index in range(4):
         assert [item["n"] for item in heard if item["from"] == index] == list(range(150)), "each writer's events in its order"
+
+
+def test_percent_encoded_passwords_and_upper_case_schemes_are_handled(cluster, store, flowhost_bin, tmp_path):
+    """Issue 21.10: `%70assword=` and `passwor%64=` connected; `POSTGRESQL://u:pw@…`
+    became a SQLite path (a folder named with the password, an empty store)."""
+    secret = "Sup3r-Secret-pw"
+    for url in (store["url"] + "&%70assword=" + secret, store["url"] + "&passwor%64=" + secret,
+                store["url"] + "&PASSWORD=" + secret,
+                store["url"].replace("postgresql:///", "POSTGRESQL://flowhost:%s@/" % secret),
+                store["url"].replace("postgresql:///", "postgresql://flowhost%%3A%s@/" % secret)):
+        out = subprocess.run([flowhost_bin, "admin", "show-user", "alice", "--store", url], cwd=str(tmp_path),
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode != 0 and "password file" in out.stderr, (url, out.stderr)
+        assert secret not in out.stderr + out.stdout
+    assert os.listdir(str(tmp_path)) == ["config.json"], "nothing made on disk"
+    # The scheme in any case is still PostgreSQL.
+    upper = store["url"].replace("postgresql://", "PostgreSQL://")
+    out = subprocess.run([flowhost_bin, "admin", "add-user", "carol", "--store", upper, "--config", store["config"], "--json"],
+                         capture_output=True, text=True, timeout=30, env=dict(os.environ, **store["env"]))
+    assert out.returncode == 0, out.stderr
+    # Any other URL is refused, never taken for a file.
+    before = sorted(os.listdir(str(tmp_path)))
+    out = subprocess.run([flowhost_bin, "admin", "show-user", "alice", "--store", "mysql://u:%s@db/x" % secret], cwd=str(tmp_path),
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0 and "mysql://" in out.stderr and secret not in out.stderr
+    assert sorted(os.listdir(str(tmp_path))) == before
