@@ -56,7 +56,8 @@ def errors():
     with open(os.path.join(ROOT, "Protocol", "spec.md"), encoding="utf-8") as handle:
         text = handle.read()
     section = text.split("## 3. Errors", 1)[1].split("\n## ", 1)[0]
-    rows = re.findall(r"^\| (-?\d+) \| (.+?) \| (.*?) \|$", section, re.M)
+    # A row's data column may be empty ("| |"): every documented code is listed.
+    rows = re.findall(r"^\| (-?\d+) \| (.+?) \|(.*?)\|$", section, re.M)
     return [{"code": int(code), "message": meaning.strip(), "x-flowhost-data": data.strip() or None} for code, meaning, data in rows]
 
 

@@ -64,7 +64,7 @@ extension DeviceActivationFlow {
         }
         joining?.stage = .working
         let call = current.call
-        host.authenticateWithLDA(userID: current.userID, type: type, reason: "enroll") { [self] check in
+        host.authenticateWithLDA(userID: current.userID, type: type, reason: .enroll) { [self] check in
             guard joining?.call == call, check != .abandoned else { return }  // cancelled meanwhile
             if check == .passed { complete(current, authorization, password: nil, ldaType: type) } else { askForPassword(current, authorization) }
         }

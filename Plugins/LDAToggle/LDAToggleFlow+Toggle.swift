@@ -96,7 +96,7 @@ extension LDAToggleFlow {
             return report(status: 100, message: "Consent was not given; nothing changed.", error: Self.cancelledByUser)
         }
         toggle?.stage = .checkingLDA
-        host.authenticateWithLDA(userID: current.userID, type: type, reason: "enroll") { [self] check in
+        host.authenticateWithLDA(userID: current.userID, type: type, reason: .enroll) { [self] check in
             guard toggle?.stage == .checkingLDA else { return }
             switch check {
             case .abandoned: toggle = nil

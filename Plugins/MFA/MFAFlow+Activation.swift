@@ -103,7 +103,7 @@ extension MFAFlow {
         guard ldaCapabilities.contains(authenticationType) else {
             throw FlowError.invalidParams(field: "authenticationType", reason: "not one of this device's ldaCapabilities")
         }
-        authenticateWithLDA(userID, type: authenticationType, reason: "enroll") { [self] ok in
+        authenticateWithLDA(userID, type: authenticationType, reason: .enroll) { [self] ok in
             guard ok else {
                 audit(userID, "activation.lda-enroll", "failed")
                 stage = .awaitingConsent(userID: userID, grant: grant)

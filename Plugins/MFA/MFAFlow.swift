@@ -141,7 +141,7 @@ final class MFAFlow: Flow {
             switch proof {
             case .proven(let proof):
                 if let ldaType = state["ldaType"]?.intValue {
-                    authenticateWithLDA(userID, type: ldaType, reason: "login") { [self] ok in
+                    authenticateWithLDA(userID, type: ldaType, reason: .login) { [self] ok in
                         if ok { openSession(userID, factor: "lda", proof: proof) } else {
                             audit(userID, "login.lda", "failed")
                             askForUser(status: 102, message: "Authentication failed: the LDA check was cancelled or failed.")
@@ -224,7 +224,7 @@ final class MFAFlow: Flow {
     }
 
     /// Asks the client's platform for a biometric (or other LDA) check.
-    func authenticateWithLDA(_ userID: String, type: Int, reason: String, then: @escaping (Bool) -> Void) {
+    func authenticateWithLDA(_ userID: String, type: Int, reason: FlowHost.LDAReason, then: @escaping (Bool) -> Void) {
         stage = .awaitingLDA(userID: userID)
         let asked = generation
         host.authenticateWithLDA(userID: userID, type: type, reason: reason) { [self] check in
@@ -265,7 +265,7 @@ final class MFAFlow: Flow {
         switch status {
         case 138, 141: blockedMessage(status)
         case 132: "The user was activated meanwhile; log in instead."
-        case 126: "The user is active on another device; activating an additional device is not available yet."
+        case 126: "This device is not registered for this user, or could not prove it holds its key; a new device joins through device activation."
         default: "The server could not complete the request; try again."
         }
     }

@@ -43,7 +43,8 @@ extension StepUpFlow {
             default: loggedInWithLDA  // the seed's table
             }
         guard startWithLDA, let ldaType = state["ldaType"]?.intValue else { return askForPassword(status: 100) }
-        host.authenticateWithLDA(userID: user, type: ldaType, reason: params["reason"]?.stringValue ?? "step-up") { [self] check in
+        host.authenticateWithLDA(
+            userID: user, type: ldaType, reason: params["reason"]?.stringValue.flatMap(FlowHost.LDAReason.init(rawValue:)) ?? .stepUp) { [self] check in
             guard current?.call == call, check != .abandoned else { return }
             switch (check == .passed, method == "all") {
             case (true, true) where hasPassword:

@@ -9,7 +9,7 @@ enum OpenRPCDocument {
     static func make(engine: HostEngine) -> JSON {
         var specs: [MethodSpec] = []
         var seen = Set<String>()
-        let builtinOrder = ["initialize", "shutdown", "exit", "rpc.discover", "ping"]
+        let builtinOrder = ["initialize", "shutdown", "exit", "rpc.discover", "ping", "extendSessionIdleTimeout"]
         for name in builtinOrder { if let route = engine.methods[name] { specs.append(route.spec); seen.insert(name) } }
         for plugin in engine.plugins {
             for method in plugin.manifest.methods where seen.insert(method.name).inserted { specs.append(method) }

@@ -14,9 +14,20 @@ extension FlowHost {
         case abandoned
     }
 
+    /// Why the platform is asked for an LDA check (`reason` in
+    /// `platform/authenticateLDA`; the contract's enum is these values, and
+    /// a test holds the two together).
+    public enum LDAReason: String, CaseIterable, Sendable {
+        case enroll, login
+        case stepUp = "step-up"
+        case notification
+        case dataSigning = "data-signing"
+        case ldaToggle = "lda-toggle"
+    }
+
     /// `platform/authenticateLDA`: passed only when the client says the check passed.
-    public func authenticateWithLDA(userID: String, type: Int, reason: String, completion: @escaping (LDACheck) -> Void) {
-        request("platform/authenticateLDA", ["userID": .string(userID), "authenticationType": .int(type), "reason": .string(reason)]) {
+    public func authenticateWithLDA(userID: String, type: Int, reason: LDAReason, completion: @escaping (LDACheck) -> Void) {
+        request("platform/authenticateLDA", ["userID": .string(userID), "authenticationType": .int(type), "reason": .string(reason.rawValue)]) {
             outcome in
             switch outcome {
             case .success(let result) where result["authenticated"]?.boolValue == true: completion(.passed)

@@ -110,6 +110,7 @@ def store_execute(path, statement, *args):
 def pytest_configure(config):
     config.addinivalue_line("markers", "sqlite_only: reads the SQLite file itself; skipped on PostgreSQL")
     config.addinivalue_line("markers", "secrets_on_purpose: the test plants a secret where it must not be")
+    config.addinivalue_line("markers", "breaks_contract_on_purpose: a test plugin emits what the contract does not allow")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -416,6 +417,78 @@ def documented_statuses():
                 if code is not None and code not in codes:
                     undocumented.add("%s %s=%s" % (event["method"], path, code))
     assert not undocumented, "codes Protocol/status-codes.json does not list: %s" % sorted(undocumented)
+
+
+# -- Every frame fits the published contract -------------------------------------
+#
+# Every test: each event, host request and successful result a host sent
+# fits its schema in Protocol/openrpc.json, strictly (an enum value the host
+# breaks fails the test). An event several flows declare fits one of them.
+
+with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as _handle:
+    _CONTRACT = json.load(_handle)
+
+
+def _contract_schemas():
+    from schemas import ref_name
+    events = {}
+    for event in _CONTRACT["x-flowhost-events"]:
+        if "$ref" in event["params"]:
+            events.setdefault(event["name"], []).append(ref_name(event["params"]))
+    requests = {request["name"]: ref_name(request["params"]) for request in _CONTRACT["x-flowhost-host-requests"]}
+    results = {method["name"]: ref_name(method["result"]["schema"]) for method in _CONTRACT["methods"]
+               if "$ref" in method.get("result", {}).get("schema", {})}
+    return events, requests, results
+
+
+CONTRACT_EVENTS, CONTRACT_REQUESTS, CONTRACT_RESULTS = _contract_schemas()
+
+
+def contract_problems(transcript):
+    """What in a transcript does not fit the contract (the hosts' side)."""
+    from schemas import validator
+    problems, asked = [], {}
+    for direction, line in transcript:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        for item in message if isinstance(message, list) else [message]:
+            if not isinstance(item, dict):
+                continue
+            if direction == "->":
+                if "method" in item and "id" in item:
+                    asked[json.dumps(item["id"])] = item["method"]
+                continue
+            method = item.get("method")
+            if method is not None and "id" not in item:
+                names = CONTRACT_EVENTS.get(method)
+                if names and not any(validator(name).is_valid(item.get("params", {})) for name in names):
+                    error = next(validator(names[0]).iter_errors(item.get("params", {})))
+                    problems.append("event %s: %s at %s" % (method, error.message[:200], list(error.absolute_path)))
+            elif method is not None:
+                name = CONTRACT_REQUESTS.get(method)
+                if name and not validator(name).is_valid(item.get("params", {})):
+                    error = next(validator(name).iter_errors(item.get("params", {})))
+                    problems.append("host request %s: %s at %s" % (method, error.message[:200], list(error.absolute_path)))
+            elif "result" in item:
+                answered = asked.get(json.dumps(item.get("id")))
+                name = CONTRACT_RESULTS.get(answered)
+                if name and not validator(name).is_valid(item["result"]):
+                    error = next(validator(name).iter_errors(item["result"]))
+                    problems.append("result of %s: %s at %s" % (answered, error.message[:200], list(error.absolute_path)))
+    return problems
+
+
+@pytest.fixture(autouse=True)
+def frames_fit_the_contract(request):
+    yield
+    if request.node.get_closest_marker("breaks_contract_on_purpose"):
+        return
+    problems = []
+    for client in SPAWNED:
+        problems += contract_problems(client.transcript)
+    assert not problems, "frames that do not fit Protocol/openrpc.json: %s" % sorted(set(problems))[:10]
 
 
 @pytest.fixture(autouse=True)

@@ -16,15 +16,33 @@ def schema(name):
     return _cache[name]
 
 
+_registry_cache = []
+_validators = {}
+
+
 def _registry():
+    if _registry_cache:
+        return _registry_cache[0]
     from referencing import Registry, Resource
     resources = []
     for filename in os.listdir(SCHEMA_DIR):
         if filename.endswith(".schema.json"):
             loaded = schema(filename[: -len(".schema.json")])
             resources.append((loaded["$id"], Resource.from_contents(loaded)))
-    return Registry().with_resources(resources)
+    _registry_cache.append(Registry().with_resources(resources))
+    return _registry_cache[0]
+
+
+def validator(name):
+    if name not in _validators:
+        _validators[name] = jsonschema.Draft202012Validator(schema(name), registry=_registry())
+    return _validators[name]
 
 
 def validate(name, value):
-    jsonschema.Draft202012Validator(schema(name), registry=_registry()).validate(value)
+    validator(name).validate(value)
+
+
+def ref_name(ref):
+    """`schemas/x.schema.json` -> `x`."""
+    return ref["$ref"][len("schemas/"): -len(".schema.json")]

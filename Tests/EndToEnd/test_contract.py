@@ -244,3 +244,29 @@ def test_the_typescript_declarations_type_check_and_type_a_clients_use():
     run = subprocess.run([tsc, "--noEmit", "--strict", "--target", "es2022", "--module", "nodenext", "--moduleResolution", "nodenext",
                           "test/typecheck.ts", "test/node-shim.d.ts"], cwd=folder, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_every_error_code_the_spec_or_a_golden_uses_is_in_the_contract():
+    """Issue 21.16: x-flowhost-errors left out -32002, -32003, -32005, -32006,
+    -32010 and -32603 (rows with an empty data column were not read)."""
+    import re
+    with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as handle:
+        listed = {entry["code"] for entry in json.load(handle)["x-flowhost-errors"]}
+    with open(os.path.join(ROOT, "Protocol", "spec.md"), encoding="utf-8") as handle:
+        section = handle.read().split("## 3. Errors", 1)[1].split("\n## ", 1)[0]
+    documented = {int(code) for code in re.findall(r"^\| (-\d+) \|", section, re.M)}
+    assert {-32002, -32003, -32005, -32006, -32010, -32603, -32016} <= documented
+    assert documented <= listed, sorted(documented - listed)
+    golden = set()
+    folder = os.path.join(ROOT, "Protocol", "golden")
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name), encoding="utf-8") as handle:
+            golden |= {int(code) for code in re.findall(r'"error":\{"code":(-\d+)', handle.read())}
+    assert golden <= listed, sorted(golden - listed)
+
+
+def test_extend_session_idle_timeout_is_in_the_contract():
+    with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as handle:
+        methods = {method["name"]: method for method in json.load(handle)["methods"]}
+    assert methods["extendSessionIdleTimeout"]["x-flowhost-flows"] == ["host"]
+    assert methods["extendSessionIdleTimeout"]["result"]["schema"] == {"$ref": "schemas/extendSessionIdleTimeout.result.schema.json"}

@@ -117,6 +117,7 @@ export interface TypedRequests {
   echo(params: EchoParams, options?: RequestOptions): Promise<unknown>;
   echoPublish(params: EchoPublishParams, options?: RequestOptions): Promise<unknown>;
   echoSubscribe(params: EchoSubscribeParams, options?: RequestOptions): Promise<unknown>;
+  extendSessionIdleTimeout(params?: undefined, options?: RequestOptions): Promise<unknown>;
   fallbackNewDeviceActivationFlow(params?: undefined, options?: RequestOptions): Promise<unknown>;
   getDeviceAuthenticationDetails(params?: undefined, options?: RequestOptions): Promise<unknown>;
   getNotificationHistory(params?: GetNotificationHistoryParams, options?: RequestOptions): Promise<unknown>;
@@ -196,7 +197,7 @@ export interface GetUserConsentForLDAEvent {
   userID: string;
 }
 
-/** `onAuthenticateUserAndSignData`; status codes at status.statusCode: 100, 110, 121, 126, 153; error codes at error.longErrorCode: 0, 102, 153 */
+/** `onAuthenticateUserAndSignData`; status codes at status.statusCode: 100, 110, 114, 121, 126, 153; error codes at error.longErrorCode: 0, 102, 153 */
 export interface OnAuthenticateUserAndSignDataEvent {
   authLevel: number;
   authenticationType: number;
@@ -210,7 +211,7 @@ export interface OnAuthenticateUserAndSignDataEvent {
   status: Record<string, unknown>;
 }
 
-/** `onDeviceAuthManagementStatus`; status codes at status.statusCode: 100, 110, 121, 126, 138, 141, 153; error codes at error.longErrorCode: 0, 217 */
+/** `onDeviceAuthManagementStatus`; status codes at status.statusCode: 100, 110, 114, 121, 126, 138, 141, 153; error codes at error.longErrorCode: 0, 217 */
 export interface OnDeviceAuthManagementStatusEvent {
   OpMode: number;
   error: Record<string, unknown>;

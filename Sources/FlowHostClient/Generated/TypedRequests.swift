@@ -39,6 +39,12 @@ extension FlowHostClient {
         return try await request("echo.subscribe", .object(params), timeout: timeout)
     }
 
+    /// Restarts the idle lifetime of the session; onSessionExtensionResponse follows.
+    @discardableResult
+    public func extendSessionIdleTimeout(timeout: Duration = .seconds(10)) async throws -> JSONValue {
+        return try await request("extendSessionIdleTimeout", timeout: timeout)
+    }
+
     /// Answers addNewDeviceOptions: join with an activation code sent to the user instead.
     @discardableResult
     public func fallbackNewDeviceActivationFlow(timeout: Duration = .seconds(10)) async throws -> JSONValue {

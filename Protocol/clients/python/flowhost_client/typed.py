@@ -32,6 +32,10 @@ class TypedRequests:
         params = {"topic": topic}
         return self.request("echo.subscribe", params, timeout=timeout)
 
+    def extend_session_idle_timeout(self, timeout: float = 10.0) -> Any:
+        """Restarts the idle lifetime of the session; onSessionExtensionResponse follows."""
+        return self.request("extendSessionIdleTimeout", timeout=timeout)
+
     def fallback_new_device_activation_flow(self, timeout: float = 10.0) -> Any:
         """Answers addNewDeviceOptions: join with an activation code sent to the user instead."""
         return self.request("fallbackNewDeviceActivationFlow", timeout=timeout)
@@ -354,7 +358,7 @@ class GetUserConsentForLDAEvent(Event):
 class OnAuthenticateUserAndSignDataEvent(Event):
     """`onAuthenticateUserAndSignData`."""
     name = 'onAuthenticateUserAndSignData'
-    STATUS = {'error': [0, 102, 153], 'errorPath': 'error.longErrorCode', 'status': [100, 110, 121, 126, 153], 'statusPath': 'status.statusCode'}
+    STATUS = {'error': [0, 102, 153], 'errorPath': 'error.longErrorCode', 'status': [100, 110, 114, 121, 126, 153], 'statusPath': 'status.statusCode'}
 
     @property
     def authLevel(self) -> Optional[int]:
@@ -400,7 +404,7 @@ class OnAuthenticateUserAndSignDataEvent(Event):
 class OnDeviceAuthManagementStatusEvent(Event):
     """`onDeviceAuthManagementStatus`."""
     name = 'onDeviceAuthManagementStatus'
-    STATUS = {'error': [0, 217], 'errorPath': 'error.longErrorCode', 'status': [100, 110, 121, 126, 138, 141, 153], 'statusPath': 'status.statusCode'}
+    STATUS = {'error': [0, 217], 'errorPath': 'error.longErrorCode', 'status': [100, 110, 114, 121, 126, 138, 141, 153], 'statusPath': 'status.statusCode'}
 
     @property
     def OpMode(self) -> Optional[int]:
