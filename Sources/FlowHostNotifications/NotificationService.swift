@@ -30,6 +30,10 @@ public final class NotificationService {
     /// Rings the change feed's wake-up after a commit that appended to it.
     public var ringFeed: (() -> Void)?
 
+    /// Limits on device-approval requests (`ApprovalLimits`).
+    public var approvalLimits = ApprovalLimits()
+    public static let approvalKind = "device-approval"
+
     public static let createdTopic = "notifications.created"
     public static let updatedTopic = "notifications.updated"
     public static let maxActions = 8
@@ -62,8 +66,15 @@ public final class NotificationService {
         let body: JSON = [["lng": .string(language), "subject": .string(subject), "message": .string(message), "label": .object()]]
         let actionList = JSON.array(
             actions.map { ["label": .string($0.label), "action": .string($0.action), "authlevel": .string($0.authLevel)] })
-        try store.write { tx in
+        let refused: ApprovalRefused? = try store.write { tx in
             guard try tx.user(userID) != nil else { throw StoreError.notFound }
+            if kind == Self.approvalKind {
+                // A refusal commits only its counter: nothing else is stored.
+                if let refusal = try admitApproval(tx, userID: userID, requester: context?["deviceID"]?.stringValue ?? "", now: now) {
+                    try audit.count(tx, userID, "notification.approval", refusal.reason)
+                    return refusal
+                }
+            }
             try tx.insert(
                 NotificationRecord(
                     uuid: uuid, userID: userID, body: body.serialized(), actions: actionList.serialized(), kind: kind,
@@ -71,9 +82,25 @@ public final class NotificationService {
             try audit.row(tx, userID, nil, "notification.create", "ok", ["uuid": .string(uuid), "kind": .string(kind)])
             let notice: JSON = ["userID": .string(userID), "uuid": .string(uuid), "kind": .string(kind)]
             try tx.appendFeedEvent(topic: Self.createdTopic, payload: notice.serialized(), at: now)
+            return nil
         }
+        if let refused { throw refused }
         ringFeed?()
         return uuid
+    }
+
+    /// Applies `approvalLimits` to a new device-approval request, in the
+    /// transaction that would store it: the requester's own pending request
+    /// is withdrawn (the new one replaces it), or the refusal is returned.
+    private func admitApproval(_ tx: any StoreWriter, userID: String, requester: String, now: Int64) throws -> ApprovalRefused? {
+        let recent = try tx.notificationHistory(
+            userID: userID, created: CreationWindow(from: now - 3600, until: .max), offset: 0, limit: 1000
+        ).filter { $0.kind == Self.approvalKind }
+        if let refusal = approvalLimits.refusal(recent: recent, requester: requester, now: now) { return refusal }
+        for own in recent where own.status == "ACTIVE" && ApprovalLimits.requester(of: own) == requester {
+            _ = try tx.withdrawNotification(own.uuid, at: now)
+        }
+        return nil
     }
 
     /// The user's active notifications, newest first: the page that starts at
