@@ -18,7 +18,7 @@ extension DataSigningFlow {
                 "verifyDataSignature",
                 summary: "Beyond the SDK: whether a signature holds, by dataSignatureID or for a full receipt; answered in the result.",
                 params: [FlowParam("dataSignatureID", .string, required: false), FlowParam("receipt", .object, required: false)],
-                resultSchema: #"{"type":"object","required":["valid","reason"],"properties":{"valid":{"type":"boolean"},"reason":{"enum":["valid","badSignature","unknownSignature","unknownKey","malformed"]},"receipt":{"type":"object"}}}"#),
+                resultSchema: #"{"type":"object","required":["valid","reason"],"properties":{"valid":{"type":"boolean"},"reason":{"enum":["valid","unknown","tampered","revoked","malformed"]},"fields":{"type":"array"},"receipt":{"type":"object"}}}"#),
         ],
         events: [
             FlowEvent(

@@ -31,6 +31,7 @@ extension HostEngine {
         let notice = hostSession!.json()
         notice["event"] = "opened"
         tellFlows("session", notice)
+        if let afterLogin { deferred.append(afterLogin) }
     }
 
     /// The logged-in user proved who they are again (a step-up the host

@@ -95,6 +95,10 @@ public final class HostEngine {
     var hostSession: HostSession?
     /// Where the session's facts are kept and ended (set by the services module).
     public var sessionKeeper: (any SessionKeeper)?
+    /// Upkeep the services module runs after a user logs in on this host
+    /// (the store's retention sweep, at most hourly); after the login's
+    /// commit, never inside a client's wait for a challenge.
+    public var afterLogin: (() -> Void)?
     /// The store's change feed (set by the services module), and this host's subscriptions.
     public var feed: (any ChangeFeed)? 
     var subscriptions: [String: [LoadedPlugin]] = [:]

@@ -15,10 +15,13 @@ public final class DataSignatures {
     let store: any FlowStore
     let audit: AuditLog
     let clock: () -> Int64
+    /// Countersigns every receipt, and is the only key a receipt's issuance is checked with.
+    public let issuer: ReceiptIssuer
 
-    public init(store: any FlowStore, audit: AuditLog, clock: @escaping () -> Int64) {
+    public init(store: any FlowStore, audit: AuditLog, issuer: ReceiptIssuer, clock: @escaping () -> Int64) {
         self.store = store
         self.audit = audit
+        self.issuer = issuer
         self.clock = clock
     }
 
@@ -56,11 +59,14 @@ public final class DataSignatures {
             try store.write { try audit.row($0, message.userID, message.deviceID, "data.sign", "bad-signature") }
             return nil
         }
-        let receipt = SignatureReceiptRecord(
+        var receipt = SignatureReceiptRecord(
             dataSignatureID: message.dataSignatureID, userID: message.userID, deviceID: message.deviceID, keyID: message.keyID,
             publicKey: pending.key.publicKey, authLevel: message.authLevel, authenticatorType: message.authenticatorType,
             verifiedBy: pending.verifiedBy, signedAt: message.signedAt, reason: message.reason, payload: message.payload,
             signature: Base64.encode(signature))
+        let attested = try issuer.sign(ReceiptAttestation.bytes(receipt))
+        receipt.issuerKeyID = attested.keyID
+        receipt.issuerSignature = Base64.encode(attested.signature)
         try store.write { tx in
             try tx.insert(receipt)
             try audit.row(
@@ -74,44 +80,84 @@ public final class DataSignatures {
 
     public struct Verdict: Sendable {
         public let valid: Bool
-        /// valid, badSignature, unknownSignature, unknownKey, malformed.
+        /// valid; unknown (not issued here); tampered (`fields` names what
+        /// differs or no longer verifies); revoked (signed after the device's
+        /// key was revoked); malformed (not a receipt at all).
         public let reason: String
+        /// For `tampered`: the receipt fields that differ from what was
+        /// issued, or whose signature no longer holds.
+        public let fields: [String]
         /// The receipt as stored, when the id is known.
         public let stored: SignatureReceiptRecord?
+
+        /// `{valid, reason, fields?, receipt?}`, the shape of verifyDataSignature and `admin verify-signature`.
+        public func json() -> JSON {
+            let result: JSON = ["valid": .bool(valid), "reason": .string(reason)]
+            if !fields.isEmpty { result["fields"] = .array(fields.map(JSON.string)) }
+            if let stored { result["receipt"] = DataSignatures.json(stored) }
+            return result
+        }
+
+        init(_ reason: String, fields: [String] = [], stored: SignatureReceiptRecord?) {
+            valid = reason == "valid"
+            self.reason = reason
+            self.fields = fields
+            self.stored = stored
+        }
     }
 
-    /// A signature by its id: the stored receipt checked with the key that
-    /// was registered when it was made.
+    /// A signature by its id: the stored receipt, checked as issued.
     public func verify(dataSignatureID: String) throws -> Verdict {
-        guard let stored = try store.read({ try $0.signatureReceipt(dataSignatureID) }) else {
-            return Verdict(valid: false, reason: "unknownSignature", stored: nil)
-        }
-        return check(Self.message(of: stored), signature: stored.signature, publicKey: stored.publicKey, stored: stored)
+        guard let (stored, key) = try storedReceipt(dataSignatureID) else { return Verdict("unknown", stored: nil) }
+        return try check(stored, deviceKey: key)
     }
 
-    /// A full receipt (the JSON `receipt` shape): its fields and signature,
-    /// checked with the key this store registered for its device: the key of
-    /// the stored receipt with that id, else the device's current key, and
-    /// only if the key ids agree. A key carried in the receipt is never used.
+    /// A full receipt (the JSON `receipt` shape): valid only when this
+    /// deployment issued a receipt with its id, every field the same as
+    /// issued, its countersignature and the device's signature holding. A
+    /// receipt that verifies with a device key alone but that the host never
+    /// issued is `unknown`; one whose fields differ is `tampered`, naming them.
     public func verify(receipt: JSON) throws -> Verdict {
-        guard let (message, signature) = Self.parse(receipt) else { return Verdict(valid: false, reason: "malformed", stored: nil) }
-        let (stored, device) = try store.read { tx in
-            (try tx.signatureReceipt(message.dataSignatureID), try tx.deviceKey(userID: message.userID, deviceID: message.deviceID))
+        guard Self.parse(receipt) != nil, let id = receipt["dataSignatureID"]?.stringValue else { return Verdict("malformed", stored: nil) }
+        guard let (stored, key) = try storedReceipt(id) else { return Verdict("unknown", stored: nil) }
+        let issued = Self.json(stored)
+        let differing = Self.receiptFields.filter { field in
+            receipt[field].map { $0.serialized() } != issued[field].map { $0.serialized() }
         }
-        if let stored {
-            guard stored.keyID == message.keyID else { return Verdict(valid: false, reason: "unknownKey", stored: stored) }
-            return check(message, signature: signature, publicKey: stored.publicKey, stored: stored)
-        }
-        guard let device, device.keyID == message.keyID else { return Verdict(valid: false, reason: "unknownKey", stored: nil) }
-        return check(message, signature: signature, publicKey: device.publicKey, stored: nil)
+        if !differing.isEmpty { return Verdict("tampered", fields: differing, stored: stored) }
+        return try check(stored, deviceKey: key)
     }
 
-    private func check(_ message: DataSignatureMessage, signature: String, publicKey: String, stored: SignatureReceiptRecord?) -> Verdict {
-        guard let signatureBytes = Base64.decode(signature), let key = HexBytes.decode(publicKey) else {
-            return Verdict(valid: false, reason: "malformed", stored: stored)
+    /// The members a receipt is compared on (every one but `version` and `algorithm`, which `parse` fixes).
+    static let receiptFields = [
+        "dataSignatureID", "userID", "deviceID", "keyID", "authLevel", "authenticatorType", "verifiedBy", "signedAt", "reason", "dataPayload",
+        "payloadSignature", "publicKey", "issuer",
+    ]
+
+    private func storedReceipt(_ id: String) throws -> (SignatureReceiptRecord, DeviceKeyRecord?)? {
+        try store.read { tx in
+            guard let stored = try tx.signatureReceipt(id) else { return nil }
+            return (stored, try tx.deviceKey(userID: stored.userID, deviceID: stored.deviceID))
         }
-        let valid = message.verify(signature: signatureBytes, publicKey: key)
-        return Verdict(valid: valid, reason: valid ? "valid" : "badSignature", stored: stored)
+    }
+
+    /// A stored receipt: issued here (the countersignature over all its
+    /// fields, with this deployment's issuer key), signed by the device
+    /// (with the key registered then), before that key was revoked.
+    private func check(_ stored: SignatureReceiptRecord, deviceKey: DeviceKeyRecord?) throws -> Verdict {
+        guard let issuerKeyID = stored.issuerKeyID, let issuerSignature = stored.issuerSignature.flatMap(Base64.decode) else {
+            return Verdict("unknown", stored: stored)  // stored before receipts were countersigned: issuance cannot be shown
+        }
+        guard try issuer.verify(issuerSignature, of: ReceiptAttestation.bytes(stored), keyID: issuerKeyID) else {
+            return Verdict("tampered", fields: ["issuer"], stored: stored)
+        }
+        guard let signature = Base64.decode(stored.signature), let key = HexBytes.decode(stored.publicKey),
+            Self.message(of: stored).verify(signature: signature, publicKey: key)
+        else { return Verdict("tampered", fields: ["payloadSignature"], stored: stored) }
+        if let deviceKey, deviceKey.keyID == stored.keyID, let revokedAt = deviceKey.revokedAt, stored.signedAt > revokedAt {
+            return Verdict("revoked", stored: stored)
+        }
+        return Verdict("valid", stored: stored)
     }
 
     // MARK: The receipt's JSON shape
@@ -125,8 +171,10 @@ public final class DataSignatures {
 
     /// `{version, algorithm, dataSignatureID, userID, deviceID, keyID,
     /// authLevel, authenticatorType, verifiedBy, signedAt, reason,
-    /// dataPayload, payloadSignature, publicKey}`; `publicKey` (base64) is
-    /// for a third party's own check: FlowHost never verifies with it.
+    /// dataPayload, payloadSignature, publicKey, issuer: {keyID, signature}}`;
+    /// `publicKey` (base64) and `issuer` are for a third party's own check:
+    /// FlowHost checks with the keys it registered and holds, never with a
+    /// key a receipt carries.
     public static func json(_ receipt: SignatureReceiptRecord) -> JSON {
         [
             "version": 1, "algorithm": "Ed25519", "dataSignatureID": .string(receipt.dataSignatureID), "userID": .string(receipt.userID),
@@ -135,6 +183,7 @@ public final class DataSignatures {
             "signedAt": .int(Int(receipt.signedAt)), "reason": .string(receipt.reason), "dataPayload": .string(receipt.payload),
             "payloadSignature": .string(receipt.signature),
             "publicKey": .string(HexBytes.decode(receipt.publicKey).map(Base64.encode) ?? ""),
+            "issuer": receipt.issuerKeyID.map { ["keyID": .string($0), "signature": .string(receipt.issuerSignature ?? "")] } ?? .null,
         ]
     }
 

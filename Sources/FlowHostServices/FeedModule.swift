@@ -13,19 +13,21 @@ import Glibc
 final class StoreChangeFeed: ChangeFeed {
     let store: any FlowStore
     let wake: any FeedSignal
-    /// Events are kept a day: a host that was down longer starts from now anyway.
-    static let retentionSeconds: Int64 = 86_400
+    /// How long events are kept (`retention.feedHours`): a host that was
+    /// down longer starts from now anyway.
+    let retentionSeconds: Int64
 
-    init(store: any FlowStore, wake: any FeedSignal) {
+    init(store: any FlowStore, wake: any FeedSignal, retention: RetentionSettings) {
         self.store = store
         self.wake = wake
+        retentionSeconds = retention.feedHours * 3600
     }
 
     func publish(topic: String, payload: JSON) throws {
         let now = Int64(time(nil))
         try store.write(durability: .relaxed) { tx in
             let sequence = try tx.appendFeedEvent(topic: topic, payload: payload.serialized(), at: now)
-            if sequence % 1024 == 0 { try tx.pruneFeed(before: now - Self.retentionSeconds) }
+            if sequence % 1024 == 0 { try tx.pruneFeed(before: now - retentionSeconds) }
         }
         wake.ring()
     }

@@ -11,10 +11,13 @@ import FlowHostStore
 public enum HostModules {
     /// The config sections the modules own (each module parses its own).
     public static let configSections: Set<String> = CredentialSettings.configKeys.union([
-        SessionSettings.configKey, DeliverySettings.configKey,
+        SessionSettings.configKey, DeliverySettings.configKey, RetentionSettings.configKey,
     ])
 
-    public static func register(_ credentials: CredentialService, feedWake: (any FeedSignal)?, keyring: DeviceKeyring?, in engine: HostEngine) {
+    public static func register(
+        _ credentials: CredentialService, feedWake: (any FeedSignal)?, keyring: DeviceKeyring?, issuer: ReceiptIssuer,
+        retention: RetentionSettings = RetentionSettings(), in engine: HostEngine
+    ) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
         let notifications = NotificationService(store: credentials.store, audit: credentials.audit, clock: CredentialService.now)
@@ -23,14 +26,16 @@ public enum HostModules {
         NewDevicesModule.register(AdditionalDeviceActivation(credentials), notifications: notifications, in: engine)
         AuthenticatorsModule.register(DeviceAuthenticators(credentials), in: engine)
         SignaturesModule.register(
-            DataSignatures(store: credentials.store, audit: credentials.audit, clock: CredentialService.now), keyring: keyring, in: engine)
+            DataSignatures(store: credentials.store, audit: credentials.audit, issuer: issuer, clock: CredentialService.now), keyring: keyring,
+            in: engine)
         DevicesModule.register(credentials, keyring: keyring, in: engine)
         SessionsModule.register(credentials, in: engine)
         AuditModule.register(credentials, in: engine)
         RecordsModule.register(credentials.store, in: engine)
         NotificationsModule.register(notifications, in: engine)
+        engine.afterLogin = RetentionSweep.hourly(credentials.store, retention, logger: engine.logger)
         if let feedWake {
-            engine.feed = StoreChangeFeed(store: credentials.store, wake: feedWake)
+            engine.feed = StoreChangeFeed(store: credentials.store, wake: feedWake, retention: retention)
             credentials.ringFeed = { feedWake.ring() }
         }
     }

@@ -96,9 +96,5 @@ enum SignaturesModule {
         }
     }
 
-    static func verdictJSON(_ verdict: DataSignatures.Verdict) -> JSON {
-        let result: JSON = ["valid": .bool(verdict.valid), "reason": .string(verdict.reason)]
-        if let stored = verdict.stored { result["receipt"] = DataSignatures.json(stored) }
-        return result
-    }
+    static func verdictJSON(_ verdict: DataSignatures.Verdict) -> JSON { verdict.json() }
 }

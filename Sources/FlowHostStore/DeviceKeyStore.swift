@@ -15,7 +15,7 @@ public protocol DeviceKeyWriter: DeviceKeyReader {
     /// Spends a proof once: false when it is unknown, spent, expired, or not this device's.
     func spendDeviceProof(proofHash: String, userID: String, deviceID: String, now: Int64) throws -> Bool
     /// Drops challenges and proofs that expired before `before`.
-    func pruneDeviceChallenges(before: Int64) throws
+    @discardableResult func pruneDeviceChallenges(before: Int64) throws -> Int
 }
 
 /// A device's key pair, public half: Ed25519, named by its key id.

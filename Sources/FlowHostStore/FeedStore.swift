@@ -10,7 +10,7 @@ public protocol FeedWriter: FeedReader {
     /// Appends an event; returns its sequence number.
     @discardableResult func appendFeedEvent(topic: String, payload: String, at: Int64) throws -> Int64
     /// Drops events older than `before` (seconds since the epoch).
-    func pruneFeed(before: Int64) throws
+    @discardableResult func pruneFeed(before: Int64) throws -> Int
 }
 
 public struct StoredFeedEvent: Sendable, Equatable {

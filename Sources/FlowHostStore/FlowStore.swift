@@ -95,6 +95,11 @@ public protocol StoreWriter: StoreReader, FeedWriter, RecordWriter, DeviceKeyWri
     @discardableResult func endExpiredSessions(idleBefore: Int64, createdBefore: Int64, at: Int64) throws -> Int
     /// Records that a session was used at `at` (its idle lifetime restarts).
     func touchSession(_ sessionID: String, at: Int64) throws
+    /// Deletes the audit's hourly counts of hours before `before` (the
+    /// database refuses any younger than 90 days); returns how many.
+    @discardableResult func pruneAuditCounts(before: Int64) throws -> Int
+    /// Deletes sessions that ended before `before`; returns how many.
+    @discardableResult func pruneEndedSessions(before: Int64) throws -> Int
     @discardableResult func append(_ entry: AuditEntry) throws -> Int64
     /// Adds one to the hour's count of like events (see `AuditCount`).
     func count(action: String, outcome: String, userID: String?, at: Int64) throws

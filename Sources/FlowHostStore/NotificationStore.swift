@@ -29,6 +29,9 @@ public protocol NotificationWriter: NotificationReader {
     func consumeApproval(_ uuid: String, userID: String, at: Int64) throws -> Bool
     /// Withdraws an active notification (its dialogue was cancelled).
     @discardableResult func withdrawNotification(_ uuid: String, at: Int64) throws -> Bool
+    /// Deletes notifications made before `before` that can no longer be
+    /// answered at `now` (answered, withdrawn or expired); returns how many.
+    @discardableResult func pruneNotifications(before: Int64, now: Int64) throws -> Int
 }
 
 /// A notification to a user, in the SDK's terms: per-language `body`

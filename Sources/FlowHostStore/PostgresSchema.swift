@@ -59,6 +59,17 @@ enum PostgresSchema {
         ),
     ]
 
+    /// Migrations PostgreSQL runs in place of the SQLite ones of the same
+    /// name, where SQLite's SQL cannot be translated (its functions, a
+    /// trigger dropped without its table).
+    static let replacements: [String: String] = [
+        "credentials/v3-counter-retention": """
+            DROP TRIGGER audit_count_no_delete ON audit_count;
+            CREATE TRIGGER audit_count_no_delete BEFORE DELETE ON audit_count FOR EACH ROW
+                WHEN (OLD.hour > EXTRACT(EPOCH FROM now())::BIGINT - 7776000) EXECUTE FUNCTION flowhost_refuse('audit is append-only');
+            """
+    ]
+
     /// SQLite DDL as PostgreSQL DDL: 64-bit integers, identity keys, bytea,
     /// byte-order (C) collation for text as in SQLite, the `user` table
     /// quoted, RAISE(ABORT) triggers as `flowhost_refuse` triggers.

@@ -177,7 +177,10 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
     /// at once never race: the second waits, then finds nothing to do.
     static func migrate(_ connection: PostgresConnection) throws {
         let all = SQLiteStore.schema.flatMap { module in
-            module.migrations.map { (name: module.name + "/" + $0.id, sql: PostgresSchema.translate($0.sql, migration: module.name + "/" + $0.id)) }
+            module.migrations.map { migration in
+                let name = module.name + "/" + migration.id
+                return (name: name, sql: PostgresSchema.replacements[name] ?? PostgresSchema.translate(migration.sql, migration: name))
+            }
         } + PostgresSchema.ownMigrations
         do {
             try connection.execute("BEGIN")

@@ -51,7 +51,7 @@ extension SQLTransaction: DeviceKeyWriter {
             """, [.integer(now), .text(proofHash), .text(userID), .text(deviceID), .integer(now)]) == 1
     }
 
-    func pruneDeviceChallenges(before: Int64) throws {
+    func pruneDeviceChallenges(before: Int64) throws -> Int {
         try db.run(
             "DELETE FROM device_challenge WHERE expires_at < ? AND (proof_expires_at IS NULL OR proof_expires_at < ?)",
             [.integer(before), .integer(before)])

@@ -17,7 +17,7 @@ extension SQLTransaction: FeedWriter {
         try db.insert("INSERT INTO feed_event (topic, payload, at) VALUES (?, ?, ?)", [.text(topic), .text(payload), .integer(at)], returning: "sequence")
     }
 
-    func pruneFeed(before: Int64) throws {
+    func pruneFeed(before: Int64) throws -> Int {
         try db.run("DELETE FROM feed_event WHERE at < ?", [.integer(before)])
     }
 }

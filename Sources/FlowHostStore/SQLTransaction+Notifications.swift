@@ -70,4 +70,9 @@ extension SQLTransaction: NotificationWriter {
         try db.run(
             "UPDATE notification SET status = 'DISCARDED', updated_at = ? WHERE uuid = ? AND status = 'ACTIVE'", [.integer(at), .text(uuid)]) == 1
     }
+
+    func pruneNotifications(before: Int64, now: Int64) throws -> Int {
+        try db.run(
+            "DELETE FROM notification WHERE created_at < ? AND (status <> 'ACTIVE' OR expires_at <= ?)", [.integer(before), .integer(now)])
+    }
 }

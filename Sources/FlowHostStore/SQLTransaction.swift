@@ -264,6 +264,14 @@ struct SQLTransaction: StoreWriter {
         return lifetime + idle
     }
 
+    func pruneAuditCounts(before: Int64) throws -> Int {
+        try db.run("DELETE FROM audit_count WHERE hour < ?", [.integer(before)])
+    }
+
+    func pruneEndedSessions(before: Int64) throws -> Int {
+        try db.run("DELETE FROM session WHERE ended_at IS NOT NULL AND ended_at < ?", [.integer(before)])
+    }
+
     func touchSession(_ sessionID: String, at: Int64) throws {
         try db.run("UPDATE session SET last_seen_at = ? WHERE session_id = ? AND ended_at IS NULL", [.integer(at), .text(sessionID)])
     }

@@ -112,5 +112,14 @@ extension SQLiteSchemaModule {
                              OR NEW.action != OLD.action OR NEW.outcome != OLD.outcome
                         BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
                     """),
+        // Retention for the hourly counts: an hour older than 90 days may be
+        // deleted (the operator's `retention.counterDays`, 90 at least);
+        // younger ones stay append-only in the database itself.
+        (id: "v3-counter-retention", sql: """
+                    DROP TRIGGER audit_count_no_delete;
+                    CREATE TRIGGER audit_count_no_delete BEFORE DELETE ON audit_count
+                        WHEN OLD.hour > CAST(strftime('%s', 'now') AS INTEGER) - 7776000
+                        BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+                    """),
     ])
 }

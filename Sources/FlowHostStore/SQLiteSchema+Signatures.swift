@@ -23,5 +23,10 @@ extension SQLiteSchemaModule {
             CREATE TRIGGER signature_receipt_no_delete BEFORE DELETE ON signature_receipt
                 BEGIN SELECT RAISE(ABORT, 'signature receipts are append-only'); END;
             """),
+        // FlowHost's countersignature (ReceiptIssuer): a receipt proves its issuance.
+        (id: "v2-issuer-countersignature", sql: """
+            ALTER TABLE signature_receipt ADD COLUMN issuer_key_id TEXT;
+            ALTER TABLE signature_receipt ADD COLUMN issuer_signature TEXT;
+            """),
     ])
 }

@@ -28,11 +28,19 @@ public struct SignatureReceiptRecord: Sendable, Equatable {
     public var payload: String
     /// 64 bytes, base64.
     public var signature: String
+    /// The issuer's countersignature over every field (`ReceiptAttestation`):
+    /// the issuer key's id, and 64 bytes, base64. Nil only for receipts
+    /// stored before receipts were countersigned.
+    public var issuerKeyID: String?
+    public var issuerSignature: String?
 
     public init(
         dataSignatureID: String, userID: String, deviceID: String, keyID: String, publicKey: String, authLevel: Int, authenticatorType: Int,
-        verifiedBy: String, signedAt: Int64, reason: String, payload: String, signature: String
+        verifiedBy: String, signedAt: Int64, reason: String, payload: String, signature: String, issuerKeyID: String? = nil,
+        issuerSignature: String? = nil
     ) {
+        self.issuerKeyID = issuerKeyID
+        self.issuerSignature = issuerSignature
         self.dataSignatureID = dataSignatureID
         self.userID = userID
         self.deviceID = deviceID

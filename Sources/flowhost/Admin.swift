@@ -20,6 +20,7 @@ struct Admin: ParsableCommand {
         subcommands: [
             AddUser.self, ShowUser.self, Block.self, Unblock.self, ExpirePassword.self, IssueCode.self, Outbox.self,
             Devices.self, RevokeDevice.self, Notify.self, Notifications.self, Audit.self, VerifySignature.self, ExportKey.self,
+            Prune.self,
         ])
 }
 

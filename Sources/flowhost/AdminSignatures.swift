@@ -24,7 +24,8 @@ extension Admin {
             var valid = false
             try adminRun {
                 let credentials = try options.credentials()
-                let signatures = DataSignatures(store: credentials.store, audit: credentials.audit, clock: CredentialService.now)
+                let signatures = DataSignatures(
+                    store: credentials.store, audit: credentials.audit, issuer: try options.storage.issuer(), clock: CredentialService.now)
                 let verdict: DataSignatures.Verdict
                 if let receipt {
                     let text: [UInt8]
@@ -39,12 +40,11 @@ extension Admin {
                     verdict = try signatures.verify(dataSignatureID: dataSignatureID ?? "")
                 }
                 valid = verdict.valid
-                let value: JSON = ["valid": .bool(verdict.valid), "reason": .string(verdict.reason)]
-                if let stored = verdict.stored { value["receipt"] = DataSignatures.json(stored) }
+                let value = verdict.json()
                 options.emit(value) {
                     verdict.valid
-                        ? "valid: signed by \(verdict.stored?.userID ?? "the user") on device \(verdict.stored?.deviceID ?? "?")"
-                        : "NOT valid: \(verdict.reason)"
+                        ? "valid: issued here, signed by \(verdict.stored?.userID ?? "the user") on device \(verdict.stored?.deviceID ?? "?")"
+                        : "NOT valid: \(verdict.reason)" + (verdict.fields.isEmpty ? "" : " (\(verdict.fields.joined(separator: ", ")))" as TerminalText)
                 }
             }
             if !valid { throw ExitCode(1) }
@@ -53,30 +53,43 @@ extension Admin {
 
     struct ExportKey: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "export-key", abstract: "Print a device's public key (PEM or JWK), for checking its signatures without FlowHost.")
+            commandName: "export-key",
+            abstract: "Print a device's public key, or with --issuer the receipt issuer's (PEM or JWK), for checking receipts without FlowHost.")
         @OptionGroup var options: AdminOptions
-        @Argument var userID: String
-        @Argument var deviceID: String
+        @Argument var userID: String?
+        @Argument var deviceID: String?
+        @Flag(help: "The receipt issuer's key, which countersigns every receipt, instead of a device's.") var issuer = false
         @Option(help: "pem or jwk.") var format = "pem"
 
         func validate() throws {
             guard format == "pem" || format == "jwk" else { throw ValidationError("--format is pem or jwk") }
+            guard issuer == (userID == nil && deviceID == nil), issuer || deviceID != nil else {
+                throw ValidationError("give USER DEVICE for a device's key, or --issuer alone")
+            }
         }
 
         func run() throws {
             try adminRun {
-                let credentials = try options.credentials()
-                guard let key = try credentials.store.read({ try $0.deviceKey(userID: userID, deviceID: deviceID) }),
-                    let publicKey = HexBytes.decode(key.publicKey)
-                else { throw CredentialError("\(userID) has no key on device \(deviceID)") }
+                let keyID: String
+                let publicKey: [UInt8]
+                var revoked = false
+                if issuer {
+                    do { (keyID, publicKey) = try options.storage.issuer().publicKey() } catch { throw CredentialError("\(error)") }
+                } else {
+                    let (userID, deviceID) = (userID ?? "", deviceID ?? "")
+                    guard let key = try options.credentials().store.read({ try $0.deviceKey(userID: userID, deviceID: deviceID) }),
+                        let bytes = HexBytes.decode(key.publicKey)
+                    else { throw CredentialError("\(userID) has no key on device \(deviceID)") }
+                    (keyID, publicKey, revoked) = (key.keyID, bytes, key.revokedAt != nil)
+                }
                 if format == "pem" {
                     let pem = PublicKeyExport.pem(publicKey)
-                    options.emit(["keyID": .string(key.keyID), "pem": .string(pem), "revoked": .bool(key.revokedAt != nil)]) {
+                    options.emit(["keyID": .string(keyID), "pem": .string(pem), "revoked": .bool(revoked)]) {
                         TerminalText(lines: pem.dropLast().split(separator: "\n").map { "\($0)" })
                     }
                 } else {
                     let jwk = JSON.object()
-                    for (name, value) in PublicKeyExport.jwk(publicKey, keyID: key.keyID) { jwk[name] = .string(value) }
+                    for (name, value) in PublicKeyExport.jwk(publicKey, keyID: keyID) { jwk[name] = .string(value) }
                     print(jwk.serialized())
                 }
             }

@@ -35,8 +35,12 @@ struct Serve: ParsableCommand {
         let engine = HostEngine(options: configuration.options, sink: frames, logger: logger)
         engine.frameTrace = trace
         engine.publishedContract = try host.publishedContract()
+        let retention: RetentionSettings
+        do { retention = try RetentionSettings.parse(configuration.sections[RetentionSettings.configKey]) } catch {
+            throw ValidationError("\(error)")
+        }
         HostModules.register(try storage.credentials(configuration, logger: logger, deliver: true), feedWake: try storage.feedWake(),
-            keyring: try storage.keyring(), in: engine)
+            keyring: try storage.keyring(), issuer: try storage.issuer(), retention: retention, in: engine)
         try host.loadPlugins(into: engine, configuration: configuration)
         let status = StdioServer(engine: engine).run()
         engine.destroyPlugins()

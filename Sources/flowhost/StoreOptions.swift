@@ -95,6 +95,17 @@ struct StoreOptions: ParsableArguments {
         return try FeedWake(path: path + ".feed")
     }
 
+    /// The receipt issuer's key (`ReceiptIssuer`): beside the store file, or
+    /// with PostgreSQL in the state folder (the same file on every machine).
+    /// Read on first use only.
+    func issuer() throws -> ReceiptIssuer {
+        if isPostgres {
+            try PrivateFile.makeFolders(localFolder)
+            return ReceiptIssuer(path: localFolder + "/issuer.key")
+        }
+        return ReceiptIssuer(path: path + ".issuer.key")
+    }
+
     /// The outbox, sealed with a key kept beside the store file (with
     /// PostgreSQL, in the state folder: every machine that delivers codes
     /// needs the same key file).

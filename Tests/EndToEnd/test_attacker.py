@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import DEVICE, GOOD_PASSWORD, activate, status_of, store_execute, store_rows, wait_until
+from conftest import CHEAP_CONFIG, DEVICE, GOOD_PASSWORD, Deployment, activate, status_of, store_execute, store_rows, wait_until
 from flowhost_client import RPCError
 
 
@@ -176,3 +176,122 @@ def test_admin_text_output_escapes_what_it_prints(deployment, flowhost_bin):
     assert out.returncode == 0, out.stderr
     assert "\x1b" not in out.stdout and "\\u{1B}[2J" in out.stdout
     assert not [line for line in out.stdout.splitlines() if line.startswith("forged line")], out.stdout
+
+
+# -- Issue 21.5: a stranger cannot flood a user with approval requests -------------------
+
+def ask_for_approval(deployment, device, user="alice"):
+    """A new device asks the user's devices for approval; returns (host, error or None)."""
+    host = deployment.host(device)
+    host.wait_event("getUser")
+    host.request("setUser", [user])
+    host.wait_event("addNewDeviceOptions")
+    try:
+        host.request("performVerifyAuth", [True])
+        return host, None
+    except RPCError as error:
+        return host, error
+
+
+def approval_rows(deployment, status=None):
+    query = "SELECT COUNT(*) FROM notification WHERE user_id = 'alice' AND kind = 'device-approval'"
+    if status:
+        query += " AND status = '%s'" % status
+    return store_rows(deployment.store, query)[0][0]
+
+
+def test_pending_approval_requests_are_capped_and_refusals_store_nothing(deployment):
+    alice = victim(deployment)
+    hosts = []
+    for index in range(3):
+        host, error = ask_for_approval(deployment, "stranger-%d" % index)
+        assert error is None
+        hosts.append(host)
+    assert approval_rows(deployment, "ACTIVE") == 3
+    counts_before = store_rows(deployment.store, "SELECT COUNT(*) FROM audit")[0][0], store_rows(deployment.store, "SELECT COUNT(*) FROM feed_event")[0][0]
+    for index in range(3, 40):
+        host, error = ask_for_approval(deployment, "stranger-%d" % index)
+        assert error is not None and error.code == -32011, index
+        assert error.data["reason"] == "too-many-pending" and error.data["retryAfterSeconds"] > 0
+        if index == 3:
+            host.request("fallbackNewDeviceActivationFlow")  # the choice stays open: the code fallback still works
+            assert host.wait_event("getActivationCode")["method"] == "getActivationCode"
+        host.close()
+    assert approval_rows(deployment) == 3, "refused requests are counted, not stored"
+    assert store_rows(deployment.store, "SELECT COUNT(*) FROM feed_event WHERE topic = 'notifications.created'")[0][0] == 3
+    assert store_rows(deployment.store, "SELECT COUNT(*) FROM audit WHERE action = 'notification.create'")[0][0] == 3
+    counts = deployment.admin("audit", "--counts")
+    assert sum(row["count"] for row in counts if row["action"] == "notification.approval" and row["outcome"] == "too-many-pending") == 37
+    alice.drain(1.0)
+    assert len([event for event in alice.events if event["method"] == "onNotificationReceived"]) == 3, "alice sees three requests, not forty"
+
+
+def test_a_device_asking_again_replaces_its_own_request_and_is_rate_limited(deployment):
+    victim(deployment)
+    answers = []
+    for _ in range(6):
+        host, error = ask_for_approval(deployment, "stranger-x")
+        answers.append(error)
+        assert approval_rows(deployment, "ACTIVE") <= 1, "one pending request per requesting device"
+        host.close()
+    assert answers[:5] == [None] * 5
+    assert answers[5] is not None and answers[5].code == -32011 and answers[5].data["reason"] == "rate-requester"
+    assert approval_rows(deployment) == 5
+
+
+def test_retention_removes_only_what_history_alone_needs(deployment):
+    alice = victim(deployment)
+    for index in range(3):
+        ask_for_approval(deployment, "old-%d" % index)[0].close()
+    kept = deployment.admin("notify", "alice", "--subject", "s", "--message", "m", "--action", "OK=ok", "--expires-in", "2592000")
+    alice.request("logOff", ["alice"])
+    alice.wait_event("getUser")
+    day = 86400
+    store_execute(deployment.store, "UPDATE notification SET created_at = created_at - ?", 40 * day)
+    # The requests of hosts that went away lapse when they expire.
+    store_execute(deployment.store, "UPDATE notification SET expires_at = expires_at - ? WHERE kind = 'device-approval'", 40 * day)
+    store_execute(deployment.store, "UPDATE session SET ended_at = ended_at - ? WHERE ended_at IS NOT NULL", 40 * day)
+    store_execute(deployment.store, "UPDATE feed_event SET at = at - ?", 2 * day)
+    audit_rows = store_rows(deployment.store, "SELECT COUNT(*) FROM audit")[0][0]
+    removed = deployment.admin("prune")
+    assert removed["notifications"] >= 3 and removed["endedSessions"] >= 1 and removed["feedEvents"] >= 1, removed
+    remaining = store_rows(deployment.store, "SELECT uuid, status FROM notification")
+    assert remaining == [(kept["notification_uuid"], "ACTIVE")], "an answerable notification is kept, however old"
+    assert store_rows(deployment.store, "SELECT COUNT(*) FROM session WHERE ended_at IS NOT NULL")[0][0] == 0
+    assert store_rows(deployment.store, "SELECT COUNT(*) FROM audit")[0][0] >= audit_rows, "the audit is the record: kept"
+    assert deployment.admin("prune") == {"feedEvents": 0, "notifications": 0, "endedSessions": 0, "deviceChallenges": 0, "counters": 0}
+    # Hourly counts go after retention.counterDays (400), and the database keeps any younger than 90 days.
+    now_hour = int(time.time()) // 3600 * 3600
+    for age_days in (500, 100, 30):
+        store_execute(deployment.store, "INSERT INTO audit_count (hour, user_id, action, outcome, count, last_at) VALUES (?, ?, ?, ?, ?, ?)",
+                      now_hour - age_days * day, "alice", "login.user", "aged-%d" % age_days, 1, now_hour)
+    assert deployment.admin("prune")["counters"] == 1
+    kept = {row[0] for row in store_rows(deployment.store, "SELECT outcome FROM audit_count WHERE outcome LIKE 'aged-%'")}
+    assert kept == {"aged-100", "aged-30"}
+    with pytest.raises(Exception, match="append-only"):
+        store_execute(deployment.store, "DELETE FROM audit_count WHERE outcome = ?", "aged-30")
+
+
+def test_a_host_sweeps_after_a_login_with_the_operators_retention(tmp_path, flowhost_bin, spawn):
+    config = json.loads(json.dumps(CHEAP_CONFIG))
+    config["retention"] = {"endedSessionDays": 2}
+    deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
+    alice = victim(deployment)
+    alice.request("logOff", ["alice"])
+    alice.wait_event("getUser")
+    store_execute(deployment.store, "UPDATE session SET ended_at = ended_at - ? WHERE ended_at IS NOT NULL", 3 * 86400)
+    other = deployment.host("device-a", env={"FLOWHOST_LOG_LEVEL": "info"})
+    other.wait_event("getUser")
+    other.request("setUser", ["alice"])
+    other.wait_event("getPassword")
+    other.request("setPassword", [GOOD_PASSWORD, 0])
+    other.wait_event("onUserLoggedIn")
+    assert wait_until(lambda: "retention: removed" in other.stderr_text(), timeout=5)
+    assert store_rows(deployment.store, "SELECT COUNT(*) FROM session WHERE ended_at IS NOT NULL")[0][0] == 0
+    bad = dict(CHEAP_CONFIG, retention={"endedSessionDays": 0})
+    with open(str(tmp_path / "bad.json"), "w") as handle:
+        json.dump(bad, handle)
+    import subprocess
+    out = subprocess.run([flowhost_bin, "--config", str(tmp_path / "bad.json"), "--store", deployment.store], input="",
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode != 0 and "retention.endedSessionDays" in out.stderr

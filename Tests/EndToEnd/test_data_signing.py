@@ -256,7 +256,7 @@ def test_a_third_party_verifies_with_the_exported_key_and_any_change_fails(deplo
         with pytest.raises(InvalidSignature):
             key.verify(base64.b64decode(changed["payloadSignature"]), canonical(changed))
         check = host.request("verifyDataSignature", {"receipt": changed})
-        assert not check["valid"], field
+        assert not check["valid"] and check["reason"] == "tampered" and check["fields"] == [field], (field, check)
         path = tmp_path / ("receipt-%s.json" % field)
         path.write_text(json.dumps(changed))
         out = deployment.admin("verify-signature", "--receipt", str(path), check=False)
@@ -267,7 +267,7 @@ def test_a_third_party_verifies_with_the_exported_key_and_any_change_fails(deplo
     assert deployment.admin("verify-signature", "--receipt", str(path))["valid"]
     assert deployment.admin("verify-signature", receipt["dataSignatureID"])["valid"]
     unknown = deployment.admin("verify-signature", "0" * 32, check=False)
-    assert unknown.returncode == 1 and json.loads(unknown.stdout)["reason"] == "unknownSignature"
+    assert unknown.returncode == 1 and json.loads(unknown.stdout)["reason"] == "unknown"
 
 
 @pytest.mark.sqlite_only
@@ -295,9 +295,10 @@ def test_a_signature_by_another_devices_key_fails(deployment):
     forged = dict(mine, payloadSignature=theirs["payloadSignature"])
     assert not alice.request("verifyDataSignature", {"receipt": forged})["valid"]
     posing = dict(theirs, userID="alice", deviceID="device-a", keyID=mine["keyID"], dataSignatureID="f" * 32)
-    assert alice.request("verifyDataSignature", {"receipt": posing})["reason"] == "badSignature"
+    assert alice.request("verifyDataSignature", {"receipt": posing})["reason"] == "unknown"
     carrying = dict(theirs, keyID="not-the-devices-key")
-    assert alice.request("verifyDataSignature", {"receipt": carrying})["reason"] == "unknownKey"
+    assert alice.request("verifyDataSignature", {"receipt": carrying}) == {"valid": False, "reason": "tampered", "fields": ["keyID"],
+                                                                         "receipt": theirs}
 
 
 def test_platform_custody_signs_in_the_clients_keystore(deployment):
@@ -316,3 +317,83 @@ def test_platform_custody_signs_in_the_clients_keystore(deployment):
     sign(host, payload="a key that is not the device's")
     bad = signed(host)
     assert outcome(bad) == (100, 153) and bad["dataSignatureID"] == "", "a signature that does not verify is never stored"
+
+
+# -- Issue 21.4: a receipt is valid only if FlowHost issued it, unchanged -----------------
+
+def attestation(receipt):
+    """The bytes the issuer countersigns, built from the spec alone (§19)."""
+    def text(value):
+        return base64.b64encode(value.encode("utf-8")).decode("ascii")
+    lines = [
+        "flowhost-receipt-v1",
+        "message=" + base64.b64encode(canonical(receipt)).decode("ascii"),
+        "verifiedBy=" + text(receipt["verifiedBy"]),
+        "publicKey=" + base64.b64decode(receipt["publicKey"]).hex(),
+        "payloadSignature=" + receipt["payloadSignature"],
+    ]
+    return "\n".join(lines).encode("utf-8")
+
+
+def test_a_third_party_checks_the_issuers_word_on_how_the_user_was_verified(deployment):
+    host = logged_in(deployment)
+    sign(host)
+    receipt = signed(host)["receipt"]
+    issuer = deployment.admin("export-key", "--issuer")
+    assert issuer["keyID"] == receipt["issuer"]["keyID"]
+    key = load_pem_public_key(issuer["pem"].encode())
+    key.verify(base64.b64decode(receipt["issuer"]["signature"]), attestation(receipt))
+    device = load_pem_public_key(deployment.admin("export-key", "alice", "device-1")["pem"].encode())
+    device.verify(base64.b64decode(receipt["payloadSignature"]), canonical(receipt))
+    upgraded = dict(receipt, verifiedBy="lda+password")  # the device's signature does not cover it; the issuer's does
+    device.verify(base64.b64decode(upgraded["payloadSignature"]), canonical(upgraded))
+    with pytest.raises(InvalidSignature):
+        key.verify(base64.b64decode(upgraded["issuer"]["signature"]), attestation(upgraded))
+    assert host.request("verifyDataSignature", {"receipt": upgraded})["fields"] == ["verifiedBy"]
+
+
+def test_a_platform_key_holder_cannot_make_a_receipt_the_host_never_issued(deployment, tmp_path):
+    keystore = Keystore()
+    code = deployment.add_user("carol")
+    host = platform_host(deployment, keystore)
+    activate(host, "carol", code)
+    sign(host, payload="genuine")
+    genuine = signed(host)["receipt"]
+    # Whoever holds the platform key writes a level-4 receipt of their own, signed by that key.
+    forged = dict(genuine, dataSignatureID="e" * 32, authLevel=4, authenticatorType=1, verifiedBy="lda+password",
+                  dataPayload="Pay 9000 EUR to Mallory")
+    forged["payloadSignature"] = base64.b64encode(keystore.keys[genuine["keyID"]].sign(canonical(forged))).decode()
+    load_pem_public_key(deployment.admin("export-key", "carol", "device-p")["pem"].encode()).verify(
+        base64.b64decode(forged["payloadSignature"]), canonical(forged))  # the device's signature alone would pass
+    assert host.request("verifyDataSignature", {"receipt": forged}) == {"valid": False, "reason": "unknown"}
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged))
+    out = deployment.admin("verify-signature", "--receipt", str(path), check=False)
+    assert out.returncode == 1 and json.loads(out.stdout)["reason"] == "unknown"
+    # After the device is revoked: a receipt dated later is no more believed, the genuine one still holds.
+    deployment.admin("revoke-device", "carol", "device-p")
+    late = dict(forged, dataSignatureID="d" * 32, signedAt=genuine["signedAt"] + 3600)
+    late["payloadSignature"] = base64.b64encode(keystore.keys[genuine["keyID"]].sign(canonical(late))).decode()
+    path.write_text(json.dumps(late))
+    out = deployment.admin("verify-signature", "--receipt", str(path), check=False)
+    assert out.returncode == 1 and json.loads(out.stdout)["reason"] == "unknown"
+    path.write_text(json.dumps(genuine))
+    assert deployment.admin("verify-signature", "--receipt", str(path))["reason"] == "valid", "signed before the revocation"
+
+
+@pytest.mark.sqlite_only
+def test_a_stored_receipt_changed_behind_the_hosts_back_is_tampered(deployment):
+    import sqlite3
+    host = logged_in(deployment)
+    sign(host)
+    receipt = signed(host)["receipt"]
+    assert receipt["verifiedBy"] == "none"
+    host.close()
+    database = sqlite3.connect(deployment.store)
+    database.execute("DROP TRIGGER signature_receipt_no_update")  # an attacker with the database file
+    database.execute("UPDATE signature_receipt SET verified_by = 'lda+password'")
+    database.commit()
+    database.close()
+    out = deployment.admin("verify-signature", receipt["dataSignatureID"], check=False)
+    verdict = json.loads(out.stdout)
+    assert out.returncode == 1 and verdict["reason"] == "tampered" and verdict["fields"] == ["issuer"]

@@ -138,14 +138,19 @@ def test_the_audit_log_and_signature_receipts_refuse_update_delete_and_truncate(
     admin(flowhost_bin, store, "add-user", "bob")
     # Rows to refuse changes to (inserted directly: these tables refuse only UPDATE and DELETE).
     cluster.psql(store["db"], "INSERT INTO signature_receipt VALUES ('r1','bob','d','k','p',0,0,'none',1,'r','x','s')")
-    cluster.psql(store["db"], "INSERT INTO audit_count VALUES (0, 'bob', 'a', 'o', 2, 1)")
-    for statement in ("UPDATE audit SET outcome = 'x'", "DELETE FROM audit", "DELETE FROM audit_count",
+    import time
+    recent = int(time.time()) // 3600 * 3600 - 86400  # an hour younger than 90 days stays append-only
+    cluster.psql(store["db"], "INSERT INTO audit_count VALUES (%d, 'bob', 'a', 'o', 2, 1)" % recent)
+    cluster.psql(store["db"], "INSERT INTO audit_count VALUES (0, 'bob', 'old', 'o', 2, 1)")
+    for statement in ("UPDATE audit SET outcome = 'x'", "DELETE FROM audit", "DELETE FROM audit_count WHERE hour > 0",
                       "UPDATE audit_count SET count = 1", "DELETE FROM signature_receipt", "UPDATE signature_receipt SET reason = 'x'",
                       "TRUNCATE audit", "TRUNCATE audit_count", "TRUNCATE signature_receipt", "TRUNCATE audit, signature_receipt"):
         with pytest.raises(RuntimeError, match="append-only"):
             cluster.psql(store["db"], statement)
-    # A count may grow.
+    # A count may grow; an hour past 90 days may go (retention), no younger one.
     cluster.psql(store["db"], "UPDATE audit_count SET count = 3")
+    cluster.psql(store["db"], "DELETE FROM audit_count WHERE hour = 0")
+    assert cluster.psql(store["db"], "SELECT count(*) FROM audit_count") == [["1"]]
     assert int(cluster.psql(store["db"], "SELECT count(*) FROM audit")[0][0]) >= 1
 
 

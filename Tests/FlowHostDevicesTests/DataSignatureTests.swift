@@ -71,19 +71,21 @@ import Testing
                     userID: "alice", deviceID: "d1", keyID: keyID, publicKey: publicKey.map { String(format: "%02x", $0) }.joined(), custody: "host",
                     createdAt: 0))
         }
-        let signatures = DataSignatures(store: store, audit: AuditLog(clock: { 1_800_000_000 }), clock: { 1_800_000_000 })
+        let signatures = DataSignatures(
+            store: store, audit: AuditLog(clock: { 1_800_000_000 }), issuer: ReceiptIssuer(path: folder + "/issuer.key"), clock: { 1_800_000_000 })
         guard case .sign(let pending) = try signatures.begin(
             userID: "alice", deviceID: "d1", payload: "p", reason: "r", authLevel: 0, authenticatorType: 0, verifiedBy: "none")
         else { Issue.record("expected a key"); return }
         #expect(try signatures.finish(pending, signature: [UInt8](repeating: 0, count: 64)) == nil)
-        #expect(try signatures.verify(dataSignatureID: pending.message.dataSignatureID).reason == "unknownSignature")
+        #expect(try signatures.verify(dataSignatureID: pending.message.dataSignatureID).reason == "unknown")
         let signature = try #require(try keys.sign(pending.message.bytes, keyID: keyID))
         let receipt = try #require(try signatures.finish(pending, signature: signature))
         #expect(try signatures.verify(dataSignatureID: receipt.dataSignatureID).valid)
         let json = DataSignatures.json(receipt)
         #expect(try signatures.verify(receipt: json).valid)
         json["dataPayload"] = "q"
-        #expect(try signatures.verify(receipt: json).reason == "badSignature")
+        let changed = try signatures.verify(receipt: json)
+        #expect(changed.reason == "tampered" && changed.fields == ["dataPayload"])
         #expect(throws: (any Error).self) { try store.write { tx in try tx.insert(receipt) } }
     }
 }

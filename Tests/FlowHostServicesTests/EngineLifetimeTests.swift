@@ -27,7 +27,8 @@ import Testing
         weak var released: HostEngine?
         do {
             let engine = HostEngine(sink: MemorySink(), logger: Logger(label: "test"))
-            HostModules.register(credentials, feedWake: wake, keyring: keyring, in: engine)
+            HostModules.register(
+                credentials, feedWake: wake, keyring: keyring, issuer: ReceiptIssuer(path: folder + "/store.sqlite.issuer.key"), in: engine)
             #expect(engine.services.count > 20)
             released = engine
         }

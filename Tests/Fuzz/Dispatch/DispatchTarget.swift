@@ -26,6 +26,7 @@ final class DispatchFixture {
     let credentials: CredentialService
     let feedWake: FeedWake
     let keyring: DeviceKeyring
+    let issuer: ReceiptIssuer
     let plugins: [String]
     let logger = Logger(label: "fuzz")
     static let initialize = Array(
@@ -43,6 +44,7 @@ final class DispatchFixture {
             credentials = CredentialService(store: store, settings: settings, delivery: try OutboxDelivery(keyPath: folder + "/store.sqlite.key"))
             feedWake = try FeedWake(path: folder + "/store.sqlite.feed")
             keyring = try DeviceKeyring(folder: folder + "/devices")
+            issuer = ReceiptIssuer(path: folder + "/store.sqlite.issuer.key")
             _ = try credentials.addUser("alice")
             _ = try credentials.addUser("bob")
         } catch {
@@ -61,7 +63,7 @@ final class DispatchFixture {
     func run(_ input: UnsafeRawBufferPointer) {
         let sink = MemorySink()
         let engine = HostEngine(sink: sink, logger: logger)
-        HostModules.register(credentials, feedWake: feedWake, keyring: keyring, in: engine)
+        HostModules.register(credentials, feedWake: feedWake, keyring: keyring, issuer: issuer, in: engine)
         let loaded = plugins.compactMap { try? PluginLoader.open(path: $0).get() }
         engine.install(loaded) { _ in .object() }
         Self.initialize.withUnsafeBytes { engine.receive($0) }

@@ -1,0 +1,95 @@
+import FlowHostStore
+import FlowHostVocabulary
+import FlowJSON
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How long the store keeps what only history needs, the config section
+/// `retention`. The audit log is kept: it is the record. Its hourly counts
+/// go after `counterDays`, never sooner than 90 days (the database itself
+/// refuses to delete a younger one).
+public struct RetentionSettings: Sendable, Equatable {
+    /// Change-feed events (a host down longer starts from now anyway).
+    public var feedHours: Int64 = 24
+    /// Notifications that can no longer be answered (answered, withdrawn, expired).
+    public var notificationDays: Int64 = 30
+    /// Sessions that ended.
+    public var endedSessionDays: Int64 = 30
+    /// Device challenges, spent or expired.
+    public var deviceChallengeMinutes: Int64 = 10
+    /// The audit's hourly counts (refused and unauthenticated events).
+    public var counterDays: Int64 = 400
+
+    public init() {}
+
+    public static let configKey = "retention"
+
+    public static func parse(_ section: JSON?) throws(ConfigError) -> RetentionSettings {
+        var settings = RetentionSettings()
+        guard let section else { return settings }
+        guard section.kind == .object else { throw ConfigError(key: configKey, reason: "must be an object") }
+        for key in section.keys {
+            func number(_ range: ClosedRange<Int>) throws(ConfigError) -> Int64 {
+                guard let value = section[key]?.intValue, range.contains(value) else {
+                    throw ConfigError(key: "\(configKey).\(key)", reason: "must be an integer from \(range.lowerBound) to \(range.upperBound)")
+                }
+                return Int64(value)
+            }
+            switch key {
+            case "feedHours": settings.feedHours = try number(1...8760)
+            case "notificationDays": settings.notificationDays = try number(1...3650)
+            case "endedSessionDays": settings.endedSessionDays = try number(1...3650)
+            case "deviceChallengeMinutes": settings.deviceChallengeMinutes = try number(5...10_080)
+            case "counterDays": settings.counterDays = try number(90...3650)
+            default: throw ConfigError(key: "\(configKey).\(key)", reason: "unknown key")
+            }
+        }
+        return settings
+    }
+}
+
+/// Deletes what `RetentionSettings` no longer keeps, in one transaction.
+/// A host runs it at most once an hour, after a login; `flowhost admin
+/// prune` runs it at once.
+public struct RetentionSweep {
+    public struct Removed: Sendable, Equatable {
+        public var feedEvents = 0
+        public var notifications = 0
+        public var endedSessions = 0
+        public var deviceChallenges = 0
+        public var counters = 0
+    }
+
+    public static func run(_ store: any FlowStore, _ settings: RetentionSettings, now: Int64) throws -> Removed {
+        try store.write(durability: .relaxed) { tx in
+            var removed = Removed()
+            removed.feedEvents = try tx.pruneFeed(before: now - settings.feedHours * 3600)
+            removed.notifications = try tx.pruneNotifications(before: now - settings.notificationDays * 86_400, now: now)
+            removed.endedSessions = try tx.pruneEndedSessions(before: now - settings.endedSessionDays * 86_400)
+            removed.deviceChallenges = try tx.pruneDeviceChallenges(before: now - settings.deviceChallengeMinutes * 60)
+            removed.counters = try tx.pruneAuditCounts(before: now - settings.counterDays * 86_400)
+            return removed
+        }
+    }
+
+    /// The host's trigger: a sweep after a login, unless one ran in the last hour here.
+    static func hourly(_ store: any FlowStore, _ settings: RetentionSettings, logger: Logger) -> () -> Void {
+        // Touched only on the host's loop thread, where `afterLogin` runs.
+        var lastRun: Int64?
+        return {
+            let now = Int64(time(nil))
+            if let lastRun, now - lastRun < 3600 { return }
+            lastRun = now
+            do {
+                let removed = try run(store, settings, now: now)
+                logger.info(
+                    "retention: removed \(removed.feedEvents) feed events, \(removed.notifications) notifications, \(removed.endedSessions) ended sessions, \(removed.deviceChallenges) device challenges, \(removed.counters) hourly counts")
+            } catch {
+                logger.error("retention sweep failed: \(error)")
+            }
+        }
+    }
+}
