@@ -45,15 +45,10 @@ extension DeviceActivationFlow {
         _ current: Joining, _ authorization: Authorization, mode: Int, status: Int = SDKPayload.success, message: String = "Success"
     ) {
         joining?.stage = mode == ChallengeMode.set ? .awaitingNewPassword(authorization) : .awaitingExpiredUpdate(authorization)
-        let policy: String
-        do { policy = try host.call("password.policy")["policy"]?.stringValue ?? "{}" } catch {
-            host.log(.error, "reading the password policy failed: \(error.message)")
-            policy = "{}"
-        }
         host.emit(
             "getPassword",
             SDKPayload.event(
-                status: status, message: message, workflow: Self.workflow, challengeInfo: [("RELID_PASSWORD_POLICY", policy)],
+                status: status, message: message, workflow: Self.workflow, challengeInfo: [("RELID_PASSWORD_POLICY", host.passwordPolicy())],
                 fields: ["userID": .string(current.userID), "challengeMode": .int(mode), "attemptsLeft": 0]))
     }
 
@@ -104,13 +99,9 @@ extension DeviceActivationFlow {
                 askForNewPassword(current, authorization, mode: ChallengeMode.updateOnExpiry, message: "Your password has expired. Set a new one with updatePassword.")
             case "policy", "reused":
                 let mode = newPassword != nil && password != nil ? ChallengeMode.updateOnExpiry : ChallengeMode.set
-                let reused = outcome["outcome"]?.stringValue == "reused"
-                let problems = outcome["problems"]?.elements.compactMap(\.stringValue) ?? []
                 askForNewPassword(
-                    current, authorization, mode: mode, status: reused ? 164 : 190,
-                    message: reused
-                        ? "The new password was used before; choose another."
-                        : "The password does not meet the password policy: " + problems.joined(separator: "; ") + ".")
+                    current, authorization, mode: mode, status: outcome["outcome"]?.stringValue == "reused" ? 164 : 190,
+                    message: FlowHost.newPasswordMessage(outcome))
             case "refused": refused(outcome)
             default: unexpected("newdevice.complete", outcome)
             }

@@ -116,15 +116,10 @@ extension LDAToggleFlow {
 
     func askForNewPassword(_ current: Toggle, status: Int = SDKPayload.success, message: String = "Success") {
         toggle?.stage = .awaitingNewPassword
-        let policy: String
-        do { policy = try host.call("password.policy")["policy"]?.stringValue ?? "{}" } catch {
-            host.log(.error, "reading the password policy failed: \(error.message)")
-            policy = "{}"
-        }
         host.emit(
             "getPassword",
             SDKPayload.event(
-                status: status, message: message, workflow: Workflow.login, challengeInfo: [("RELID_PASSWORD_POLICY", policy)],
+                status: status, message: message, workflow: Workflow.login, challengeInfo: [("RELID_PASSWORD_POLICY", host.passwordPolicy())],
                 fields: ["userID": .string(current.userID), "challengeMode": .int(ChallengeMode.setAfterLDADisable), "attemptsLeft": 0]))
     }
 
@@ -150,11 +145,8 @@ extension LDAToggleFlow {
             report(status: 100, message: "LDA type \(current.ldaType) has been \(current.enable ? "enabled" : "disabled").")
         case "passwordRequired":
             askForNewPassword(current)
-        case "policy":
-            let problems = outcome["problems"]?.elements.compactMap(\.stringValue) ?? []
-            askForNewPassword(current, status: 190, message: "The password does not meet the password policy: " + problems.joined(separator: "; ") + ".")
-        case "reused":
-            askForNewPassword(current, status: 164, message: "The new password was used before: do not reuse any of your last 5 passwords.")
+        case "policy", "reused":
+            askForNewPassword(current, status: outcome["outcome"]?.stringValue == "reused" ? 164 : 190, message: FlowHost.newPasswordMessage(outcome))
         case "refused":
             report(status: outcome["status"]?.intValue ?? 114, message: "Your account no longer allows this change; nothing changed.")
         default:

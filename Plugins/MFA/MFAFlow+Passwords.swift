@@ -20,12 +20,7 @@ extension MFAFlow {
         }
         var info: [(String, String)] = []
         if mode != ChallengeMode.verify {
-            let policy: String
-            do { policy = try host.call("password.policy")["policy"]?.stringValue ?? "{}" } catch {
-                host.log(.error, "reading the password policy failed: \(error.message)")
-                policy = "{}"
-            }
-            info.append(("RELID_PASSWORD_POLICY", policy))
+            info.append(("RELID_PASSWORD_POLICY", host.passwordPolicy()))
         } else {
             info.append(("ENABLE_FORGOT_PASSWORD", "false"))
         }

@@ -248,12 +248,9 @@ final class MFAFlow: Flow {
     }
 
     static let wrongStage = FlowError(code: -32006, message: "not expected now")
-    static let reusedMessage = "The new password was used before: do not reuse any of your last 5 passwords."
+    static let reusedMessage = FlowHost.newPasswordMessage(["outcome": "reused"])
 
-    static func policyMessage(_ check: JSON) -> String {
-        let problems = check["problems"]?.elements.compactMap(\.stringValue) ?? []
-        return "The password does not meet the password policy: " + problems.joined(separator: "; ") + "."
-    }
+    static func policyMessage(_ check: JSON) -> String { FlowHost.newPasswordMessage(check) }
 
     static func blockedMessage(_ status: Int) -> String {
         status == 141
@@ -265,7 +262,7 @@ final class MFAFlow: Flow {
         switch status {
         case 138, 141: blockedMessage(status)
         case 132: "The user was activated meanwhile; log in instead."
-        case 126: "This device is not registered for this user, or could not prove it holds its key; a new device joins through device activation."
+        case 126: "This device is not registered for this user (who is active on another device), or it could not prove it holds its key."
         default: "The server could not complete the request; try again."
         }
     }

@@ -37,6 +37,23 @@ extension FlowHost {
         }
     }
 
+    /// `password.policy`: the `RELID_PASSWORD_POLICY` text a `getPassword`
+    /// that asks for a new password carries ("{}", logged, when it cannot be read).
+    public func passwordPolicy() -> String {
+        do { return try call("password.policy")["policy"]?.stringValue ?? "{}" } catch {
+            log(.error, "reading the password policy failed: \(error.message)")
+            return "{}"
+        }
+    }
+
+    /// The message of a new password refused by the policy (190) or the
+    /// history (164), from a `password.check`-shaped outcome.
+    public static func newPasswordMessage(_ outcome: JSON) -> String {
+        if outcome["outcome"]?.stringValue == "reused" { return "The new password was used before: do not reuse any of your last 5 passwords." }
+        let problems = outcome["problems"]?.elements.compactMap(\.stringValue) ?? []
+        return "The password does not meet the password policy: " + problems.joined(separator: "; ") + "."
+    }
+
     /// `device.createKey`: `{keyID, publicKey, custody}`, the fields an
     /// activation step registers with the device.
     public func createDeviceKey(userID: String, deviceID: String, completion: @escaping (Result<JSON, FlowError>) -> Void) {
