@@ -1,4 +1,5 @@
 import FlowHostStore
+import FlowHostVocabulary
 import FlowJSON
 
 /// Limits on device-approval requests, against push fatigue (NIST SP
@@ -22,6 +23,30 @@ public struct ApprovalLimits: Sendable, Equatable {
         self.pendingPerUser = pendingPerUser
         self.perUserPerHour = perUserPerHour
         self.perRequesterPerHour = perRequesterPerHour
+    }
+
+    /// The config section `approvals`: `pendingPerUser`, `perUserPerHour`, `perRequesterPerHour`.
+    public static let configKey = "approvals"
+
+    public static func parse(_ section: JSON?) throws(ConfigError) -> ApprovalLimits {
+        var limits = ApprovalLimits()
+        guard let section else { return limits }
+        guard section.kind == .object else { throw ConfigError(key: configKey, reason: "must be an object") }
+        for key in section.keys {
+            func number(_ range: ClosedRange<Int>) throws(ConfigError) -> Int {
+                guard let value = section[key]?.intValue, range.contains(value) else {
+                    throw ConfigError(key: "\(configKey).\(key)", reason: "must be an integer from \(range.lowerBound) to \(range.upperBound)")
+                }
+                return value
+            }
+            switch key {
+            case "pendingPerUser": limits.pendingPerUser = try number(1...20)
+            case "perUserPerHour": limits.perUserPerHour = try number(1...1000)
+            case "perRequesterPerHour": limits.perRequesterPerHour = try number(1...100)
+            default: throw ConfigError(key: "\(configKey).\(key)", reason: "unknown key")
+            }
+        }
+        return limits
     }
 
     /// Why a new request from `requester` for a user with these `recent`

@@ -11,16 +11,17 @@ import FlowHostStore
 public enum HostModules {
     /// The config sections the modules own (each module parses its own).
     public static let configSections: Set<String> = CredentialSettings.configKeys.union([
-        SessionSettings.configKey, DeliverySettings.configKey, RetentionSettings.configKey,
+        SessionSettings.configKey, DeliverySettings.configKey, RetentionSettings.configKey, ApprovalLimits.configKey,
     ])
 
     public static func register(
         _ credentials: CredentialService, feedWake: (any FeedSignal)?, keyring: DeviceKeyring?, issuer: ReceiptIssuer,
-        retention: RetentionSettings = RetentionSettings(), in engine: HostEngine
+        retention: RetentionSettings = RetentionSettings(), approvals: ApprovalLimits = ApprovalLimits(), in engine: HostEngine
     ) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
         let notifications = NotificationService(store: credentials.store, audit: credentials.audit, clock: CredentialService.now)
+        notifications.approvalLimits = approvals
         if let feedWake { notifications.ringFeed = { feedWake.ring() } }
         CredentialsModule.register(credentials, keyring: keyring, in: engine)
         NewDevicesModule.register(AdditionalDeviceActivation(credentials), notifications: notifications, in: engine)

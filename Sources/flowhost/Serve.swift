@@ -1,6 +1,7 @@
 import ArgumentParser
 import CFlowHostSystem
 import FlowHostCore
+import FlowHostNotifications
 import FlowHostServices
 import JSONRPC
 
@@ -36,11 +37,15 @@ struct Serve: ParsableCommand {
         engine.frameTrace = trace
         engine.publishedContract = try host.publishedContract()
         let retention: RetentionSettings
-        do { retention = try RetentionSettings.parse(configuration.sections[RetentionSettings.configKey]) } catch {
+        let approvals: ApprovalLimits
+        do {
+            retention = try RetentionSettings.parse(configuration.sections[RetentionSettings.configKey])
+            approvals = try ApprovalLimits.parse(configuration.sections[ApprovalLimits.configKey])
+        } catch {
             throw ValidationError("\(error)")
         }
         HostModules.register(try storage.credentials(configuration, logger: logger, deliver: true), feedWake: try storage.feedWake(),
-            keyring: try storage.keyring(), issuer: try storage.issuer(), retention: retention, in: engine)
+            keyring: try storage.keyring(), issuer: try storage.issuer(), retention: retention, approvals: approvals, in: engine)
         try host.loadPlugins(into: engine, configuration: configuration)
         let status = StdioServer(engine: engine).run()
         engine.destroyPlugins()

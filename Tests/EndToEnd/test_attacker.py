@@ -295,3 +295,20 @@ def test_a_host_sweeps_after_a_login_with_the_operators_retention(tmp_path, flow
     out = subprocess.run([flowhost_bin, "--config", str(tmp_path / "bad.json"), "--store", deployment.store], input="",
                          capture_output=True, text=True, timeout=30)
     assert out.returncode != 0 and "retention.endedSessionDays" in out.stderr
+
+
+def test_the_operator_sets_the_approval_limits(tmp_path, flowhost_bin, spawn):
+    config = json.loads(json.dumps(CHEAP_CONFIG))
+    config["approvals"] = {"pendingPerUser": 1}
+    deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
+    victim(deployment)
+    assert ask_for_approval(deployment, "stranger-1")[1] is None
+    refused = ask_for_approval(deployment, "stranger-2")[1]
+    assert refused is not None and refused.data["reason"] == "too-many-pending"
+    import subprocess
+    for bad in ({"pendingPerUser": 0}, {"perHour": 3}):
+        with open(str(tmp_path / "bad.json"), "w") as handle:
+            json.dump(dict(CHEAP_CONFIG, approvals=bad), handle)
+        out = subprocess.run([flowhost_bin, "--config", str(tmp_path / "bad.json"), "--store", deployment.store], input="",
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode != 0 and "approvals." in out.stderr, out.stderr

@@ -61,6 +61,9 @@ def test_random_kills_lose_and_corrupt_nothing(tmp_path, flowhost_bin, spawn):
     config["passwords"]["maxAttempts"] = 100
     config["activation"]["maxAttempts"] = 100
     config["flows"] = {"device-activation": {"approvalSeconds": 30}}
+    # One user joins many times within the hour, and killed hosts leave their
+    # requests pending: past the default approval limits, which the operator may raise.
+    config["approvals"] = {"pendingPerUser": 20, "perUserPerHour": 1000, "perRequesterPerHour": 100}
     deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
     store = deployment.store
     rng = random.Random(int(os.environ.get("FLOWHOST_CRASH_SEED", "20261122")))

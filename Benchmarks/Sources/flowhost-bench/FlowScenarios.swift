@@ -12,7 +12,8 @@ struct FlowScenarios {
         self.setup = setup
         self.store = store ?? setup.folder + "/\(name).sqlite"
         config = setup.folder + "/\(name).json"
-        let text = #"{"passwords":{"argon2":{"memoryKiB":\#(argon2.memoryKiB),"iterations":\#(argon2.iterations),"parallelism":1},"maxAttempts":100},"activation":{"maxAttempts":100}}"#
+        // One user approves 20 new devices within the hour: past the default approval limits, which the operator may raise.
+        let text = #"{"passwords":{"argon2":{"memoryKiB":\#(argon2.memoryKiB),"iterations":\#(argon2.iterations),"parallelism":1},"maxAttempts":100},"activation":{"maxAttempts":100},"approvals":{"perUserPerHour":1000}}"#
         try text.write(toFile: config, atomically: true, encoding: .utf8)
     }
 

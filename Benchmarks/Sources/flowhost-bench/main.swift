@@ -226,12 +226,12 @@ do {
 func feedLatencies(store: String) throws -> (latencies: [Double], listener: Server) {
     let listener = try setup.startFlowhost(store: store)
     let publisher = try setup.startFlowhost(store: store)
-    listener.send(Requests.subscribe(1, topic: "bench.feed"))
+    listener.send(Requests.subscribe(1, topic: "echo.bench"))
     _ = try listener.readUntil(#""id":1"#)
     var latencies: [Double] = []
     for n in 0..<(quick ? 40 : 300) {
         let started = now()
-        publisher.send(Requests.publish(n + 10, topic: "bench.feed", n: n))
+        publisher.send(Requests.publish(n + 10, topic: "echo.bench", n: n))
         _ = try listener.readUntil("onEchoFeed")
         latencies.append(Double(now() - started) / 1e6)
         _ = try publisher.readUntil(#""id":\#(n + 10)"#)
