@@ -23,26 +23,36 @@ import Darwin
 /// Used from one thread at a time (the host's loop, or an admin command).
 public final class ReceiptIssuer {
     public let path: String
-    private var loaded: (keyID: String, publicKey: [UInt8])?
+    /// The key, read once (every signing would otherwise read and check the
+    /// file); the secret half is wiped when the issuer goes.
+    private var loaded: (keyID: String, publicKey: [UInt8], secretKey: [UInt8])?
 
     public init(path: String) { self.path = path }
 
-    /// The issuer's key id (as a device key's: its BLAKE2b hash) and public key.
-    public func publicKey() throws -> (keyID: String, publicKey: [UInt8]) {
+    deinit {
+        // In place: a copy would be wiped instead of the key's own storage.
+        if loaded != nil { SecureRandom.wipe(&loaded!.secretKey) }
+    }
+
+    private func key() throws -> (keyID: String, publicKey: [UInt8], secretKey: [UInt8]) {
         if let loaded { return loaded }
-        var secret = try secretKey()
-        defer { SecureRandom.wipe(&secret) }
+        let secret = try secretKey()
         var publicKey = [UInt8](repeating: 0, count: fh_sign_public_key_bytes())
         _ = crypto_sign_ed25519_sk_to_pk(&publicKey, secret)
-        let made = (Ed25519.keyID(of: publicKey), publicKey)
+        let made = (Ed25519.keyID(of: publicKey), publicKey, secret)
         loaded = made
         return made
     }
 
+    /// The issuer's key id (as a device key's: its BLAKE2b hash) and public key.
+    public func publicKey() throws -> (keyID: String, publicKey: [UInt8]) {
+        let key = try key()
+        return (key.keyID, key.publicKey)
+    }
+
     public func sign(_ message: [UInt8]) throws -> (keyID: String, signature: [UInt8]) {
-        var secret = try secretKey()
-        defer { SecureRandom.wipe(&secret) }
-        return (try publicKey().keyID, Ed25519.sign(message, secretKey: secret))
+        let key = try key()
+        return (key.keyID, Ed25519.sign(message, secretKey: key.secretKey))
     }
 
     /// Whether `signature` is this issuer's, under the key named `keyID`.
