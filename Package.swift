@@ -47,7 +47,7 @@ let package = Package(
 
         // Names and rules shared by the host, the SDK and the tools: the
         // user-id rule, param types and formats, random identifiers.
-        .target(name: "FlowHostVocabulary"),
+        .target(name: "FlowHostVocabulary", dependencies: ["FlowJSON"]),
 
         // POSIX files, environment and errors, without Foundation.
         .target(name: "FlowHostPOSIX"),

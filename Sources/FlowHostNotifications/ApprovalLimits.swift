@@ -30,22 +30,11 @@ public struct ApprovalLimits: Sendable, Equatable {
 
     public static func parse(_ section: JSON?) throws(ConfigError) -> ApprovalLimits {
         var limits = ApprovalLimits()
-        guard let section else { return limits }
-        guard section.kind == .object else { throw ConfigError(key: configKey, reason: "must be an object") }
-        for key in section.keys {
-            func number(_ range: ClosedRange<Int>) throws(ConfigError) -> Int {
-                guard let value = section[key]?.intValue, range.contains(value) else {
-                    throw ConfigError(key: "\(configKey).\(key)", reason: "must be an integer from \(range.lowerBound) to \(range.upperBound)")
-                }
-                return value
-            }
-            switch key {
-            case "pendingPerUser": limits.pendingPerUser = try number(1...20)
-            case "perUserPerHour": limits.perUserPerHour = try number(1...1000)
-            case "perRequesterPerHour": limits.perRequesterPerHour = try number(1...100)
-            default: throw ConfigError(key: "\(configKey).\(key)", reason: "unknown key")
-            }
-        }
+        let values = try ConfigSection.integers(
+            section, named: configKey, ranges: ["pendingPerUser": 1...20, "perUserPerHour": 1...1000, "perRequesterPerHour": 1...100])
+        if let value = values["pendingPerUser"] { limits.pendingPerUser = value }
+        if let value = values["perUserPerHour"] { limits.perUserPerHour = value }
+        if let value = values["perRequesterPerHour"] { limits.perRequesterPerHour = value }
         return limits
     }
 

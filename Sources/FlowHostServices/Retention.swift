@@ -29,24 +29,17 @@ public struct RetentionSettings: Sendable, Equatable {
 
     public static func parse(_ section: JSON?) throws(ConfigError) -> RetentionSettings {
         var settings = RetentionSettings()
-        guard let section else { return settings }
-        guard section.kind == .object else { throw ConfigError(key: configKey, reason: "must be an object") }
-        for key in section.keys {
-            func number(_ range: ClosedRange<Int>) throws(ConfigError) -> Int64 {
-                guard let value = section[key]?.intValue, range.contains(value) else {
-                    throw ConfigError(key: "\(configKey).\(key)", reason: "must be an integer from \(range.lowerBound) to \(range.upperBound)")
-                }
-                return Int64(value)
-            }
-            switch key {
-            case "feedHours": settings.feedHours = try number(1...8760)
-            case "notificationDays": settings.notificationDays = try number(1...3650)
-            case "endedSessionDays": settings.endedSessionDays = try number(1...3650)
-            case "deviceChallengeMinutes": settings.deviceChallengeMinutes = try number(5...10_080)
-            case "counterDays": settings.counterDays = try number(90...3650)
-            default: throw ConfigError(key: "\(configKey).\(key)", reason: "unknown key")
-            }
-        }
+        let values = try ConfigSection.integers(
+            section, named: configKey,
+            ranges: [
+                "feedHours": 1...8760, "notificationDays": 1...3650, "endedSessionDays": 1...3650, "deviceChallengeMinutes": 5...10_080,
+                "counterDays": 90...3650,
+            ])
+        if let value = values["feedHours"] { settings.feedHours = Int64(value) }
+        if let value = values["notificationDays"] { settings.notificationDays = Int64(value) }
+        if let value = values["endedSessionDays"] { settings.endedSessionDays = Int64(value) }
+        if let value = values["deviceChallengeMinutes"] { settings.deviceChallengeMinutes = Int64(value) }
+        if let value = values["counterDays"] { settings.counterDays = Int64(value) }
         return settings
     }
 }

@@ -19,21 +19,10 @@ public struct SessionSettings: Sendable, Equatable {
 
     public static func parse(_ section: JSON?) throws(Invalid) -> SessionSettings {
         var settings = SessionSettings()
-        guard let section else { return settings }
-        guard section.kind == .object else { throw Invalid(key: configKey, reason: "must be an object") }
-        for key in section.keys {
-            func seconds(_ range: ClosedRange<Int>) throws(Invalid) -> Int64 {
-                guard let value = section[key]?.intValue, range.contains(value) else {
-                    throw Invalid(key: "\(configKey).\(key)", reason: "must be an integer from \(range.lowerBound) to \(range.upperBound)")
-                }
-                return Int64(value)
-            }
-            switch key {
-            case "idleTimeoutSeconds": settings.idleTimeoutSeconds = try seconds(2...86_400)
-            case "lifetimeSeconds": settings.lifetimeSeconds = try seconds(2...2_592_000)
-            default: throw Invalid(key: "\(configKey).\(key)", reason: "unknown key")
-            }
-        }
+        let values = try ConfigSection.integers(
+            section, named: configKey, ranges: ["idleTimeoutSeconds": 2...86_400, "lifetimeSeconds": 2...2_592_000])
+        if let value = values["idleTimeoutSeconds"] { settings.idleTimeoutSeconds = Int64(value) }
+        if let value = values["lifetimeSeconds"] { settings.lifetimeSeconds = Int64(value) }
         return settings
     }
 }
