@@ -8,11 +8,8 @@ public enum DeviceName {
 
     /// Why `name` is not a valid device name, or nil when it is.
     public static func problem(with name: String) -> String? {
-        let scalars = name.unicodeScalars
-        if scalars.isEmpty { return "must not be empty" }
-        if name.utf8.count > maxBytes { return "must be at most \(maxBytes) bytes of UTF-8" }
-        if scalars.count > maxScalars { return "must be at most \(maxScalars) Unicode scalars" }
-        if scalars.contains(where: UserIdentifier.isForbidden) { return "must be one line, without control or format characters" }
+        if let problem = UserIdentifier.lengthProblem(name, maxScalars: maxScalars, maxBytes: maxBytes) { return problem }
+        if name.unicodeScalars.contains(where: UserIdentifier.isForbidden) { return "must be one line, without control or format characters" }
         return nil
     }
 }

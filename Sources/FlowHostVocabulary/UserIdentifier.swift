@@ -11,14 +11,22 @@ public enum UserIdentifier {
 
     /// Why `id` is not a valid user id, or nil when it is.
     public static func problem(with id: String) -> String? {
+        if let problem = lengthProblem(id, maxScalars: maxScalars, maxBytes: maxBytes) { return problem }
         let scalars = id.unicodeScalars
-        if scalars.isEmpty { return "must not be empty" }
-        if id.utf8.count > maxBytes { return "must be at most \(maxBytes) bytes of UTF-8" }
-        if scalars.count > maxScalars { return "must be at most \(maxScalars) Unicode scalars" }
         if scalars.contains(where: isForbidden) { return "must not contain control or format characters" }
         if scalars.first!.properties.isWhitespace || scalars.last!.properties.isWhitespace {
             return "must not start or end with white space"
         }
+        return nil
+    }
+
+    /// Empty, or longer than `maxBytes` of UTF-8 or `maxScalars` scalars (the
+    /// shared part of the rules for user ids and device names).
+    static func lengthProblem(_ text: String, maxScalars: Int, maxBytes: Int) -> String? {
+        let scalars = text.unicodeScalars
+        if scalars.isEmpty { return "must not be empty" }
+        if text.utf8.count > maxBytes { return "must be at most \(maxBytes) bytes of UTF-8" }
+        if scalars.count > maxScalars { return "must be at most \(maxScalars) Unicode scalars" }
         return nil
     }
 
