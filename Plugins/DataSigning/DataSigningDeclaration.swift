@@ -2,7 +2,7 @@ import FlowHostSDK
 
 extension DataSigningFlow {
     static let declaration = FlowDeclaration(
-        name: "data-signing", version: "1.0.0",
+        name: "data-signing", version: "1.1.0",
         methods: [
             FlowMethod(
                 "authenticateUserAndSignData",
@@ -23,7 +23,7 @@ extension DataSigningFlow {
         events: [
             FlowEvent(
                 "onAuthenticateUserAndSignData",
-                summary: "The signing's outcome: dataPayload, dataPayloadLength, reason, payloadSignature, dataSignatureID, authLevel, authenticationType, status, error (and the receipt).")
+                summary: "The signing's outcome: dataPayload, dataPayloadLength, reason, payloadSignature, dataSignatureID, authLevel, authenticatorType (asked for), verifiedBy (what was verified), status, error (and the receipt).")
         ],
         uses: ["stepup.authenticate", "signatures.sign", "signatures.verify"])
 }

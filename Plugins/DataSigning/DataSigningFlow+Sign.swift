@@ -5,18 +5,24 @@ import FlowJSON
 extension DataSigningFlow {
     func authenticate(payload: String, level: Int, type: Int, reason: String) throws(FlowError) {
         let user = try host.loggedInUser()
-        guard signing == nil else { throw FlowError(code: -32007, message: "a signing is in progress: finish it or reset it first") }
         guard Self.supportedPairs.contains([level, type]) else {
             throw FlowError.sdk(
                 214, "Authentication method not supported: authLevel \(level) with authenticatorType \(type) (supported: 0/0, 1/0, 4/1)")
         }
         try Self.checkLength(payload, field: "payload", max: Self.maxPayload)
         try Self.checkLength(reason, field: "reason", max: Self.maxReason)
+        // A retry after the client dismissed the prompt replaces the old signing (the
+        // host has cancelled its dialogue already); nothing of it is signed.
+        if signing != nil {
+            host.abandonDialogue()
+            signing = nil
+        }
         signing = Signing(userID: user, payload: payload, reason: reason, authLevel: level, authenticatorType: type)
         guard level > 0 else { return sign(verifiedBy: "none") }
         host.call(
             "stepup.authenticate",
-            ["challengeMode": .int(ChallengeMode.signing), "reason": "data-signing", "method": .string(level == 4 ? "all" : "lda")]
+            // Level 4 is seed 000's IDV server biometric and nothing else; level 1 is LDA, else the password.
+            ["challengeMode": .int(ChallengeMode.signing), "reason": "data-signing", "method": .string(level == 4 ? "serverBiometric" : "lda")]
         ) { [self] outcome in
             guard signing != nil else { return }
             switch outcome {
@@ -41,6 +47,7 @@ extension DataSigningFlow {
 
     static let authenticationFailed = (code: 102, text: "Authentication failed")
     static let cancelledByUser = (code: 153, text: "Operation cancelled by user")
+    static let notSupported = (code: 214, text: "Authentication method not supported")
 
     func authenticated(_ result: JSON) {
         switch result["outcome"]?.stringValue {
@@ -58,6 +65,12 @@ extension DataSigningFlow {
             report(status: 121, message: "The authentication expired unanswered; nothing was signed.", error: Self.cancelledByUser)
         case "refused":
             report(status: result["status"]?.intValue ?? 126, message: "This device could not prove who you are.", error: Self.authenticationFailed)
+        case "biometricUnavailable":
+            report(status: 100, message: "No server biometric is available to this client; nothing was signed.", error: Self.notSupported)
+        case "biometricCancelled":
+            report(status: 100, message: "The biometric capture was cancelled; nothing was signed.", error: Self.cancelledByUser)
+        case "biometricFailed":
+            report(status: 100, message: "The server biometric did not match; nothing was signed.", error: Self.authenticationFailed)
         default:
             host.log(.error, "stepup.authenticate gave an outcome this flow does not know")
             report(status: 114, message: "The authentication failed on the server side.", error: Self.authenticationFailed)
@@ -91,19 +104,9 @@ extension DataSigningFlow {
         }
     }
 
-    /// `authenticationType` is the RDNAAuthenticatorType that was used:
-    /// 0 none, 3 LDA, 2 the password; at level 4 (LDA and the password) 1,
-    /// the type asked for.
-    static func authenticationType(_ verifiedBy: String, level: Int) -> Int {
-        if level == 4 { return 1 }
-        switch verifiedBy {
-        case "lda": return 3
-        case "password", "lda+password": return 2
-        default: return 0
-        }
-    }
-
-    /// `onAuthenticateUserAndSignData`; the signing is over.
+    /// `onAuthenticateUserAndSignData`; the signing is over. `authenticatorType`
+    /// is the one asked for (the seed's name); `verifiedBy` is what was
+    /// verified: none, lda, password or serverBiometric ("none" when nothing was signed).
     func report(
         status: Int, message: String, error: (code: Int, text: String) = (0, "Success"), signed: JSON? = nil, verifiedBy: String = "none"
     ) {
@@ -113,7 +116,7 @@ extension DataSigningFlow {
             "dataPayload": .string(current.payload), "dataPayloadLength": .int(current.payload.unicodeScalars.count),
             "reason": .string(current.reason), "payloadSignature": signed?["payloadSignature"] ?? "",
             "dataSignatureID": signed?["dataSignatureID"] ?? "", "authLevel": .int(current.authLevel),
-            "authenticationType": .int(signed == nil ? current.authenticatorType : Self.authenticationType(verifiedBy, level: current.authLevel)),
+            "authenticatorType": .int(current.authenticatorType), "verifiedBy": .string(signed == nil ? "none" : verifiedBy),
             "status": ["statusCode": .int(status), "statusMessage": .string(message)],
             "error": ["longErrorCode": .int(error.code), "shortErrorCode": .int(error.code), "errorString": .string(error.text)],
         ]

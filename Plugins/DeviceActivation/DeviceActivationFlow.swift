@@ -81,11 +81,13 @@ final class DeviceActivationFlow: ServingFlow {
         let userID = params["userID"]!.stringValue!
         let key = Self.verificationKey()
         joining = Joining(call: call, userID: userID, deviceName: params["deviceName"]!.stringValue!, verificationKey: key)
+        // The seed's iOS delegate: getAddNewDeviceOptions(userID, newDeviceOptions, challengeInfo), no response or error.
         host.emit(
             "addNewDeviceOptions",
-            SDKPayload.event(
-                workflow: Self.workflow, challengeInfo: [("VERIFICATION_KEY", key)],
-                fields: ["userID": .string(userID), "newDeviceOptions": ["ApproveFromRegisteredDevice", "ActivationCode"]]))
+            [
+                "userID": .string(userID), "newDeviceOptions": ["ApproveFromRegisteredDevice", "ActivationCode"],
+                "challengeInfo": [["key": "VERIFICATION_KEY", "value": .string(key)]],
+            ])
     }
 
     func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
@@ -100,7 +102,7 @@ final class DeviceActivationFlow: ServingFlow {
         case ("resendActivationCode", .awaitingCode):
             sendCode(current)
         case ("setUserConsentForLDA", .awaitingConsent(let authorization)):
-            try consent(current, authorization, enroll: params["isEnrollLDA"]!.boolValue!, type: params["authenticationType"]!.intValue!)
+            try consent(current, authorization, enroll: params["shouldEnrollLDA"]!.boolValue!, type: params["authenticationType"]!.intValue!)
         case ("setPassword", .awaitingPassword(let authorization)):
             try expect(params, mode: ChallengeMode.verify)
             complete(current, authorization, password: params["password"]!.stringValue!, ldaType: nil)

@@ -8,7 +8,6 @@ extension LDAToggleFlow {
 
     func manage(enable: Bool, type: Int) throws(FlowError) {
         let user = try host.loggedInUser()
-        guard toggle == nil else { throw FlowError(code: -32007, message: "an LDA toggle is in progress: finish it or reset it first") }
         let (enrolled, _) = try enrolledType(user)
         if enable {
             guard ldaCapabilities.contains(type) else {
@@ -24,6 +23,12 @@ extension LDAToggleFlow {
                     enrolled == nil && !ldaCapabilities.contains(type) ? "notSupported" : "alreadyDisabled",
                     "LDA type \(type) is not enabled on this device.")
             }
+        }
+        // A retry after the client dismissed the prompt: the host has cancelled the
+        // old toggle's dialogue already; anything left of it goes too.
+        if toggle != nil {
+            host.abandonDialogue()
+            toggle = nil
         }
         toggle = Toggle(userID: user, ldaType: type, enable: enable)
         verify(enable: enable)
@@ -54,7 +59,8 @@ extension LDAToggleFlow {
     func verified(_ current: Toggle, _ result: JSON) {
         switch result["outcome"]?.stringValue {
         case "authenticated":
-            if current.enable { askForConsent(current) } else { disable(current, newPassword: nil) }
+            // Seed 003: enabling asks for consent (16); disabling sets a new password (14).
+            if current.enable { askForConsent(current) } else { askForNewPassword(current) }
         case "exhausted":
             report(status: 153, message: "Too many wrong attempts: you are logged off.")
             host.endSession(reason: "step-up-failed")
@@ -162,7 +168,7 @@ extension LDAToggleFlow {
         host.emit(
             "onDeviceAuthManagementStatus",
             [
-                "userID": .string(current.userID), "OpMode": .int(current.enable ? 1 : 0), "ldaType": .int(current.ldaType),
+                "userID": .string(current.userID), "isEnabled": .bool(current.enable), "authenticationType": .int(current.ldaType),
                 "status": ["statusCode": .int(status), "statusMessage": .string(message)],
                 "error": ["longErrorCode": .int(error.code), "shortErrorCode": .int(error.code), "errorString": .string(error.text)],
             ])

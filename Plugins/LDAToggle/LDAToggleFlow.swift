@@ -7,7 +7,7 @@ import FlowJSON
 /// Enable: the password again (step-up, challengeMode 5) → consent
 /// (`getUserConsentForLDA`, 16) → the platform's LDA check → enrolled.
 /// Disable: the password again (step-up, 15; LDA for a user without one) →
-/// a new password when the user has none (`getPassword`, 14) → removed.
+/// a new password (`getPassword`, 14, seed 003's flow chart) → removed.
 /// Either ends with `onDeviceAuthManagementStatus`. The verification is the
 /// `step-up` flow's service, not a copy; the change is the host's
 /// `authenticators` domain, which requires that fresh verification.
@@ -52,7 +52,7 @@ final class LDAToggleFlow: Flow {
         case "manageDeviceAuthenticationModes":
             try manage(enable: params["isEnabled"]!.boolValue!, type: params["authenticationType"]!.intValue!)
         case "setUserConsentForLDA":
-            try consent(params["isEnrollLDA"]!.boolValue!, type: params["authenticationType"]!.intValue!)
+            try consent(params["shouldEnrollLDA"]!.boolValue!, type: params["authenticationType"]!.intValue!)
         case "setPassword": try newPassword(params["password"]!.stringValue!, mode: params["challengeMode"]!.intValue!)
         default: throw FlowError.methodNotFound
         }
@@ -67,16 +67,13 @@ final class LDAToggleFlow: Flow {
 
     /// `getDeviceAuthenticationDetails()`: each LDA type this device declared
     /// (and the enrolled one, should the client no longer declare it, so it
-    /// can still be turned off), with `isConfigured`.
+    /// can still be turned off): the seed's list of `{authenticationType, isEnabled}`.
     func details() throws(FlowError) -> JSON {
         let user = try host.loggedInUser()
         let enrolled = try enrolledType(user).ldaType
         var types = ldaCapabilities
         if let enrolled, !types.contains(enrolled) { types.append(enrolled) }
-        return [
-            "authenticationCapabilities": .array(
-                types.map { ["authenticationType": .int($0), "isConfigured": .int($0 == enrolled ? 1 : 0)] })
-        ]
+        return .array(types.map { ["authenticationType": .int($0), "isEnabled": .bool($0 == enrolled)] })
     }
 
     /// What the host tells: the session ended (the toggle cannot go on), or

@@ -1,10 +1,10 @@
 import FlowHostSDK
 
 extension MFAFlow {
-    static let base = #"{"type":"object","required":["challengeResponse","error"]}"#
+    static let base = #"{"type":"object","required":["response","error"]}"#
 
     static let declaration = FlowDeclaration(
-        name: "mfa", version: "1.0.0",
+        name: "mfa", version: "1.1.0",
         methods: [
             FlowMethod(
                 "setUser", summary: "Answers getUser with the user id.",
@@ -19,6 +19,15 @@ extension MFAFlow {
             SDKAnswers.updatePassword,
             FlowMethod("resetAuthState", summary: "Abandons the flow before login; getUser follows."),
             FlowMethod(
+                "resetBlockedUserAccount",
+                summary: "After getUser with 141: a code through the delivery channel (getActivationCode); the right one unblocks, then the password login."),
+            FlowMethod(
+                "getAllChallenges", summary: "The logged-in user's credentials that can be updated; onCredentialsAvailableForUpdate follows.",
+                params: [FlowParam("userName", .string, format: .userID)]),
+            FlowMethod(
+                "initiateUpdateFlowForCredential", summary: "Starts a password change (\"Password\"): getPassword with challengeMode 2 follows.",
+                params: [FlowParam("credentialType", .string)], startsDialogue: true),
+            FlowMethod(
                 "logOff", summary: "Ends the user's session; onUserLoggedOff then getUser follow.",
                 params: [FlowParam("userID", .string, format: .userID)]),
         ],
@@ -30,10 +39,14 @@ extension MFAFlow {
             FlowEvent("getPassword", summary: "Asks for a password (challengeMode says which).", paramsSchema: base, challenge: true),
             FlowEvent("onUserLoggedIn", summary: "The user is logged in; carries the session.", paramsSchema: base),
             FlowEvent("onUserLoggedOff", summary: "The session ended.", paramsSchema: base),
+            FlowEvent("onCredentialsAvailableForUpdate", summary: "getAllChallenges' answer: userID, options ([\"Password\"] when the user has one), error."),
+            FlowEvent(
+                "onUpdateCredentialResponse",
+                summary: "How a password change ended: userID, credType, status (100 changed, then logoff; 153 attempts exhausted, then logoff; 121 expired), error."),
         ],
         uses: [
             "credentials.userState", "credentials.rememberedUsers", "activation.verify", "activation.resend", "activation.complete",
             "password.policy", "password.check", "password.login", "password.update", "session.open", "session.close", "audit.record",
-            "device.createKey", "device.prove", "deviceactivation.join",
+            "device.createKey", "device.prove", "deviceactivation.join", "account.sendRecoveryCode", "account.verifyRecoveryCode",
         ])
 }

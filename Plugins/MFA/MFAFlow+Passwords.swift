@@ -100,7 +100,7 @@ extension MFAFlow {
                 userID, mode: ChallengeMode.verify, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, status: 102,
                 message: "Invalid password.", bind: pendingBindKey != nil)
         case "refused":
-            refused(outcome)
+            refused(outcome, userID: userID)
         default:
             unexpected("password.login", outcome)
         }
@@ -125,7 +125,7 @@ extension MFAFlow {
         case "policy":
             askForPassword(userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0, status: 190, message: Self.policyMessage(outcome))
         case "refused":
-            refused(outcome)
+            refused(outcome, userID: userID)
         default:
             unexpected("password.update", outcome)
         }

@@ -66,6 +66,7 @@ extension MFAFlow {
         }
         stage = .idle
         generation += 1
+        changingPassword = false
         host.abandonDialogue()
         _ = try host.call("session.close", ["sessionID": .string(sessionID)])
         host.emit(

@@ -23,6 +23,8 @@ final class MFAFlow: Flow {
         /// keys, which gets one at this password login.
         case awaitingPassword(userID: String, proof: String?, bind: Bool)
         case awaitingExpiredUpdate(userID: String)
+        /// `resetBlockedUserAccount`: the recovery code sent to a user blocked by password attempts.
+        case awaitingRecoveryCode(userID: String, verificationKey: String)
         case awaitingLDA(userID: String)
         /// Waiting for the host (a device key, a proof of it).
         case awaitingDevice(userID: String)
@@ -44,6 +46,10 @@ final class MFAFlow: Flow {
     /// A key made for a legacy device's binding login, kept for a retry after
     /// a wrong password (so a wrong try leaves no extra key behind).
     var pendingBindKey: JSON?
+    /// A logged-in user's password change (challengeMode 2) is open.
+    var changingPassword = false
+    /// The user the last `getUser` said was blocked by password attempts (141): `resetBlockedUserAccount` is for them.
+    var recoverableUser: String?
 
     init(host: FlowHost, config: JSON) throws(FlowError) {
         self.host = host
@@ -61,14 +67,26 @@ final class MFAFlow: Flow {
     func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
         switch method {
         case "setUser": try setUser(params["userName"]!.stringValue!)
-        case "setActivationCode": try setActivationCode(params["activationCode"]!.stringValue!)
-        case "resendActivationCode": try resendActivationCode()
+        case "setActivationCode":
+            if case .awaitingRecoveryCode(let userID, let key) = stage {
+                try setRecoveryCode(params["activationCode"]!.stringValue!, userID: userID, verificationKey: key)
+                return nil
+            }
+            try setActivationCode(params["activationCode"]!.stringValue!)
+        case "resendActivationCode":
+            if case .awaitingRecoveryCode(let userID, _) = stage { try sendRecoveryCode(userID) } else { try resendActivationCode() }
+        case "resetBlockedUserAccount": try resetBlockedUserAccount()
         case "setDeviceName": try setDeviceName(params["deviceName"]!.stringValue!)
         case "setUserConsentForLDA":
-            try setUserConsent(params["isEnrollLDA"]!.boolValue!, authenticationType: params["authenticationType"]!.intValue!)
+            try setUserConsent(params["shouldEnrollLDA"]!.boolValue!, authenticationType: params["authenticationType"]!.intValue!)
         case "setPassword": try setPassword(params["password"]!.stringValue!, mode: params["challengeMode"]!.intValue!)
+        case "updatePassword" where params["challengeMode"]?.intValue == ChallengeMode.updateCredentials:
+            guard changingPassword else { throw FlowError.sdk(4, "updatePassword with challengeMode 2 answers getPassword 2; start with initiateUpdateFlowForCredential.") }
+            changePassword(current: params["currentPassword"]!.stringValue!, new: params["newPassword"]!.stringValue!)
         case "updatePassword":
             try updatePassword(current: params["currentPassword"]!.stringValue!, new: params["newPassword"]!.stringValue!)
+        case "getAllChallenges": try getAllChallenges(params["userName"]!.stringValue!)
+        case "initiateUpdateFlowForCredential": try initiateUpdateFlowForCredential(params["credentialType"]!.stringValue!)
         case "resetAuthState": try resetAuthState()
         case "logOff": try logOff(params["userID"]!.stringValue!)
         default: throw FlowError.methodNotFound
@@ -86,9 +104,14 @@ final class MFAFlow: Flow {
                 payload["sessionID"]?.stringValue == sessionID
             else { return }
             generation += 1
+            changingPassword = false
             host.abandonDialogue()
             host.emit("onUserLoggedOff", SDKPayload.event(sessionType: 1, sessionID: sessionID, fields: ["userID": .string(userID)]))
             askForUser()
+        case "challenge.expired" where changingPassword:
+            if case .loggedIn(let userID, _) = stage { credentialUpdated(userID, status: 121, message: "The password change expired unanswered; nothing changed.") }
+        case "challenge.cancelled":
+            changingPassword = false
         case "challenge.expired":
             if case .loggedIn = stage { return }
             generation += 1
@@ -101,9 +124,10 @@ final class MFAFlow: Flow {
 
     // MARK: User
 
-    func askForUser(status: Int = SDKPayload.success, message: String = "Success") {
+    func askForUser(status: Int = SDKPayload.success, message: String = "Success", recoverable userID: String? = nil) {
         stage = .awaitingUser
         pendingBindKey = nil
+        recoverableUser = status == 141 ? userID : nil
         let remembered: JSON
         do {
             remembered = try host.call("credentials.rememberedUsers", ["deviceID": .string(deviceID)])["users"] ?? .array()
@@ -115,7 +139,7 @@ final class MFAFlow: Flow {
             "getUser",
             SDKPayload.event(
                 status: status, message: message,
-                fields: ["rememberedUsers": remembered, "recentLoggedInUser": remembered[0] ?? ""]))
+                fields: ["userNames": remembered, "recentlyLoggedInUser": remembered[0] ?? ""]))
     }
 
     func setUser(_ userID: String) throws(FlowError) {
@@ -126,7 +150,7 @@ final class MFAFlow: Flow {
             return askForUser(status: 101, message: "Invalid user: \(userID) is not known.")
         }
         if let blocked = state["blockedStatus"]?.intValue {
-            return askForUser(status: blocked, message: Self.blockedMessage(blocked))
+            return askForUser(status: blocked, message: Self.blockedMessage(blocked), recoverable: userID)
         }
         if state["isActive"]?.boolValue != true {
             return askForActivationCode(userID, attemptsLeft: state["activationAttemptsLeft"]?.intValue ?? 0,
@@ -212,9 +236,9 @@ final class MFAFlow: Flow {
     /// A service outcome that says the user's state changed under this
     /// dialogue (a block, another device's activation): back to `getUser`
     /// with the status that state calls for.
-    func refused(_ outcome: JSON) {
+    func refused(_ outcome: JSON, userID: String? = nil) {
         let status = outcome["status"]?.intValue ?? 114
-        askForUser(status: status, message: Self.refusalMessage(status))
+        askForUser(status: status, message: Self.refusalMessage(status), recoverable: userID)
     }
 
     /// An outcome this flow does not know: an error, never a default.

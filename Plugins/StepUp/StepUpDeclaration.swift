@@ -2,7 +2,7 @@ import FlowHostSDK
 
 extension StepUpFlow {
     static let declaration = FlowDeclaration(
-        name: "step-up", version: "1.1.0",
+        name: "step-up", version: "1.2.0",
         methods: [
             FlowMethod(
                 "getNotifications", summary: "The logged-in user's active notifications; onGetNotifications follows.",
@@ -23,13 +23,16 @@ extension StepUpFlow {
             FlowMethod(
                 "updateNotification",
                 summary: "Answers a notification; its action's authlevel may ask for step-up first. onUpdateNotification follows.",
-                params: [FlowParam("notificationID", .string), FlowParam("action", .string)], startsDialogue: true),
+                params: [
+                    FlowParam("notificationID", .string),
+                    FlowParam("response", .string, description: "The chosen action: one of the notification's actions[].action values."),
+                ], startsDialogue: true),
             SDKAnswers.setPassword,
         ],
         events: [
-            FlowEvent("onGetNotifications", summary: "The active notifications, in the SDK's server-call envelope."),
+            FlowEvent("onGetNotifications", summary: "The active notifications, as status.notificationResponse {notifications, start, count, total}."),
             FlowEvent("onGetNotificationsHistory", summary: "The notification history, in the SDK's server-call envelope."),
-            FlowEvent("onUpdateNotification", summary: "The outcome of updateNotification (100, or 110/153 then logoff, or error 131)."),
+            FlowEvent("onUpdateNotification", summary: "The outcome of updateNotification (100, or 110/153 then logoff, 121 when the step-up expired, or error 131)."),
             FlowEvent("onNotificationReceived", summary: "Beyond the SDK: a new notification for the logged-in user arrived."),
             FlowEvent("getPassword", summary: "Step-up asks for the password again (challengeMode 3).", challenge: true),
         ],
@@ -40,7 +43,7 @@ extension StepUpFlow {
                     FlowParam("challengeMode", .integer), FlowParam("reason", .string),
                     FlowParam(
                         "method", .string, required: false,
-                        description: "auto (default): the seed's table; password: the password when the user has one, else LDA; lda: LDA first, the password as fallback; all: LDA and the password, each when enrolled."),
+                        description: "auto (default): the seed's table; password: the password when the user has one, else LDA; lda: LDA first, the password as fallback; serverBiometric: the client's platform/verifyServerBiometric alone."),
                 ])
         ],
         uses: [

@@ -10,17 +10,20 @@ import FlowJSON
 /// - with `method: "password"` (the LDA toggle's verification): the
 ///   password when the user has one, else LDA (no fallback);
 /// - with `method: "lda"` (signing at level 1): LDA first whenever it is
-///   enrolled, the password as the fallback; with `method: "all"` (level
-///   4): LDA when enrolled and then the password when the user has one;
-/// - `authenticated` says how (`verifiedBy`: lda, password, lda+password);
+///   enrolled, the password as the fallback;
+/// - with `method: "serverBiometric"` (signing at level 4, seed 000's IDV
+///   server biometric): the client's `platform/verifyServerBiometric`, and
+///   nothing else: no password or device LDA stands in for it;
+/// - `authenticated` says how (`verifiedBy`: lda, password, serverBiometric);
 /// - every success also proves the device key.
 /// Outcomes: authenticated, exhausted (153), expired (110), ldaCancelled
-/// (131), refused (the device could not prove itself), cancelled.
+/// (131), biometricUnavailable, biometricCancelled, biometricFailed,
+/// refused (the device could not prove itself), cancelled.
 extension StepUpFlow {
     func serve(_ name: String, params: JSON, call: UInt64) {
         let method = params["method"]?.stringValue ?? "auto"
-        guard ["auto", "password", "lda", "all"].contains(method) else {
-            host.complete(call, .failure(FlowError.invalidParams(field: "method", reason: "auto, password, lda or all")))
+        guard ["auto", "password", "lda", "serverBiometric"].contains(method) else {
+            host.complete(call, .failure(FlowError.invalidParams(field: "method", reason: "auto, password, lda or serverBiometric")))
             return
         }
         guard let session = host.session, let user = session["userID"]?.stringValue else {
@@ -34,28 +37,24 @@ extension StepUpFlow {
         }
         let mode = params["challengeMode"]?.intValue ?? ChallengeMode.stepUp
         current = StepUp(call: call, userID: user, challengeMode: mode, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0)
+        if method == "serverBiometric" { return verifyServerBiometric(call, user: user, reason: params["reason"]?.stringValue ?? "step-up") }
         let loggedInWithLDA = session["factors"]?.elements.contains { $0.stringValue == "lda" } == true
         let hasPassword = state["hasPassword"]?.boolValue == true
         let startWithLDA =
             switch method {
             case "password": !hasPassword  // the LDA toggle's verification: LDA only for a user without a password
-            case "lda", "all": true  // signing: LDA first whenever it is enrolled
+            case "lda": true  // signing at level 1: LDA first whenever it is enrolled
             default: loggedInWithLDA  // the seed's table
             }
         guard startWithLDA, let ldaType = state["ldaType"]?.intValue else { return askForPassword(status: 100) }
         host.authenticateWithLDA(
             userID: user, type: ldaType, reason: params["reason"]?.stringValue.flatMap(FlowHost.LDAReason.init(rawValue:)) ?? .stepUp) { [self] check in
             guard current?.call == call, check != .abandoned else { return }
-            switch (check == .passed, method == "all") {
-            case (true, true) where hasPassword:
-                current?.verifiedBy = "lda+password"
-                askForPassword(status: 100)  // both factors: the password too
-            case (true, _):
-                proveThenFinish(call, user: user)
-            case (false, false) where hasPassword:
-                current?.verifiedBy = "password"
+            if check == .passed {
+                proveThenFinish(call, user: user, verifiedBy: "lda")
+            } else if hasPassword {
                 askForPassword(status: 100)  // the seed's seamless fallback: no error
-            case (false, _):
+            } else {
                 finish(call, ["outcome": "ldaCancelled"])
             }
         }
@@ -107,12 +106,27 @@ extension StepUpFlow {
         }
     }
 
-    /// LDA passed: the device proves its key, then the step-up succeeds.
-    func proveThenFinish(_ call: UInt64, user: String) {
+    /// Level 4: the server biometric, through the client (seed 000's IDV
+    /// server biometric lives outside the host), then the device's key.
+    func verifyServerBiometric(_ call: UInt64, user: String, reason: String) {
+        host.verifyServerBiometric(userID: user, reason: reason) { [self] check in
+            guard current?.call == call else { return }
+            switch check {
+            case .passed: proveThenFinish(call, user: user, verifiedBy: "serverBiometric")
+            case .unavailable: finish(call, ["outcome": "biometricUnavailable"])
+            case .cancelled: finish(call, ["outcome": "biometricCancelled"])
+            case .failed: finish(call, ["outcome": "biometricFailed"])
+            case .abandoned: return
+            }
+        }
+    }
+
+    /// A factor passed without a password: the device proves its key, then the step-up succeeds.
+    func proveThenFinish(_ call: UInt64, user: String, verifiedBy: String) {
         host.call("device.prove", ["userID": .string(user), "deviceID": .string(deviceID), "reason": "step-up-lda"]) { [self] outcome in
             guard current?.call == call else { return }
             if case .success(let proof) = outcome, proof["outcome"]?.stringValue == "proven" {
-                finish(call, ["outcome": "authenticated", "verifiedBy": "lda"])
+                finish(call, ["outcome": "authenticated", "verifiedBy": .string(verifiedBy)])
             } else {
                 finish(call, ["outcome": "refused", "status": 126])
             }

@@ -21,8 +21,8 @@ final class StepUpFlow: ServingFlow {
         let userID: String
         let challengeMode: Int
         var attemptsLeft: Int
-        /// What a password accepted now completes: "password", or "lda+password" after an LDA check passed.
-        var verifiedBy = "password"
+        /// What a password accepted now completes.
+        let verifiedBy = "password"
     }
 
     init(host: FlowHost, config: JSON) throws(FlowError) {
@@ -38,7 +38,7 @@ final class StepUpFlow: ServingFlow {
         switch method {
         case "getNotifications": try getNotifications(params)
         case "getNotificationHistory": try getNotificationHistory(params)
-        case "updateNotification": try updateNotification(params["notificationID"]!.stringValue!, action: params["action"]!.stringValue!)
+        case "updateNotification": try updateNotification(params["notificationID"]!.stringValue!, action: params["response"]!.stringValue!)
         case "setPassword": try setPassword(params["password"]!.stringValue!, mode: params["challengeMode"]!.intValue!)
         default: throw FlowError.methodNotFound
         }
@@ -50,7 +50,8 @@ final class StepUpFlow: ServingFlow {
     func getNotifications(_ params: JSON) throws(FlowError) {
         let user = try host.loggedInUser()
         let listed = try host.call("notifications.list", page(of: params, for: user))
-        host.emit("onGetNotifications", SDKPayload.serverCall(responseData: listed))
+        // The seeds' iOS apps read `status.notificationResponse.notifications`.
+        host.emit("onGetNotifications", SDKPayload.status(member: "notificationResponse", listed))
     }
 
     /// The SDK's paging and date parameters, passed on for the notifications
@@ -73,7 +74,7 @@ final class StepUpFlow: ServingFlow {
         host.emit("onGetNotificationsHistory", SDKPayload.serverCall(responseData: history))
     }
 
-    /// `updateNotification(uuid, action)`: refused at once (nothing changes,
+    /// `updateNotification(notificationID, response)`: refused at once (nothing changes,
     /// no dialogue starts) when the notification cannot be answered; else
     /// step-up first when the action's `authlevel` asks for it.
     func updateNotification(_ uuid: String, action: String) throws(FlowError) {
@@ -112,6 +113,9 @@ final class StepUpFlow: ServingFlow {
             updated(uuid, status: 100, message: "Local device authentication was cancelled.", errorCode: 131, errorString: "LDA cancelled")
         case "refused":
             updated(uuid, status: result["status"]?.intValue ?? 126, message: "This device could not prove who you are.")
+        case "cancelled":
+            // The step-up's challenge expired or was replaced: an ordinary end, as in the toggle and signing.
+            updated(uuid, status: 121, message: "The step-up expired unanswered; nothing was recorded.")
         default:
             host.log(.error, "stepup.authenticate gave an outcome this flow does not know")
             updated(uuid, status: 114, message: "Step-up failed on the server side.")

@@ -110,7 +110,7 @@ public final class FlowHostClient: @unchecked Sendable {
     @discardableResult
     public func initialize(device: JSONValue, clientName: String = "FlowHostClient.swift", timeout: Duration = .seconds(10)) async throws -> JSONValue {
         try await request("initialize", [
-            "protocolVersion": "1.0", "clientInfo": ["name": .string(clientName), "version": "1"], "device": device,
+            "protocolVersion": "1.1", "clientInfo": ["name": .string(clientName), "version": "1"], "device": device,
         ], timeout: timeout)
     }
 

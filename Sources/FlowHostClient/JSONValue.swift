@@ -19,7 +19,7 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
-    /// The value at a dotted path (`challengeResponse.status.statusCode`).
+    /// The value at a dotted path (`response.status.statusCode`).
     public func value(at path: String) -> JSONValue? {
         var current: JSONValue? = self
         for part in path.split(separator: ".") {

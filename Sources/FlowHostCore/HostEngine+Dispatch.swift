@@ -28,10 +28,20 @@ extension HostEngine {
         case .builtin(_, let body):
             do { return .success(try body(bound)) } catch { return .failure(error) }
         case .flow(let plugin, let spec):
-            if spec.startsDialogue, let open = openDialogue() {
-                return .failure(
-                    RPCError.dialogueInProgress.withMessage("\(method) starts a dialogue, and another is in progress: finish it or reset it first")
-                        .withData(["open": open]))
+            if spec.startsDialogue, var open = openDialogue() {
+                // The seeds' apps dismiss a step-up or toggle prompt and let the user try
+                // again: a flow's new dialogue replaces its own stale one (the old one is
+                // cancelled, its flows told). Another flow's dialogue is never cut short.
+                if dialogueOwner() === plugin {
+                    logger.info("\(method) replaces \(plugin.name)'s open dialogue")
+                    abandonDialogues()
+                    open = openDialogue() ?? .null
+                }
+                if open.kind != .null {
+                    return .failure(
+                        RPCError.dialogueInProgress.withMessage("\(method) starts a dialogue, and another is in progress: finish it or reset it first")
+                            .withData(["open": open]))
+                }
             }
             touchSession()
             return plugin.handle(method: method, params: bound)
@@ -55,7 +65,18 @@ extension HostEngine {
         return nil
     }
 
-    /// Ends whatever dialogue is in progress (the session it ran under ended):
+    /// The flow whose dialogue is open: the one that made the oldest service
+    /// call still running (a challenge or host request down that call is its
+    /// dialogue's), else the owner of the open challenge or host request.
+    /// Nil when nothing is open, or when the host itself made the call.
+    func dialogueOwner() -> LoadedPlugin? {
+        if let root = calls.values.filter({ $0.parent == nil }).min(by: { $0.id < $1.id }) { return root.caller }
+        if let open = openChallenge, open.owner.declaresEvent(open.event)?.isResting != true { return open.owner }
+        return pendingClientRequests.min(by: { $0.key < $1.key })?.value.owner
+    }
+
+    /// Ends whatever dialogue is in progress (the session it ran under ended,
+    /// or its flow starts a new one):
     /// its service calls are cancelled (callers hear -32800), its host
     /// requests are cancelled (the client gets `$/cancelRequest`), and a
     /// challenge other than a resting one closes, its flow told.

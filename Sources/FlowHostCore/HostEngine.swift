@@ -32,7 +32,7 @@ public final class HostEngine {
         public init() {}
     }
 
-    public static let supportedProtocolVersions = ["1.0"]
+    public static let supportedProtocolVersions = ["1.1"]
 
     enum Lifecycle { case awaitingInitialize, running, shutDown }
 

@@ -40,6 +40,8 @@ public enum Refusal: Sendable, Equatable {
     /// A password was given for a user who has none (activated with LDA
     /// only): nothing is counted for a factor that does not exist.
     case noPassword
+    /// `resetBlockedUserAccount` for a user who is not blocked (nothing to lift).
+    case notBlocked
 
     /// The SDK status the client gets with `getUser`.
     public var status: Int {
@@ -49,6 +51,7 @@ public enum Refusal: Sendable, Equatable {
         case .alreadyActive: 132
         case .notRegisteredOnDevice, .deviceNotProven: 126
         case .noPassword: 102
+        case .notBlocked: 100
         }
     }
 
@@ -60,6 +63,7 @@ public enum Refusal: Sendable, Equatable {
         case .notRegisteredOnDevice: "not-registered"
         case .deviceNotProven: "device-not-proven"
         case .noPassword: "no-password"
+        case .notBlocked: "not-blocked"
         }
     }
 }

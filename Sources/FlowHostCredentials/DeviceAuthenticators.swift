@@ -42,9 +42,9 @@ public final class DeviceAuthenticators {
         }
     }
 
-    /// Removes LDA from the device. A user with no password must set one
-    /// (`newPassword`, checked against the policy and the history) in the
-    /// same step, so no user is ever left without a way in.
+    /// Removes LDA from the device, setting `newPassword` (checked against
+    /// the policy and the history) in the same step. A user with no password
+    /// must give one, so no user is ever left without a way in.
     public func disableLDA(_ userID: String, deviceID: String, newPassword: String?) throws -> Change {
         if let newPassword {
             switch try credentials.checkNewPassword(userID, newPassword) {
@@ -64,13 +64,13 @@ public final class DeviceAuthenticators {
             guard var device = try tx.device(userID: userID, deviceID: deviceID) else { return .refused(.notRegisteredOnDevice) }
             guard device.ldaType != nil else { return .unchanged }
             let hasPassword = !(try tx.passwords(userID: userID, limit: 1)).isEmpty
-            if !hasPassword {
-                guard let hash else { return .passwordRequired }
-                try credentials.storePassword(tx, userID: userID, hash: hash)
-            }
+            if !hasPassword && hash == nil { return .passwordRequired }
+            // Seed 003: disabling sets a new password (challengeMode 14); for a user who
+            // had one it replaces it, through the same history as any change.
+            if let hash { try credentials.storePassword(tx, userID: userID, hash: hash) }
             device.ldaType = nil
             try tx.save(device)
-            try credentials.audit.row(tx, userID, deviceID, "lda.disable", "ok", ["passwordSet": .bool(!hasPassword)])
+            try credentials.audit.row(tx, userID, deviceID, "lda.disable", "ok", ["passwordSet": .bool(hash != nil)])
             return .changed
         }
     }

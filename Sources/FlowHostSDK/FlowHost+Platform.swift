@@ -37,6 +37,43 @@ extension FlowHost {
         }
     }
 
+    /// How the client's server-biometric verification ended.
+    public enum ServerBiometricCheck: Sendable {
+        case passed
+        /// The biometric did not match.
+        case failed
+        /// The user dismissed the capture.
+        case cancelled
+        /// The client has no server biometric (no IDV service, or it does not
+        /// implement the request): the seed's 214, authentication method not supported.
+        case unavailable
+        /// The host gave up on it: the dialogue was reset or abandoned.
+        case abandoned
+    }
+
+    /// `platform/verifyServerBiometric {userID, reason}`: seed 000's IDV
+    /// server biometric lives outside the host, so the client (or a backend
+    /// that relays to the IDV service) verifies it. Passed only on
+    /// `{verified: true}`; an error's `data.reason` (`cancelled`, `failed`,
+    /// `unavailable`) says why not, and a client that does not know the
+    /// method (-32601) has no server biometric.
+    public func verifyServerBiometric(userID: String, reason: String, completion: @escaping (ServerBiometricCheck) -> Void) {
+        request("platform/verifyServerBiometric", ["userID": .string(userID), "reason": .string(reason)]) { outcome in
+            switch outcome {
+            case .success(let result) where result["verified"]?.boolValue == true: completion(.passed)
+            case .success: completion(.failed)
+            case .failure(let error) where error.code == -32800: completion(.abandoned)
+            case .failure(let error) where error.code == -32601: completion(.unavailable)
+            case .failure(let error):
+                switch error.data?["reason"]?.stringValue {
+                case "unavailable": completion(.unavailable)
+                case "cancelled": completion(.cancelled)
+                default: completion(.failed)
+                }
+            }
+        }
+    }
+
     /// `password.policy`: the `RELID_PASSWORD_POLICY` text a `getPassword`
     /// that asks for a new password carries ("{}", logged, when it cannot be read).
     public func passwordPolicy() -> String {

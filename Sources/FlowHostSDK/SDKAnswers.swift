@@ -14,7 +14,7 @@ public enum SDKAnswers {
     public static let setUserConsentForLDA = FlowMethod(
         "setUserConsentForLDA", summary: "Answers getUserConsentForLDA: enroll LDA (true) or not (false).",
         params: [
-            FlowParam("isEnrollLDA", .boolean), FlowParam("challengeMode", .integer),
+            FlowParam("shouldEnrollLDA", .boolean), FlowParam("challengeMode", .integer),
             FlowParam("authenticationType", .integer, description: "RDNALDACapabilities value."),
         ], answers: ["getUserConsentForLDA"])
 
@@ -23,7 +23,7 @@ public enum SDKAnswers {
         params: [FlowParam("password", .string), FlowParam("challengeMode", .integer)], answers: ["getPassword"])
 
     public static let updatePassword = FlowMethod(
-        "updatePassword", summary: "Answers getPassword with challengeMode 4 (password expired).",
+        "updatePassword", summary: "Answers getPassword with challengeMode 4 (password expired) or 2 (a password change).",
         params: [FlowParam("currentPassword", .string), FlowParam("newPassword", .string), FlowParam("challengeMode", .integer)],
         answers: ["getPassword"])
 }

@@ -1,23 +1,25 @@
 import FlowJSON
 
-/// The REL-ID SDK's event payload parts: `challengeResponse` and `error`,
+/// The REL-ID SDK's event payload parts: `response` (the iOS SDK's
+/// `RDNAChallengeResponse`) and `error`,
 /// shared by every Swift flow (a C flow builds the same shapes, documented
 /// in Protocol/spec.md and the `sdk-event-base` schema).
 public enum SDKPayload {
     public static let success = 100
 
-    /// A base event: `{challengeResponse: {status, session, additionalInfo, challengeInfo}, error}` plus `fields`.
+    /// A base event: `{response: {status, sessionInfo, additionalInfo, info}, error}` plus `fields`,
+    /// named as the seeds' iOS handlers read them (`response.sessionInfo.sessionID`, `response.info`).
     public static func event(
         status: Int = success, message: String = "Success", sessionType: Int = 0, sessionID: String = "",
         workflow: String = "NA", challengeInfo: [(String, String)] = [], fields: KeyValuePairs<String, JSON> = [:]
     ) -> JSON {
         let event = JSON.object()
         for (key, value) in fields { event[key] = value }
-        event["challengeResponse"] = [
+        event["response"] = [
             "status": ["statusCode": .int(status), "statusMessage": .string(message)],
-            "session": ["sessionType": .int(sessionType), "sessionID": .string(sessionID)],
+            "sessionInfo": ["sessionType": .int(sessionType), "sessionID": .string(sessionID)],
             "additionalInfo": ["currentWorkFlow": .string(workflow)],
-            "challengeInfo": .array(challengeInfo.map { ["key": .string($0.0), "value": .string($0.1)] }),
+            "info": .array(challengeInfo.map { ["key": .string($0.0), "value": .string($0.1)] }),
         ]
         event["error"] = ["longErrorCode": 0, "shortErrorCode": 0, "errorString": "Success"]
         return event
@@ -53,6 +55,20 @@ extension SDKPayload {
     }
 }
 
+extension SDKPayload {
+    /// A status object as the iOS SDK hands it to `onGetNotifications`:
+    /// `{errCode, error, eMethId, status {statusCode, statusMessage}, <member>: data}`
+    /// (seed 004 reads `status.notificationResponse.notifications`).
+    public static func status(member: String, _ data: JSON, statusCode: Int = success, message: String = "Success") -> JSON {
+        let status: JSON = [
+            "errCode": 0, "error": ["longErrorCode": 0, "shortErrorCode": 0, "errorString": "Success"], "eMethId": 0,
+            "status": ["statusCode": .int(statusCode), "statusMessage": .string(message)],
+        ]
+        status[member] = data
+        return status
+    }
+}
+
 /// `additionalInfo.currentWorkFlow` values.
 public enum Workflow {
     public static let activation = "FirstTimeUserActivation"
@@ -63,6 +79,8 @@ public enum Workflow {
 public enum ChallengeMode {
     public static let verify = 0
     public static let set = 1
+    /// A logged-in user changing a password they know (RDNA_OP_UPDATE_CREDENTIALS).
+    public static let updateCredentials = 2
     public static let updateOnExpiry = 4
     public static let stepUp = 3
     public static let enableLDAVerify = 5

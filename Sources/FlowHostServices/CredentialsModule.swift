@@ -49,11 +49,7 @@ enum CredentialsModule {
         }
 
         offer(engine, "activation.resend", [string("userID", userID: true), string("deviceID")]) { _, p in
-            switch try credentials.resendActivationCode(try p.string("userID"), deviceID: try p.string("deviceID")) {
-            case .sent(let key, let left): return ["outcome": "sent", "verificationKey": .string(key), "attemptsLeft": .int(left)]
-            case .tooSoon(let after): return ["outcome": "tooSoon", "retryAfterSeconds": .int(Int(after))]
-            case .refused(let refusal): return refused(refusal)
-            }
+            sent(try credentials.resendActivationCode(try p.string("userID"), deviceID: try p.string("deviceID")))
         }
 
         offer(
@@ -149,6 +145,15 @@ enum CredentialsModule {
         let keyID = try p.string(name("keyID"))
         guard !keyID.isEmpty, keyID.utf8.count <= 128 else { throw ServiceError.invalidParams(field: name("keyID"), reason: "1 to 128 bytes") }
         return NewDeviceKey(keyID: keyID, publicKey: key, custody: custody)
+    }
+
+    /// A code sent (or not) to the user's delivery channel.
+    static func sent(_ outcome: ResendOutcome) -> JSON {
+        switch outcome {
+        case .sent(let key, let left): ["outcome": "sent", "verificationKey": .string(key), "attemptsLeft": .int(left)]
+        case .tooSoon(let after): ["outcome": "tooSoon", "retryAfterSeconds": .int(Int(after))]
+        case .refused(let refusal): refused(refusal)
+        }
     }
 
     static func refused(_ refusal: Refusal) -> JSON {

@@ -26,6 +26,7 @@ public enum HostModules {
         CredentialsModule.register(credentials, keyring: keyring, in: engine)
         NewDevicesModule.register(AdditionalDeviceActivation(credentials), notifications: notifications, in: engine)
         AuthenticatorsModule.register(DeviceAuthenticators(credentials), in: engine)
+        RecoveryModule.register(AccountRecovery(credentials), in: engine)
         SignaturesModule.register(
             DataSignatures(store: credentials.store, audit: credentials.audit, issuer: issuer, clock: CredentialService.now), keyring: keyring,
             in: engine)

@@ -59,11 +59,7 @@ enum NewDevicesModule {
         }
 
         offer(engine, "newdevice.sendCode", [string("userID", userID: true), string("deviceID")]) { _, p in
-            switch try devices.sendCode(try p.string("userID"), deviceID: try p.string("deviceID")) {
-            case .sent(let key, let left): return ["outcome": "sent", "verificationKey": .string(key), "attemptsLeft": .int(left)]
-            case .tooSoon(let after): return ["outcome": "tooSoon", "retryAfterSeconds": .int(Int(after))]
-            case .refused(let refusal): return CredentialsModule.refused(refusal)
-            }
+            CredentialsModule.sent(try devices.sendCode(try p.string("userID"), deviceID: try p.string("deviceID")))
         }
 
         offer(engine, "newdevice.verifyCode", [string("userID", userID: true), string("code"), string("deviceID")]) { _, p in

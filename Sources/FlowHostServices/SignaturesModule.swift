@@ -11,7 +11,7 @@ import FlowJSON
 enum SignaturesModule {
     /// How recent the re-authentication before a signing at level 1 or 4 must be.
     static let freshSeconds: Int64 = 120
-    static let verifiedByValues: Set<String> = ["none", "lda", "password", "lda+password"]
+    static let verifiedByValues: Set<String> = ["none", "lda", "password", "serverBiometric"]
 
     static func register(_ signatures: DataSignatures, keyring: DeviceKeyring?, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
@@ -28,7 +28,7 @@ enum SignaturesModule {
             let level = p["authLevel"]!.intValue!
             let verifiedBy = p["verifiedBy"]!.stringValue!
             guard verifiedByValues.contains(verifiedBy) else {
-                return finish(.failure(.invalidParams(field: "verifiedBy", reason: "none, lda, password or lda+password")))
+                return finish(.failure(.invalidParams(field: "verifiedBy", reason: "none, lda, password or serverBiometric")))
             }
             guard engine.recentlyProved(userID: userID, deviceID: deviceID, within: level == 0 ? nil : freshSeconds) else {
                 return finish(

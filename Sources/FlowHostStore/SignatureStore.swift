@@ -21,7 +21,7 @@ public struct SignatureReceiptRecord: Sendable, Equatable {
     public var publicKey: String
     public var authLevel: Int
     public var authenticatorType: Int
-    /// How the user proved who they are before signing: "none", "lda", "password", "lda+password".
+    /// How the user proved who they are before signing: "none", "lda", "password", "serverBiometric" ("lda+password" in level-4 receipts made before protocol 1.1).
     public var verifiedBy: String
     public var signedAt: Int64
     public var reason: String

@@ -344,7 +344,7 @@ def wait_until(predicate, timeout=10.0):
 
 
 def status_of(event):
-    return event["params"]["challengeResponse"]["status"]["statusCode"]
+    return event["params"]["response"]["status"]["statusCode"]
 
 
 def through_device_name(host, user_id, code, device_name="test device"):

@@ -27,7 +27,7 @@ def open_session(deployment, user="alice"):
 def still_logged_in(host):
     """A request that needs the session: answered, not refused."""
     host.request("getNotifications", [0, "", 1, "", ""])
-    return host.wait_event("onGetNotifications")["params"]["pArgs"]["response"]["StatusCode"] == 100
+    return host.wait_event("onGetNotifications")["params"]["status"]["statusCode"] == 100
 
 
 def attacker(deployment):

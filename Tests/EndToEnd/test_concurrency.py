@@ -22,7 +22,7 @@ def read(store, query, *args):
 
 
 def status(event):
-    return event["params"]["challengeResponse"]["status"]["statusCode"]
+    return event["params"]["response"]["status"]["statusCode"]
 
 
 class Worker(threading.Thread):
@@ -57,7 +57,7 @@ class Worker(threading.Thread):
 
     def answer_shared(self, host):
         host.request("getNotifications", [0, "", 1, "", ""])
-        listed = host.wait_event("onGetNotifications")["params"]["pArgs"]["response"]["ResponseData"]["notifications"]
+        listed = host.wait_event("onGetNotifications")["params"]["notificationResponse"]["notifications"]
         payable = [item for item in listed if any(action.get("action") == "accept" for action in item["actions"])]
         for item in payable[:2]:
             try:

@@ -40,7 +40,7 @@ class Worker(threading.Thread):
                 assert result["status"]["statusCode"] == 100, result
                 self.signed += 1
                 self.host.request("getNotifications", [0, "", 1, "", ""])
-                listed = self.host.wait_event("onGetNotifications", timeout=10)["params"]["pArgs"]["response"]["ResponseData"]
+                listed = self.host.wait_event("onGetNotifications", timeout=10)["params"]["notificationResponse"]
                 for item in listed["notifications"]:
                     if "Approve a new device" not in json.dumps(item):
                         continue
@@ -127,7 +127,7 @@ def test_random_kills_lose_and_corrupt_nothing(tmp_path, flowhost_bin, spawn):
         victim_sent += 1
         host.request("setPassword", [WRONG, 0])
         again = host.wait_event("getPassword")
-        if again["params"]["challengeResponse"]["status"]["statusCode"] == 102:
+        if again["params"]["response"]["status"]["statusCode"] == 102:
             victim_acknowledged += 1
 
     def scenario_join(host, index):
@@ -200,7 +200,7 @@ def test_random_kills_lose_and_corrupt_nothing(tmp_path, flowhost_bin, spawn):
         host.request("setUser", [user])
         host.wait_event("getActivationCode")
         host.request("setActivationCode", [codes[user]])
-        assert host.wait_event("getActivationCode")["params"]["challengeResponse"]["status"]["statusCode"] == 106, user
+        assert host.wait_event("getActivationCode")["params"]["response"]["status"]["statusCode"] == 106, user
         host.close()
     # No notification was answered twice, and no approval let two devices in.
     answers = read(store, "SELECT detail FROM audit WHERE action = 'notification.update' AND outcome = 'ok'")

@@ -64,7 +64,8 @@ def test_level_0_signs_at_once_and_the_signature_verifies(deployment):
     result = signed(host)
     assert outcome(result) == (100, 0)
     assert result["dataPayload"] == "Pay 20 EUR to Carol" and result["dataPayloadLength"] == 19
-    assert result["reason"] == "Invoice 42" and result["authLevel"] == 0 and result["authenticationType"] == 0
+    assert result["reason"] == "Invoice 42" and result["authLevel"] == 0 and result["authenticatorType"] == 0
+    assert result["verifiedBy"] == "none"
     assert len(base64.b64decode(result["payloadSignature"])) == 64 and len(result["dataSignatureID"]) == 32
     assert not [event for event in host.events if event["method"] == "getPassword" and event["params"]["challengeMode"] == 12]
     check = host.request("verifyDataSignature", {"dataSignatureID": result["dataSignatureID"]})
@@ -80,8 +81,8 @@ def test_level_1_with_a_password_asks_for_it_with_challenge_mode_12(deployment):
     validate("step-up.getPassword.params", ask["params"])
     host.request("setPassword", [GOOD_PASSWORD, 12])
     result = signed(host)
-    assert outcome(result) == (100, 0) and result["authLevel"] == 1 and result["authenticationType"] == 2
-    assert result["receipt"]["verifiedBy"] == "password"
+    assert outcome(result) == (100, 0) and result["authLevel"] == 1 and result["authenticatorType"] == 0
+    assert result["verifiedBy"] == result["receipt"]["verifiedBy"] == "password"
 
 
 def test_level_1_uses_lda_first_and_the_password_as_the_fallback(deployment):
@@ -89,7 +90,7 @@ def test_level_1_uses_lda_first_and_the_password_as_the_fallback(deployment):
     before = len(lda_asks(host))
     sign(host, level=1)
     result = signed(host)
-    assert outcome(result) == (100, 0) and result["authenticationType"] == 3, "LDA only: no password asked"
+    assert outcome(result) == (100, 0) and result["verifiedBy"] == "lda", "LDA only: no password asked"
     assert len(lda_asks(host)) == before + 1
     host.close()
     both = with_both(deployment, user="bob", device="device-2")
@@ -99,29 +100,55 @@ def test_level_1_uses_lda_first_and_the_password_as_the_fallback(deployment):
     assert status_of(ask) == 100 and ask["params"]["challengeMode"] == 12, "the seamless fallback: no error"
     both.request("setPassword", [GOOD_PASSWORD, 12])
     result = signed(both)
-    assert outcome(result) == (100, 0) and result["authenticationType"] == 2
+    assert outcome(result) == (100, 0) and result["verifiedBy"] == "password"
 
 
-def test_level_4_needs_lda_and_the_password(deployment):
-    host = with_both(deployment)
-    before = len(lda_asks(host))
-    sign(host, level=4, kind=1)
-    ask = host.wait_event("getPassword")
-    assert len(lda_asks(host)) == before + 1, "LDA first"
-    assert ask["params"]["challengeMode"] == 12
-    host.request("setPassword", [GOOD_PASSWORD, 12])
-    result = signed(host)
-    assert outcome(result) == (100, 0) and result["authLevel"] == 4 and result["authenticationType"] == 1
-    assert result["receipt"]["verifiedBy"] == "lda+password"
+def biometric_asks(host):
+    return [json.loads(line)["params"] for direction, line in host.transcript
+            if direction == "<-" and '"platform/verifyServerBiometric"' in line]
 
 
-def test_level_4_with_lda_cancelled_signs_nothing(deployment):
-    host = with_both(deployment)
-    host.on_request("platform/authenticateLDA", lambda params: {"authenticated": False})
+@pytest.mark.parametrize("user", ["password-only", "password-and-lda"])
+def test_level_4_is_the_server_biometric_and_nothing_else(deployment, user):
+    """Seed 000's level 4 is the IDV server biometric: the client's
+    platform/verifyServerBiometric, not the device's LDA, not the password;
+    the event and the receipt say so."""
+    host = logged_in(deployment) if user == "password-only" else with_both(deployment)
+    host.on_request("platform/verifyServerBiometric", lambda params: {"verified": True})
+    lda_before = len(lda_asks(host))
     sign(host, level=4, kind=1)
     result = signed(host)
-    assert outcome(result) == (100, 153) and result["payloadSignature"] == "" and result["dataSignatureID"] == ""
+    assert outcome(result) == (100, 0) and result["authLevel"] == 4 and result["authenticatorType"] == 1
+    assert result["verifiedBy"] == result["receipt"]["verifiedBy"] == "serverBiometric"
+    assert biometric_asks(host) == [{"userID": "alice", "reason": "data-signing"}]
+    assert len(lda_asks(host)) == lda_before, "no device LDA"
     assert not [event for event in host.events if event["method"] == "getPassword" and event["params"]["challengeMode"] == 12]
+    check = host.request("verifyDataSignature", {"receipt": result["receipt"]})
+    assert check["valid"] and check["reason"] == "valid"
+
+
+@pytest.mark.parametrize("answer, error, status", [
+    ({"error": {"code": -32601, "message": "Method not found"}}, 214, 100),
+    ({"error": {"code": -1, "message": "no IDV service", "data": {"reason": "unavailable"}}}, 214, 100),
+    ({"error": {"code": -1, "message": "dismissed", "data": {"reason": "cancelled"}}}, 153, 100),
+    ({"result": {"verified": False}}, 102, 100),
+])
+def test_level_4_without_a_verified_server_biometric_signs_nothing(deployment, answer, error, status):
+    """No server biometric: the seed's 214; the capture dismissed: 153; no
+    match: 102. No other factor stands in for it."""
+    host = logged_in(deployment)
+
+    def respond(params):
+        if "error" in answer:
+            raise RPCError(answer["error"])
+        return answer["result"]
+    host.on_request("platform/verifyServerBiometric", respond)
+    sign(host, level=4, kind=1)
+    result = signed(host)
+    assert outcome(result) == (status, error) and result["payloadSignature"] == "" and result["dataSignatureID"] == ""
+    assert result["verifiedBy"] == "none" and "receipt" not in result
+    assert not [event for event in host.events if event["method"] == "getPassword" and event["params"]["challengeMode"] == 12]
+    assert not [row for row in deployment.admin("audit", "--user", "alice") if row["action"] == "data.sign"]
 
 
 # -- Refusals ----------------------------------------------------------------------
@@ -196,18 +223,21 @@ def test_lda_cancelled_without_a_password_is_cancelled(deployment):
 def test_a_reset_in_the_middle_signs_nothing_and_refuses_a_late_password(deployment):
     host = logged_in(deployment)
     host.request("resetAuthenticateUserAndSignDataState")  # nothing in progress: harmless
+    sign(host, payload="dismissed", level=1)
+    host.wait_event("getPassword")
+    sign(host, payload="again", level=1)  # the user dismissed the prompt and tries again: the new signing replaces it
+    host.wait_event("getPassword")
+    host.request("setPassword", [GOOD_PASSWORD, 12])
+    assert signed(host)["dataPayload"] == "again"
+    assert [event["params"]["dataPayload"] for event in host.events if event["method"] == "onAuthenticateUserAndSignData"] == ["again"]
     sign(host, level=1)
     host.wait_event("getPassword")
-    with pytest.raises(RPCError) as busy:
-        sign(host)
-    assert busy.value.code == -32007, "one signing at a time"
     host.request("resetAuthenticateUserAndSignDataState")
     with pytest.raises(RPCError) as late:
         host.request("setPassword", [GOOD_PASSWORD, 12])
     assert late.value.code == -32003
     host.drain(0.3)
-    assert not [event for event in host.events if event["method"] == "onAuthenticateUserAndSignData"], "a reset says nothing"
-    assert not [row for row in deployment.admin("audit", "--user", "alice") if row["action"] == "data.sign"]
+    assert len([event for event in host.events if event["method"] == "onAuthenticateUserAndSignData"]) == 1, "a reset says nothing"
     sign(host, payload="first")
     first = signed(host)
     sign(host, payload="second", level=1)

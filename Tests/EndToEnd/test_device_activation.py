@@ -25,7 +25,7 @@ def ask_to_join(deployment, user="alice", device="device-b", lda=(), lda_answer=
     host.request("setUser", [user])
     options = host.wait_event("addNewDeviceOptions")
     validate("device-activation.addNewDeviceOptions.params", options["params"])
-    key = {item["key"]: item["value"] for item in options["params"]["challengeResponse"]["challengeInfo"]}["VERIFICATION_KEY"]
+    key = {item["key"]: item["value"] for item in options["params"]["challengeInfo"]}["VERIFICATION_KEY"]
     assert options["params"]["newDeviceOptions"] == ["ApproveFromRegisteredDevice", "ActivationCode"] and len(key) == 6
     host.request("performVerifyAuth", [True])
     return host, key
@@ -35,7 +35,7 @@ def approval_on(host, key):
     """The approval request as the registered device sees it (pushed, then listed)."""
     pushed = host.wait_event("onNotificationReceived", timeout=5)["params"]["notification_uuid"]
     host.request("getNotifications", [0, "", 1, "", ""])
-    items = host.wait_event("onGetNotifications")["params"]["pArgs"]["response"]["ResponseData"]["notifications"]
+    items = host.wait_event("onGetNotifications")["params"]["notificationResponse"]["notifications"]
     item = next(item for item in items if item["notification_uuid"] == pushed)
     assert key in item["body"][0]["message"], "both devices show the same verification key"
     return pushed
@@ -57,10 +57,10 @@ def test_a_new_device_approved_from_a_registered_one(deployment):
     ask = second.wait_event("getPassword", timeout=5)
     validate("device-activation.getPassword.params", ask["params"])
     assert ask["params"]["challengeMode"] == 0
-    assert ask["params"]["challengeResponse"]["additionalInfo"]["currentWorkFlow"] == "AdditionalDeviceActivation"
+    assert ask["params"]["response"]["additionalInfo"]["currentWorkFlow"] == "AdditionalDeviceActivation"
     second.request("setPassword", [GOOD_PASSWORD, 0])
     logged_in = second.wait_event("onUserLoggedIn")
-    assert logged_in["params"]["challengeResponse"]["additionalInfo"]["currentWorkFlow"] == "AdditionalDeviceActivation"
+    assert logged_in["params"]["response"]["additionalInfo"]["currentWorkFlow"] == "AdditionalDeviceActivation"
     devices = {device["devUUID"]: device for device in deployment.admin("devices", "alice")}
     assert devices["device-b"]["status"] == "ACTIVE" and devices["device-b"]["keyID"], "its own key is bound"
     info = first.wait_event("onNotificationReceived", timeout=5)["params"]["notification_uuid"]
@@ -77,7 +77,7 @@ def test_a_new_device_with_lda_enrolls_it_after_the_approval(deployment):
     consent = second.wait_event("getUserConsentForLDA", timeout=5)
     validate("device-activation.getUserConsentForLDA.params", consent["params"])
     second.request("setUserConsentForLDA", [True, consent["params"]["challengeMode"], 1])
-    assert second.wait_event("onUserLoggedIn")["params"]["challengeResponse"]["additionalInfo"]["currentWorkFlow"] == \
+    assert second.wait_event("onUserLoggedIn")["params"]["response"]["additionalInfo"]["currentWorkFlow"] == \
         "AdditionalDeviceActivation"
     assert {device["devUUID"]: device for device in deployment.admin("devices", "alice")}["device-b"]["ldaType"] == 1
 
@@ -88,7 +88,7 @@ def test_a_rejection_ends_the_attempt(deployment):
     first.request("updateNotification", [approval_on(first, key), "reject"])
     first.wait_event("onUpdateNotification")
     refused = second.wait_event("getUser", timeout=5)
-    assert status_of(refused) == 102 and "rejected" in refused["params"]["challengeResponse"]["status"]["statusMessage"]
+    assert status_of(refused) == 102 and "rejected" in refused["params"]["response"]["status"]["statusMessage"]
     assert "device-b" not in [device["devUUID"] for device in deployment.admin("devices", "alice")]
 
 
@@ -168,7 +168,7 @@ def test_the_fallback_with_a_code_sent_for_this_device(deployment):
     second.request("fallbackNewDeviceActivationFlow")
     ask = second.wait_event("getActivationCode")
     validate("device-activation.getActivationCode.params", ask["params"])
-    assert ask["params"]["challengeResponse"]["additionalInfo"]["currentWorkFlow"] == "AdditionalDeviceActivation"
+    assert ask["params"]["response"]["additionalInfo"]["currentWorkFlow"] == "AdditionalDeviceActivation"
     code = deployment.admin("outbox")[-1]["activationCode"]  # delivered through the outbox
     second.request("setActivationCode", ["WRONGCODE0"])
     again = second.wait_event("getActivationCode")
@@ -178,7 +178,7 @@ def test_the_fallback_with_a_code_sent_for_this_device(deployment):
     second.wait_event("getPassword")
     second.request("setPassword", [GOOD_PASSWORD, 0])
     joined = second.wait_event("onUserLoggedIn")
-    assert joined["params"]["challengeResponse"]["additionalInfo"]["currentWorkFlow"] == "AdditionalDeviceActivation"
+    assert joined["params"]["response"]["additionalInfo"]["currentWorkFlow"] == "AdditionalDeviceActivation"
     assert "device-b" in [device["devUUID"] for device in deployment.admin("devices", "alice")]
     assert first.wait_event("onNotificationReceived", timeout=5), "the other devices are told"
 
@@ -287,7 +287,7 @@ def join_by_code(deployment, user, device="laptop", lda=()):
 def first_password_on(laptop):
     ask = laptop.wait_event("getPassword", timeout=5)
     assert ask["params"]["challengeMode"] == 1, "a first password, never a check of one that does not exist"
-    info = {item["key"]: item["value"] for item in ask["params"]["challengeResponse"]["challengeInfo"]}
+    info = {item["key"]: item["value"] for item in ask["params"]["response"]["info"]}
     assert "RELID_PASSWORD_POLICY" in info
     register_secret(NEW_PASSWORD)
     laptop.request("setPassword", ["short", 1])

@@ -55,7 +55,7 @@ def test_a_claimed_device_id_gets_no_remembered_users_no_session_and_no_attempts
     log_off(victim, "victim")
     thief = attacker(deployment, "device-v", tmp_path)
     offered = thief.wait_event("getUser")
-    assert offered["params"]["rememberedUsers"] == [] and offered["params"]["recentLoggedInUser"] == ""
+    assert offered["params"]["userNames"] == [] and offered["params"]["recentlyLoggedInUser"] == ""
     answer = password_login(thief, "victim")
     assert answer["method"] == "getUser" and status_of(answer) == 126
     user = deployment.admin("show-user", "victim")
@@ -64,7 +64,7 @@ def test_a_claimed_device_id_gets_no_remembered_users_no_session_and_no_attempts
 
     # The same machine and user, with the victim's key folder: it works, as it should.
     owner = deployment.host("device-v")
-    assert owner.wait_event("getUser")["params"]["rememberedUsers"] == ["victim"]
+    assert owner.wait_event("getUser")["params"]["userNames"] == ["victim"]
     assert password_login(owner, "victim")["method"] == "onUserLoggedIn"
 
 
@@ -174,7 +174,7 @@ def test_a_revoked_device_can_no_longer_log_in(deployment):
     device = deployment.admin("devices", "alice")[0]
     assert device["status"] == "DELETE" and device["keyRevokedTs"] is not None
     again = deployment.host("device-1")
-    assert again.wait_event("getUser")["params"]["rememberedUsers"] == []
+    assert again.wait_event("getUser")["params"]["userNames"] == []
     # No login: a revoked device is a new device again, and must be approved.
     assert password_login(again, "alice")["method"] == "addNewDeviceOptions"
 
@@ -205,13 +205,13 @@ def test_a_store_from_the_build_before_device_keys(tmp_path, flowhost_bin, spawn
     os.chmod(deployment.store, 0o600)
     # A password device binds a key at its next successful password login...
     laptop = deployment.host("legacy-laptop")
-    assert laptop.wait_event("getUser")["params"]["rememberedUsers"] == [], "no key yet: not offered"
+    assert laptop.wait_event("getUser")["params"]["userNames"] == [], "no key yet: not offered"
     assert password_login(laptop, "legacy-pw", "Wrong&Passw0rd9")["params"]["attemptsLeft"] == 2
     assert deployment.admin("devices", "legacy-pw")[0]["keyID"] is None, "a wrong password binds nothing"
     laptop.request("setPassword", [GOOD_PASSWORD, 0])
     assert laptop.wait_event()["method"] == "onUserLoggedIn"
     assert deployment.admin("devices", "legacy-pw")[0]["keyCustody"] == "host"
-    assert log_off(laptop, "legacy-pw")["params"]["rememberedUsers"] == ["legacy-pw"]
+    assert log_off(laptop, "legacy-pw")["params"]["userNames"] == ["legacy-pw"]
     again = password_login(laptop, "legacy-pw")
     assert again["method"] == "onUserLoggedIn", ("then it proves with the key", again, laptop.stderr_text())
     # ...a device that only ever used LDA must be activated again.
@@ -219,7 +219,7 @@ def test_a_store_from_the_build_before_device_keys(tmp_path, flowhost_bin, spawn
     phone.wait_event("getUser")
     phone.request("setUser", ["legacy-lda"])
     refused = phone.wait_event("getUser")
-    assert status_of(refused) == 126 and "activate it again" in refused["params"]["challengeResponse"]["status"]["statusMessage"]
+    assert status_of(refused) == 126 and "activate it again" in refused["params"]["response"]["status"]["statusMessage"]
     connection = sqlite3.connect(deployment.store)
     assert "devices/v1-device-keys" in [row[0] for row in connection.execute("SELECT name FROM schema_migration")]
     connection.close()

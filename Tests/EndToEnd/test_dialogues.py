@@ -1,6 +1,7 @@
 """One dialogue at a time: a request that would start a second dialogue
-while one is in progress is refused and names what is open; reads are
-always answered; a session that ends mid-dialogue ends the dialogue."""
+while another flow's is in progress is refused and names what is open (a
+flow's new dialogue replaces its own); reads are always answered; a
+session that ends mid-dialogue ends the dialogue."""
 
 import json
 
@@ -25,15 +26,21 @@ def refused_start(host):
     return refused.value.data["open"]
 
 
-def test_a_second_dialogue_is_refused_and_the_first_completes(deployment, test_plugins):
+def test_a_flows_new_dialogue_replaces_its_own_stale_one(deployment, test_plugins):
+    """The seeds' apps dismiss a step-up or toggle prompt and let the user
+    try again: the same flow's new dialogue cancels its old one (the flow
+    hears -32800, the old challenge closes) instead of -32007."""
     host = mixed_host(deployment, test_plugins)
     host.wait_event("getUser")
     host.request("ccaller.start", {"purpose": "first"})
     host.wait_event("getSecret")
-    assert refused_start(host) == {"flow": "cstep", "event": "getSecret", "challengeMode": 3}
+    assert host.request("ccaller.start", {"purpose": "again"})["rc"] == 0
+    assert host.wait_event("onCallerDone")["params"]["error"] == -32800, "the old dialogue's flow is told"
+    host.wait_event("getSecret")
     host.request("setSecret", ["right", 3])
     assert host.wait_event("onCallerDone")["params"] == {"result": {"verified": True}}
-    assert host.request("ccaller.start", {"purpose": "third"})["rc"] == 0, "allowed again once the first ended"
+    assert not host.stderr_text().count("error"), "an ordinary replacement logs no error"
+    assert host.request("ccaller.start", {"purpose": "third"})["rc"] == 0, "allowed again once the second ended"
 
 
 def test_an_mfa_dialogue_blocks_another_flows_start_until_it_ends(deployment, test_plugins):

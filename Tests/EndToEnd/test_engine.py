@@ -148,7 +148,7 @@ def test_a_flow_other_than_mfa_reads_and_ends_the_session(spawn, test_plugins, d
     logged_in = activate(host, "alice", code)
     session = host.request("ccaller.session")
     assert session["userID"] == "alice" and session["factors"] == ["password"]
-    assert session["sessionID"] == logged_in["params"]["challengeResponse"]["session"]["sessionID"]
+    assert session["sessionID"] == logged_in["params"]["response"]["sessionInfo"]["sessionID"]
     opened = host.wait_event("onSessionNotice")
     assert opened["params"]["payload"]["event"] == "opened"
 

@@ -18,7 +18,7 @@ def test_initialize_lists_the_c_flow(spawn, echo_dir):
     host = spawn("--no-default-plugins", "--plugins", echo_dir)
     result = host.initialize(device=DEVICE)
     validate("initialize.result", result)
-    assert result["protocolVersion"] == "1.0"
+    assert result["protocolVersion"] == "1.1"
     assert result["device"] == {"deviceID": "device-e2e-1"}
     assert result["flows"] == [
         {"name": "echo", "version": "1.0.0", "abiVersion": 1, "methods": ["echo", "echo.subscribe", "echo.publish"],

@@ -1,6 +1,7 @@
 """The lda-toggle flow (seed 003): listing the device's LDA types, turning
-one on (verify 5, consent 16) or off (verify 15, a password 14 when there
-is none), and what the next login and step-up then use."""
+one on (verify 5, consent 16) or off (verify 15, then a new password 14;
+LDA verifies a user without a password), and what the next login and
+step-up then use."""
 
 import json
 
@@ -20,17 +21,20 @@ def logged_in(deployment, lda=False, capabilities=(1,), device="device-1", lda_a
     return host
 
 
+NEW_PASSWORD = "Correct-Horse-9-Battery"
+
+
 def details(host):
     result = host.request("getDeviceAuthenticationDetails")
     validate("lda-toggle.getDeviceAuthenticationDetails.result", result)
-    return {item["authenticationType"]: item["isConfigured"] for item in result["authenticationCapabilities"]}
+    return {item["authenticationType"]: item["isEnabled"] for item in result}
 
 
 def toggle_status(host):
     event = host.wait_event("onDeviceAuthManagementStatus")
     validate("lda-toggle.onDeviceAuthManagementStatus.params", event["params"])
     params = event["params"]
-    return params["OpMode"], params["ldaType"], params["status"]["statusCode"], params["error"]["longErrorCode"]
+    return params["isEnabled"], params["authenticationType"], params["status"]["statusCode"], params["error"]["longErrorCode"]
 
 
 def enable(host, password=GOOD_PASSWORD):
@@ -45,7 +49,7 @@ def enable(host, password=GOOD_PASSWORD):
     return toggle_status(host)
 
 
-def log_off_and_in(host):
+def log_off_and_in(host, password=GOOD_PASSWORD):
     host.request("logOff", ["alice"])
     host.wait_event("onUserLoggedOff")
     host.wait_event("getUser")
@@ -54,7 +58,7 @@ def log_off_and_in(host):
     event = host.wait_event()
     if event["method"] == "getPassword":
         assert event["params"]["challengeMode"] == 0
-        host.request("setPassword", [GOOD_PASSWORD, 0])
+        host.request("setPassword", [password, 0])
         host.wait_event("onUserLoggedIn")
         return "password"
     assert event["method"] == "onUserLoggedIn"
@@ -66,7 +70,7 @@ def lda_requests(host):
     return [json.loads(line) for direction, line in host.transcript if direction == "<-" and '"platform/authenticateLDA"' in line]
 
 
-def step_up_method(deployment, host, lda_answers=None):
+def step_up_method(deployment, host, lda_answers=None, password=GOOD_PASSWORD):
     """Answers a notification with authlevel 1; returns how step-up verified ("password", "lda", "lda+password")."""
     uuid = deployment.admin("notify", "alice", "--subject", "Pay?", "--message", "m", "--action", "Accept=accept:1")["notification_uuid"]
     before = len(lda_requests(host))
@@ -77,12 +81,12 @@ def step_up_method(deployment, host, lda_answers=None):
     used_lda = len(lda_requests(host)) > before
     if event["method"] == "getPassword":
         assert event["params"]["challengeMode"] == 3
-        host.request("setPassword", [GOOD_PASSWORD, 3])
+        host.request("setPassword", [password, 3])
         event = host.wait_event("onUpdateNotification")
         method = "lda+password" if used_lda else "password"
     else:
         method = "lda"
-    assert event["method"] == "onUpdateNotification" and event["params"]["pArgs"]["response"]["StatusCode"] == 100
+    assert event["method"] == "onUpdateNotification" and event["params"]["status"]["statusCode"] == 100
     return method
 
 
@@ -107,10 +111,18 @@ def test_scenario_2_disable_then_log_in_with_the_password(deployment):
     ask = host.wait_event("getPassword")
     assert ask["params"]["challengeMode"] == 15, "the user has a password: it is the verification, even after an LDA login"
     host.request("setPassword", [GOOD_PASSWORD, 15])
+    ask = host.wait_event("getPassword")
+    assert ask["params"]["challengeMode"] == 14, "seed 003: verify (15), then set a new password (14), then the status"
+    validate("lda-toggle.getPassword.params", ask["params"])
+    host.request("setPassword", [GOOD_PASSWORD, 14])
+    again = host.wait_event("getPassword")
+    assert status_of(again) == 164 and again["params"]["challengeMode"] == 14, "the history applies"
+    assert details(host) == {1: 1}, "nothing changed yet"
+    host.request("setPassword", [NEW_PASSWORD, 14])
     assert toggle_status(host) == (0, 1, 100, 0)
     assert details(host) == {1: 0}
-    assert step_up_method(deployment, host) == "password", "LDA is gone: step-up asks for the password"
-    assert log_off_and_in(host) == "password"
+    assert step_up_method(deployment, host, password=NEW_PASSWORD) == "password", "LDA is gone: step-up asks for the new password"
+    assert log_off_and_in(host, NEW_PASSWORD) == "password"
 
 
 def test_scenario_3_a_device_with_no_lda(deployment):
@@ -156,7 +168,7 @@ def test_disabling_for_an_lda_only_user_sets_a_password_through_the_policy(deplo
     assert len(lda_requests(host)) == before + 1, "no password to verify: LDA verifies instead"
     assert ask["params"]["challengeMode"] == 14
     validate("lda-toggle.getPassword.params", ask["params"])
-    info = {item["key"]: item["value"] for item in ask["params"]["challengeResponse"]["challengeInfo"]}
+    info = {item["key"]: item["value"] for item in ask["params"]["response"]["info"]}
     assert "RELID_PASSWORD_POLICY" in info
     host.request("setPassword", ["short", 14])
     again = host.wait_event("getPassword")
@@ -214,20 +226,23 @@ def test_exhausted_attempts_log_the_user_off_and_change_nothing(deployment):
     assert devices["device-1"]["ldaType"] == 1, "still enabled"
 
 
-def test_a_second_toggle_while_one_runs_is_refused_and_a_reset_cancels_it(deployment):
+def test_a_dismissed_toggle_is_replaced_by_the_next_and_a_reset_cancels_it(deployment):
+    """Seed 003's app dismisses the prompt and lets the user try again: the
+    next toggle replaces the stale one, whose flow is told (no status for it)."""
     host = logged_in(deployment)
     host.request("manageDeviceAuthenticationModes", [True, 1])
     host.wait_event("getPassword")
-    with pytest.raises(RPCError) as refused:
-        host.request("manageDeviceAuthenticationModes", [True, 1])
-    assert refused.value.code == -32007
+    assert enable(host) == (1, 1, 100, 0), "the retry replaced the dismissed toggle"
+    assert len([event for event in host.events if event["method"] == "onDeviceAuthManagementStatus"]) == 1
+    assert "error" not in host.stderr_text().lower()
+    host.request("manageDeviceAuthenticationModes", [False, 1])
+    host.wait_event("getPassword")
     host.request("resetAuthState")
     with pytest.raises(RPCError) as late:
         host.request("setPassword", [GOOD_PASSWORD, 5])
     assert late.value.code == -32003, "the challenge closed"
-    assert not [event for event in host.events if event["method"] == "onDeviceAuthManagementStatus"]
-    assert details(host) == {1: 0}
-    assert enable(host) == (1, 1, 100, 0), "a new toggle runs after the reset"
+    assert len([event for event in host.events if event["method"] == "onDeviceAuthManagementStatus"]) == 1
+    assert details(host) == {1: 1}, "the reset changed nothing"
 
 
 def test_a_reset_during_the_consent_or_the_lda_check_cancels_it(deployment):

@@ -17,10 +17,10 @@ from schemas import validate
 def assert_logged_in(event, user_id, workflow):
     validate("mfa.onUserLoggedIn.params", event["params"])
     assert event["params"]["userID"] == user_id
-    response = event["params"]["challengeResponse"]
+    response = event["params"]["response"]
     assert response["status"]["statusCode"] == 100
-    assert response["session"]["sessionType"] == 1
-    assert len(response["session"]["sessionID"]) == 32
+    assert response["sessionInfo"]["sessionType"] == 1
+    assert len(response["sessionInfo"]["sessionID"]) == 32
     assert response["additionalInfo"]["currentWorkFlow"] == workflow
 
 
@@ -31,7 +31,7 @@ def test_scenario_1_activation_with_lda(deployment):
     host = deployment.host(lda=[1])
     get_user = host.wait_event("getUser")
     validate("mfa.getUser.params", get_user["params"])
-    assert get_user["params"]["rememberedUsers"] == []
+    assert get_user["params"]["userNames"] == []
     host.request("setUser", {"userName": "alice"})
     get_code = host.wait_event("getActivationCode")
     validate("mfa.getActivationCode.params", get_code["params"])
@@ -43,7 +43,7 @@ def test_scenario_1_activation_with_lda(deployment):
     consent = host.wait_event("getUserConsentForLDA")
     validate("mfa.getUserConsentForLDA.params", consent["params"])
     assert consent["params"]["authenticationType"] == 1
-    host.request("setUserConsentForLDA", {"isEnrollLDA": True, "challengeMode": 1, "authenticationType": 1})
+    host.request("setUserConsentForLDA", {"shouldEnrollLDA": True, "challengeMode": 1, "authenticationType": 1})
     assert_logged_in(host.wait_event("onUserLoggedIn"), "alice", "FirstTimeUserActivation")
     asked = [json.loads(line) for direction, line in host.transcript if direction == "<-" and '"platform/authenticateLDA"' in line]
     assert len(asked) == 1 and asked[0]["params"] == {"userID": "alice", "authenticationType": 1, "reason": "enroll"}
@@ -73,7 +73,7 @@ def test_activation_with_password_after_declining_lda(deployment):
     get_password = host.wait_event("getPassword")
     validate("mfa.getPassword.params", get_password["params"])
     assert get_password["params"]["challengeMode"] == 1
-    info = {item["key"]: item["value"] for item in get_password["params"]["challengeResponse"]["challengeInfo"]}
+    info = {item["key"]: item["value"] for item in get_password["params"]["response"]["info"]}
     policy = json.loads(info["RELID_PASSWORD_POLICY"])
     assert policy["minL"] == 8 and policy["UserIDcheck"] is True and policy["SeqCheck"] == "true"
     host.request("setPassword", [GOOD_PASSWORD, 1])
@@ -95,8 +95,8 @@ def test_scenario_2_login_with_lda(deployment):
     first.shutdown()
     host = deployment.host(lda=[1])
     get_user = host.wait_event("getUser")
-    assert get_user["params"]["rememberedUsers"] == ["alice"]
-    assert get_user["params"]["recentLoggedInUser"] == "alice"
+    assert get_user["params"]["userNames"] == ["alice"]
+    assert get_user["params"]["recentlyLoggedInUser"] == "alice"
     host.request("setUser", ["alice"])
     assert_logged_in(host.wait_event("onUserLoggedIn"), "alice", "NormalLogin")
 
@@ -137,13 +137,13 @@ def test_scenario_4_logout_and_relogin(deployment):
     host.request("logOff", ["erin"])
     off = host.wait_event("onUserLoggedOff")
     assert off["params"]["userID"] == "erin"
-    assert host.wait_event("getUser")["params"]["rememberedUsers"] == ["erin"]
+    assert host.wait_event("getUser")["params"]["userNames"] == ["erin"]
     host.request("setUser", ["erin"])
     host.wait_event("getPassword")
     host.request("setPassword", [GOOD_PASSWORD, 0])
     second = host.wait_event("onUserLoggedIn")
     assert_logged_in(second, "erin", "NormalLogin")
-    assert second["params"]["challengeResponse"]["session"]["sessionID"] != first["params"]["challengeResponse"]["session"]["sessionID"]
+    assert second["params"]["response"]["sessionInfo"]["sessionID"] != first["params"]["response"]["sessionInfo"]["sessionID"]
     with pytest.raises(RPCError) as refused:
         host.request("logOff", ["someone-else"])
     assert refused.value.code == -32006
@@ -231,7 +231,7 @@ def test_password_expiry_and_status_164(deployment):
     host.request("setPassword", [GOOD_PASSWORD, 0])
     expired = host.wait_event("getPassword")
     assert expired["params"]["challengeMode"] == 4
-    assert any(item["key"] == "RELID_PASSWORD_POLICY" for item in expired["params"]["challengeResponse"]["challengeInfo"])
+    assert any(item["key"] == "RELID_PASSWORD_POLICY" for item in expired["params"]["response"]["info"])
     with pytest.raises(RPCError):
         host.request("setPassword", ["Another&Passw0rd", 4])
     host.request("updatePassword", [GOOD_PASSWORD, GOOD_PASSWORD, 4])
@@ -260,7 +260,7 @@ def test_known_user_on_a_new_device_gets_a_clear_status_without_device_activatio
     host.request("setUser", ["kim"])
     event = host.wait_event("getUser")
     assert status_of(event) == 126
-    assert "another device" in event["params"]["challengeResponse"]["status"]["statusMessage"]
+    assert "another device" in event["params"]["response"]["status"]["statusMessage"]
 
 
 def test_known_user_on_a_new_device_is_offered_approval(deployment):

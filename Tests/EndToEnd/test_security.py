@@ -273,7 +273,7 @@ def test_a_stranger_resending_neither_burns_the_code_nor_costs_attempts(tmp_path
         genuine.request("setActivationCode", [code])
         again = genuine.wait_event("getActivationCode")
         assert status_of(again) == 106 and again["params"]["attemptsLeft"] == 3
-        assert "newer" in again["params"]["challengeResponse"]["status"]["statusMessage"]
+        assert "newer" in again["params"]["response"]["status"]["statusMessage"]
     assert deployment.admin("show-user", "alice")["blocked"] is None
     resends = [entry for entry in deployment.admin("audit", "--user", "alice") if entry["action"] == "activation.resend"]
     assert len(resends) == 3

@@ -33,7 +33,7 @@ def test_scenario_1_password_step_up_with_a_wrong_then_a_right_password(deployme
     host = logged_in_host(deployment)
     uuid = notify(deployment)
     host.request("getNotifications", [0, "", 1, "", ""])
-    listed = host.wait_event("onGetNotifications")["params"]["pArgs"]["response"]["ResponseData"]
+    listed = host.wait_event("onGetNotifications")["params"]["notificationResponse"]
     assert listed["total"] == "1" and listed["notifications"][0]["notification_uuid"] == uuid
     host.request("updateNotification", [uuid, "accept"])
     ask = host.wait_event("getPassword")
@@ -173,7 +173,7 @@ def test_an_expired_notification_is_refused_and_pages_are_the_sdks(deployment):
                              "--expires-in", "10")["notification_uuid"]
     others = [notify(deployment) for _ in range(3)]
     host.request("getNotifications", [2, "", 2, "", ""])
-    page = host.wait_event("onGetNotifications")["params"]["pArgs"]["response"]["ResponseData"]
+    page = host.wait_event("onGetNotifications")["params"]["notificationResponse"]
     assert page["total"] == "4" and page["count"] == "2" and page["start"] == "2"
     assert [item["notification_uuid"] for item in page["notifications"]] == [others[1], others[0]], "newest first"
     time.sleep(10.5)
@@ -193,7 +193,7 @@ def test_date_filters_bound_the_lists_and_bad_ones_are_refused(deployment):
     def listed(start_date, end_date, method="getNotifications"):
         if method == "getNotifications":
             host.request(method, [0, "", 1, start_date, end_date])
-            return host.wait_event("onGetNotifications")["params"]["pArgs"]["response"]["ResponseData"]["notifications"]
+            return host.wait_event("onGetNotifications")["params"]["notificationResponse"]["notifications"]
         host.request(method, [0, "", 1, start_date, end_date, "", "", "", ""])
         return host.wait_event("onGetNotificationsHistory")["params"]["pArgs"]["response"]["ResponseData"]["history"]
 
@@ -242,20 +242,44 @@ def test_history_filters_apply_before_the_page_is_cut(deployment):
     assert refused.value.code == -32602 and "notificationStatus" in refused.value.message
 
 
-def test_a_second_update_while_a_step_up_runs_is_refused_and_the_first_goes_on(deployment):
+def test_a_dismissed_step_up_is_replaced_by_the_next_update(deployment):
+    """Seed 001's app dismisses the step-up modal and lets the user try
+    again: the next updateNotification replaces the stale step-up (no
+    -32007, nothing recorded for the first, no error logged)."""
     host = logged_in_host(deployment)
     first, second = notify(deployment), notify(deployment)
     host.request("updateNotification", [first, "accept"])
     host.wait_event("getPassword")
-    with pytest.raises(RPCError) as refused:
-        host.request("updateNotification", [second, "accept"])
-    assert refused.value.code == -32007 and refused.value.data["open"]
     host.request("getNotifications", [0, "", 1, "", ""])  # a read is answered meanwhile
-    assert host.wait_event("onGetNotifications")["params"]["pArgs"]["response"]["ResponseData"]["total"] == "2"
+    assert host.wait_event("onGetNotifications")["params"]["notificationResponse"]["total"] == "2"
+    host.request("updateNotification", [second, "accept"])
+    ask = host.wait_event("getPassword")
+    assert ask["params"]["challengeMode"] == 3 and ask["params"]["attemptsLeft"] == 3, "dismissing cost nothing"
     host.request("setPassword", [GOOD_PASSWORD, 3])
     done = host.wait_event("onUpdateNotification")
-    assert update_status(done) == (100, 0) and done["params"]["pArgs"]["response"]["ResponseData"]["notification_uuid"] == first
-    assert [item["status"] for item in deployment.admin("notifications", "alice") if item["notification_uuid"] == second] == ["ACTIVE"]
+    assert update_status(done) == (100, 0) and done["params"]["pArgs"]["response"]["ResponseData"]["notification_uuid"] == second
+    assert len([event for event in host.events if event["method"] == "onUpdateNotification"]) == 1, "the replaced one says nothing"
+    statuses = {item["notification_uuid"]: item["status"] for item in deployment.admin("notifications", "alice")}
+    assert statuses[first] == "ACTIVE" and statuses[second] == "UPDATED"
+    assert "error" not in host.stderr_text().lower()
+
+
+def test_a_step_up_left_unanswered_expires_with_121_and_no_internal_error(tmp_path, flowhost_bin, spawn):
+    from conftest import CHEAP_CONFIG, Deployment
+    config = json.loads(json.dumps(CHEAP_CONFIG))
+    config["challengeTimeoutMs"] = 600
+    deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
+    host = logged_in_host(deployment)
+    uuid = notify(deployment)
+    host.request("updateNotification", [uuid, "accept"])
+    host.wait_event("getPassword")
+    done = host.wait_event("onUpdateNotification", timeout=10)
+    assert update_status(done) == (121, 0)
+    assert "error" not in host.stderr_text().lower(), "an ordinary expiry is no internal error"
+    host.request("updateNotification", [uuid, "accept"])
+    host.wait_event("getPassword")
+    host.request("setPassword", [GOOD_PASSWORD, 3])
+    assert update_status(host.wait_event("onUpdateNotification")) == (100, 0), "the user may try again"
 
 
 def test_every_step_up_event_fits_its_schema(deployment):
@@ -265,7 +289,7 @@ def test_every_step_up_event_fits_its_schema(deployment):
     host.request("getNotifications", [0, "", 1, "", ""])
     listed = host.wait_event("onGetNotifications")["params"]
     validate("step-up.onGetNotifications.params", listed)
-    assert len(listed["pArgs"]["response"]["ResponseData"]["notifications"]) == 1
+    assert len(listed["notificationResponse"]["notifications"]) == 1
     host.request("updateNotification", [uuid, "accept"])
     host.wait_event("getPassword")
     host.request("setPassword", [GOOD_PASSWORD, 3])

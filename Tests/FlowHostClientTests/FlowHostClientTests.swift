@@ -39,7 +39,7 @@ final class FlowHostClientTests: XCTestCase {
                 try await host.setPassword(password: Self.password, challengeMode: 1)
             case .onUserLoggedIn(let loggedIn):
                 XCTAssertEqual(loggedIn.userID, "alice")
-                XCTAssertEqual(loggedIn.challengeResponse?.value(at: "status.statusCode"), 100)
+                XCTAssertEqual(loggedIn.response?.value(at: "status.statusCode"), 100)
                 break loop
             default: break
             }
@@ -78,7 +78,7 @@ final class FlowHostClientTests: XCTestCase {
         _ = try await host.nextEvent("getDeviceName")
         try await host.setDeviceName(deviceName: "Swift")
         guard case .getUserConsentForLDA(let consent) = try await host.nextEvent("getUserConsentForLDA") else { return XCTFail() }
-        try await host.setUserConsentForLDA(isEnrollLDA: true, challengeMode: Int64(try XCTUnwrap(consent.challengeMode)), authenticationType: 1)
+        try await host.setUserConsentForLDA(shouldEnrollLDA: true, challengeMode: Int64(try XCTUnwrap(consent.challengeMode)), authenticationType: 1)
         _ = try await host.nextEvent("onUserLoggedIn")
 
         // The next LDA prompt hangs until the host gives up on it.
@@ -128,7 +128,7 @@ final class FlowHostClientTests: XCTestCase {
         defer { runner.terminateAll() }
         try await runner.run(["start": "h", "device": ["deviceID": "swift-4"]])
         do {
-            try await runner.run(["on": "h", "expect": "getUser", "match": ["recentLoggedInUser": "nobody-like-this"]])
+            try await runner.run(["on": "h", "expect": "getUser", "match": ["recentlyLoggedInUser": "nobody-like-this"]])
             XCTFail("a match that does not hold must fail")
         } catch is ScenarioFailure {}
         do {

@@ -93,13 +93,13 @@ import Testing
         let reply = h.exchange(
             request(1, "initialize", #"{"protocolVersion":"9.9","clientInfo":{"name":"a","version":"1"},"device":{}}"#))
         #expect(reply[0]["error"]?["code"]?.intValue == -32602)
-        #expect(reply[0]["error"]?["data"]?["supported"]?.elements.first?.stringValue == "1.0")
+        #expect(reply[0]["error"]?["data"]?["supported"]?.elements.first?.stringValue == "1.1")
     }
 
     @Test func badDeviceFieldIsNamed() {
         let h = Harness(ProbeFlow.self)
         let reply = h.exchange(
-            request(1, "initialize", #"{"protocolVersion":"1.0","clientInfo":{"name":"a","version":"1"},"device":{"ldaCapabilities":[1,"x"]}}"#))
+            request(1, "initialize", #"{"protocolVersion":"1.1","clientInfo":{"name":"a","version":"1"},"device":{"ldaCapabilities":[1,"x"]}}"#))
         #expect(reply[0]["error"]?["data"]?["field"]?.stringValue == "device.ldaCapabilities[1]")
     }
 

@@ -41,7 +41,7 @@ final class Harness {
     }
 
     static let initializeLine =
-        #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"1.0","clientInfo":{"name":"tests","version":"1"},"device":{"deviceID":"dev-1","ldaCapabilities":[1]}}}"#
+        #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"1.1","clientInfo":{"name":"tests","version":"1"},"device":{"deviceID":"dev-1","ldaCapabilities":[1]}}}"#
 
     @discardableResult
     func initialize() -> [JSON] { exchange(Self.initializeLine) }

@@ -5,7 +5,7 @@ import type { EventMap, EventName, HostRequestName, RequestOptions, TypedRequest
 
 export * from "./typed.js";
 
-export declare const PROTOCOL_VERSION: "1.0";
+export declare const PROTOCOL_VERSION: "1.1";
 
 /** An event's status and error codes, read where the contract says that event carries them (undefined when it carries none). */
 export declare function statusOf(event: Event<unknown>): { status?: number; error?: number } | undefined;

@@ -16,7 +16,7 @@ export function statusOf(event) {
   return where && { status: at(event.params, where.statusPath), error: at(event.params, where.errorPath) };
 }
 
-export const PROTOCOL_VERSION = "1.0";
+export const PROTOCOL_VERSION = "1.1";
 
 /** A JSON-RPC error answer: code, message and data as the host sent them. */
 export class RPCError extends Error {

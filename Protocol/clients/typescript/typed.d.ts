@@ -27,6 +27,11 @@ export interface EchoSubscribeParams {
   topic: string;
 }
 
+/** The logged-in user's credentials that can be updated; onCredentialsAvailableForUpdate follows. */
+export interface GetAllChallengesParams {
+  userName: string;
+}
+
 /** The user's notifications in any state; onGetNotificationsHistory follows. */
 export interface GetNotificationHistoryParams {
   recordCount?: number;
@@ -49,12 +54,17 @@ export interface GetNotificationsParams {
   endDate?: string;
 }
 
+/** Starts a password change ("Password"): getPassword with challengeMode 2 follows. */
+export interface InitiateUpdateFlowForCredentialParams {
+  credentialType: string;
+}
+
 /** Ends the user's session; onUserLoggedOff then getUser follow. */
 export interface LogOffParams {
   userID: string;
 }
 
-/** Turns an LDA type on (verify password 5, consent 16) or off (verify 15, a password 14 when there is none); onDeviceAuthManagementStatus follows. */
+/** Turns an LDA type on (verify password 5, consent 16) or off (verify 15, then a new password 14); onDeviceAuthManagementStatus follows. */
 export interface ManageDeviceAuthenticationModesParams {
   isEnabled: boolean;
   authenticationType: number;
@@ -88,7 +98,7 @@ export interface SetUserParams {
 
 /** Answers getUserConsentForLDA: enroll LDA (true) or not (false). */
 export interface SetUserConsentForLDAParams {
-  isEnrollLDA: boolean;
+  shouldEnrollLDA: boolean;
   challengeMode: number;
   authenticationType: number;
 }
@@ -96,10 +106,10 @@ export interface SetUserConsentForLDAParams {
 /** Answers a notification; its action's authlevel may ask for step-up first. onUpdateNotification follows. */
 export interface UpdateNotificationParams {
   notificationID: string;
-  action: string;
+  response: string;
 }
 
-/** Answers getPassword with challengeMode 4 (password expired). */
+/** Answers getPassword with challengeMode 4 (password expired) or 2 (a password change). */
 export interface UpdatePasswordParams {
   currentPassword: string;
   newPassword: string;
@@ -119,9 +129,11 @@ export interface TypedRequests {
   echoSubscribe(params: EchoSubscribeParams, options?: RequestOptions): Promise<unknown>;
   extendSessionIdleTimeout(params?: undefined, options?: RequestOptions): Promise<unknown>;
   fallbackNewDeviceActivationFlow(params?: undefined, options?: RequestOptions): Promise<unknown>;
+  getAllChallenges(params: GetAllChallengesParams, options?: RequestOptions): Promise<unknown>;
   getDeviceAuthenticationDetails(params?: undefined, options?: RequestOptions): Promise<unknown>;
   getNotificationHistory(params?: GetNotificationHistoryParams, options?: RequestOptions): Promise<unknown>;
   getNotifications(params?: GetNotificationsParams, options?: RequestOptions): Promise<unknown>;
+  initiateUpdateFlowForCredential(params: InitiateUpdateFlowForCredentialParams, options?: RequestOptions): Promise<unknown>;
   logOff(params: LogOffParams, options?: RequestOptions): Promise<unknown>;
   manageDeviceAuthenticationModes(params: ManageDeviceAuthenticationModesParams, options?: RequestOptions): Promise<unknown>;
   performVerifyAuth(params: PerformVerifyAuthParams, options?: RequestOptions): Promise<unknown>;
@@ -129,6 +141,7 @@ export interface TypedRequests {
   resendActivationCode(params?: undefined, options?: RequestOptions): Promise<unknown>;
   resetAuthState(params?: undefined, options?: RequestOptions): Promise<unknown>;
   resetAuthenticateUserAndSignDataState(params?: undefined, options?: RequestOptions): Promise<unknown>;
+  resetBlockedUserAccount(params?: undefined, options?: RequestOptions): Promise<unknown>;
   rpcDiscover(params?: undefined, options?: RequestOptions): Promise<unknown>;
   setActivationCode(params: SetActivationCodeParams, options?: RequestOptions): Promise<unknown>;
   setDeviceName(params: SetDeviceNameParams, options?: RequestOptions): Promise<unknown>;
@@ -146,61 +159,60 @@ export interface CancelRequestEvent {
   id: string;
 }
 
-/** `addNewDeviceOptions`; status codes at challengeResponse.status.statusCode: 100; error codes at error.longErrorCode: 0 */
+/** `addNewDeviceOptions` */
 export interface AddNewDeviceOptionsEvent {
-  challengeResponse: Record<string, unknown>;
-  error: Record<string, unknown>;
+  challengeInfo: unknown;
   newDeviceOptions: unknown[];
   userID: string;
 }
 
-/** `getActivationCode`; status codes at challengeResponse.status.statusCode: 100, 106; error codes at error.longErrorCode: 0 */
+/** `getActivationCode`; status codes at response.status.statusCode: 100, 106; error codes at error.longErrorCode: 0 */
 export interface GetActivationCodeEvent {
   attemptsLeft: number;
-  challengeResponse: Record<string, unknown>;
   error: Record<string, unknown>;
+  response: Record<string, unknown>;
   userID: string;
   verificationKey: string;
 }
 
-/** `getDeviceName`; status codes at challengeResponse.status.statusCode: 100; error codes at error.longErrorCode: 0 */
+/** `getDeviceName`; status codes at response.status.statusCode: 100; error codes at error.longErrorCode: 0 */
 export interface GetDeviceNameEvent {
-  challengeResponse: Record<string, unknown>;
   deviceName: string;
   error: Record<string, unknown>;
+  response: Record<string, unknown>;
   userID: string;
 }
 
-/** `getPassword`; status codes at challengeResponse.status.statusCode: 100, 102, 164, 190; error codes at error.longErrorCode: 0 */
+/** `getPassword`; status codes at response.status.statusCode: 100, 102, 164, 190; error codes at error.longErrorCode: 0 */
 export interface GetPasswordEvent {
   attemptsLeft: number;
   challengeMode: number;
-  challengeResponse: Record<string, unknown>;
   error: Record<string, unknown>;
+  response: Record<string, unknown>;
   userID: string;
 }
 
-/** `getUser`; status codes at challengeResponse.status.statusCode: 100, 101, 102, 106, 114, 121, 126, 132, 138, 141; error codes at error.longErrorCode: 0 */
+/** `getUser`; status codes at response.status.statusCode: 100, 101, 102, 106, 114, 121, 126, 132, 138, 141; error codes at error.longErrorCode: 0 */
 export interface GetUserEvent {
-  challengeResponse: Record<string, unknown>;
   error: Record<string, unknown>;
-  recentLoggedInUser: string;
-  rememberedUsers: unknown[];
+  recentlyLoggedInUser: string;
+  response: Record<string, unknown>;
+  userNames: unknown[];
 }
 
-/** `getUserConsentForLDA`; status codes at challengeResponse.status.statusCode: 100, 102; error codes at error.longErrorCode: 0 */
+/** `getUserConsentForLDA`; status codes at response.status.statusCode: 100, 102; error codes at error.longErrorCode: 0 */
 export interface GetUserConsentForLDAEvent {
   authenticationType: number;
   challengeMode: number;
-  challengeResponse: Record<string, unknown>;
   error: Record<string, unknown>;
+  response: Record<string, unknown>;
   userID: string;
 }
 
-/** `onAuthenticateUserAndSignData`; status codes at status.statusCode: 100, 110, 114, 121, 126, 153; error codes at error.longErrorCode: 0, 102, 153 */
+/** `onAuthenticateUserAndSignData`; status codes at status.statusCode: 100, 110, 114, 121, 126, 153; error codes at error.longErrorCode: 0, 102, 153, 214 */
 export interface OnAuthenticateUserAndSignDataEvent {
   authLevel: number;
-  authenticationType: number;
+  authenticatorType: number;
   dataPayload: string;
   dataPayloadLength: number;
   dataSignatureID: string;
@@ -209,13 +221,21 @@ export interface OnAuthenticateUserAndSignDataEvent {
   reason: string;
   receipt?: unknown;
   status: Record<string, unknown>;
+  verifiedBy: string;
+}
+
+/** `onCredentialsAvailableForUpdate` */
+export interface OnCredentialsAvailableForUpdateEvent {
+  error: Record<string, unknown>;
+  options: unknown[];
+  userID: string;
 }
 
 /** `onDeviceAuthManagementStatus`; status codes at status.statusCode: 100, 110, 114, 121, 126, 138, 141, 153; error codes at error.longErrorCode: 0, 217 */
 export interface OnDeviceAuthManagementStatusEvent {
-  OpMode: number;
+  authenticationType: number;
   error: Record<string, unknown>;
-  ldaType: number;
+  isEnabled: boolean;
   status: Record<string, unknown>;
   userID: string;
 }
@@ -231,13 +251,13 @@ export interface OnEchoFeedEvent {
   topic: string;
 }
 
-/** `onGetNotifications`; status codes at pArgs.response.StatusCode: 100; error codes at error.longErrorCode: 0 */
+/** `onGetNotifications`; status codes at status.statusCode: 100; error codes at error.longErrorCode: 0 */
 export interface OnGetNotificationsEvent {
   eMethId: number;
   errCode: number;
-  error: Record<string, unknown>;
-  pArgs: Record<string, unknown>;
-  status: Record<string, unknown>;
+  error: unknown;
+  notificationResponse: Record<string, unknown>;
+  status: unknown;
 }
 
 /** `onGetNotificationsHistory`; status codes at pArgs.response.StatusCode: 100; error codes at error.longErrorCode: 0 */
@@ -275,7 +295,15 @@ export interface OnSessionTimeoutEvent {
   message: string;
 }
 
-/** `onUpdateNotification`; status codes at pArgs.response.StatusCode: 100, 110, 114, 126, 153; error codes at error.longErrorCode: 0, 131 */
+/** `onUpdateCredentialResponse`; status codes at status.statusCode: 100, 114, 121, 126, 138, 153; error codes at error.longErrorCode: 0 */
+export interface OnUpdateCredentialResponseEvent {
+  credType: string;
+  error: Record<string, unknown>;
+  status: Record<string, unknown>;
+  userID: string;
+}
+
+/** `onUpdateNotification`; status codes at pArgs.response.StatusCode: 100, 110, 114, 121, 126, 153; error codes at error.longErrorCode: 0, 131 */
 export interface OnUpdateNotificationEvent {
   eMethId: number;
   errCode: number;
@@ -284,17 +312,17 @@ export interface OnUpdateNotificationEvent {
   status: Record<string, unknown>;
 }
 
-/** `onUserLoggedIn`; status codes at challengeResponse.status.statusCode: 100; error codes at error.longErrorCode: 0 */
+/** `onUserLoggedIn`; status codes at response.status.statusCode: 100; error codes at error.longErrorCode: 0 */
 export interface OnUserLoggedInEvent {
-  challengeResponse: Record<string, unknown>;
   error: Record<string, unknown>;
+  response: Record<string, unknown>;
   userID: string;
 }
 
-/** `onUserLoggedOff`; status codes at challengeResponse.status.statusCode: 100; error codes at error.longErrorCode: 0 */
+/** `onUserLoggedOff`; status codes at response.status.statusCode: 100; error codes at error.longErrorCode: 0 */
 export interface OnUserLoggedOffEvent {
-  challengeResponse: Record<string, unknown>;
   error: Record<string, unknown>;
+  response: Record<string, unknown>;
   userID: string;
 }
 
@@ -308,6 +336,7 @@ export interface EventMap {
   "getUser": GetUserEvent;
   "getUserConsentForLDA": GetUserConsentForLDAEvent;
   "onAuthenticateUserAndSignData": OnAuthenticateUserAndSignDataEvent;
+  "onCredentialsAvailableForUpdate": OnCredentialsAvailableForUpdateEvent;
   "onDeviceAuthManagementStatus": OnDeviceAuthManagementStatusEvent;
   "onEcho": OnEchoEvent;
   "onEchoFeed": OnEchoFeedEvent;
@@ -317,6 +346,7 @@ export interface EventMap {
   "onSessionExtensionResponse": OnSessionExtensionResponseEvent;
   "onSessionTimeOutNotification": OnSessionTimeOutNotificationEvent;
   "onSessionTimeout": OnSessionTimeoutEvent;
+  "onUpdateCredentialResponse": OnUpdateCredentialResponseEvent;
   "onUpdateNotification": OnUpdateNotificationEvent;
   "onUserLoggedIn": OnUserLoggedInEvent;
   "onUserLoggedOff": OnUserLoggedOffEvent;
@@ -325,8 +355,8 @@ export interface EventMap {
 /** Where each event carries its status and error codes, and which it can carry. */
 export declare const EVENT_STATUS: { [K in EventName]?: { statusPath: string; status: number[]; errorPath: string; error: number[] } };
 
-export type EventName = "$/cancelRequest" | "addNewDeviceOptions" | "getActivationCode" | "getDeviceName" | "getPassword" | "getUser" | "getUserConsentForLDA" | "onAuthenticateUserAndSignData" | "onDeviceAuthManagementStatus" | "onEcho" | "onEchoFeed" | "onGetNotifications" | "onGetNotificationsHistory" | "onNotificationReceived" | "onSessionExtensionResponse" | "onSessionTimeOutNotification" | "onSessionTimeout" | "onUpdateNotification" | "onUserLoggedIn" | "onUserLoggedOff";
-export type HostRequestName = "platform/authenticateLDA" | "platform/createDeviceKey" | "platform/signDeviceChallenge";
+export type EventName = "$/cancelRequest" | "addNewDeviceOptions" | "getActivationCode" | "getDeviceName" | "getPassword" | "getUser" | "getUserConsentForLDA" | "onAuthenticateUserAndSignData" | "onCredentialsAvailableForUpdate" | "onDeviceAuthManagementStatus" | "onEcho" | "onEchoFeed" | "onGetNotifications" | "onGetNotificationsHistory" | "onNotificationReceived" | "onSessionExtensionResponse" | "onSessionTimeOutNotification" | "onSessionTimeout" | "onUpdateCredentialResponse" | "onUpdateNotification" | "onUserLoggedIn" | "onUserLoggedOff";
+export type HostRequestName = "platform/authenticateLDA" | "platform/createDeviceKey" | "platform/signDeviceChallenge" | "platform/verifyServerBiometric";
 export declare const EVENTS: EventName[];
 export declare const CHALLENGES: EventName[];
 export declare const HOST_REQUESTS: HostRequestName[];

@@ -11,6 +11,7 @@ public enum FlowHostEvent: Sendable {
     case getUser(GetUserEvent)
     case getUserConsentForLDA(GetUserConsentForLDAEvent)
     case onAuthenticateUserAndSignData(OnAuthenticateUserAndSignDataEvent)
+    case onCredentialsAvailableForUpdate(OnCredentialsAvailableForUpdateEvent)
     case onDeviceAuthManagementStatus(OnDeviceAuthManagementStatusEvent)
     case onEcho(OnEchoEvent)
     case onEchoFeed(OnEchoFeedEvent)
@@ -20,6 +21,7 @@ public enum FlowHostEvent: Sendable {
     case onSessionExtensionResponse(OnSessionExtensionResponseEvent)
     case onSessionTimeOutNotification(OnSessionTimeOutNotificationEvent)
     case onSessionTimeout(OnSessionTimeoutEvent)
+    case onUpdateCredentialResponse(OnUpdateCredentialResponseEvent)
     case onUpdateNotification(OnUpdateNotificationEvent)
     case onUserLoggedIn(OnUserLoggedInEvent)
     case onUserLoggedOff(OnUserLoggedOffEvent)
@@ -36,6 +38,7 @@ public enum FlowHostEvent: Sendable {
         case "getUser": self = .getUser(GetUserEvent(params: params))
         case "getUserConsentForLDA": self = .getUserConsentForLDA(GetUserConsentForLDAEvent(params: params))
         case "onAuthenticateUserAndSignData": self = .onAuthenticateUserAndSignData(OnAuthenticateUserAndSignDataEvent(params: params))
+        case "onCredentialsAvailableForUpdate": self = .onCredentialsAvailableForUpdate(OnCredentialsAvailableForUpdateEvent(params: params))
         case "onDeviceAuthManagementStatus": self = .onDeviceAuthManagementStatus(OnDeviceAuthManagementStatusEvent(params: params))
         case "onEcho": self = .onEcho(OnEchoEvent(params: params))
         case "onEchoFeed": self = .onEchoFeed(OnEchoFeedEvent(params: params))
@@ -45,6 +48,7 @@ public enum FlowHostEvent: Sendable {
         case "onSessionExtensionResponse": self = .onSessionExtensionResponse(OnSessionExtensionResponseEvent(params: params))
         case "onSessionTimeOutNotification": self = .onSessionTimeOutNotification(OnSessionTimeOutNotificationEvent(params: params))
         case "onSessionTimeout": self = .onSessionTimeout(OnSessionTimeoutEvent(params: params))
+        case "onUpdateCredentialResponse": self = .onUpdateCredentialResponse(OnUpdateCredentialResponseEvent(params: params))
         case "onUpdateNotification": self = .onUpdateNotification(OnUpdateNotificationEvent(params: params))
         case "onUserLoggedIn": self = .onUserLoggedIn(OnUserLoggedInEvent(params: params))
         case "onUserLoggedOff": self = .onUserLoggedOff(OnUserLoggedOffEvent(params: params))
@@ -62,6 +66,7 @@ public enum FlowHostEvent: Sendable {
         case .getUser: return "getUser"
         case .getUserConsentForLDA: return "getUserConsentForLDA"
         case .onAuthenticateUserAndSignData: return "onAuthenticateUserAndSignData"
+        case .onCredentialsAvailableForUpdate: return "onCredentialsAvailableForUpdate"
         case .onDeviceAuthManagementStatus: return "onDeviceAuthManagementStatus"
         case .onEcho: return "onEcho"
         case .onEchoFeed: return "onEchoFeed"
@@ -71,6 +76,7 @@ public enum FlowHostEvent: Sendable {
         case .onSessionExtensionResponse: return "onSessionExtensionResponse"
         case .onSessionTimeOutNotification: return "onSessionTimeOutNotification"
         case .onSessionTimeout: return "onSessionTimeout"
+        case .onUpdateCredentialResponse: return "onUpdateCredentialResponse"
         case .onUpdateNotification: return "onUpdateNotification"
         case .onUserLoggedIn: return "onUserLoggedIn"
         case .onUserLoggedOff: return "onUserLoggedOff"
@@ -88,6 +94,7 @@ public enum FlowHostEvent: Sendable {
         case .getUser(let event): return event.params
         case .getUserConsentForLDA(let event): return event.params
         case .onAuthenticateUserAndSignData(let event): return event.params
+        case .onCredentialsAvailableForUpdate(let event): return event.params
         case .onDeviceAuthManagementStatus(let event): return event.params
         case .onEcho(let event): return event.params
         case .onEchoFeed(let event): return event.params
@@ -97,6 +104,7 @@ public enum FlowHostEvent: Sendable {
         case .onSessionExtensionResponse(let event): return event.params
         case .onSessionTimeOutNotification(let event): return event.params
         case .onSessionTimeout(let event): return event.params
+        case .onUpdateCredentialResponse(let event): return event.params
         case .onUpdateNotification(let event): return event.params
         case .onUserLoggedIn(let event): return event.params
         case .onUserLoggedOff(let event): return event.params
@@ -107,20 +115,20 @@ public enum FlowHostEvent: Sendable {
     /// Where the contract says this event carries its status code (nil for an event without one).
     public var statusCode: Int? {
         switch name {
-        case "addNewDeviceOptions": return params.value(at: "challengeResponse.status.statusCode")?.intValue
-        case "getActivationCode": return params.value(at: "challengeResponse.status.statusCode")?.intValue
-        case "getDeviceName": return params.value(at: "challengeResponse.status.statusCode")?.intValue
-        case "getPassword": return params.value(at: "challengeResponse.status.statusCode")?.intValue
-        case "getUser": return params.value(at: "challengeResponse.status.statusCode")?.intValue
-        case "getUserConsentForLDA": return params.value(at: "challengeResponse.status.statusCode")?.intValue
+        case "getActivationCode": return params.value(at: "response.status.statusCode")?.intValue
+        case "getDeviceName": return params.value(at: "response.status.statusCode")?.intValue
+        case "getPassword": return params.value(at: "response.status.statusCode")?.intValue
+        case "getUser": return params.value(at: "response.status.statusCode")?.intValue
+        case "getUserConsentForLDA": return params.value(at: "response.status.statusCode")?.intValue
         case "onAuthenticateUserAndSignData": return params.value(at: "status.statusCode")?.intValue
         case "onDeviceAuthManagementStatus": return params.value(at: "status.statusCode")?.intValue
-        case "onGetNotifications": return params.value(at: "pArgs.response.StatusCode")?.intValue
+        case "onGetNotifications": return params.value(at: "status.statusCode")?.intValue
         case "onGetNotificationsHistory": return params.value(at: "pArgs.response.StatusCode")?.intValue
         case "onSessionExtensionResponse": return params.value(at: "status.statusCode")?.intValue
+        case "onUpdateCredentialResponse": return params.value(at: "status.statusCode")?.intValue
         case "onUpdateNotification": return params.value(at: "pArgs.response.StatusCode")?.intValue
-        case "onUserLoggedIn": return params.value(at: "challengeResponse.status.statusCode")?.intValue
-        case "onUserLoggedOff": return params.value(at: "challengeResponse.status.statusCode")?.intValue
+        case "onUserLoggedIn": return params.value(at: "response.status.statusCode")?.intValue
+        case "onUserLoggedOff": return params.value(at: "response.status.statusCode")?.intValue
         default: return nil
         }
     }
@@ -128,7 +136,6 @@ public enum FlowHostEvent: Sendable {
     /// The status codes the contract lists for this event.
     public var documentedStatusCodes: [Int] {
         switch name {
-        case "addNewDeviceOptions": return [100]
         case "getActivationCode": return [100, 106]
         case "getDeviceName": return [100]
         case "getPassword": return [100, 102, 164, 190]
@@ -139,7 +146,8 @@ public enum FlowHostEvent: Sendable {
         case "onGetNotifications": return [100]
         case "onGetNotificationsHistory": return [100]
         case "onSessionExtensionResponse": return [100]
-        case "onUpdateNotification": return [100, 110, 114, 126, 153]
+        case "onUpdateCredentialResponse": return [100, 114, 121, 126, 138, 153]
+        case "onUpdateNotification": return [100, 110, 114, 121, 126, 153]
         case "onUserLoggedIn": return [100]
         case "onUserLoggedOff": return [100]
         default: return []
@@ -149,7 +157,6 @@ public enum FlowHostEvent: Sendable {
     /// Where the contract says this event carries its error code (nil for an event without one).
     public var errorCode: Int? {
         switch name {
-        case "addNewDeviceOptions": return params.value(at: "error.longErrorCode")?.intValue
         case "getActivationCode": return params.value(at: "error.longErrorCode")?.intValue
         case "getDeviceName": return params.value(at: "error.longErrorCode")?.intValue
         case "getPassword": return params.value(at: "error.longErrorCode")?.intValue
@@ -160,6 +167,7 @@ public enum FlowHostEvent: Sendable {
         case "onGetNotifications": return params.value(at: "error.longErrorCode")?.intValue
         case "onGetNotificationsHistory": return params.value(at: "error.longErrorCode")?.intValue
         case "onSessionExtensionResponse": return params.value(at: "error.longErrorCode")?.intValue
+        case "onUpdateCredentialResponse": return params.value(at: "error.longErrorCode")?.intValue
         case "onUpdateNotification": return params.value(at: "error.longErrorCode")?.intValue
         case "onUserLoggedIn": return params.value(at: "error.longErrorCode")?.intValue
         case "onUserLoggedOff": return params.value(at: "error.longErrorCode")?.intValue
@@ -170,17 +178,17 @@ public enum FlowHostEvent: Sendable {
     /// The error codes the contract lists for this event.
     public var documentedErrorCodes: [Int] {
         switch name {
-        case "addNewDeviceOptions": return [0]
         case "getActivationCode": return [0]
         case "getDeviceName": return [0]
         case "getPassword": return [0]
         case "getUser": return [0]
         case "getUserConsentForLDA": return [0]
-        case "onAuthenticateUserAndSignData": return [0, 102, 153]
+        case "onAuthenticateUserAndSignData": return [0, 102, 153, 214]
         case "onDeviceAuthManagementStatus": return [0, 217]
         case "onGetNotifications": return [0]
         case "onGetNotificationsHistory": return [0]
         case "onSessionExtensionResponse": return [0]
+        case "onUpdateCredentialResponse": return [0]
         case "onUpdateNotification": return [0, 131]
         case "onUserLoggedIn": return [0]
         case "onUserLoggedOff": return [0]
@@ -200,8 +208,7 @@ public struct CancelRequestEvent: Sendable {
 public struct AddNewDeviceOptionsEvent: Sendable {
     public let params: JSONValue
     public init(params: JSONValue) { self.params = params }
-    public var challengeResponse: JSONValue? { params["challengeResponse"] }
-    public var error: JSONValue? { params["error"] }
+    public var challengeInfo: JSONValue? { params["challengeInfo"] }
     public var newDeviceOptions: [JSONValue]? { params["newDeviceOptions"]?.arrayValue }
     public var userID: String? { params["userID"]?.stringValue }
 }
@@ -211,8 +218,8 @@ public struct GetActivationCodeEvent: Sendable {
     public let params: JSONValue
     public init(params: JSONValue) { self.params = params }
     public var attemptsLeft: Int? { params["attemptsLeft"]?.intValue }
-    public var challengeResponse: JSONValue? { params["challengeResponse"] }
     public var error: JSONValue? { params["error"] }
+    public var response: JSONValue? { params["response"] }
     public var userID: String? { params["userID"]?.stringValue }
     public var verificationKey: String? { params["verificationKey"]?.stringValue }
 }
@@ -221,9 +228,9 @@ public struct GetActivationCodeEvent: Sendable {
 public struct GetDeviceNameEvent: Sendable {
     public let params: JSONValue
     public init(params: JSONValue) { self.params = params }
-    public var challengeResponse: JSONValue? { params["challengeResponse"] }
     public var deviceName: String? { params["deviceName"]?.stringValue }
     public var error: JSONValue? { params["error"] }
+    public var response: JSONValue? { params["response"] }
     public var userID: String? { params["userID"]?.stringValue }
 }
 
@@ -233,8 +240,8 @@ public struct GetPasswordEvent: Sendable {
     public init(params: JSONValue) { self.params = params }
     public var attemptsLeft: Int? { params["attemptsLeft"]?.intValue }
     public var challengeMode: Int? { params["challengeMode"]?.intValue }
-    public var challengeResponse: JSONValue? { params["challengeResponse"] }
     public var error: JSONValue? { params["error"] }
+    public var response: JSONValue? { params["response"] }
     public var userID: String? { params["userID"]?.stringValue }
 }
 
@@ -242,10 +249,10 @@ public struct GetPasswordEvent: Sendable {
 public struct GetUserEvent: Sendable {
     public let params: JSONValue
     public init(params: JSONValue) { self.params = params }
-    public var challengeResponse: JSONValue? { params["challengeResponse"] }
     public var error: JSONValue? { params["error"] }
-    public var recentLoggedInUser: String? { params["recentLoggedInUser"]?.stringValue }
-    public var rememberedUsers: [JSONValue]? { params["rememberedUsers"]?.arrayValue }
+    public var recentlyLoggedInUser: String? { params["recentlyLoggedInUser"]?.stringValue }
+    public var response: JSONValue? { params["response"] }
+    public var userNames: [JSONValue]? { params["userNames"]?.arrayValue }
 }
 
 /// `getUserConsentForLDA`: its top-level params, typed (nil when absent or of another type).
@@ -254,8 +261,8 @@ public struct GetUserConsentForLDAEvent: Sendable {
     public init(params: JSONValue) { self.params = params }
     public var authenticationType: Int? { params["authenticationType"]?.intValue }
     public var challengeMode: Int? { params["challengeMode"]?.intValue }
-    public var challengeResponse: JSONValue? { params["challengeResponse"] }
     public var error: JSONValue? { params["error"] }
+    public var response: JSONValue? { params["response"] }
     public var userID: String? { params["userID"]?.stringValue }
 }
 
@@ -264,7 +271,7 @@ public struct OnAuthenticateUserAndSignDataEvent: Sendable {
     public let params: JSONValue
     public init(params: JSONValue) { self.params = params }
     public var authLevel: Int? { params["authLevel"]?.intValue }
-    public var authenticationType: Int? { params["authenticationType"]?.intValue }
+    public var authenticatorType: Int? { params["authenticatorType"]?.intValue }
     public var dataPayload: String? { params["dataPayload"]?.stringValue }
     public var dataPayloadLength: Int? { params["dataPayloadLength"]?.intValue }
     public var dataSignatureID: String? { params["dataSignatureID"]?.stringValue }
@@ -273,15 +280,25 @@ public struct OnAuthenticateUserAndSignDataEvent: Sendable {
     public var reason: String? { params["reason"]?.stringValue }
     public var receipt: JSONValue? { params["receipt"] }
     public var status: JSONValue? { params["status"] }
+    public var verifiedBy: String? { params["verifiedBy"]?.stringValue }
+}
+
+/// `onCredentialsAvailableForUpdate`: its top-level params, typed (nil when absent or of another type).
+public struct OnCredentialsAvailableForUpdateEvent: Sendable {
+    public let params: JSONValue
+    public init(params: JSONValue) { self.params = params }
+    public var error: JSONValue? { params["error"] }
+    public var options: [JSONValue]? { params["options"]?.arrayValue }
+    public var userID: String? { params["userID"]?.stringValue }
 }
 
 /// `onDeviceAuthManagementStatus`: its top-level params, typed (nil when absent or of another type).
 public struct OnDeviceAuthManagementStatusEvent: Sendable {
     public let params: JSONValue
     public init(params: JSONValue) { self.params = params }
-    public var OpMode: Int? { params["OpMode"]?.intValue }
+    public var authenticationType: Int? { params["authenticationType"]?.intValue }
     public var error: JSONValue? { params["error"] }
-    public var ldaType: Int? { params["ldaType"]?.intValue }
+    public var isEnabled: Bool? { params["isEnabled"]?.boolValue }
     public var status: JSONValue? { params["status"] }
     public var userID: String? { params["userID"]?.stringValue }
 }
@@ -308,7 +325,7 @@ public struct OnGetNotificationsEvent: Sendable {
     public var eMethId: Int? { params["eMethId"]?.intValue }
     public var errCode: Int? { params["errCode"]?.intValue }
     public var error: JSONValue? { params["error"] }
-    public var pArgs: JSONValue? { params["pArgs"] }
+    public var notificationResponse: JSONValue? { params["notificationResponse"] }
     public var status: JSONValue? { params["status"] }
 }
 
@@ -357,6 +374,16 @@ public struct OnSessionTimeoutEvent: Sendable {
     public var message: String? { params["message"]?.stringValue }
 }
 
+/// `onUpdateCredentialResponse`: its top-level params, typed (nil when absent or of another type).
+public struct OnUpdateCredentialResponseEvent: Sendable {
+    public let params: JSONValue
+    public init(params: JSONValue) { self.params = params }
+    public var credType: String? { params["credType"]?.stringValue }
+    public var error: JSONValue? { params["error"] }
+    public var status: JSONValue? { params["status"] }
+    public var userID: String? { params["userID"]?.stringValue }
+}
+
 /// `onUpdateNotification`: its top-level params, typed (nil when absent or of another type).
 public struct OnUpdateNotificationEvent: Sendable {
     public let params: JSONValue
@@ -372,8 +399,8 @@ public struct OnUpdateNotificationEvent: Sendable {
 public struct OnUserLoggedInEvent: Sendable {
     public let params: JSONValue
     public init(params: JSONValue) { self.params = params }
-    public var challengeResponse: JSONValue? { params["challengeResponse"] }
     public var error: JSONValue? { params["error"] }
+    public var response: JSONValue? { params["response"] }
     public var userID: String? { params["userID"]?.stringValue }
 }
 
@@ -381,7 +408,7 @@ public struct OnUserLoggedInEvent: Sendable {
 public struct OnUserLoggedOffEvent: Sendable {
     public let params: JSONValue
     public init(params: JSONValue) { self.params = params }
-    public var challengeResponse: JSONValue? { params["challengeResponse"] }
     public var error: JSONValue? { params["error"] }
+    public var response: JSONValue? { params["response"] }
     public var userID: String? { params["userID"]?.stringValue }
 }

@@ -51,7 +51,15 @@ extension FlowHostClient {
         return try await request("fallbackNewDeviceActivationFlow", timeout: timeout)
     }
 
-    /// The LDA types this device declared, each with isConfigured (0|1) for the logged-in user; answered in the result.
+    /// The logged-in user's credentials that can be updated; onCredentialsAvailableForUpdate follows.
+    @discardableResult
+    public func getAllChallenges(userName: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {
+        var params: [String: JSONValue] = [:]
+        params["userName"] = .string(userName)
+        return try await request("getAllChallenges", .object(params), timeout: timeout)
+    }
+
+    /// The LDA types this device declared, each with isEnabled for the logged-in user; answered in the result.
     @discardableResult
     public func getDeviceAuthenticationDetails(timeout: Duration = .seconds(10)) async throws -> JSONValue {
         return try await request("getDeviceAuthenticationDetails", timeout: timeout)
@@ -85,6 +93,14 @@ extension FlowHostClient {
         return try await request("getNotifications", .object(params), timeout: timeout)
     }
 
+    /// Starts a password change ("Password"): getPassword with challengeMode 2 follows.
+    @discardableResult
+    public func initiateUpdateFlowForCredential(credentialType: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {
+        var params: [String: JSONValue] = [:]
+        params["credentialType"] = .string(credentialType)
+        return try await request("initiateUpdateFlowForCredential", .object(params), timeout: timeout)
+    }
+
     /// Ends the user's session; onUserLoggedOff then getUser follow.
     @discardableResult
     public func logOff(userID: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {
@@ -93,7 +109,7 @@ extension FlowHostClient {
         return try await request("logOff", .object(params), timeout: timeout)
     }
 
-    /// Turns an LDA type on (verify password 5, consent 16) or off (verify 15, a password 14 when there is none); onDeviceAuthManagementStatus follows.
+    /// Turns an LDA type on (verify password 5, consent 16) or off (verify 15, then a new password 14); onDeviceAuthManagementStatus follows.
     @discardableResult
     public func manageDeviceAuthenticationModes(isEnabled: Bool, authenticationType: Int64, timeout: Duration = .seconds(10)) async throws -> JSONValue {
         var params: [String: JSONValue] = [:]
@@ -132,6 +148,12 @@ extension FlowHostClient {
     @discardableResult
     public func resetAuthenticateUserAndSignDataState(timeout: Duration = .seconds(10)) async throws -> JSONValue {
         return try await request("resetAuthenticateUserAndSignDataState", timeout: timeout)
+    }
+
+    /// After getUser with 141: a code through the delivery channel (getActivationCode); the right one unblocks, then the password login.
+    @discardableResult
+    public func resetBlockedUserAccount(timeout: Duration = .seconds(10)) async throws -> JSONValue {
+        return try await request("resetBlockedUserAccount", timeout: timeout)
     }
 
     /// The OpenRPC document of every loaded method.
@@ -175,9 +197,9 @@ extension FlowHostClient {
 
     /// Answers getUserConsentForLDA: enroll LDA (true) or not (false).
     @discardableResult
-    public func setUserConsentForLDA(isEnrollLDA: Bool, challengeMode: Int64, authenticationType: Int64, timeout: Duration = .seconds(10)) async throws -> JSONValue {
+    public func setUserConsentForLDA(shouldEnrollLDA: Bool, challengeMode: Int64, authenticationType: Int64, timeout: Duration = .seconds(10)) async throws -> JSONValue {
         var params: [String: JSONValue] = [:]
-        params["isEnrollLDA"] = .bool(isEnrollLDA)
+        params["shouldEnrollLDA"] = .bool(shouldEnrollLDA)
         params["challengeMode"] = .int(challengeMode)
         params["authenticationType"] = .int(authenticationType)
         return try await request("setUserConsentForLDA", .object(params), timeout: timeout)
@@ -191,14 +213,14 @@ extension FlowHostClient {
 
     /// Answers a notification; its action's authlevel may ask for step-up first. onUpdateNotification follows.
     @discardableResult
-    public func updateNotification(notificationID: String, action: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {
+    public func updateNotification(notificationID: String, response: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {
         var params: [String: JSONValue] = [:]
         params["notificationID"] = .string(notificationID)
-        params["action"] = .string(action)
+        params["response"] = .string(response)
         return try await request("updateNotification", .object(params), timeout: timeout)
     }
 
-    /// Answers getPassword with challengeMode 4 (password expired).
+    /// Answers getPassword with challengeMode 4 (password expired) or 2 (a password change).
     @discardableResult
     public func updatePassword(currentPassword: String, newPassword: String, challengeMode: Int64, timeout: Duration = .seconds(10)) async throws -> JSONValue {
         var params: [String: JSONValue] = [:]

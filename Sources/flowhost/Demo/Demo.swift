@@ -61,7 +61,7 @@ struct DemoContext: Sendable {
         let result = try client.call(
             "initialize",
             [
-                "protocolVersion": "1.0", "clientInfo": ["name": "flowhost demo", "version": "1"],
+                "protocolVersion": "1.1", "clientInfo": ["name": "flowhost demo", "version": "1"],
                 "device": [
                     "deviceID": .string(deviceID), "deviceName": .string("Demo \(deviceID)"),
                     "ldaCapabilities": .array(ldaCapabilities.map(JSON.int)),
@@ -139,7 +139,7 @@ struct DemoScenario: Sendable {
         try client.waitEvent("getPassword")
         try client.call("setPassword", ["not-her-password", 0])
         let retry = try client.waitEvent("getPassword")
-        guard retry["challengeResponse"]?["status"]?["statusCode"]?.intValue == 102 else {
+        guard retry["response"]?["status"]?["statusCode"]?.intValue == 102 else {
             throw DemoClient.Failure(description: "expected status 102 after a wrong password")
         }
         try client.call("setPassword", [.string(password), 0])
@@ -214,7 +214,7 @@ struct DemoScenario: Sendable {
         try tablet.waitEvent("getPassword")
         try tablet.call("setPassword", [.string(password), 0])
         let joined = try tablet.waitEvent("onUserLoggedIn")
-        guard joined["challengeResponse"]?["additionalInfo"]?["currentWorkFlow"]?.stringValue == "AdditionalDeviceActivation" else {
+        guard joined["response"]?["additionalInfo"]?["currentWorkFlow"]?.stringValue == "AdditionalDeviceActivation" else {
             throw DemoClient.Failure(description: "expected AdditionalDeviceActivation")
         }
         try context.stop(tablet)

@@ -148,10 +148,10 @@ final class DemoClient {
         let shown = JSON.object()
         for key in params.keys {
             guard let value = params[key] else { continue }
-            if key == "challengeResponse" {
+            if key == "response" {
                 if let status = value["status"] { shown["status"] = status }
                 if let flow = value["additionalInfo"]?["currentWorkFlow"], flow.stringValue != "NA" { shown["currentWorkFlow"] = flow }
-                if let session = value["session"]?["sessionID"], session.stringValue != "" { shown["sessionID"] = session }
+                if let session = value["sessionInfo"]?["sessionID"], session.stringValue != "" { shown["sessionID"] = session }
             } else if key == "error" {
                 if value["longErrorCode"]?.intValue != 0 { shown["error"] = value }
             } else {

@@ -30,7 +30,7 @@ final class DispatchFixture {
     let plugins: [String]
     let logger = Logger(label: "fuzz")
     static let initialize = Array(
-        #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"1.0","device":{"deviceID":"fuzz-device","deviceName":"fuzz","ldaCapabilities":[1]}}}"#
+        #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"1.1","device":{"deviceID":"fuzz-device","deviceName":"fuzz","ldaCapabilities":[1]}}}"#
             .utf8) + [0x0A]
 
     init() {

@@ -22,7 +22,7 @@ import time
 
 from .typed import TypedRequests, typed_event
 
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSION = "1.1"
 
 
 class RPCError(Exception):

@@ -40,8 +40,13 @@ class TypedRequests:
         """Answers addNewDeviceOptions: join with an activation code sent to the user instead."""
         return self.request("fallbackNewDeviceActivationFlow", timeout=timeout)
 
+    def get_all_challenges(self, userName: str, timeout: float = 10.0) -> Any:
+        """The logged-in user's credentials that can be updated; onCredentialsAvailableForUpdate follows."""
+        params = {"userName": userName}
+        return self.request("getAllChallenges", params, timeout=timeout)
+
     def get_device_authentication_details(self, timeout: float = 10.0) -> Any:
-        """The LDA types this device declared, each with isConfigured (0|1) for the logged-in user; answered in the result."""
+        """The LDA types this device declared, each with isEnabled for the logged-in user; answered in the result."""
         return self.request("getDeviceAuthenticationDetails", timeout=timeout)
 
     def get_notification_history(self, recordCount: Optional[int] = None, enterpriseID: Optional[str] = None, startIndex: Optional[int] = None, startDate: Optional[str] = None, endDate: Optional[str] = None, notificationStatus: Optional[str] = None, actionPerformed: Optional[str] = None, keywordSearch: Optional[str] = None, deviceID: Optional[str] = None, timeout: float = 10.0) -> Any:
@@ -82,13 +87,18 @@ class TypedRequests:
             params["endDate"] = endDate
         return self.request("getNotifications", params, timeout=timeout)
 
+    def initiate_update_flow_for_credential(self, credentialType: str, timeout: float = 10.0) -> Any:
+        """Starts a password change ("Password"): getPassword with challengeMode 2 follows."""
+        params = {"credentialType": credentialType}
+        return self.request("initiateUpdateFlowForCredential", params, timeout=timeout)
+
     def log_off(self, userID: str, timeout: float = 10.0) -> Any:
         """Ends the user's session; onUserLoggedOff then getUser follow."""
         params = {"userID": userID}
         return self.request("logOff", params, timeout=timeout)
 
     def manage_device_authentication_modes(self, isEnabled: bool, authenticationType: int, timeout: float = 10.0) -> Any:
-        """Turns an LDA type on (verify password 5, consent 16) or off (verify 15, a password 14 when there is none); onDeviceAuthManagementStatus follows."""
+        """Turns an LDA type on (verify password 5, consent 16) or off (verify 15, then a new password 14); onDeviceAuthManagementStatus follows."""
         params = {"isEnabled": isEnabled, "authenticationType": authenticationType}
         return self.request("manageDeviceAuthenticationModes", params, timeout=timeout)
 
@@ -112,6 +122,10 @@ class TypedRequests:
     def reset_authenticate_user_and_sign_data_state(self, timeout: float = 10.0) -> Any:
         """Cancels a signing in progress (nothing is signed); harmless otherwise."""
         return self.request("resetAuthenticateUserAndSignDataState", timeout=timeout)
+
+    def reset_blocked_user_account(self, timeout: float = 10.0) -> Any:
+        """After getUser with 141: a code through the delivery channel (getActivationCode); the right one unblocks, then the password login."""
+        return self.request("resetBlockedUserAccount", timeout=timeout)
 
     def rpc_discover(self, timeout: float = 10.0) -> Any:
         """The OpenRPC document of every loaded method."""
@@ -137,22 +151,22 @@ class TypedRequests:
         params = {"userName": userName}
         return self.request("setUser", params, timeout=timeout)
 
-    def set_user_consent_for_lda(self, isEnrollLDA: bool, challengeMode: int, authenticationType: int, timeout: float = 10.0) -> Any:
+    def set_user_consent_for_lda(self, shouldEnrollLDA: bool, challengeMode: int, authenticationType: int, timeout: float = 10.0) -> Any:
         """Answers getUserConsentForLDA: enroll LDA (true) or not (false)."""
-        params = {"isEnrollLDA": isEnrollLDA, "challengeMode": challengeMode, "authenticationType": authenticationType}
+        params = {"shouldEnrollLDA": shouldEnrollLDA, "challengeMode": challengeMode, "authenticationType": authenticationType}
         return self.request("setUserConsentForLDA", params, timeout=timeout)
 
     def shutdown(self, timeout: float = 10.0) -> Any:
         """Ends the session; `exit` follows."""
         return self.request("shutdown", timeout=timeout)
 
-    def update_notification(self, notificationID: str, action: str, timeout: float = 10.0) -> Any:
+    def update_notification(self, notificationID: str, response: str, timeout: float = 10.0) -> Any:
         """Answers a notification; its action's authlevel may ask for step-up first. onUpdateNotification follows."""
-        params = {"notificationID": notificationID, "action": action}
+        params = {"notificationID": notificationID, "response": response}
         return self.request("updateNotification", params, timeout=timeout)
 
     def update_password(self, currentPassword: str, newPassword: str, challengeMode: int, timeout: float = 10.0) -> Any:
-        """Answers getPassword with challengeMode 4 (password expired)."""
+        """Answers getPassword with challengeMode 4 (password expired) or 2 (a password change)."""
         params = {"currentPassword": currentPassword, "newPassword": newPassword, "challengeMode": challengeMode}
         return self.request("updatePassword", params, timeout=timeout)
 
@@ -166,9 +180,9 @@ class TypedRequests:
         return self.request("verifyDataSignature", params, timeout=timeout)
 
 
-EVENTS = ('$/cancelRequest', 'addNewDeviceOptions', 'getActivationCode', 'getDeviceName', 'getPassword', 'getUser', 'getUserConsentForLDA', 'onAuthenticateUserAndSignData', 'onDeviceAuthManagementStatus', 'onEcho', 'onEchoFeed', 'onGetNotifications', 'onGetNotificationsHistory', 'onNotificationReceived', 'onSessionExtensionResponse', 'onSessionTimeOutNotification', 'onSessionTimeout', 'onUpdateNotification', 'onUserLoggedIn', 'onUserLoggedOff')
+EVENTS = ('$/cancelRequest', 'addNewDeviceOptions', 'getActivationCode', 'getDeviceName', 'getPassword', 'getUser', 'getUserConsentForLDA', 'onAuthenticateUserAndSignData', 'onCredentialsAvailableForUpdate', 'onDeviceAuthManagementStatus', 'onEcho', 'onEchoFeed', 'onGetNotifications', 'onGetNotificationsHistory', 'onNotificationReceived', 'onSessionExtensionResponse', 'onSessionTimeOutNotification', 'onSessionTimeout', 'onUpdateCredentialResponse', 'onUpdateNotification', 'onUserLoggedIn', 'onUserLoggedOff')
 CHALLENGES = ('addNewDeviceOptions', 'getActivationCode', 'getDeviceName', 'getPassword', 'getUser', 'getUserConsentForLDA')
-HOST_REQUESTS = ('platform/authenticateLDA', 'platform/createDeviceKey', 'platform/signDeviceChallenge')
+HOST_REQUESTS = ('platform/authenticateLDA', 'platform/createDeviceKey', 'platform/signDeviceChallenge', 'platform/verifyServerBiometric')
 
 
 class Event:
@@ -214,15 +228,11 @@ class CancelRequestEvent(Event):
 class AddNewDeviceOptionsEvent(Event):
     """`addNewDeviceOptions`."""
     name = 'addNewDeviceOptions'
-    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'challengeResponse.status.statusCode'}
+    STATUS = None
 
     @property
-    def challengeResponse(self) -> Optional[dict]:
-        return self.params.get('challengeResponse')
-
-    @property
-    def error(self) -> Optional[dict]:
-        return self.params.get('error')
+    def challengeInfo(self) -> Optional[Any]:
+        return self.params.get('challengeInfo')
 
     @property
     def newDeviceOptions(self) -> Optional[list]:
@@ -236,19 +246,19 @@ class AddNewDeviceOptionsEvent(Event):
 class GetActivationCodeEvent(Event):
     """`getActivationCode`."""
     name = 'getActivationCode'
-    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 106], 'statusPath': 'challengeResponse.status.statusCode'}
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 106], 'statusPath': 'response.status.statusCode'}
 
     @property
     def attemptsLeft(self) -> Optional[int]:
         return self.params.get('attemptsLeft')
 
     @property
-    def challengeResponse(self) -> Optional[dict]:
-        return self.params.get('challengeResponse')
-
-    @property
     def error(self) -> Optional[dict]:
         return self.params.get('error')
+
+    @property
+    def response(self) -> Optional[dict]:
+        return self.params.get('response')
 
     @property
     def userID(self) -> Optional[str]:
@@ -262,11 +272,7 @@ class GetActivationCodeEvent(Event):
 class GetDeviceNameEvent(Event):
     """`getDeviceName`."""
     name = 'getDeviceName'
-    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'challengeResponse.status.statusCode'}
-
-    @property
-    def challengeResponse(self) -> Optional[dict]:
-        return self.params.get('challengeResponse')
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'response.status.statusCode'}
 
     @property
     def deviceName(self) -> Optional[str]:
@@ -277,6 +283,10 @@ class GetDeviceNameEvent(Event):
         return self.params.get('error')
 
     @property
+    def response(self) -> Optional[dict]:
+        return self.params.get('response')
+
+    @property
     def userID(self) -> Optional[str]:
         return self.params.get('userID')
 
@@ -284,7 +294,7 @@ class GetDeviceNameEvent(Event):
 class GetPasswordEvent(Event):
     """`getPassword`."""
     name = 'getPassword'
-    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 102, 164, 190], 'statusPath': 'challengeResponse.status.statusCode'}
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 102, 164, 190], 'statusPath': 'response.status.statusCode'}
 
     @property
     def attemptsLeft(self) -> Optional[int]:
@@ -295,12 +305,12 @@ class GetPasswordEvent(Event):
         return self.params.get('challengeMode')
 
     @property
-    def challengeResponse(self) -> Optional[dict]:
-        return self.params.get('challengeResponse')
-
-    @property
     def error(self) -> Optional[dict]:
         return self.params.get('error')
+
+    @property
+    def response(self) -> Optional[dict]:
+        return self.params.get('response')
 
     @property
     def userID(self) -> Optional[str]:
@@ -310,29 +320,29 @@ class GetPasswordEvent(Event):
 class GetUserEvent(Event):
     """`getUser`."""
     name = 'getUser'
-    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 101, 102, 106, 114, 121, 126, 132, 138, 141], 'statusPath': 'challengeResponse.status.statusCode'}
-
-    @property
-    def challengeResponse(self) -> Optional[dict]:
-        return self.params.get('challengeResponse')
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 101, 102, 106, 114, 121, 126, 132, 138, 141], 'statusPath': 'response.status.statusCode'}
 
     @property
     def error(self) -> Optional[dict]:
         return self.params.get('error')
 
     @property
-    def recentLoggedInUser(self) -> Optional[str]:
-        return self.params.get('recentLoggedInUser')
+    def recentlyLoggedInUser(self) -> Optional[str]:
+        return self.params.get('recentlyLoggedInUser')
 
     @property
-    def rememberedUsers(self) -> Optional[list]:
-        return self.params.get('rememberedUsers')
+    def response(self) -> Optional[dict]:
+        return self.params.get('response')
+
+    @property
+    def userNames(self) -> Optional[list]:
+        return self.params.get('userNames')
 
 
 class GetUserConsentForLDAEvent(Event):
     """`getUserConsentForLDA`."""
     name = 'getUserConsentForLDA'
-    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 102], 'statusPath': 'challengeResponse.status.statusCode'}
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 102], 'statusPath': 'response.status.statusCode'}
 
     @property
     def authenticationType(self) -> Optional[int]:
@@ -343,12 +353,12 @@ class GetUserConsentForLDAEvent(Event):
         return self.params.get('challengeMode')
 
     @property
-    def challengeResponse(self) -> Optional[dict]:
-        return self.params.get('challengeResponse')
-
-    @property
     def error(self) -> Optional[dict]:
         return self.params.get('error')
+
+    @property
+    def response(self) -> Optional[dict]:
+        return self.params.get('response')
 
     @property
     def userID(self) -> Optional[str]:
@@ -358,15 +368,15 @@ class GetUserConsentForLDAEvent(Event):
 class OnAuthenticateUserAndSignDataEvent(Event):
     """`onAuthenticateUserAndSignData`."""
     name = 'onAuthenticateUserAndSignData'
-    STATUS = {'error': [0, 102, 153], 'errorPath': 'error.longErrorCode', 'status': [100, 110, 114, 121, 126, 153], 'statusPath': 'status.statusCode'}
+    STATUS = {'error': [0, 102, 153, 214], 'errorPath': 'error.longErrorCode', 'status': [100, 110, 114, 121, 126, 153], 'statusPath': 'status.statusCode'}
 
     @property
     def authLevel(self) -> Optional[int]:
         return self.params.get('authLevel')
 
     @property
-    def authenticationType(self) -> Optional[int]:
-        return self.params.get('authenticationType')
+    def authenticatorType(self) -> Optional[int]:
+        return self.params.get('authenticatorType')
 
     @property
     def dataPayload(self) -> Optional[str]:
@@ -400,6 +410,28 @@ class OnAuthenticateUserAndSignDataEvent(Event):
     def status(self) -> Optional[dict]:
         return self.params.get('status')
 
+    @property
+    def verifiedBy(self) -> Optional[str]:
+        return self.params.get('verifiedBy')
+
+
+class OnCredentialsAvailableForUpdateEvent(Event):
+    """`onCredentialsAvailableForUpdate`."""
+    name = 'onCredentialsAvailableForUpdate'
+    STATUS = None
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def options(self) -> Optional[list]:
+        return self.params.get('options')
+
+    @property
+    def userID(self) -> Optional[str]:
+        return self.params.get('userID')
+
 
 class OnDeviceAuthManagementStatusEvent(Event):
     """`onDeviceAuthManagementStatus`."""
@@ -407,16 +439,16 @@ class OnDeviceAuthManagementStatusEvent(Event):
     STATUS = {'error': [0, 217], 'errorPath': 'error.longErrorCode', 'status': [100, 110, 114, 121, 126, 138, 141, 153], 'statusPath': 'status.statusCode'}
 
     @property
-    def OpMode(self) -> Optional[int]:
-        return self.params.get('OpMode')
+    def authenticationType(self) -> Optional[int]:
+        return self.params.get('authenticationType')
 
     @property
     def error(self) -> Optional[dict]:
         return self.params.get('error')
 
     @property
-    def ldaType(self) -> Optional[int]:
-        return self.params.get('ldaType')
+    def isEnabled(self) -> Optional[bool]:
+        return self.params.get('isEnabled')
 
     @property
     def status(self) -> Optional[dict]:
@@ -454,7 +486,7 @@ class OnEchoFeedEvent(Event):
 class OnGetNotificationsEvent(Event):
     """`onGetNotifications`."""
     name = 'onGetNotifications'
-    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'pArgs.response.StatusCode'}
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'status.statusCode'}
 
     @property
     def eMethId(self) -> Optional[int]:
@@ -465,15 +497,15 @@ class OnGetNotificationsEvent(Event):
         return self.params.get('errCode')
 
     @property
-    def error(self) -> Optional[dict]:
+    def error(self) -> Optional[Any]:
         return self.params.get('error')
 
     @property
-    def pArgs(self) -> Optional[dict]:
-        return self.params.get('pArgs')
+    def notificationResponse(self) -> Optional[dict]:
+        return self.params.get('notificationResponse')
 
     @property
-    def status(self) -> Optional[dict]:
+    def status(self) -> Optional[Any]:
         return self.params.get('status')
 
 
@@ -567,10 +599,32 @@ class OnSessionTimeoutEvent(Event):
         return self.params.get('message')
 
 
+class OnUpdateCredentialResponseEvent(Event):
+    """`onUpdateCredentialResponse`."""
+    name = 'onUpdateCredentialResponse'
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 114, 121, 126, 138, 153], 'statusPath': 'status.statusCode'}
+
+    @property
+    def credType(self) -> Optional[str]:
+        return self.params.get('credType')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def status(self) -> Optional[dict]:
+        return self.params.get('status')
+
+    @property
+    def userID(self) -> Optional[str]:
+        return self.params.get('userID')
+
+
 class OnUpdateNotificationEvent(Event):
     """`onUpdateNotification`."""
     name = 'onUpdateNotification'
-    STATUS = {'error': [0, 131], 'errorPath': 'error.longErrorCode', 'status': [100, 110, 114, 126, 153], 'statusPath': 'pArgs.response.StatusCode'}
+    STATUS = {'error': [0, 131], 'errorPath': 'error.longErrorCode', 'status': [100, 110, 114, 121, 126, 153], 'statusPath': 'pArgs.response.StatusCode'}
 
     @property
     def eMethId(self) -> Optional[int]:
@@ -596,15 +650,15 @@ class OnUpdateNotificationEvent(Event):
 class OnUserLoggedInEvent(Event):
     """`onUserLoggedIn`."""
     name = 'onUserLoggedIn'
-    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'challengeResponse.status.statusCode'}
-
-    @property
-    def challengeResponse(self) -> Optional[dict]:
-        return self.params.get('challengeResponse')
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'response.status.statusCode'}
 
     @property
     def error(self) -> Optional[dict]:
         return self.params.get('error')
+
+    @property
+    def response(self) -> Optional[dict]:
+        return self.params.get('response')
 
     @property
     def userID(self) -> Optional[str]:
@@ -614,22 +668,22 @@ class OnUserLoggedInEvent(Event):
 class OnUserLoggedOffEvent(Event):
     """`onUserLoggedOff`."""
     name = 'onUserLoggedOff'
-    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'challengeResponse.status.statusCode'}
-
-    @property
-    def challengeResponse(self) -> Optional[dict]:
-        return self.params.get('challengeResponse')
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'response.status.statusCode'}
 
     @property
     def error(self) -> Optional[dict]:
         return self.params.get('error')
 
     @property
+    def response(self) -> Optional[dict]:
+        return self.params.get('response')
+
+    @property
     def userID(self) -> Optional[str]:
         return self.params.get('userID')
 
 
-EVENT_TYPES = {'$/cancelRequest': CancelRequestEvent, 'addNewDeviceOptions': AddNewDeviceOptionsEvent, 'getActivationCode': GetActivationCodeEvent, 'getDeviceName': GetDeviceNameEvent, 'getPassword': GetPasswordEvent, 'getUser': GetUserEvent, 'getUserConsentForLDA': GetUserConsentForLDAEvent, 'onAuthenticateUserAndSignData': OnAuthenticateUserAndSignDataEvent, 'onDeviceAuthManagementStatus': OnDeviceAuthManagementStatusEvent, 'onEcho': OnEchoEvent, 'onEchoFeed': OnEchoFeedEvent, 'onGetNotifications': OnGetNotificationsEvent, 'onGetNotificationsHistory': OnGetNotificationsHistoryEvent, 'onNotificationReceived': OnNotificationReceivedEvent, 'onSessionExtensionResponse': OnSessionExtensionResponseEvent, 'onSessionTimeOutNotification': OnSessionTimeOutNotificationEvent, 'onSessionTimeout': OnSessionTimeoutEvent, 'onUpdateNotification': OnUpdateNotificationEvent, 'onUserLoggedIn': OnUserLoggedInEvent, 'onUserLoggedOff': OnUserLoggedOffEvent}
+EVENT_TYPES = {'$/cancelRequest': CancelRequestEvent, 'addNewDeviceOptions': AddNewDeviceOptionsEvent, 'getActivationCode': GetActivationCodeEvent, 'getDeviceName': GetDeviceNameEvent, 'getPassword': GetPasswordEvent, 'getUser': GetUserEvent, 'getUserConsentForLDA': GetUserConsentForLDAEvent, 'onAuthenticateUserAndSignData': OnAuthenticateUserAndSignDataEvent, 'onCredentialsAvailableForUpdate': OnCredentialsAvailableForUpdateEvent, 'onDeviceAuthManagementStatus': OnDeviceAuthManagementStatusEvent, 'onEcho': OnEchoEvent, 'onEchoFeed': OnEchoFeedEvent, 'onGetNotifications': OnGetNotificationsEvent, 'onGetNotificationsHistory': OnGetNotificationsHistoryEvent, 'onNotificationReceived': OnNotificationReceivedEvent, 'onSessionExtensionResponse': OnSessionExtensionResponseEvent, 'onSessionTimeOutNotification': OnSessionTimeOutNotificationEvent, 'onSessionTimeout': OnSessionTimeoutEvent, 'onUpdateCredentialResponse': OnUpdateCredentialResponseEvent, 'onUpdateNotification': OnUpdateNotificationEvent, 'onUserLoggedIn': OnUserLoggedInEvent, 'onUserLoggedOff': OnUserLoggedOffEvent}
 
 
 def typed_event(message):

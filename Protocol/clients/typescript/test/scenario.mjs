@@ -10,7 +10,7 @@ const host = (device, lda = []) => {
   const client = new FlowHostClient([binary, "--store", store, "--config", config]);
   return client.initialize({ device: { deviceID: device, deviceName: device, ldaCapabilities: lda } }).then(() => client);
 };
-const status = (event) => event.params.challengeResponse.status.statusCode;
+const status = (event) => event.params.response.status.statusCode;
 assert.ok(CHALLENGES.includes("getPassword") && HOST_REQUESTS.includes("platform/authenticateLDA"));
 
 // mfa activation with a password, a wrong password, login, logoff.
@@ -55,7 +55,7 @@ await bob.setActivationCode({ activationCode: bobCode });
 await bob.waitEvent("getDeviceName");
 await bob.setDeviceName({ deviceName: "ts" });
 const consent = await bob.waitEvent("getUserConsentForLDA");
-await bob.setUserConsentForLDA({ isEnrollLDA: true, challengeMode: consent.params.challengeMode, authenticationType: 1 });
+await bob.setUserConsentForLDA({ shouldEnrollLDA: true, challengeMode: consent.params.challengeMode, authenticationType: 1 });
 await bob.waitEvent("onUserLoggedIn");
 let aborted;
 bob.onRequest("platform/authenticateLDA", (params, signal) => new Promise((resolve) => {

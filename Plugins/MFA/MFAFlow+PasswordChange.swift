@@ -1,0 +1,114 @@
+import FlowHostSDK
+import FlowJSON
+
+/// A logged-in user changing a password they know (challengeMode 2, seed
+/// 001's table; the SDK's update-credentials chain):
+/// `getAllChallenges(userName)` → `onCredentialsAvailableForUpdate {options}`
+/// → `initiateUpdateFlowForCredential("Password")` → `getPassword` (2, the
+/// policy in `info`) → `updatePassword(current, new, 2)` →
+/// `onUpdateCredentialResponse`, then, as the SDK does after any change,
+/// `onUserLoggedOff` and `getUser`: the user logs in with the new password.
+/// The rules are mode 1's (policy 190, history 164) and the current password
+/// counts attempts as a login does (102; none left: 153, logged off).
+extension MFAFlow {
+    static let passwordCredential = "Password"
+
+    /// The logged-in user, when `userName` is that user.
+    func changingUser(_ userName: String) throws(FlowError) -> (userID: String, sessionID: String) {
+        guard case .loggedIn(let userID, let sessionID) = stage, userID == userName else {
+            throw FlowError(code: -32006, message: "\(userName) is not logged in on this device")
+        }
+        return (userID, sessionID)
+    }
+
+    func getAllChallenges(_ userName: String) throws(FlowError) {
+        let (userID, _) = try changingUser(userName)
+        let state = try host.call("credentials.userState", ["userID": .string(userID), "deviceID": .string(deviceID)])
+        let options: JSON = state["hasPassword"]?.boolValue == true ? [.string(Self.passwordCredential)] : []
+        host.emit(
+            "onCredentialsAvailableForUpdate",
+            ["userID": .string(userID), "options": options, "error": ["longErrorCode": 0, "shortErrorCode": 0, "errorString": "Success"]])
+    }
+
+    func initiateUpdateFlowForCredential(_ credentialType: String) throws(FlowError) {
+        guard case .loggedIn(let userID, _) = stage else { throw FlowError(code: -32006, message: "No user is logged in on this device") }
+        guard credentialType == Self.passwordCredential else {
+            throw FlowError.invalidParams(field: "credentialType", reason: "\"Password\" is the one credential a user updates here")
+        }
+        let state = try host.call("credentials.userState", ["userID": .string(userID), "deviceID": .string(deviceID)])
+        guard state["hasPassword"]?.boolValue == true else {
+            throw FlowError(code: -32014, message: "\(userID) has no password to update", data: ["reason": "noPassword"])
+        }
+        changingPassword = true
+        askForPasswordChange(userID, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0)
+    }
+
+    func askForPasswordChange(_ userID: String, attemptsLeft: Int, status: Int = SDKPayload.success, message: String = "Success") {
+        host.emit(
+            "getPassword",
+            SDKPayload.event(
+                status: status, message: message, sessionType: 1, workflow: Workflow.login,
+                challengeInfo: [("RELID_PASSWORD_POLICY", host.passwordPolicy())],
+                fields: ["userID": .string(userID), "challengeMode": .int(ChallengeMode.updateCredentials), "attemptsLeft": .int(attemptsLeft)]))
+    }
+
+    /// `updatePassword(current, new, 2)`: the device proves its key, then the change.
+    func changePassword(current: String, new: String) {
+        guard case .loggedIn(let userID, _) = stage else { return }
+        let asked = generation
+        host.call("device.prove", ["userID": .string(userID), "deviceID": .string(deviceID), "reason": "password-change"]) { [self] outcome in
+            guard asked == generation, changingPassword else { return }
+            guard case .success(let proof) = outcome, proof["outcome"]?.stringValue == "proven" else {
+                return credentialUpdated(userID, status: 126, message: "This device could not prove it is registered for this user.")
+            }
+            let result: JSON
+            do throws(FlowError) {
+                result = try host.call(
+                    "password.update",
+                    ["userID": .string(userID), "currentPassword": .string(current), "newPassword": .string(new), "deviceID": .string(deviceID)])
+            } catch {
+                host.log(.error, "password.update failed: \(error.message)")
+                return credentialUpdated(userID, status: 114, message: "The password could not be changed; try again.")
+            }
+            switch result["outcome"]?.stringValue {
+            case "updated":
+                credentialUpdated(userID, status: 100, message: "Your password has been changed; log in with the new one.")
+            case "wrongCurrent" where (result["attemptsLeft"]?.intValue ?? 0) > 0:
+                askForPasswordChange(
+                    userID, attemptsLeft: result["attemptsLeft"]?.intValue ?? 0, status: 102, message: "The current password is wrong.")
+            case "wrongCurrent":
+                credentialUpdated(userID, status: 153, message: "Too many wrong attempts: you are logged off.")
+            case "refused" where result["status"]?.intValue == 141:
+                credentialUpdated(userID, status: 153, message: "Too many wrong attempts: you are logged off.")
+            case "reused":
+                askForPasswordChange(userID, attemptsLeft: attemptsLeft(userID), status: 164, message: Self.reusedMessage)
+            case "policy":
+                askForPasswordChange(userID, attemptsLeft: attemptsLeft(userID), status: 190, message: Self.policyMessage(result))
+            case "refused":
+                credentialUpdated(userID, status: result["status"]?.intValue ?? 126, message: "Your account no longer allows this change.")
+            default:
+                unexpected("password.update", result)
+            }
+        }
+    }
+
+    /// The password attempts left (the current one was right: the count is full again).
+    func attemptsLeft(_ userID: String) -> Int {
+        let state = try? host.call("credentials.userState", ["userID": .string(userID), "deviceID": .string(deviceID)])
+        return state?["passwordAttemptsLeft"]?.intValue ?? 0
+    }
+
+    /// `onUpdateCredentialResponse`; then, but for an expired challenge, the
+    /// session ends (the SDK logs the user off after a change, and after 153).
+    func credentialUpdated(_ userID: String, status: Int, message: String) {
+        changingPassword = false
+        host.emit(
+            "onUpdateCredentialResponse",
+            [
+                "userID": .string(userID), "credType": .string(Self.passwordCredential),
+                "status": ["statusCode": .int(status), "statusMessage": .string(message)],
+                "error": ["longErrorCode": 0, "shortErrorCode": 0, "errorString": "Success"],
+            ])
+        if status != 121 { _ = host.endSession(reason: status == 100 ? "password-changed" : "password-change-failed") }
+    }
+}
