@@ -46,7 +46,7 @@ extension MFAFlow {
         ],
         uses: [
             "credentials.userState", "credentials.rememberedUsers", "activation.verify", "activation.resend", "activation.complete",
-            "password.policy", "password.check", "password.login", "password.update", "session.open", "session.close", "audit.record",
+            "password.policy", "password.check", "password.login", "password.update", "session.open", "session.close", "session.token", "audit.record",
             "device.createKey", "device.prove", "deviceactivation.join", "account.sendRecoveryCode", "account.verifyRecoveryCode",
         ])
 }

@@ -36,9 +36,14 @@ extension MFAFlow {
 
     func loggedIn(_ userID: String, sessionID: String, workflow: String) {
         stage = .loggedIn(userID: userID, sessionID: sessionID)
-        host.emit(
-            "onUserLoggedIn",
-            SDKPayload.event(sessionType: 1, sessionID: sessionID, workflow: workflow, fields: ["userID": .string(userID)]))
+        let event = SDKPayload.event(sessionType: 1, sessionID: sessionID, workflow: workflow, fields: ["userID": .string(userID)])
+        // Seeds 003 and 004 hand additionalInfo.jwtJsonTokenInfo to later screens: the host's signed session token.
+        do {
+            event["response"]?["additionalInfo"]?["jwtJsonTokenInfo"] = try host.call("session.token", ["sessionID": .string(sessionID)])["token"]
+        } catch {
+            host.log(.error, "the session token could not be made: \(error.message)")
+        }
+        host.emit("onUserLoggedIn", event)
     }
 
     func resetAuthState() throws(FlowError) {

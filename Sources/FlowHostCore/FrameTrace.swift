@@ -19,6 +19,7 @@ import Darwin
 public final class FrameTrace {
     static let secretMembers: Set<String> = [
         "password", "currentPassword", "newPassword", "activationCode", "code", "grant", "proof", "secretKey", "privateKey",
+        "jwtJsonTokenInfo",  // the session token: a bearer credential to whoever trusts the issuer
     ]
     /// Methods whose positional params hold secrets, and at which positions.
     static let secretPositions: [String: [Int]] = ["setPassword": [0], "updatePassword": [0, 1], "setActivationCode": [0]]

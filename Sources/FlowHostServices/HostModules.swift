@@ -31,7 +31,7 @@ public enum HostModules {
             DataSignatures(store: credentials.store, audit: credentials.audit, issuer: issuer, clock: CredentialService.now), keyring: keyring,
             in: engine)
         DevicesModule.register(credentials, keyring: keyring, in: engine)
-        SessionsModule.register(credentials, in: engine)
+        SessionsModule.register(credentials, issuer: issuer, in: engine)
         AuditModule.register(credentials, in: engine)
         RecordsModule.register(credentials.store, in: engine)
         NotificationsModule.register(notifications, in: engine)

@@ -1,5 +1,6 @@
 import FlowHostCore
 import FlowHostCredentials
+import FlowHostDevices
 import FlowHostStore
 import FlowJSON
 import JSONRPC
@@ -7,7 +8,7 @@ import JSONRPC
 /// Sessions: `session.open` (a login without a password check, after LDA)
 /// and `session.close`, and the store behind the host-owned session.
 enum SessionsModule {
-    static func register(_ credentials: CredentialService, in engine: HostEngine) {
+    static func register(_ credentials: CredentialService, issuer: ReceiptIssuer, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
         engine.sessionKeeper = StoreSessionKeeper(credentials: credentials)
@@ -28,6 +29,22 @@ enum SessionsModule {
                 return ["outcome": "opened", "sessionID": .string(sessionID)]
             case .refused(let refusal):
                 return CredentialsModule.refused(refusal)
+            }
+        }
+
+        // The logged-in session's token (onUserLoggedIn's jwtJsonTokenInfo): only for this host's own session.
+        offer(engine, "session.token", [string("sessionID")]) { _, p in
+            guard let current = engine.currentSession, current.sessionID == (try p.string("sessionID")) else {
+                throw ServiceError(code: -32006, message: "a session token is for the session logged in on this host")
+            }
+            do {
+                let token = try SessionToken.make(
+                    issuer: issuer, userID: current.userID, sessionID: current.sessionID, deviceID: current.deviceID, issuedAt: CredentialService.now(),
+                    expiresAt: current.since + credentials.sessions.settings.lifetimeSeconds, factors: current.factors)
+                return ["token": .string(token)]
+            } catch {
+                engine.logger.error("making a session token failed: \(error)")
+                throw ServiceError.internalError
             }
         }
 

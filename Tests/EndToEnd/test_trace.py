@@ -1,5 +1,5 @@
 """`--trace FILE` (and FLOWHOST_TRACE): every frame in and out, timestamped,
-with passwords and codes masked."""
+with passwords, codes and the session token masked."""
 
 import json
 import os
@@ -33,6 +33,10 @@ def test_the_trace_shows_every_frame_and_no_secret(deployment, tmp_path):
     masked = {message["method"]: message["params"] for message in sent if message.get("method") in ("setPassword", "setActivationCode")}
     assert masked["setPassword"][0] == "•••", "by position"
     assert masked["setActivationCode"]["activationCode"] == "•••", "by name"
+    token = [e for e in host.events if e["method"] == "onUserLoggedIn"][0]["params"]["response"]["additionalInfo"]["jwtJsonTokenInfo"]
+    assert token.count(".") == 2 and token not in text, "the session token is a bearer credential: masked"
+    logged_in = [m for m in received if m.get("method") == "onUserLoggedIn"][0]
+    assert logged_in["params"]["response"]["additionalInfo"]["jwtJsonTokenInfo"] == "•••"
 
 
 def test_the_environment_variable_turns_it_on(spawn, echo_dir, tmp_path):

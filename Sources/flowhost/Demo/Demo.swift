@@ -56,6 +56,8 @@ struct DemoContext: Sendable {
     func startHost(deviceID: String, ldaCapabilities: [Int] = []) throws -> DemoClient {
         let client = try DemoClient(executable: executable, arguments: ["serve", "--store", storePath, "--examples"])
         client.hostRequestHandlers["platform/authenticateLDA"] = { _ in ["authenticated": true] }
+        // The demo stands in for an IDV service: the level-4 signing's server biometric matches.
+        client.hostRequestHandlers["platform/verifyServerBiometric"] = { _ in ["verified": true] }
         client.echo = false
         defer { client.echo = true }
         let result = try client.call(
@@ -113,6 +115,8 @@ struct DemoScenario: Sendable {
     static var all: [DemoScenario] { [echo, activationWithPassword, passwordLogin, activationWithLDA, ldaLogin, stepUp, secondDevice, ldaToggle, dataSigning] }
 
     static let password = "Tr0ub4dor&Zebra"
+    /// The password alice sets when she turns LDA off (challengeMode 14); the signing demo logs in with it.
+    static let newPassword = "Correct-Horse-9-Battery"
 
     static let activationWithPassword = DemoScenario(title: "mfa: activation with a password, then logoff") { context in
         let code = try context.addUser("alice")
@@ -222,7 +226,7 @@ struct DemoScenario: Sendable {
     }
 
     static let ldaToggle = DemoScenario(
-        title: "lda-toggle: alice turns the fingerprint on (password 5, consent 16), logs in with it, turns it off (password 15)"
+        title: "lda-toggle: alice turns the fingerprint on (password 5, consent 16), logs in with it, turns it off (password 15, a new one 14)"
     ) { context in
         let laptop = try context.startHost(deviceID: "alice-laptop", ldaCapabilities: [1])
         try logIn(laptop, "alice")
@@ -241,29 +245,33 @@ struct DemoScenario: Sendable {
         try laptop.call("manageDeviceAuthenticationModes", [false, 1])
         try laptop.waitEvent("getPassword")
         try laptop.call("setPassword", [.string(password), 15])
+        try laptop.waitEvent("getPassword")
+        try laptop.call("setPassword", [.string(newPassword), 14])
         try expectToggled(try laptop.waitEvent("onDeviceAuthManagementStatus"))
         try context.stop(laptop)
     }
 
     static let dataSigning = DemoScenario(
-        title: "data-signing: alice signs at level 0, then at level 1 with her password (challengeMode 12); anyone can check it"
+        title: "data-signing: alice signs at level 0, at level 1 with her password (challengeMode 12), at level 4 with the server biometric; anyone can check it"
     ) { context in
         let laptop = try context.startHost(deviceID: "alice-laptop")
-        try logIn(laptop, "alice")
+        try logIn(laptop, "alice", password: newPassword)
         try laptop.call("authenticateUserAndSignData", ["I accept the terms, version 7", 0, 0, "Terms of service"])
         try expectSigned(try laptop.waitEvent("onAuthenticateUserAndSignData"))
         try laptop.call("authenticateUserAndSignData", ["Pay 20 EUR to Carol", 1, 0, "Invoice 42"])
         try laptop.waitEvent("getPassword")
-        try laptop.call("setPassword", [.string(password), 12])
+        try laptop.call("setPassword", [.string(newPassword), 12])
         let signed = try laptop.waitEvent("onAuthenticateUserAndSignData")
         try expectSigned(signed)
+        try laptop.call("authenticateUserAndSignData", ["Transfer 5000 EUR", 4, 1, "Wire 7"])
+        try expectSigned(try laptop.waitEvent("onAuthenticateUserAndSignData"))
         let check = try laptop.call("verifyDataSignature", ["dataSignatureID": signed["dataSignatureID"] ?? ""])
         guard check["valid"]?.boolValue == true else { throw DemoClient.Failure(description: "expected the signature to verify") }
         try context.stop(laptop)
     }
 
     /// A password login from the host's first getUser.
-    private static func logIn(_ client: DemoClient, _ userID: String) throws {
+    private static func logIn(_ client: DemoClient, _ userID: String, password: String = password) throws {
         try client.waitEvent("getUser")
         try client.call("setUser", [.string(userID)])
         try client.waitEvent("getPassword")
