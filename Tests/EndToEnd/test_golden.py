@@ -53,7 +53,7 @@ def parse(path):
 
 
 VOLATILE = re.compile(
-    r'"(sessionID|verificationKey|notification_uuid|create_ts|expiry_timestamp|update_ts|payloadSignature|dataSignatureID|keyID|publicKey)"'
+    r'"(sessionID|verificationKey|notification_uuid|create_ts|expiry_timestamp|update_ts|payloadSignature|dataSignatureID|keyID|publicKey|signature|jwtJsonTokenInfo)"'
     r':"[^"]+"')
 VOLATILE_NUMBERS = re.compile(r'"(create_ts_epoch|expiry_timestamp_epoch|ResponseDataLen|signedAt)":\d+')
 VOLATILE_KEY = re.compile(r'("key":"VERIFICATION_KEY","value":")[^"]+"')

@@ -1,0 +1,35 @@
+import FlowHostDevices
+import FlowJSON
+import Foundation
+import Testing
+
+/// `jwtJsonTokenInfo`: a compact JWS (EdDSA) a third party checks with the issuer's public key.
+@Suite struct SessionTokenTests {
+    static func decode(_ segment: Substring) -> [UInt8] {
+        var text = segment.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        text += String(repeating: "=", count: (4 - text.count % 4) % 4)
+        return [UInt8](Data(base64Encoded: text)!)
+    }
+
+    @Test func theTokenIsSignedByTheIssuerOverItsHeaderAndClaims() throws {
+        let folder = NSTemporaryDirectory() + "flowhost-token-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let issuer = ReceiptIssuer(path: folder + "/issuer.key")
+        let token = try SessionToken.make(
+            issuer: issuer, userID: "alice", sessionID: "s1", deviceID: "d1", issuedAt: 1_800_000_000, expiresAt: 1_800_043_200,
+            factors: ["password"])
+        let parts = token.split(separator: ".")
+        #expect(parts.count == 3)
+        #expect(!token.contains("=") && !token.contains("+") && !token.contains("/"), "base64url without padding")
+        let header = try JSON.parse(String(decoding: Self.decode(parts[0]), as: UTF8.self))
+        let claims = try JSON.parse(String(decoding: Self.decode(parts[1]), as: UTF8.self))
+        let (keyID, publicKey) = try issuer.publicKey()
+        #expect(header["alg"]?.stringValue == "EdDSA" && header["kid"]?.stringValue == keyID)
+        #expect(claims["sub"]?.stringValue == "alice" && claims["sid"]?.stringValue == "s1" && claims["exp"]?.intValue == 1_800_043_200)
+        #expect(claims["amr"]?.elements.compactMap(\.stringValue) == ["pwd"])
+        let signingInput = Array("\(parts[0]).\(parts[1])".utf8)
+        #expect(Ed25519.verify(Self.decode(parts[2]), of: signingInput, publicKey: publicKey))
+        #expect(!Ed25519.verify(Self.decode(parts[2]), of: signingInput + [0x20], publicKey: publicKey))
+    }
+}
