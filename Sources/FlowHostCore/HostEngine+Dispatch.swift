@@ -20,6 +20,9 @@ extension HostEngine {
         default:
             break
         }
+        // A dialogue that ended leaves no starter behind: a later dialogue of the
+        // same flow, started another way (an answer), is never taken for a retry.
+        if dialogueStarter != nil, openDialogue() == nil { dialogueStarter = nil }
         let bound: JSON
         do { bound = try ParamBinder.bind(params, to: route.spec.params, empty: emptyObject) } catch { return .failure(error) }
         defer { if bound === emptyObject { guardEmptyObject() } }
@@ -30,9 +33,11 @@ extension HostEngine {
         case .flow(let plugin, let spec):
             if spec.startsDialogue, var open = openDialogue() {
                 // The seeds' apps dismiss a step-up or toggle prompt and let the user try
-                // again: a flow's new dialogue replaces its own stale one (the old one is
-                // cancelled, its flows told). Another flow's dialogue is never cut short.
-                if dialogueOwner() === plugin {
+                // again: the same action, retried, replaces its own stale dialogue (the old
+                // one is cancelled, its flows told). Another dialogue is never cut short.
+                if dialogueOwner() === plugin, let starter = dialogueStarter, starter.plugin == ObjectIdentifier(plugin),
+                    starter.method == method
+                {
                     logger.info("\(method) replaces \(plugin.name)'s open dialogue")
                     abandonDialogues()
                     open = openDialogue() ?? .null
@@ -44,7 +49,11 @@ extension HostEngine {
                 }
             }
             touchSession()
-            return plugin.handle(method: method, params: bound)
+            let outcome = plugin.handle(method: method, params: bound)
+            if spec.startsDialogue, case .success = outcome, openDialogue() != nil {
+                dialogueStarter = (ObjectIdentifier(plugin), method)
+            }
+            return outcome
         case .answer(let spec):
             return answer(method: method, spec: spec, params: bound)
         }

@@ -70,6 +70,9 @@ public final class HostEngine {
     var lifecycle = Lifecycle.awaitingInitialize
     var session: JSON?
     var openChallenge: OpenChallenge?
+    /// The flow method that started the dialogue in progress (a `startsDialogue`
+    /// one), so a retry of that same action may replace it; nil once nothing is open.
+    var dialogueStarter: (plugin: ObjectIdentifier, method: String)?
     /// Bumped whenever a challenge opens, to tell whether a handler opened one.
     var challengeSerial = 0
     /// While > 0, outgoing frames wait in `held` (a reply is being prepared).

@@ -130,3 +130,18 @@ def test_events_from_other_hosts_arrive_while_a_dialogue_is_open(deployment, tes
     assert listener.wait_event("onFeed", timeout=5)["params"]["payload"] == {"n": 1}
     listener.request("setSecret", ["right", 3])
     assert listener.wait_event("onCallerDone")["params"]["result"] == {"verified": True}, "the dialogue went on"
+
+
+def test_only_a_retry_of_the_action_that_started_a_dialogue_replaces_it(deployment):
+    """mfa's activation dialogue started from getUser (an answer): mfa's own
+    initiateUpdateFlowForCredential does not cut it short, it is -32007."""
+    code = deployment.add_user("alice")
+    host = deployment.host("device-1")
+    host.wait_event("getUser")
+    host.request("setUser", ["alice"])
+    host.wait_event("getActivationCode")
+    with pytest.raises(RPCError) as refused:
+        host.request("initiateUpdateFlowForCredential", ["Password"])
+    assert refused.value.code == -32007 and refused.value.data["open"]["event"] == "getActivationCode"
+    host.request("setActivationCode", [code])
+    assert host.wait_event()["method"] == "getDeviceName", "the activation went on"
