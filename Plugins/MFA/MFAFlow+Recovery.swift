@@ -24,6 +24,8 @@ extension MFAFlow {
         case "tooSoon":
             let after = outcome["retryAfterSeconds"]?.intValue ?? 0
             throw FlowError(code: -32011, message: "Too many requests: retry after \(after) seconds", data: ["retryAfterSeconds": .int(after)])
+        case "refused" where outcome["reason"]?.stringValue == "not-blocked":
+            try setUser(userID)  // unblocked meanwhile (the operator): the login goes on
         case "refused":
             refused(outcome, userID: userID)
         default:
@@ -54,6 +56,9 @@ extension MFAFlow {
             askForRecoveryCode(
                 userID, attemptsLeft: 0, verificationKey: "", status: 106,
                 message: "No valid code: it has expired, was replaced or ran out of tries. Request a new one with resendActivationCode.")
+        case "refused" where outcome["reason"]?.stringValue == "not-blocked":
+            recoverableUser = nil
+            try setUser(userID)
         case "refused":
             refused(outcome, userID: userID)
         default:

@@ -470,3 +470,20 @@ def test_seed_000_test_cases_5_and_6_limits_and_the_level_4_biometric(deployment
     host.on_request("platform/verifyServerBiometric", lambda params: asked.append(params) or {"verified": True})
     sign(host, "Highest assurance", 4, 1, "Test case 6")
     assert signing_result(host)["verifiedBy"] == "serverBiometric" and asked == [{"userID": "alice", "reason": "data-signing"}]
+
+
+def test_seed_002_reset_after_the_operator_unblocked_meanwhile_goes_on_to_the_login(deployment):
+    host = activate_with_password(deployment)
+    host.request("logOff", {"userID": "alice"})
+    host.wait_event("onUserLoggedOff")
+    host.wait_event("getUser")
+    host.request("setUser", {"userName": "alice"})
+    for _ in range(3):
+        host.wait_event("getPassword")
+        host.request("setPassword", {"password": WRONG, "challengeMode": 0})
+    assert code_status(host.wait_event("getUser")) == 141
+    deployment.admin("unblock", "alice")
+    host.request("resetBlockedUserAccount")
+    ask = host.wait_event("getPassword")
+    assert ask["params"]["challengeMode"] == 0 and ask["params"]["attemptsLeft"] == 3, "nothing to lift: no code, the login"
+    assert len([event for event in host.events if event["method"] == "getActivationCode"]) == 1, "only the activation's"
