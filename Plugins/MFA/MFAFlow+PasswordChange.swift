@@ -44,10 +44,11 @@ extension MFAFlow {
     }
 
     func askForPasswordChange(_ userID: String, attemptsLeft: Int, status: Int = SDKPayload.success, message: String = "Success") {
+        guard case .loggedIn(_, let sessionID) = stage else { return }
         host.emit(
             "getPassword",
             SDKPayload.event(
-                status: status, message: message, sessionType: 1, workflow: Workflow.login,
+                status: status, message: message, sessionType: 1, sessionID: sessionID, workflow: Workflow.login,
                 challengeInfo: [("RELID_PASSWORD_POLICY", host.passwordPolicy())],
                 fields: ["userID": .string(userID), "challengeMode": .int(ChallengeMode.updateCredentials), "attemptsLeft": .int(attemptsLeft)]))
     }
@@ -87,7 +88,9 @@ extension MFAFlow {
             case "refused":
                 credentialUpdated(userID, status: result["status"]?.intValue ?? 126, message: "Your account no longer allows this change.")
             default:
-                unexpected("password.update", result)
+                // Not `unexpected`: that returns a logged-in user to getUser with the session still open.
+                host.log(.error, "password.update gave an outcome this flow does not know")
+                credentialUpdated(userID, status: 114, message: "The password could not be changed; try again.")
             }
         }
     }

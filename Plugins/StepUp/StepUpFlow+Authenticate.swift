@@ -90,7 +90,7 @@ extension StepUpFlow {
             switch result["outcome"]?.stringValue {
             case "accepted":
                 let expired = result["expired"]?.boolValue == true
-                finish(call, expired ? ["outcome": "expired"] : ["outcome": "authenticated", "verifiedBy": .string(step.verifiedBy)])
+                finish(call, expired ? ["outcome": "expired"] : ["outcome": "authenticated", "verifiedBy": "password"])
             case "wrong":
                 current?.attemptsLeft = result["attemptsLeft"]?.intValue ?? 0
                 askForPassword(status: 102, message: "Invalid password.")

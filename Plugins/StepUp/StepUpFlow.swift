@@ -21,8 +21,6 @@ final class StepUpFlow: ServingFlow {
         let userID: String
         let challengeMode: Int
         var attemptsLeft: Int
-        /// What a password accepted now completes.
-        let verifiedBy = "password"
     }
 
     init(host: FlowHost, config: JSON) throws(FlowError) {

@@ -27,8 +27,8 @@ public enum SDKPayload {
 }
 
 extension SDKPayload {
-    /// The SDK's server-call envelope (`onGetNotifications`,
-    /// `onUpdateNotification`, …): `{errCode, error, eMethId, pArgs:
+    /// The SDK's server-call envelope (`onUpdateNotification`,
+    /// `onGetNotificationsHistory`): `{errCode, error, eMethId, pArgs:
     /// {service_details, response: {ResponseData, ResponseDataLen, StatusMsg,
     /// StatusCode, CredOpMode}, pxyDetails}}`, plus the SDK's `status`.
     public static func serverCall(

@@ -344,6 +344,11 @@ def test_seed_003_scenario_2_an_lda_only_user_gets_14_alone(deployment):
     host.wait_event("getUserConsentForLDA")
     host.request("setUserConsentForLDA", {"shouldEnrollLDA": True, "challengeMode": 1, "authenticationType": 1})
     host.wait_event("onUserLoggedIn")
+    host.request("getAllChallenges", {"userName": "alice"})
+    assert host.wait_event("onCredentialsAvailableForUpdate")["params"]["options"] == [], "no password to update"
+    with pytest.raises(RPCError) as refused:
+        host.request("initiateUpdateFlowForCredential", {"credentialType": "Password"})
+    assert refused.value.code == -32014 and refused.value.data["reason"] == "noPassword"
     host.request("manageDeviceAuthenticationModes", {"isEnabled": False, "authenticationType": 1})
     ask = host.wait_event("getPassword")
     assert ask["params"]["challengeMode"] == 14, "no password to verify: the platform's LDA check verifies, then 14"
