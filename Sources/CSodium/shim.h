@@ -14,5 +14,8 @@ static inline size_t fh_sign_bytes(void) { return crypto_sign_BYTES; }
 
 static inline size_t fh_base64_encoded_length(size_t bytes) { return sodium_base64_ENCODED_LEN(bytes, sodium_base64_VARIANT_ORIGINAL); }
 static inline int fh_base64_variant_original(void) { return sodium_base64_VARIANT_ORIGINAL; }
+/* RFC 4648 §5 without padding: JSON Web Tokens' base64url. */
+static inline size_t fh_base64url_encoded_length(size_t bytes) { return sodium_base64_ENCODED_LEN(bytes, sodium_base64_VARIANT_URLSAFE_NO_PADDING); }
+static inline int fh_base64_variant_urlsafe_no_padding(void) { return sodium_base64_VARIANT_URLSAFE_NO_PADDING; }
 
 #endif

@@ -48,9 +48,17 @@ public enum Ed25519 {
 /// Standard base64 (with padding), the spelling of keys and signatures on the wire.
 public enum Base64 {
     public static func encode(_ bytes: [UInt8]) -> String {
-        let length = fh_base64_encoded_length(bytes.count)
+        encode(bytes, length: fh_base64_encoded_length(bytes.count), variant: fh_base64_variant_original())
+    }
+
+    /// RFC 4648 §5 base64url without padding (JSON Web Tokens).
+    public static func encodeURLSafe(_ bytes: [UInt8]) -> String {
+        encode(bytes, length: fh_base64url_encoded_length(bytes.count), variant: fh_base64_variant_urlsafe_no_padding())
+    }
+
+    private static func encode(_ bytes: [UInt8], length: Int, variant: Int32) -> String {
         var text = [CChar](repeating: 0, count: length)
-        _ = sodium_bin2base64(&text, length, bytes, bytes.count, fh_base64_variant_original())
+        _ = sodium_bin2base64(&text, length, bytes, bytes.count, variant)
         // `length` counts the terminating NUL; base64 text is ASCII.
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }

@@ -20,21 +20,8 @@ public enum SessionToken {
             "iss": "flowhost", "sub": .string(userID), "sid": .string(sessionID), "dev": .string(deviceID), "iat": .int(Int(issuedAt)),
             "exp": .int(Int(expiresAt)), "amr": .array(factors.map { .string($0 == "password" ? "pwd" : $0 == "lda" ? "bio" : $0) }),
         ]
-        let signingInput = base64URL(Array(header.serialized().utf8)) + "." + base64URL(Array(claims.serialized().utf8))
+        let signingInput = Base64.encodeURLSafe(Array(header.serialized().utf8)) + "." + Base64.encodeURLSafe(Array(claims.serialized().utf8))
         let (_, signature) = try issuer.sign(Array(signingInput.utf8))
-        return signingInput + "." + base64URL(signature)
-    }
-
-    /// RFC 7515's base64url: the URL-safe alphabet, no padding.
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        String(
-            Base64.encode(bytes).compactMap { character -> Character? in
-                switch character {
-                case "+": "-"
-                case "/": "_"
-                case "=": nil
-                default: character
-                }
-            })
+        return signingInput + "." + Base64.encodeURLSafe(signature)
     }
 }
