@@ -33,50 +33,23 @@ public final class AccountRecovery {
 
     /// A recovery code to the user's delivery channel.
     public func sendCode(_ userID: String, deviceID: String) throws -> ResendOutcome {
-        try credentials.sendCode(
-            userID, deviceID: deviceID, forDevice: deviceID, action: Self.action, refusal: refusal,
-            replacePrevious: { tx, now in
-                if let previous = try tx.deviceCode(userID: userID, deviceID: deviceID, now: now), let id = previous.id {
-                    _ = try tx.recordDeviceCodeMiss(id: id, limit: 0, at: now)  // replaced: it stops working
-                }
-            },
-            sent: { tx, _ in
-                try self.credentials.audit.row(tx, userID, deviceID, Self.action, "sent")
-                return AdditionalDeviceActivation.deviceCodeTries
-            })
+        try credentials.sendDeviceCode(userID, deviceID: deviceID, action: Self.action, refusal: refusal)
     }
 
     /// Checks a recovery code; the right one unblocks the user in the same transaction.
     public func verifyCode(_ userID: String, code: String, deviceID: String) throws -> RecoveryOutcome {
-        let now = credentials.clock()
-        let typed = ActivationCodes.normalize(code)
-        let live = try credentials.store.read { try $0.deviceCode(userID: userID, deviceID: deviceID, now: now) }
-        let matches = live.map { credentials.settings.hasher.verify(typed, against: $0.codeHash) } ?? false
-        return try credentials.write { tx in
-            guard var user = try tx.user(userID) else { throw StoreError.notFound }
-            if let refused = try refusal(tx, user, deviceID) {
-                try credentials.audit.count(tx, userID, Self.action, refused.name)
-                return .refused(refused)
-            }
-            guard let current = try tx.deviceCode(userID: userID, deviceID: deviceID, now: now), let id = current.id, id == live?.id else {
-                try credentials.audit.count(tx, userID, Self.action, "no-code")
-                return .noCode
-            }
-            guard matches else {
-                let left = try tx.recordDeviceCodeMiss(id: id, limit: AdditionalDeviceActivation.deviceCodeTries, at: now)
-                try credentials.audit.row(tx, userID, deviceID, Self.action, "wrong", ["triesLeft": .int(left)])
-                return left > 0 ? .wrong(triesLeft: left) : .noCode
-            }
-            // Spent like any code; the grant it records is never handed out (unblocking is this step's whole effect).
-            guard try tx.acceptActivationCode(id: id, at: now, grantHash: ActivationGrant.hash(SecureRandom.hex(bytes: 32))) else {
-                return .noCode
-            }
+        let credentials = credentials
+        let check = try credentials.checkDeviceCode(userID, code: code, deviceID: deviceID, action: Self.action, refusal: refusal) { tx, user in
             user.blockReason = nil
             user.passwordAttemptsLeft = credentials.settings.maxPasswordAttempts
             try tx.update(user)
             if try credentials.sessionLedger.endAll(tx, userID: userID, reason: "unblocked") { credentials.feedAppended = true }
-            try credentials.audit.row(tx, userID, deviceID, Self.action, "unblocked")
-            return .unblocked
+        }
+        switch check {
+        case .accepted: return .unblocked
+        case .wrong(let left): return .wrong(triesLeft: left)
+        case .noCode: return .noCode
+        case .refused(let refusal): return .refused(refusal)
         }
     }
 }

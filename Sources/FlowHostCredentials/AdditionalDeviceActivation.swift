@@ -116,50 +116,18 @@ public final class AdditionalDeviceActivation {
     /// device, sealed into the outbox for delivery (as a resend is), rate-
     /// limited and capped the same way. The code works only on that device.
     public func sendCode(_ userID: String, deviceID: String) throws -> ResendOutcome {
-        try credentials.sendCode(
-            userID, deviceID: deviceID, forDevice: deviceID, action: "activation.device-code", refusal: newDeviceRefusal,
-            replacePrevious: { tx, now in
-                if let previous = try tx.deviceCode(userID: userID, deviceID: deviceID, now: now), let id = previous.id {
-                    _ = try tx.recordDeviceCodeMiss(id: id, limit: 0, at: now)  // replaced: it stops working
-                }
-            },
-            sent: { tx, _ in
-                try self.audit.row(tx, userID, deviceID, "activation.device-code", "sent")
-                return Self.deviceCodeTries
-            })
+        try credentials.sendDeviceCode(userID, deviceID: deviceID, action: Self.codeAction, refusal: newDeviceRefusal)
     }
 
-    /// Wrong tries a device code allows before it stops working. They are
-    /// the code's own: a stranger who asks for a code cannot block the user.
-    public static let deviceCodeTries = 3
+    static let codeAction = "activation.device-code"
 
     /// Checks a device code: accepted gives the grant that completes this device's activation.
     public func verifyCode(_ userID: String, code: String, deviceID: String) throws -> ActivationOutcome {
-        let now = clock()
-        let typed = ActivationCodes.normalize(code)
-        let live = try store.read { try $0.deviceCode(userID: userID, deviceID: deviceID, now: now) }
-        let matches = live.map { settings.hasher.verify(typed, against: $0.codeHash) } ?? false
-        return try credentials.write { tx in
-            guard let user = try tx.user(userID) else { throw StoreError.notFound }
-            if let refusal = try newDeviceRefusal(tx, user, deviceID: deviceID) {
-                try audit.count(tx, userID, "activation.device-code", refusal.name)
-                return .refused(refusal)
-            }
-            guard let current = try tx.deviceCode(userID: userID, deviceID: deviceID, now: now), let id = current.id,
-                id == live?.id
-            else {
-                try audit.count(tx, userID, "activation.device-code", "no-code")
-                return .expired(attemptsLeft: 0)
-            }
-            if matches {
-                let grant = SecureRandom.hex(bytes: 32)
-                guard try tx.acceptActivationCode(id: id, at: now, grantHash: ActivationGrant.hash(grant)) else { return .alreadyUsed(attemptsLeft: 0) }
-                try audit.row(tx, userID, deviceID, "activation.device-code", "ok")
-                return .accepted(grant: grant)
-            }
-            let left = try tx.recordDeviceCodeMiss(id: id, limit: Self.deviceCodeTries, at: now)
-            try audit.row(tx, userID, deviceID, "activation.device-code", "wrong", ["triesLeft": .int(left)])
-            return left > 0 ? .wrong(attemptsLeft: left) : .expired(attemptsLeft: 0)
+        switch try credentials.checkDeviceCode(userID, code: code, deviceID: deviceID, action: Self.codeAction, refusal: newDeviceRefusal) {
+        case .accepted(let grant): .accepted(grant: grant)
+        case .wrong(let left): .wrong(attemptsLeft: left)
+        case .noCode: .expired(attemptsLeft: 0)
+        case .refused(let refusal): .refused(refusal)
         }
     }
 
