@@ -1,6 +1,5 @@
 import FlowHostVocabulary
 import FlowJSON
-import JSONRPC
 
 extension ParamType {
     func accepts(_ kind: JSONKind) -> Bool {

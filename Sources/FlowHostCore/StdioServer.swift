@@ -1,5 +1,4 @@
 import FlowHostPOSIX
-import JSONRPC
 import Logging
 
 #if canImport(Glibc)

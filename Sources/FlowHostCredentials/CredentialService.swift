@@ -4,7 +4,6 @@ import FlowHostDevices
 import FlowHostSessions
 import FlowHostStore
 import FlowHostVocabulary
-import FlowJSON
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,5 @@
 import FlowHostPOSIX
 import CFlowHostSystem
-import FlowHostPOSIX
 import FlowHostStore
 import FlowHostVocabulary
 
@@ -18,15 +17,21 @@ import Darwin
 ///
 /// The transaction that made the code only seals it into the outbox; the
 /// program runs afterwards on a worker thread, so a slow or hung program
-/// holds neither the store's write lock nor the host's loop.
+/// holds neither the store's write lock nor the host's loop. The worker
+/// opens a connection of its own on its thread: the host's connection
+/// belongs to the host's loop.
 public final class CommandDelivery: CodeDelivery {
     let outbox: OutboxDelivery
     let worker: DeliveryWorker
 
-    public init(argv: [String], outbox: OutboxDelivery, store: any FlowStore, settings: DeliverySettings, logger: @escaping @Sendable (String) -> Void) {
+    /// The worker opens a connection of its own to `store` (`newConnection`).
+    public init(
+        argv: [String], outbox: OutboxDelivery, store: any FlowStore, settings: DeliverySettings,
+        logger: @escaping @Sendable (String) -> Void
+    ) {
         self.outbox = outbox
         worker = DeliveryWorker(
-            argv: argv, outbox: outbox, store: store, timeoutSeconds: settings.timeoutSeconds, attempts: settings.attempts, logger: logger)
+            argv: argv, outbox: outbox, openStore: { try store.newConnection() }, timeoutSeconds: settings.timeoutSeconds, attempts: settings.attempts, logger: logger)
     }
 
     public func enqueue(_ message: CodeMessage, in transaction: any StoreWriter, at now: Int64) throws -> Int64 {
@@ -43,12 +48,12 @@ public final class CommandDelivery: CodeDelivery {
 /// One thread that runs the delivery command for outbox messages.
 ///
 /// `@unchecked Sendable`: `queued` and `started` are touched only with
-/// `lock` held; everything else is immutable, and the store is itself safe
-/// to share between threads (`FlowStore` is `Sendable`).
+/// `lock` held; everything else is immutable. The worker's connection is
+/// opened and used on the worker's thread alone (`run` and what it calls).
 final class DeliveryWorker: @unchecked Sendable {
     let argv: [String]
     let outbox: OutboxDelivery
-    let store: any FlowStore
+    let openStore: @Sendable () throws -> any FlowStore
     let timeoutSeconds: Int
     let attempts: Int
     let logger: @Sendable (String) -> Void
@@ -56,10 +61,13 @@ final class DeliveryWorker: @unchecked Sendable {
     private var queued: [Int64] = []
     private var started = false
 
-    init(argv: [String], outbox: OutboxDelivery, store: any FlowStore, timeoutSeconds: Int, attempts: Int, logger: @escaping @Sendable (String) -> Void) {
+    init(
+        argv: [String], outbox: OutboxDelivery, openStore: @escaping @Sendable () throws -> any FlowStore, timeoutSeconds: Int, attempts: Int,
+        logger: @escaping @Sendable (String) -> Void
+    ) {
         self.argv = argv
         self.outbox = outbox
-        self.store = store
+        self.openStore = openStore
         self.timeoutSeconds = timeoutSeconds
         self.attempts = attempts
         self.logger = logger
@@ -98,6 +106,14 @@ final class DeliveryWorker: @unchecked Sendable {
     /// Waits for work: a wake-up, or the next retry (checked every few
     /// seconds while any message may be due later).
     private func run() {
+        let store: any FlowStore
+        do {
+            store = try openStore()
+        } catch {
+            logger("the delivery thread cannot open the store: \(error)")
+            lock.withLock { started = false }
+            return
+        }
         var retryPending = true  // at start: messages a stopped host left
         while true {
             var ids: [Int64] = lock.withLock {
@@ -114,11 +130,11 @@ final class DeliveryWorker: @unchecked Sendable {
                 retryPending = true
             }
             var seen = Set<Int64>()
-            for id in ids where seen.insert(id).inserted { deliver(id) }
+            for id in ids where seen.insert(id).inserted { deliver(id, store: store) }
         }
     }
 
-    private func deliver(_ id: Int64) {
+    private func deliver(_ id: Int64, store: any FlowStore) {
         let now = Int64(time(nil))
         let lease = now + Int64(timeoutSeconds) + 30
         let claimed: OutboxMessage?

@@ -3,7 +3,6 @@ import FlowHostCredentials
 import FlowHostDevices
 import FlowHostStore
 import FlowJSON
-import JSONRPC
 
 /// Users, codes and passwords, offered to flows: `credentials.*`,
 /// `activation.*`, `password.*`. A successful login or activation begins

@@ -3,7 +3,6 @@ import FlowHostCredentials
 import FlowHostDevices
 import FlowHostStore
 import FlowJSON
-import JSONRPC
 
 /// Sessions: `session.open` (a login without a password check, after LDA)
 /// and `session.close`, and the store behind the host-owned session.

@@ -8,6 +8,9 @@
 public protocol FlowStore: AnyObject, Sendable {
     func read<T>(_ body: (any StoreReader) throws -> T) throws -> T
     func write<T>(durability: Durability, _ body: (any StoreWriter) throws -> T) throws -> T
+    /// Another connection to the same store, for another thread (the
+    /// delivery worker): a store's connection belongs to the thread that uses it.
+    func newConnection() throws -> any FlowStore
 }
 
 /// How hard a commit must be on the disk before `write` returns.

@@ -26,8 +26,7 @@ public struct PostgresError: Error, CustomStringConvertible, Equatable {
 /// serialises all use behind its lock.
 final class PostgresConnection: SQLDatabase {
     let api: UnsafePointer<flowhost_pq_api>
-    private(set) var handle: OpaquePointer
-    private let conninfo: String
+    let handle: OpaquePointer
     private var translated: [String: String] = [:]
 
     init(conninfo: String) throws(PostgresError) {
@@ -36,7 +35,6 @@ final class PostgresConnection: SQLDatabase {
             throw PostgresError(sqlState: "", message: problem.map { String(cString: $0) } ?? "cannot load libpq")
         }
         self.api = api
-        self.conninfo = conninfo
         handle = try Self.connect(api, conninfo)
     }
 
@@ -54,13 +52,6 @@ final class PostgresConnection: SQLDatabase {
     }
 
     var isConnected: Bool { api.pointee.status(handle) == CONNECTION_OK }
-
-    /// A new connection in place of a lost one.
-    func reconnect() throws(PostgresError) {
-        let fresh = try Self.connect(api, conninfo)
-        api.pointee.finish(handle)
-        handle = fresh
-    }
 
     /// Runs SQL without parameters (several statements allowed).
     func execute(_ sql: String) throws(PostgresError) {

@@ -44,6 +44,9 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
         try Self.migrate(opened)
     }
 
+    /// Another connection to the same database (already migrated).
+    public func newConnection() throws -> any FlowStore { try PostgresStore(url: conninfo) }
+
     /// A `postgresql://` or `postgres://` URL; schemes are case-insensitive (RFC 3986 §3.1).
     public static func isURL(_ location: String) -> Bool {
         scheme(of: location).map { ["postgresql", "postgres"].contains($0) } ?? false

@@ -29,11 +29,33 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
         self.path = path
         try Self.createPrivately(path)
         try PrivateFile.check([path, path + "-wal", path + "-shm"])
-        connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: Int32(busyTimeoutSeconds * 1000))
+        connection = try Self.connect(path, busyTimeoutMilliseconds: Int32(busyTimeoutSeconds * 1000))
+        busyTimeoutMilliseconds = Int32(busyTimeoutSeconds * 1000)
+        try Self.migrate(connection)
+    }
+
+    private init(path: String, connection: SQLiteConnection, busyTimeoutMilliseconds: Int32) {
+        self.path = path
+        self.connection = connection
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+    }
+
+    private let busyTimeoutMilliseconds: Int32
+
+    private static func connect(_ path: String, busyTimeoutMilliseconds: Int32) throws -> SQLiteConnection {
+        let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         // WAL: readers in other processes never block on a writer. Deleted
         // rows (old codes, pruned hashes) are overwritten, not left in free pages.
         try connection.execute("PRAGMA journal_mode = WAL; PRAGMA secure_delete = ON; PRAGMA foreign_keys = ON;")
-        try Self.migrate(connection)
+        return connection
+    }
+
+    /// A second connection to the file, through SQLite alone: nothing here
+    /// may open and close the file itself, because closing any descriptor
+    /// of it drops every POSIX lock this process holds on it, the first
+    /// connection's included. The file is already made, checked and migrated.
+    public func newConnection() throws -> any FlowStore {
+        SQLiteStore(path: path, connection: try Self.connect(path, busyTimeoutMilliseconds: busyTimeoutMilliseconds), busyTimeoutMilliseconds: busyTimeoutMilliseconds)
     }
 
     /// The default location: `$XDG_DATA_HOME/flowhost/flowhost.sqlite`, or
@@ -118,16 +140,8 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
 
     static func migrate(_ connection: SQLiteConnection) throws {
         try connection.execute("CREATE TABLE IF NOT EXISTS schema_migration (name TEXT PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL)")
-        // Stores made by the first builds (GRDB's migrator) list their migrations elsewhere.
-        let legacy = try connection.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'", []) { $0.string(0) }
-        if !legacy.isEmpty {
-            try connection.run("INSERT OR IGNORE INTO schema_migration (name, applied_at) SELECT identifier, 0 FROM grdb_migrations", [])
-        }
-        let all = schema.flatMap { module in module.migrations.map { (name: module.name + "/" + $0.id, sql: $0.sql, legacyName: $0.id) } }
-        func pending(_ applied: Set<String>) -> [(name: String, sql: String, legacyName: String)] {
-            // Before migrations had modules, the credentials ones were named by id alone.
-            all.filter { !applied.contains($0.name) && !(applied.contains($0.legacyName) && $0.name.hasPrefix("credentials/")) }
-        }
+        let all = schema.flatMap { module in module.migrations.map { (name: module.name + "/" + $0.id, sql: $0.sql) } }
+        func pending(_ applied: Set<String>) -> [(name: String, sql: String)] { all.filter { !applied.contains($0.name) } }
         guard !pending(Set(try connection.query("SELECT name FROM schema_migration", []) { $0.string(0) })).isEmpty else { return }
         try connection.execute("BEGIN IMMEDIATE")
         do {
