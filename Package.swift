@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "FlowJSON", dependencies: ["CJansson"]),
 
         // Line framing, envelope classification, JSON-RPC errors, frame writer.
-        .target(name: "JSONRPC", dependencies: ["FlowJSON", "CJansson", "FlowHostPOSIX"]),
+        .target(name: "JSONRPC", dependencies: ["FlowJSON", "CJansson", "FlowHostPOSIX", "FlowHostVocabulary"]),
 
         // The host engine: plugin loader, registries, dispatcher, event loop.
         .target(

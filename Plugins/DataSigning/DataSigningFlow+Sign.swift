@@ -26,7 +26,7 @@ extension DataSigningFlow {
         ) { [self] outcome in
             guard signing != nil else { return }
             switch outcome {
-            case .failure(let error) where error.code == -32800:
+            case .failure(let error) where error.code == .requestCancelled:
                 signing = nil  // reset: nothing signed, nothing to say
             case .failure(let error):
                 host.log(.error, "stepup.authenticate failed: \(error.message)")
@@ -95,7 +95,7 @@ extension DataSigningFlow {
                 report(status: 126, message: "This device has no usable key; activate it again.", error: Self.authenticationFailed)
             case .success:
                 report(status: 100, message: "The device did not sign; nothing was signed.", error: Self.cancelledByUser)
-            case .failure(let error) where error.code == -32800:
+            case .failure(let error) where error.code == .requestCancelled:
                 signing = nil
             case .failure(let error):
                 host.log(.error, "signatures.sign failed: \(error.message)")

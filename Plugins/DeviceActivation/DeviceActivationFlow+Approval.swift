@@ -16,10 +16,10 @@ extension DeviceActivationFlow {
                     "expiresInSeconds": .int(max(10, approvalSeconds)), "kind": "device-approval",
                     "context": ["deviceID": .string(deviceID), "verificationKey": .string(current.verificationKey)],
                 ])
-        } catch where error.code == -32011 {
+        } catch where error.code == .tooManyRequests {
             // Too many requests for this user, or from this device: the
             // request is refused and the choice stays open (the code fallback works).
-            throw FlowError(code: -32011, message: error.message, data: error.data)
+            throw FlowError(.tooManyRequests, message: error.message, data: error.data)
         } catch {
             host.log(.error, "asking for an approval failed: \(error.message)")
             return stop(114, "The approval request could not be sent; try again.")

@@ -91,7 +91,7 @@ final class DeviceActivationFlow: ServingFlow {
     }
 
     func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
-        guard let current = joining else { throw FlowError(code: -32006, message: "no device activation in progress") }
+        guard let current = joining else { throw FlowError(.notAllowedNow, message: "no device activation in progress") }
         switch (method, current.stage) {
         case ("performVerifyAuth", .choosing):
             if params["verifyAuthStatus"]!.boolValue! { try askForApproval(current) } else { stop(100, "Adding this device was cancelled.") }
@@ -117,7 +117,7 @@ final class DeviceActivationFlow: ServingFlow {
         case ("setPassword", .awaitingExpiredUpdate):
             throw FlowError.sdk(4, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
         default:
-            throw FlowError(code: -32006, message: "not expected now")
+            throw FlowError(.notAllowedNow, message: "not expected now")
         }
         return nil
     }

@@ -44,12 +44,12 @@ static void *echo_create(const flowhost_plugin_descriptor_v1 *self, const flowho
     (void)self;
     (void)config;
     if (host->struct_size < offsetof(flowhost_host_v1, log) + sizeof(host->log)) {
-        flowhost_error_set(error, -32603, 0, "host table too old");
+        flowhost_error_set(error, FLOWHOST_ERROR_INTERNAL_ERROR, 0, "host table too old");
         return NULL;
     }
     echo_flow *flow = calloc(1, sizeof *flow);
     if (!flow) {
-        flowhost_error_set(error, -32603, 0, "out of memory");
+        flowhost_error_set(error, FLOWHOST_ERROR_INTERNAL_ERROR, 0, "out of memory");
         return NULL;
     }
     flow->host = host;
@@ -65,11 +65,11 @@ static int32_t feed_result(int32_t rc, const char *topic, json_t **result, flowh
     }
     if (rc == FLOWHOST_ERR_NOT_PERMITTED) {
         /* The feed's ownership rule (ABI 1.3): echo owns only echo.* topics. */
-        flowhost_error_set(error, -32016, 0, "not permitted: the echo flow may use only its own topics (echo.…)");
+        flowhost_error_set(error, FLOWHOST_ERROR_NOT_PERMITTED, 0, "not permitted: the echo flow may use only its own topics (echo.…)");
         error->data = json_pack("{ss ss}", "reason", "topicNotOwned", "topic", topic ? topic : "");
         return FLOWHOST_ERR_FAILED;
     }
-    flowhost_error_set(error, -32602, 0, "refused by the host (bad topic or payload, or no 1.1 host)");
+    flowhost_error_set(error, FLOWHOST_ERROR_INVALID_PARAMS, 0, "refused by the host (bad topic or payload, or no 1.1 host)");
     return FLOWHOST_ERR_FAILED;
 }
 
@@ -88,7 +88,7 @@ static int32_t echo_handle(void *instance, const char *method, json_t *params, j
         return feed_result(rc, topic, result, error);
     }
     if (strcmp(method, "echo") != 0) {
-        flowhost_error_set(error, -32601, 0, "echo: unknown method");
+        flowhost_error_set(error, FLOWHOST_ERROR_METHOD_NOT_FOUND, 0, "echo: unknown method");
         return FLOWHOST_ERR_FAILED;
     }
     /* The host has checked the declared params: text is a string. */
@@ -105,13 +105,13 @@ static int32_t echo_call_service(void *instance, const char *name, json_t *param
     (void)instance;
     const char *text = json_string_value(json_object_get(params, "text"));
     if (strcmp(name, "echo.upper") != 0 || !text) {
-        flowhost_error_set(error, -32602, 0, "echo.upper takes {text: string}");
+        flowhost_error_set(error, FLOWHOST_ERROR_INVALID_PARAMS, 0, "echo.upper takes {text: string}");
         return FLOWHOST_ERR_FAILED;
     }
     size_t length = json_string_length(json_object_get(params, "text"));
     char *upper = malloc(length + 1);
     if (!upper) {
-        flowhost_error_set(error, -32603, 0, "out of memory");
+        flowhost_error_set(error, FLOWHOST_ERROR_INTERNAL_ERROR, 0, "out of memory");
         return FLOWHOST_ERR_FAILED;
     }
     for (size_t i = 0; i < length; i++) upper[i] = (char)toupper((unsigned char)text[i]);

@@ -35,7 +35,7 @@ extension LDAToggleFlow {
     }
 
     static func unchangeable(_ reason: String, _ message: String) -> FlowError {
-        FlowError(code: -32014, message: message, data: ["reason": .string(reason)])
+        FlowError(.nothingToChange, message: message, data: ["reason": .string(reason)])
     }
 
     /// Step-up with the toggle's challenge mode: the password when the user
@@ -45,7 +45,7 @@ extension LDAToggleFlow {
         host.call("stepup.authenticate", ["challengeMode": .int(mode), "reason": "lda-toggle", "method": "password"]) { [self] outcome in
             guard let current = toggle, current.stage == .verifying else { return }
             switch outcome {
-            case .failure(let error) where error.code == -32800:
+            case .failure(let error) where error.code == .requestCancelled:
                 toggle = nil  // abandoned by a reset: nothing changed, nothing to say
             case .failure(let error):
                 host.log(.error, "stepup.authenticate failed: \(error.message)")
@@ -94,7 +94,7 @@ extension LDAToggleFlow {
     }
 
     func consent(_ enroll: Bool, type: Int) throws(FlowError) {
-        guard let current = toggle, current.stage == .awaitingConsent else { throw FlowError(code: -32006, message: "not expected now") }
+        guard let current = toggle, current.stage == .awaitingConsent else { throw FlowError(.notAllowedNow, message: "not expected now") }
         guard type == current.ldaType else {
             throw FlowError.invalidParams(field: "authenticationType", reason: "the type asked about is \(current.ldaType)")
         }
@@ -131,7 +131,7 @@ extension LDAToggleFlow {
 
     func newPassword(_ password: String, mode: Int) throws(FlowError) {
         guard let current = toggle, current.stage == .awaitingNewPassword, mode == ChallengeMode.setAfterLDADisable else {
-            throw FlowError(code: -32006, message: "not expected now")
+            throw FlowError(.notAllowedNow, message: "not expected now")
         }
         disable(current, newPassword: password)
     }

@@ -65,8 +65,7 @@ extension MFAFlow {
                 userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: outcome["verificationKey"]?.stringValue)
         case "tooSoon":
             let after = outcome["retryAfterSeconds"]?.intValue ?? 0
-            throw FlowError(
-                code: -32011, message: "Too many requests: retry after \(after) seconds",
+            throw FlowError(.tooManyRequests, message: "Too many requests: retry after \(after) seconds",
                 data: ["retryAfterSeconds": .int(after)])
         case "refused":
             refused(outcome)

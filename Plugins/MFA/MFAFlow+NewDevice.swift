@@ -19,9 +19,9 @@ extension MFAFlow {
                 case "stopped": askForUser(status: result["status"]?.intValue ?? 114, message: result["message"]?.stringValue ?? "Stopped.")
                 default: unexpected("deviceactivation.join", result)
                 }
-            case .failure(let error) where error.code == -32800:
+            case .failure(let error) where error.code == .requestCancelled:
                 return  // abandoned by a reset: nothing to say
-            case .failure(let error) where error.code == -32601:
+            case .failure(let error) where error.code == .methodNotFound:
                 // No device-activation flow loaded: the device cannot join this way.
                 audit(userID, "login.device", "not-registered")
                 askForUser(status: 126, message: Self.refusalMessage(126))

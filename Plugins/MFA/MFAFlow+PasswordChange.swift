@@ -16,7 +16,7 @@ extension MFAFlow {
     /// The logged-in user, when `userName` is that user.
     func changingUser(_ userName: String) throws(FlowError) -> (userID: String, sessionID: String) {
         guard case .loggedIn(let userID, let sessionID) = stage, userID == userName else {
-            throw FlowError(code: -32006, message: "\(userName) is not logged in on this device")
+            throw FlowError(.notAllowedNow, message: "\(userName) is not logged in on this device")
         }
         return (userID, sessionID)
     }
@@ -31,13 +31,13 @@ extension MFAFlow {
     }
 
     func initiateUpdateFlowForCredential(_ credentialType: String) throws(FlowError) {
-        guard case .loggedIn(let userID, _) = stage else { throw FlowError(code: -32006, message: "No user is logged in on this device") }
+        guard case .loggedIn(let userID, _) = stage else { throw FlowError(.notAllowedNow, message: "No user is logged in on this device") }
         guard credentialType == Self.passwordCredential else {
             throw FlowError.invalidParams(field: "credentialType", reason: "\"Password\" is the one credential a user updates here")
         }
         let state = try host.call("credentials.userState", ["userID": .string(userID), "deviceID": .string(deviceID)])
         guard state["hasPassword"]?.boolValue == true else {
-            throw FlowError(code: -32014, message: "\(userID) has no password to update", data: ["reason": "noPassword"])
+            throw FlowError(.nothingToChange, message: "\(userID) has no password to update", data: ["reason": "noPassword"])
         }
         changingPassword = true
         askForPasswordChange(userID, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0)

@@ -11,7 +11,7 @@ import FlowJSON
 extension MFAFlow {
     func resetBlockedUserAccount() throws(FlowError) {
         guard case .awaitingUser = stage, let userID = recoverableUser else {
-            throw FlowError(code: -32006, message: "resetBlockedUserAccount follows getUser with status 141 (blocked by password attempts)")
+            throw FlowError(.notAllowedNow, message: "resetBlockedUserAccount follows getUser with status 141 (blocked by password attempts)")
         }
         try sendRecoveryCode(userID)
     }
@@ -23,7 +23,7 @@ extension MFAFlow {
             askForRecoveryCode(userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: outcome["verificationKey"]?.stringValue ?? "")
         case "tooSoon":
             let after = outcome["retryAfterSeconds"]?.intValue ?? 0
-            throw FlowError(code: -32011, message: "Too many requests: retry after \(after) seconds", data: ["retryAfterSeconds": .int(after)])
+            throw FlowError(.tooManyRequests, message: "Too many requests: retry after \(after) seconds", data: ["retryAfterSeconds": .int(after)])
         case "refused" where outcome["reason"]?.stringValue == "not-blocked":
             try setUser(userID)  // unblocked meanwhile (the operator): the login goes on
         case "refused":

@@ -51,7 +51,7 @@ extension MFAFlow {
             // Logged in: it resets what another flow is in the middle of (a
             // step-up, an LDA toggle); the session stays.
             guard host.abandonAllDialogues() else {
-                throw FlowError(code: -32006, message: "resetAuthState is for before login, or for a dialogue in progress; use logOff")
+                throw FlowError(.notAllowedNow, message: "resetAuthState is for before login, or for a dialogue in progress; use logOff")
             }
             audit(nil, "flow.reset", "ok")
             return
@@ -67,7 +67,7 @@ extension MFAFlow {
         guard case .loggedIn(let current, let sessionID) = stage, current == userID,
             host.session?["sessionID"]?.stringValue == sessionID
         else {
-            throw FlowError(code: -32006, message: "\(userID) is not logged in on this device")
+            throw FlowError(.notAllowedNow, message: "\(userID) is not logged in on this device")
         }
         stage = .idle
         generation += 1

@@ -271,7 +271,7 @@ final class MFAFlow: Flow {
         }
     }
 
-    static let wrongStage = FlowError(code: -32006, message: "not expected now")
+    static let wrongStage = FlowError(.notAllowedNow, message: "not expected now")
     static let reusedMessage = FlowHost.newPasswordMessage(["outcome": "reused"])
 
     static func policyMessage(_ check: JSON) -> String { FlowHost.newPasswordMessage(check) }

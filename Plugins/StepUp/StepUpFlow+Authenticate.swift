@@ -27,7 +27,7 @@ extension StepUpFlow {
             return
         }
         guard let session = host.session, let user = session["userID"]?.stringValue else {
-            host.complete(call, .failure(FlowError(code: -32006, message: "No user is logged in on this device")))
+            host.complete(call, .failure(FlowError(.notAllowedNow, message: "No user is logged in on this device")))
             return
         }
         let state: JSON
@@ -70,7 +70,7 @@ extension StepUpFlow {
     }
 
     func setPassword(_ password: String, mode: Int) throws(FlowError) {
-        guard let step = current, step.challengeMode == mode else { throw FlowError(code: -32006, message: "no step-up in progress") }
+        guard let step = current, step.challengeMode == mode else { throw FlowError(.notAllowedNow, message: "no step-up in progress") }
         let call = step.call
         host.call("device.prove", ["userID": .string(step.userID), "deviceID": .string(deviceID), "reason": "step-up"]) { [self] outcome in
             guard current?.call == call else { return }

@@ -80,8 +80,7 @@ final class StepUpFlow: ServingFlow {
         let check = try host.call("notifications.check", ["userID": .string(user), "uuid": .string(uuid), "action": .string(action)])
         guard check["outcome"]?.stringValue == "answerable" else {
             let reason = check["outcome"]?.stringValue ?? "unknown"
-            throw FlowError(
-                code: -32013, message: "The notification cannot be answered: \(reason)", data: ["reason": .string(reason), "notification_uuid": .string(uuid)])
+            throw FlowError(.notificationNotAnswerable, message: "The notification cannot be answered: \(reason)", data: ["reason": .string(reason), "notification_uuid": .string(uuid)])
         }
         guard check["authlevel"]?.stringValue ?? "0" != "0" else { return answer(user, uuid: uuid, action: action) }
         pendingUpdate = (uuid, action, nil)
@@ -91,7 +90,7 @@ final class StepUpFlow: ServingFlow {
             pendingUpdate = nil
             switch outcome {
             case .success(let result): stepUpFinished(user, uuid: uuid, action: action, result: result)
-            case .failure(let error) where error.code == -32800: return  // abandoned: nothing recorded, nothing said
+            case .failure(let error) where error.code == .requestCancelled: return  // abandoned: nothing recorded, nothing said
             case .failure(let error): updated(uuid, status: 114, message: "Step-up failed on the server side: \(error.message)")
             }
         }

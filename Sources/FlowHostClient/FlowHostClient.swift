@@ -256,12 +256,12 @@ public final class FlowHostClient: @unchecked Sendable {
                 guard let handler else { throw HandlerError(.unavailable, "no handler for \(method)") }
                 reply["result"] = try await handler(params)
             } catch let error as HandlerError {
-                reply["error"] = ["code": -32000, "message": .string(error.message.isEmpty ? error.reason.rawValue : error.message),
+                reply["error"] = ["code": .int(Int64(ErrorCode.requestTimedOut.rawValue)), "message": .string(error.message.isEmpty ? error.reason.rawValue : error.message),
                                   "data": ["reason": .string(error.reason.rawValue)]]
             } catch is CancellationError {
-                reply["error"] = ["code": -32800, "message": "cancelled", "data": ["reason": "cancelled"]]
+                reply["error"] = ["code": .int(Int64(ErrorCode.requestCancelled.rawValue)), "message": "cancelled", "data": ["reason": "cancelled"]]
             } catch {
-                reply["error"] = ["code": -32000, "message": .string("\(error)"), "data": ["reason": "failed"]]
+                reply["error"] = ["code": .int(Int64(ErrorCode.requestTimedOut.rawValue)), "message": .string("\(error)"), "data": ["reason": "failed"]]
             }
             guard let self else { return }
             let wasCancelled = self.lock.withLock { self.state.handling.removeValue(forKey: key) == nil }

@@ -1,4 +1,5 @@
 import CFlowHostABI
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
@@ -15,16 +16,16 @@ extension RPCError {
         } else if code == 0 {
             self = RPCError.internalError.withMessage("flow failed without an error code: \(message)")
         } else {
-            self.init(code: code, message: message, data: data)
+            self.init(ErrorCode(rawValue: code), message: message, data: data)
         }
     }
 
     /// Fills an error struct for a plugin (the plugin then owns `data`).
     func fill(_ error: UnsafeMutablePointer<flowhost_error_v1>?) {
         guard let error else { return }
-        flowhost_error_set(error, Int32(clamping: code), Int32(clamping: shortCode), message)
+        flowhost_error_set(error, Int32(clamping: code.rawValue), Int32(clamping: shortCode), message)
         error.pointee.data = data?.newReference()
     }
 
-    var shortCode: Int { data?["shortErrorCode"]?.intValue ?? code }
+    var shortCode: Int { data?["shortErrorCode"]?.intValue ?? code.rawValue }
 }

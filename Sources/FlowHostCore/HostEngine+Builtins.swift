@@ -56,8 +56,7 @@ extension HostEngine {
         }
         let version = params["protocolVersion"]!.stringValue!
         guard Self.supportedProtocolVersions.contains(version) else {
-            throw RPCError(
-                code: -32602, message: "Unsupported protocolVersion \(version)",
+            throw RPCError(.invalidParams, message: "Unsupported protocolVersion \(version)",
                 data: [
                     "field": "protocolVersion",
                     "supported": .array(Self.supportedProtocolVersions.map(JSON.string)),

@@ -27,7 +27,7 @@ extension HostEngine {
         _ name: String, params: JSON, from caller: LoadedPlugin, onResult: @escaping (Result<JSON?, RPCError>) -> Void
     ) -> Result<UInt64, RPCError> {
         guard calls.count < options.maxServiceCallsInFlight else {
-            return .failure(RPCError(code: -32000, message: "too many service calls in flight", data: ["service": .string(name)]))
+            return .failure(RPCError(.requestTimedOut, message: "too many service calls in flight", data: ["service": .string(name)]))
         }
         let provider: ServiceProvider
         let bound: JSON
@@ -114,7 +114,7 @@ extension HostEngine {
             send(.event(name: "$/cancelRequest", params: ["id": .string(id)]))
             withCall(callID) { pending.completion(.failure(RPCError.requestCancelled.withData(["method": .string(pending.method)]))) }
         }
-        for id in timers.filter({ $0.value.call == callID }).map(\.key) { timers[id] = nil }
+        for timer in scheduler.removeTimers(where: { $0.call == callID }) { withCall(callID) { timer.fire(false) } }
     }
 
     /// The newest asynchronous call `plugin` serves, if any: the one its
@@ -128,10 +128,9 @@ extension HostEngine {
 extension RPCError {
     /// A flow called a service its manifest's `uses` does not name.
     static func undeclaredService(_ name: String, by flow: String) -> RPCError {
-        RPCError(
-            code: -32601, message: "Service \(name) is not declared in the \"uses\" of flow \(flow)",
+        RPCError(.methodNotFound, message: "Service \(name) is not declared in the \"uses\" of flow \(flow)",
             data: ["service": .string(name), "reason": "undeclared"])
     }
 
-    var isUndeclaredService: Bool { code == -32601 && data?["reason"]?.stringValue == "undeclared" }
+    var isUndeclaredService: Bool { code == .methodNotFound && data?["reason"]?.stringValue == "undeclared" }
 }

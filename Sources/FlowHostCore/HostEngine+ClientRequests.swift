@@ -1,3 +1,4 @@
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
@@ -17,10 +18,9 @@ extension HostEngine {
         let id = "fh-\(nextClientRequestNumber)"
         nextClientRequestNumber += 1
         let timeout = timeoutMilliseconds == 0 ? options.clientRequestTimeoutMilliseconds : timeoutMilliseconds
-        let deadline = MonotonicClock.nowMilliseconds() + UInt64(timeout)
+        let deadline = scheduler.schedule(.request(id), inMilliseconds: UInt64(timeout))
         pendingClientRequests[id] = PendingClientRequest(
             method: method, owner: plugin, call: activeCall, deadline: deadline, completion: completion)
-        deadlines.insert(.request(id), at: deadline)
         logger.debug("host request \(id) \(method) for flow \(plugin.name)")
         send(.request(id: .string(id), method: method, params: params))
         return true
@@ -36,12 +36,12 @@ extension HostEngine {
             if let result {
                 pending.completion(.success(result))
             } else {
-                let code = error?["code"]?.intValue ?? -32603
+                let code = error?["code"]?.intValue.map(ErrorCode.init(rawValue:)) ?? .internalError
                 let message = error?["message"]?.stringValue ?? "client error"
                 // Why the client could not (cancelled, failed, unavailable): the operator can tell them apart.
                 let reason = error?["data"]?["reason"]?.stringValue ?? "none given"
                 logger.info("the client answered \(pending.method) with an error (reason: \(LogLine.clip(reason)))")
-                pending.completion(.failure(RPCError(code: code, message: message, data: error?["data"])))
+                pending.completion(.failure(RPCError(code, message: message, data: error?["data"])))
             }
         }
     }

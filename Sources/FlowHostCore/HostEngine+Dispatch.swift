@@ -148,7 +148,7 @@ extension HostEngine {
             openChallenge = OpenChallenge(
                 event: event, challengeMode: params["challengeMode"]?.intValue, owner: plugin, call: activeCall, serial: challengeSerial)
             if !spec.isResting, options.challengeTimeoutMilliseconds > 0 {
-                deadlines.insert(.challenge(challengeSerial), at: MonotonicClock.nowMilliseconds() + options.challengeTimeoutMilliseconds)
+                scheduler.schedule(.challenge(challengeSerial), inMilliseconds: options.challengeTimeoutMilliseconds)
             }
         }
         send(.event(name: event, params: params))
@@ -185,7 +185,7 @@ extension HostEngine {
             if let outcome { return outcome }
             if let call = calls[id] { cancel(call, notifyCaller: false) }
             return .failure(
-                RPCError(code: -32603, message: "service \(name) answers later; call it with call_service_async", data: ["service": .string(name)]))
+                RPCError(.internalError, message: "service \(name) answers later; call it with call_service_async", data: ["service": .string(name)]))
         case .flow(let plugin, _) where !plugin.servesAsynchronously:
             return plugin.callService(name, params: bound)
         case .flow(let plugin, _):
@@ -197,7 +197,7 @@ extension HostEngine {
             if let outcome { return outcome }
             if let call = calls[id] { cancel(call, notifyCaller: false) }
             return .failure(
-                RPCError(code: -32603, message: "service \(name) answers later; call it with call_service_async", data: ["service": .string(name)]))
+                RPCError(.internalError, message: "service \(name) answers later; call it with call_service_async", data: ["service": .string(name)]))
         }
     }
 
@@ -251,9 +251,9 @@ extension HostEngine {
         _ method: String, _ params: JSON, for caller: LoadedPlugin, completion: @escaping (Result<JSON, ServiceError>) -> Void
     ) {
         let sent = sendClientRequest(method: method, params: params, timeoutMilliseconds: 0, from: caller) { outcome in
-            completion(outcome.mapError { ServiceError(code: $0.code, message: $0.message, data: $0.data) })
+            completion(outcome.mapError { ServiceError($0.code, message: $0.message, data: $0.data) })
         }
-        if !sent { completion(.failure(ServiceError(code: -32000, message: "too many requests in flight"))) }
+        if !sent { completion(.failure(ServiceError(.requestTimedOut, message: "too many requests in flight"))) }
     }
 
     /// The client's `device` from `initialize` (deviceID, keyCustody, …).

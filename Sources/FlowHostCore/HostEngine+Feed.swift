@@ -24,7 +24,7 @@ extension HostEngine {
                 logger.error("change feed: \(error)")
                 return false
             }
-            deadlines.insert(.feedPoll, at: MonotonicClock.nowMilliseconds() + Self.feedPollMilliseconds)
+            scheduler.schedule(.feedPoll, inMilliseconds: Self.feedPollMilliseconds)
         }
         var subscribers = subscriptions[topic] ?? []
         if let plugin, !subscribers.contains(where: { $0 === plugin }) { subscribers.append(plugin) }
@@ -63,7 +63,7 @@ extension HostEngine {
     }
 
     func publish(_ topic: String, payload: JSON) throws(RPCError) {
-        guard let feed else { throw RPCError(code: -32603, message: "no change feed: the host has no store") }
+        guard let feed else { throw RPCError(.internalError, message: "no change feed: the host has no store") }
         guard payload.kind == .object, payload.serialized().utf8.count <= Self.maxFeedPayloadBytes else {
             throw RPCError.invalidParams(field: "payload", reason: "must be an object of at most \(Self.maxFeedPayloadBytes) bytes")
         }
@@ -88,7 +88,7 @@ extension HostEngine {
 
     /// Delivers every event after the cursor to its subscribers.
     func pollFeed(scheduleNext: Bool) {
-        if scheduleNext { deadlines.insert(.feedPoll, at: MonotonicClock.nowMilliseconds() + Self.feedPollMilliseconds) }
+        if scheduleNext { scheduler.schedule(.feedPoll, inMilliseconds: Self.feedPollMilliseconds) }
         guard let feed, var cursor = feedCursor, !subscriptions.isEmpty else { return }
         let topics = Set(subscriptions.keys)
         while true {

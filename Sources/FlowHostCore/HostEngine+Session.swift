@@ -18,13 +18,13 @@ extension HostEngine {
 
     /// A user logged in on this host (called by the login services).
     public func beginSession(userID: String, sessionID: String, factors: [String], ldaType: Int?) {
-        let now = MonotonicClock.nowMilliseconds()
-        let wall = Int64(time(nil))
+        let now = scheduler.now
+        let wall = clock.wallSeconds
         hostSession = HostSession(
             userID: userID, sessionID: sessionID, deviceID: session?["device"]?["deviceID"]?.stringValue ?? "", since: wall,
             lastProvedAt: wall, factors: factors, ldaType: ldaType, startedMs: now, lastActivityMs: now, lastPersistedMs: now)
         if let keeper = sessionKeeper {
-            deadlines.insert(.sessionLifetime, at: now + UInt64(keeper.lifetimeSeconds) * 1000)
+            scheduler.schedule(.sessionLifetime, at: now + UInt64(keeper.lifetimeSeconds) * 1000)
             scheduleIdleDeadlines()
         }
         subscribeHost(to: Self.sessionsEndedTopic)
@@ -39,7 +39,7 @@ extension HostEngine {
     /// change credentials require a recent one (`recentlyProved`).
     public func sessionReauthenticated(userID: String) {
         guard hostSession?.userID == userID else { return }
-        hostSession?.lastProvedAt = Int64(time(nil))
+        hostSession?.lastProvedAt = clock.wallSeconds
     }
 
     /// Whether `userID` is logged in on this host, on `deviceID`, and (when
@@ -47,7 +47,7 @@ extension HostEngine {
     public func recentlyProved(userID: String, deviceID: String, within seconds: Int64?) -> Bool {
         guard let current = hostSession, current.userID == userID, current.deviceID == deviceID else { return false }
         guard let seconds else { return true }
-        return Int64(time(nil)) - current.lastProvedAt <= seconds
+        return clock.wallSeconds - current.lastProvedAt <= seconds
     }
 
     /// Ends this host's session: in the store (unless it ended there
@@ -81,7 +81,7 @@ extension HostEngine {
     /// the store at most once a minute, so other hosts' sweeps agree).
     func touchSession() {
         guard var current = hostSession else { return }
-        let now = MonotonicClock.nowMilliseconds()
+        let now = scheduler.now
         current.lastActivityMs = now
         if now - current.lastPersistedMs >= 60_000, let keeper = sessionKeeper {
             current.lastPersistedMs = now
@@ -93,7 +93,7 @@ extension HostEngine {
     /// `extendSessionIdleTimeout`: the SDK's answer is an event.
     func extendSession() throws(RPCError) {
         guard hostSession != nil else {
-            throw RPCError(code: -32006, message: "No user is logged in on this host")
+            throw RPCError(.notAllowedNow, message: "No user is logged in on this host")
         }
         hostSession!.lastPersistedMs = 0
         touchSession()
@@ -104,9 +104,9 @@ extension HostEngine {
     private func scheduleIdleDeadlines() {
         guard let current = hostSession, let keeper = sessionKeeper else { return }
         let idleEnd = current.lastActivityMs + UInt64(keeper.idleTimeoutSeconds) * 1000
-        deadlines.insert(.sessionIdle, at: idleEnd)
+        scheduler.schedule(.sessionIdle, at: idleEnd)
         let warning = UInt64(max(0, keeper.idleTimeoutSeconds - keeper.idleWarningSeconds)) * 1000
-        deadlines.insert(.sessionWarning, at: current.lastActivityMs + warning)
+        scheduler.schedule(.sessionWarning, at: current.lastActivityMs + warning)
     }
 
     func sessionDeadline(_ key: Deadline, now: UInt64) {

@@ -3,32 +3,32 @@ import JSONRPC
 
 /// One-shot timers for flows, and the one place every deadline fires.
 extension HostEngine {
-    func setTimer(delayMilliseconds: UInt32, owner: LoadedPlugin, fire: @escaping () -> Void) -> UInt64 {
-        let id = nextTimerID
-        nextTimerID += 1
-        let deadline = MonotonicClock.nowMilliseconds() + UInt64(delayMilliseconds)
-        timers[id] = PendingTimer(owner: owner, call: activeCall, deadline: deadline, fire: fire)
-        deadlines.insert(.timer(id), at: deadline)
-        return id
+    /// `fire` runs exactly once: true when the timer fires, false when it is
+    /// cancelled, or its call or the engine ends first.
+    func setTimer(delayMilliseconds: UInt32, owner: LoadedPlugin, fire: @escaping (_ fired: Bool) -> Void) -> UInt64 {
+        scheduler.addTimer(inMilliseconds: delayMilliseconds, owner: ObjectIdentifier(owner), call: activeCall, fire: fire)
     }
 
     func cancelTimer(_ id: UInt64, owner: LoadedPlugin) -> Bool {
-        guard let timer = timers[id], timer.owner === owner else { return false }
-        timers[id] = nil
+        guard let timer = scheduler.removeTimer(id, owner: ObjectIdentifier(owner)) else { return false }
+        withCall(timer.call) { timer.fire(false) }
         return true
     }
 
+    /// The engine's clock, for the host table and the event loop.
+    public var clock: any HostClock { scheduler.clock }
+
     /// The earliest moment something must fire, if any.
     public var nextDeadline: UInt64? {
-        deadlines.dropStale { key, deadline in !isLive(key, deadline) }
-        return deadlines.earliest
+        // Reads of the engine's other parts only: the scheduler is being mutated.
+        scheduler.nextDeadline { key, deadline in isLive(key, deadline) }
     }
 
     /// Whether a deadline in the heap still stands for something pending.
     private func isLive(_ key: Deadline, _ deadline: UInt64) -> Bool {
         switch key {
         case .request(let id): pendingClientRequests[id]?.deadline == deadline
-        case .timer(let id): timers[id]?.deadline == deadline
+        case .timer(let id): scheduler.isLiveTimer(id, deadline: deadline)
         case .challenge(let serial): openChallenge?.serial == serial
         case .sessionWarning, .sessionIdle, .sessionLifetime: hostSession != nil
         case .feedPoll: !subscriptions.isEmpty
@@ -36,9 +36,10 @@ extension HostEngine {
     }
 
     /// Fires everything due at `now`, earliest first, then what that deferred.
-    public func fireTimers(now: UInt64 = MonotonicClock.nowMilliseconds()) {
+    public func fireTimers(now given: UInt64? = nil) {
+        let now = given ?? scheduler.now
         holdDepth += 1
-        while let (deadline, key) = deadlines.popDue(now: now) {
+        while let (deadline, key) = scheduler.popDue(now: now) {
             guard isLive(key, deadline) else { continue }
             switch key {
             case .request(let id):
@@ -49,8 +50,8 @@ extension HostEngine {
                     pending.completion(.failure(RPCError.requestTimedOut.withData(["method": .string(pending.method)])))
                 }
             case .timer(let id):
-                guard let timer = timers.removeValue(forKey: id) else { continue }
-                withCall(timer.call) { timer.fire() }
+                guard let timer = scheduler.takeTimer(id) else { continue }
+                withCall(timer.call) { timer.fire(true) }
             case .challenge(let serial):
                 expireChallenge(serial: serial)
             case .sessionWarning, .sessionIdle, .sessionLifetime:

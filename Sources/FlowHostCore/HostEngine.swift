@@ -46,7 +46,7 @@ public final class HostEngine {
     struct OpenChallenge {
         let event: String
         let challengeMode: Int?
-        unowned let owner: LoadedPlugin
+        let owner: LoadedPlugin
         /// The service call the owner was serving when it asked, if any:
         /// the challenge belongs to that call and ends with it.
         let call: UInt64?
@@ -81,16 +81,13 @@ public final class HostEngine {
     /// What calls without params get, and what `ping` answers.
     var emptyObject = JSON.object()
     var pendingClientRequests: [String: PendingClientRequest] = [:]
-    /// Every deadline (host requests, timers, challenges, the session, the
-    /// feed poll) in one heap; stale entries are skipped when they come up.
-    var deadlines = DeadlineQueue<Deadline>()
+    /// Every deadline and the flows' timers, on the injected clock.
+    var scheduler: Scheduler
     var calls: [UInt64: ServiceCall] = [:]
     var nextCallID: UInt64 = 1
     /// The service call on whose behalf plugin code is running now: what it
     /// starts (challenges, host requests, timers, calls) belongs to that call.
     var activeCall: UInt64?
-    var timers: [UInt64: PendingTimer] = [:]
-    var nextTimerID: UInt64 = 1
     /// Callbacks that must not run inside the call that caused them (a
     /// service result, a session notice); run before the loop waits again.
     var deferred: [() -> Void] = []
@@ -123,8 +120,9 @@ public final class HostEngine {
     /// one was found. Set before serving.
     public var publishedContract: PublishedContract?
 
-    public init(options: Options = Options(), sink: FrameSink, logger: Logger) {
+    public init(options: Options = Options(), sink: FrameSink, logger: Logger, clock: any HostClock = SystemClock()) {
         self.options = options
+        self.scheduler = Scheduler(clock: clock)
         self.logger = logger
         self.writer = FrameWriter(sink: sink)
         self.framer = LineFramer(maxFrameBytes: options.maxFrameBytes)
@@ -135,6 +133,8 @@ public final class HostEngine {
     }
 
     deinit {
+        // Every callback the ABI took runs exactly once: timers still pending hear they were cancelled.
+        for timer in scheduler.removeTimers(where: { _ in true }) { timer.fire(false) }
         for plugin in plugins { plugin.destroy() }
         hostTable.deinitialize(count: 1)
         hostTable.deallocate()

@@ -138,7 +138,18 @@ enum HostFunctionTable {
         table.set_timer = { host, delay, onFire, userData, timerID in
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
             guard let onFire else { return FLOWHOST_ERR_INVALID_ARGUMENT }
-            let id = context.engine.setTimer(delayMilliseconds: delay, owner: context.plugin) { onFire(userData) }
+            // ABI 1.1's timer has no way to hear it was cancelled: it only fires.
+            let id = context.engine.setTimer(delayMilliseconds: delay, owner: context.plugin) { fired in if fired { onFire(userData) } }
+            timerID?.pointee = id
+            return FLOWHOST_OK
+        }
+
+        table.set_timer_once = { host, delay, onDone, userData, timerID in
+            guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
+            guard let onDone else { return FLOWHOST_ERR_INVALID_ARGUMENT }
+            let id = context.engine.setTimer(delayMilliseconds: delay, owner: context.plugin) { fired in
+                onDone(userData, fired ? FLOWHOST_OK : FLOWHOST_ERR_CANCELLED)
+            }
             timerID?.pointee = id
             return FLOWHOST_OK
         }
@@ -210,7 +221,9 @@ enum HostFunctionTable {
                 level: logLevel, "\(String(cString: message))", metadata: ["flow": "\(context.plugin.name)"])
         }
 
-        table.monotonic_ms = { _ in MonotonicClock.nowMilliseconds() }
+        table.monotonic_ms = { host in
+            PluginContext.resolve(host)?.engine.clock.monotonicMilliseconds ?? SystemClock.monotonicMilliseconds()
+        }
 
         table.session_info = { host in
             guard let context = PluginContext.resolve(host) else { return json_null() }
@@ -223,10 +236,10 @@ enum HostFunctionTable {
 extension RPCError {
     /// A service name nobody offers.
     static func unknownService(_ name: String) -> RPCError {
-        RPCError(code: -32601, message: "Unknown service: \(name)", data: ["service": .string(name)])
+        RPCError(.methodNotFound, message: "Unknown service: \(name)", data: ["service": .string(name)])
     }
 
-    var isUnknownService: Bool { code == -32601 && data?["service"] != nil && !isUndeclaredService }
+    var isUnknownService: Bool { code == .methodNotFound && data?["service"] != nil && !isUndeclaredService }
 
     /// The host-table return code for a failed service call.
     var abiCode: Int32 {

@@ -1,5 +1,6 @@
 import CFlowHostABI
 import CJansson
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
@@ -109,7 +110,7 @@ public final class LoadedPlugin {
         }
         if let result { json_decref(result) }
         if status != FLOWHOST_ERR_FAILED || error.code == 0 {
-            context?.engine.logger.error("flow \(name) failed (status \(status), error code \(error.code)) without saying why; the client gets -32603")
+            context?.engine.logger.error("flow \(name) failed (status \(status), error code \(error.code)) without saying why; the client gets \(ErrorCode.internalError)")
         }
         return .failure(RPCError(abi: &error))
     }

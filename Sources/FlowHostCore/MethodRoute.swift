@@ -38,7 +38,7 @@ enum ServiceProvider {
 /// A request the host sent to the client and still waits on.
 struct PendingClientRequest {
     let method: String
-    unowned let owner: LoadedPlugin
+    let owner: LoadedPlugin
     /// The service call the flow was serving when it asked, if any.
     let call: UInt64?
     let deadline: UInt64

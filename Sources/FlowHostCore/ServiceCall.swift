@@ -3,14 +3,16 @@ import JSONRPC
 
 /// A service call in flight: who asked, who serves it, and under which
 /// other call the caller was working (the chain that cancellation follows).
-/// Owned by the engine's `calls` table, on the loop thread only.
+/// Owned by the engine's `calls` table, on the loop thread only. It holds
+/// its flows strongly: a plugin is never unloaded, and nothing here leads
+/// back to the engine, so no cycle forms.
 final class ServiceCall {
     let id: UInt64
     let service: String
     /// The plugin that asked; nil when the host itself called.
-    unowned(unsafe) let caller: LoadedPlugin?
+    let caller: LoadedPlugin?
     /// The plugin that serves it; nil for a host service.
-    unowned(unsafe) let provider: LoadedPlugin?
+    let provider: LoadedPlugin?
     /// The call the caller was serving when it asked, if any.
     let parent: UInt64?
     /// A call made through the synchronous `call_service`: its result is
@@ -30,24 +32,4 @@ final class ServiceCall {
         self.synchronous = synchronous
         self.onResult = onResult
     }
-}
-
-/// A one-shot timer a flow set.
-struct PendingTimer {
-    unowned(unsafe) let owner: LoadedPlugin
-    let call: UInt64?
-    let deadline: UInt64
-    let fire: () -> Void
-}
-
-/// What a deadline in the engine's one `DeadlineQueue` is for.
-enum Deadline {
-    case request(String)
-    case timer(UInt64)
-    /// The open challenge with this serial expires.
-    case challenge(Int)
-    /// The host's session: its idle warning, its idle end, its lifetime.
-    case sessionWarning, sessionIdle, sessionLifetime
-    /// The change feed's safety-net poll.
-    case feedPoll
 }

@@ -1,3 +1,4 @@
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
@@ -5,13 +6,13 @@ import JSONRPC
 /// engine maps it to a JSON-RPC error (and from there to the ABI's error
 /// struct) at the edge, so the services never speak the transport's types.
 public struct ServiceError: Error, CustomStringConvertible {
-    public let code: Int
+    public let code: ErrorCode
     public let message: String
     /// Kept as text: errors must be `Sendable`, jansson values are not.
     private let dataText: String?
     public var data: JSON? { dataText.flatMap { try? JSON.parse($0) } }
 
-    public init(code: Int, message: String, data: JSON? = nil) {
+    public init(_ code: ErrorCode, message: String, data: JSON? = nil) {
         self.code = code
         self.message = message
         self.dataText = data?.serialized()
@@ -21,14 +22,13 @@ public struct ServiceError: Error, CustomStringConvertible {
 
     /// -32602 naming the offending field.
     public static func invalidParams(field: String, reason: String) -> ServiceError {
-        ServiceError(code: -32602, message: "Invalid params: \(field): \(reason)", data: ["field": .string(field), "reason": .string(reason)])
+        ServiceError(.invalidParams, message: "Invalid params: \(field): \(reason)", data: ["field": .string(field), "reason": .string(reason)])
     }
 
-    public static let internalError = ServiceError(code: -32603, message: "Internal error")
-    public static let unknownUser = ServiceError(code: -32010, message: "unknown user")
+    public static let internalError = ServiceError(.internalError, message: "Internal error")
+    public static let unknownUser = ServiceError(.unknownUser, message: "unknown user")
     /// The store's server cannot be reached now; nothing was written.
-    public static let storeUnreachable = ServiceError(
-        code: -32015, message: "The store is unreachable; nothing was changed. Try again.", data: ["retryAfterSeconds": 1])
+    public static let storeUnreachable = ServiceError(.storeUnreachable, message: "The store is unreachable; nothing was changed. Try again.", data: ["retryAfterSeconds": 1])
 
-    var rpcError: RPCError { RPCError(code: code, message: message, data: data) }
+    var rpcError: RPCError { RPCError(code, message: message, data: data) }
 }

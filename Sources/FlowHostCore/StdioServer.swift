@@ -46,7 +46,7 @@ public struct StdioServer {
                     engine.logger.error("poll: \(String(cString: strerror(errno)))")
                     return 1
                 }
-                let now = MonotonicClock.nowMilliseconds()
+                let now = engine.clock.monotonicMilliseconds
                 engine.fireTimers(now: now)
                 if descriptors.count > 1, descriptors[1].revents != 0 { engine.feedWoke() }
                 if let pid = engine.clientProcessID, now >= nextProcessCheck {
@@ -79,7 +79,7 @@ public struct StdioServer {
         var deadline = engine.nextDeadline
         if engine.clientProcessID != nil { deadline = min(deadline ?? .max, nextProcessCheck) }
         guard let deadline else { return nil }
-        let now = MonotonicClock.nowMilliseconds()
+        let now = engine.clock.monotonicMilliseconds
         return deadline > now ? deadline - now : 0
     }
 

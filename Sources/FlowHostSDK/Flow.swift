@@ -40,7 +40,7 @@ extension Flow {
     public func notified(topic: String, payload: JSON) {}
     public func finish() {}
     public func callService(_ name: String, params: JSON) throws(FlowError) -> JSON? {
-        throw FlowError(code: -32601, message: "service \(name) not offered")
+        throw FlowError(.methodNotFound, message: "service \(name) not offered")
     }
 }
 

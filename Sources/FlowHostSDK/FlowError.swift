@@ -1,11 +1,12 @@
 import CFlowHostABI
+import FlowHostVocabulary
 import FlowJSON
 
-/// Why a flow refused a call. Positive codes are the REL-ID SDK's error codes
-/// (sent as the JSON-RPC error code with `data {longErrorCode, shortErrorCode}`);
-/// negative codes are JSON-RPC codes.
+/// Why a flow refused a call, or why a call it made failed. An SDK refusal
+/// (`ErrorCode.sdk`) is sent as the JSON-RPC error code with `data
+/// {longErrorCode, shortErrorCode}`; the others are spec §3's codes.
 public struct FlowError: Error, CustomStringConvertible {
-    public var code: Int
+    public var code: ErrorCode
     public var shortCode: Int
     public var message: String
     /// Kept as JSON text: errors must be `Sendable`, jansson values are not.
@@ -15,9 +16,9 @@ public struct FlowError: Error, CustomStringConvertible {
         set { dataText = newValue?.serialized() }
     }
 
-    public init(code: Int, shortCode: Int? = nil, message: String, data: JSON? = nil) {
+    public init(_ code: ErrorCode, shortCode: Int? = nil, message: String, data: JSON? = nil) {
         self.code = code
-        self.shortCode = shortCode ?? code
+        self.shortCode = shortCode ?? code.rawValue
         self.message = message
         self.dataText = data?.serialized()
     }
@@ -26,22 +27,21 @@ public struct FlowError: Error, CustomStringConvertible {
 
     /// A refusal as the SDK's sync `RDNAError` would give it.
     public static func sdk(_ code: Int, shortCode: Int? = nil, _ message: String) -> FlowError {
-        FlowError(code: code, shortCode: shortCode, message: message)
+        FlowError(.sdk(code), shortCode: shortCode, message: message)
     }
 
     /// -32602 naming the offending field.
     public static func invalidParams(field: String, reason: String) -> FlowError {
-        FlowError(
-            code: -32602, message: "Invalid params: \(field): \(reason)",
+        FlowError(.invalidParams, message: "Invalid params: \(field): \(reason)",
             data: ["field": .string(field), "reason": .string(reason)])
     }
 
-    public static let internalError = FlowError(code: -32603, message: "Internal error")
-    public static let methodNotFound = FlowError(code: -32601, message: "Method not found")
+    public static let internalError = FlowError(.internalError, message: "Internal error")
+    public static let methodNotFound = FlowError(.methodNotFound, message: "Method not found")
 
     func fill(_ error: UnsafeMutablePointer<flowhost_error_v1>?) {
         guard let error else { return }
-        flowhost_error_set(error, Int32(clamping: code), Int32(clamping: shortCode), message)
+        flowhost_error_set(error, Int32(clamping: code.rawValue), Int32(clamping: shortCode), message)
         error.pointee.data = data?.newReference()
     }
 
@@ -49,7 +49,7 @@ public struct FlowError: Error, CustomStringConvertible {
         var copy = error.pointee
         let message = String(cString: flowhost_error_message(&copy))
         self.init(
-            code: Int(copy.code), shortCode: Int(copy.short_code), message: message,
+            ErrorCode(rawValue: Int(copy.code)), shortCode: Int(copy.short_code), message: message,
             data: copy.data.map { JSON(borrowing: $0) })
     }
 }

@@ -1,6 +1,7 @@
 import CFlowHostABI
 import FlowHostPOSIX
 import CJansson
+import FlowHostVocabulary
 import FlowJSON
 
 #if canImport(Glibc)
@@ -49,7 +50,7 @@ public enum FlowExport {
         d.create = { descriptor, table, context, config, abiError in
             guard let descriptor, let table, let context else { return nil }
             guard let entry = FlowExport.registry.withLock({ $0.first { UnsafePointer($0.descriptor) == descriptor } }) else {
-                flowhost_error_set(abiError, -32603, 0, "unknown descriptor")
+                flowhost_error_set(abiError, Int32(ErrorCode.internalError.rawValue), 0, "unknown descriptor")
                 return nil
             }
             let host = FlowHost(table: table, context: context)

@@ -31,7 +31,7 @@ extension FlowHost {
             outcome in
             switch outcome {
             case .success(let result) where result["authenticated"]?.boolValue == true: completion(.passed)
-            case .failure(let error) where error.code == -32800: completion(.abandoned)
+            case .failure(let error) where error.code == .requestCancelled: completion(.abandoned)
             default: completion(.failed)
             }
         }
@@ -62,8 +62,8 @@ extension FlowHost {
             switch outcome {
             case .success(let result) where result["verified"]?.boolValue == true: completion(.passed)
             case .success: completion(.failed)
-            case .failure(let error) where error.code == -32800: completion(.abandoned)
-            case .failure(let error) where error.code == -32601: completion(.unavailable)
+            case .failure(let error) where error.code == .requestCancelled: completion(.abandoned)
+            case .failure(let error) where error.code == .methodNotFound: completion(.unavailable)
             case .failure(let error):
                 switch error.data?["reason"]?.stringValue {
                 case "unavailable": completion(.unavailable)
@@ -101,7 +101,7 @@ extension FlowHost {
     /// method that needs one (-32006).
     public func loggedInUser() throws(FlowError) -> String {
         guard let user = session?["userID"]?.stringValue else {
-            throw FlowError(code: -32006, message: "No user is logged in on this device")
+            throw FlowError(.notAllowedNow, message: "No user is logged in on this device")
         }
         return user
     }

@@ -48,7 +48,7 @@ public final class FlowHost {
         if status != FLOWHOST_OK {
             let box = Unmanaged<CompletionBox>.fromOpaque(box).takeRetainedValue()
             let reason = status == FLOWHOST_ERR_LIMIT ? "too many requests in flight" : "host refused the request (\(status))"
-            box.completion(.failure(FlowError(code: -32603, message: reason)))
+            box.completion(.failure(FlowError(.internalError, message: reason)))
         }
     }
 
@@ -90,7 +90,7 @@ public final class FlowHost {
             Unmanaged<CompletionBox>.fromOpaque(box).takeRetainedValue().completion(
                 .failure(
                     FlowError(
-                        code: status == FLOWHOST_ERR_UNDECLARED_SERVICE || status == FLOWHOST_ERR_UNKNOWN_SERVICE ? -32601 : -32603,
+                        status == FLOWHOST_ERR_UNDECLARED_SERVICE || status == FLOWHOST_ERR_UNKNOWN_SERVICE ? .methodNotFound : .internalError,
                         message: "host refused the call of \(service) (\(status))")))
             return nil
         }
@@ -123,21 +123,32 @@ public final class FlowHost {
     // MARK: Timers (ABI 1.1)
 
     /// A one-shot timer; returns its id (nil on a host without timers).
+    /// `fire` runs only if the timer fires; on a 1.4 host the host also
+    /// says when it was stopped instead, and the SDK's box is freed then.
     @discardableResult
     public func setTimer(milliseconds: UInt32, _ fire: @escaping () -> Void) -> UInt64? {
-        guard let set = field(\.set_timer) else { return nil }
         let timer = TimerBox()
-        timer.fire = { [weak self] id in
+        timer.done = { [weak self] id, fired in
             self?.timerBoxes[id] = nil
-            fire()
+            if fired { fire() }
         }
         let box = Unmanaged.passRetained(timer).toOpaque()
         var id: UInt64 = 0
-        let status = set(context, milliseconds, { userData in
-            // The host's reference, taken back: the box lives until its callback returns.
-            let box = Unmanaged<TimerBox>.fromOpaque(userData!).takeRetainedValue()
-            withExtendedLifetime(box) { box.fire(box.id) }
-        }, box, &id)
+        let status: Int32
+        if let once = field(\.set_timer_once) {
+            status = once(context, milliseconds, { userData, status in
+                // The host's reference, taken back: the box lives until its callback returns.
+                let box = Unmanaged<TimerBox>.fromOpaque(userData!).takeRetainedValue()
+                withExtendedLifetime(box) { box.done(box.id, status == FLOWHOST_OK) }
+            }, box, &id)
+        } else if let set = field(\.set_timer) {
+            status = set(context, milliseconds, { userData in
+                let box = Unmanaged<TimerBox>.fromOpaque(userData!).takeRetainedValue()
+                withExtendedLifetime(box) { box.done(box.id, true) }
+            }, box, &id)
+        } else {
+            status = FLOWHOST_ERR_FAILED
+        }
         guard status == FLOWHOST_OK else {
             Unmanaged<TimerBox>.fromOpaque(box).release()
             return nil
@@ -151,6 +162,7 @@ public final class FlowHost {
     @discardableResult
     public func cancelTimer(_ id: UInt64) -> Bool {
         guard let cancel = field(\.cancel_timer), cancel(context, id) == FLOWHOST_OK else { return false }
+        // A 1.4 host ran the callback already (it freed the box); an older one never will.
         if let box = timerBoxes.removeValue(forKey: id) { Unmanaged<TimerBox>.fromOpaque(box).release() }
         return true
     }
@@ -221,7 +233,7 @@ public final class FlowHost {
     }
 
     static func tooOld(_ what: String) -> FlowError {
-        FlowError(code: -32603, message: "the host is older than ABI 1.1 and has no \(what)")
+        FlowError(.internalError, message: "the host is older than ABI 1.1 and has no \(what)")
     }
 
     /// Runs a `CompletionBox` once with a host request's or a service call's outcome.
@@ -248,7 +260,7 @@ public final class FlowHost {
 
 private final class TimerBox {
     var id: UInt64 = 0
-    var fire: (UInt64) -> Void = { _ in }
+    var done: (_ id: UInt64, _ fired: Bool) -> Void = { _, _ in }
 }
 
 private final class CompletionBox {

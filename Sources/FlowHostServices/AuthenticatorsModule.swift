@@ -16,8 +16,7 @@ enum AuthenticatorsModule {
         unowned let engine = engine
         func requireFreshProof(_ userID: String, _ deviceID: String) throws(ServiceError) {
             guard engine.recentlyProved(userID: userID, deviceID: deviceID, within: freshSeconds) else {
-                throw ServiceError(
-                    code: -32006, message: "changing how a user authenticates needs that user logged in here and re-authenticated in the last \(freshSeconds) seconds")
+                throw ServiceError(.notAllowedNow, message: "changing how a user authenticates needs that user logged in here and re-authenticated in the last \(freshSeconds) seconds")
             }
         }
 

@@ -21,7 +21,7 @@ enum DevicesModule {
 
         engine.registerAsyncService("device.createKey", params: [string("userID", userID: true), string("deviceID")]) { caller, p, finish in
             if custody() == "host" {
-                guard let keyring else { return finish(.failure(ServiceError(code: -32603, message: "no device folder configured"))) }
+                guard let keyring else { return finish(.failure(ServiceError(.internalError, message: "no device folder configured"))) }
                 do {
                     let (keyID, publicKey) = try keyring.create()
                     finish(.success(["keyID": .string(keyID), "publicKey": .string(Base64.encode(publicKey)), "custody": "host"]))
@@ -36,7 +36,7 @@ enum DevicesModule {
                 guard case .success(let answer) = outcome, let keyID = answer["keyID"]?.stringValue, !keyID.isEmpty, keyID.utf8.count <= 128,
                     let key = answer["publicKey"]?.stringValue.flatMap(Base64.decode), key.count == Ed25519.publicKeyBytes
                 else {
-                    return finish(.failure(ServiceError(code: -32001, message: "the platform made no usable key (keyID, 32-byte Ed25519 publicKey)")))
+                    return finish(.failure(ServiceError(.platformAnswerUnusable, message: "the platform made no usable key (keyID, 32-byte Ed25519 publicKey)")))
                 }
                 finish(.success(["keyID": .string(keyID), "publicKey": .string(Base64.encode(key)), "custody": "platform"]))
             }

@@ -32,8 +32,7 @@ enum NotificationsModule {
             } catch let error as NotificationError {
                 throw ServiceError.invalidParams(field: "notification", reason: error.description)
             } catch let refused as ApprovalRefused {
-                throw ServiceError(
-                    code: -32011, message: "Too many approval requests: try again later",
+                throw ServiceError(.tooManyRequests, message: "Too many approval requests: try again later",
                     data: ["reason": .string(refused.reason), "retryAfterSeconds": .int(Int(refused.retryAfterSeconds))])
             }
         }

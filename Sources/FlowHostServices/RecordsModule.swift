@@ -52,8 +52,7 @@ enum RecordsModule {
                     if let expected = try operation.optionalInt("expectVersion") {
                         // 0 means "must not exist".
                         guard Int64(expected) == (current?.version ?? 0) else {
-                            throw ServiceError(
-                                code: -32012, message: "Version conflict at \(at)",
+                            throw ServiceError(.versionConflict, message: "Version conflict at \(at)",
                                 data: ["index": .int(index), "currentVersion": .int(Int(current?.version ?? 0))])
                         }
                     }

@@ -34,7 +34,7 @@ enum SessionsModule {
         // The logged-in session's token (onUserLoggedIn's jwtJsonTokenInfo): only for this host's own session.
         offer(engine, "session.token", [string("sessionID")]) { _, p in
             guard let current = engine.currentSession, current.sessionID == (try p.string("sessionID")) else {
-                throw ServiceError(code: -32006, message: "a session token is for the session logged in on this host")
+                throw ServiceError(.notAllowedNow, message: "a session token is for the session logged in on this host")
             }
             do {
                 let token = try SessionToken.make(

@@ -33,8 +33,7 @@ enum SignaturesModule {
             guard engine.recentlyProved(userID: userID, deviceID: deviceID, within: level == 0 ? nil : freshSeconds) else {
                 return finish(
                     .failure(
-                        ServiceError(
-                            code: -32006,
+                        ServiceError(.notAllowedNow,
                             message: "signing needs that user logged in here (and, above level 0, re-authenticated in the last \(freshSeconds) seconds)")))
             }
             let start: DataSignatures.Start

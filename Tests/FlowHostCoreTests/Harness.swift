@@ -10,9 +10,13 @@ final class Harness {
     let sink = MemorySink()
     let engine: HostEngine
 
-    init(_ flows: any Flow.Type..., configure: (String) -> JSON = { _ in .object() }, options: HostEngine.Options = .init()) {
+    init(
+        _ flows: any Flow.Type..., configure: (String) -> JSON = { _ in .object() }, options: HostEngine.Options = .init(),
+        clock: any HostClock = SystemClock()
+    ) {
         func descriptor<F: Flow>(_ type: F.Type) -> UnsafeRawPointer { FlowExport.descriptor(for: type) }
-        engine = HostEngine(options: options, sink: sink, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        engine = HostEngine(
+            options: options, sink: sink, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: clock)
         var candidates: [LoadedPlugin] = []
         for descriptor in flows.map({ descriptor($0) }) {
             switch PluginLoader.validate(descriptor: descriptor.assumingMemoryBound(to: flowhost_plugin_descriptor_v1.self), path: "<memory>") {

@@ -12,6 +12,7 @@ final class ProbeFlow: Flow {
             FlowMethod("probe.challenge", params: [FlowParam("challengeMode", .integer)]),
             FlowMethod("probe.fail", params: [FlowParam("code", .integer)]),
             FlowMethod("probe.call", params: [FlowParam("service", .string), FlowParam("params", .object, required: false)]),
+            FlowMethod("probe.timer"),
             FlowMethod(
                 "setSecret", params: [FlowParam("secret", .string), FlowParam("challengeMode", .integer, required: false)],
                 answers: ["getSecret"]),
@@ -26,7 +27,7 @@ final class ProbeFlow: Flow {
     var mode = 0
 
     init(host: FlowHost, config: JSON) throws(FlowError) {
-        if config["refuse"]?.boolValue == true { throw FlowError(code: -32603, message: "refused by config") }
+        if config["refuse"]?.boolValue == true { throw FlowError(.internalError, message: "refused by config") }
         self.host = host
     }
 
@@ -42,7 +43,7 @@ final class ProbeFlow: Flow {
             host.request(params["method"]!.stringValue!, ["question": 42], timeoutMilliseconds: timeout) { [host] outcome in
                 switch outcome {
                 case .success(let value): host.emit("onAnswer", ["result": value])
-                case .failure(let error): host.emit("onAnswer", ["error": .int(error.code)])
+                case .failure(let error): host.emit("onAnswer", ["error": .int(error.code.rawValue)])
                 }
             }
             return nil
@@ -60,9 +61,13 @@ final class ProbeFlow: Flow {
             }
             return nil
         case "probe.fail":
-            throw FlowError(code: params["code"]!.intValue!, shortCode: 7, message: "failed on purpose")
+            throw FlowError(ErrorCode(rawValue: params["code"]!.intValue!), shortCode: 7, message: "failed on purpose")
         case "probe.call":
             return try host.call(params["service"]!.stringValue!, params["params"] ?? .object())
+        case "probe.timer":
+            // A long timer holding a canary: the SDK must free it when the host says the timer is gone.
+            let canary = Canary()
+            return ["timerID": .optional(host.setTimer(milliseconds: 3_600_000) { _ = canary }.map { Int($0) }, JSON.int)]
         default:
             throw FlowError.methodNotFound
         }
@@ -72,6 +77,12 @@ final class ProbeFlow: Flow {
         guard let value = params["n"]?.intValue else { throw FlowError.invalidParams(field: "n", reason: "required integer") }
         return ["n": .int(value * 2)]
     }
+}
+
+/// Counts its own deinits (tests read `released`).
+final class Canary {
+    nonisolated(unsafe) static var released = 0
+    deinit { Canary.released += 1 }
 }
 
 /// A second flow that declares the same answer method (allowed) and nothing else.

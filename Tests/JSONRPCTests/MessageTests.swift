@@ -55,7 +55,7 @@ import Testing
         guard case .invalid(let id, let error) = try classify(text) else {
             Issue.record("accepted \(text)"); return
         }
-        #expect(error.code == -32600)
+        #expect(error.code.rawValue == -32600)
         #expect(id.serialized() == expectedID)
     }
 }

@@ -57,13 +57,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
+#include "flowhost_errors.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define FLOWHOST_ABI_VERSION 1u  /* the major */
-#define FLOWHOST_ABI_MINOR 3u
+#define FLOWHOST_ABI_MINOR 4u
 #define FLOWHOST_ENTRY_SYMBOL_V1 "flowhost_plugin_v1"
 
 /* Result codes of host functions and plugin callbacks. */
@@ -77,6 +78,7 @@ extern "C" {
 #define FLOWHOST_ERR_UNDECLARED_SERVICE (-7) /* the manifest's "uses" does not name it (1.1) */
 #define FLOWHOST_ERR_UNKNOWN_ID (-8)    /* no such pending call or timer: finished, cancelled or never made (1.1) */
 #define FLOWHOST_ERR_NOT_PERMITTED (-9) /* the flow's name and manifest do not allow it: a feed topic it does not own (1.3) */
+#define FLOWHOST_ERR_CANCELLED (-10)    /* given to a callback that will not run for real: what it waited for was cancelled (1.4) */
 
 /* Log levels for flowhost_host_v1.log. */
 #define FLOWHOST_LOG_DEBUG 0
@@ -122,6 +124,11 @@ typedef void (*flowhost_response_fn)(void *user_data, json_t *result, const flow
 
 /* Called once when a timer set with set_timer fires (1.1). */
 typedef void (*flowhost_timer_fn)(void *user_data);
+
+/* Called exactly once for a timer set with set_timer_once (1.4): status
+   FLOWHOST_OK when it fired, FLOWHOST_ERR_CANCELLED when it was stopped
+   first. Either way the plugin may free user_data here. */
+typedef void (*flowhost_timer_done_fn)(void *user_data, int32_t status);
 
 /* What the host offers a plugin. Grows at the end only. */
 typedef struct flowhost_host_v1 {
@@ -247,6 +254,18 @@ typedef struct flowhost_host_v1 {
        ("challenge.cancelled"). The session stays. Returns 1 when something
        was in progress, 0 when nothing was. */
     int32_t (*abandon_dialogues)(flowhost_host_context *host);
+
+    /* --- ABI 1.4 --- */
+
+    /* A one-shot timer whose callback runs exactly once, on the loop thread:
+       with FLOWHOST_OK when it fires after about delay_ms, or with
+       FLOWHOST_ERR_CANCELLED when it is stopped first: by cancel_timer
+       (before cancel_timer returns), by the end of the service call it was
+       set under, or by the host's end (before the plugin's destroy). Use it
+       instead of set_timer, whose callback never hears of a cancellation.
+       *timer_id is set; cancel it with cancel_timer. */
+    int32_t (*set_timer_once)(flowhost_host_context *host, uint32_t delay_ms, flowhost_timer_done_fn on_done,
+                              void *user_data, uint64_t *timer_id);
 } flowhost_host_v1;
 
 /* True when the host table `t` has the field `f` (a plugin built against a

@@ -1,5 +1,6 @@
 import FlowHostPOSIX
 import CFlowHostSystem
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
@@ -49,7 +50,7 @@ final class DemoClient {
                 if let error = reply["error"] {
                     print("  ✗ error \(error.serialized())")
                     return .failure(
-                        RPCError(code: error["code"]?.intValue ?? 0, message: error["message"]?.stringValue ?? "", data: error["data"]))
+                        RPCError(ErrorCode(rawValue: error["code"]?.intValue ?? 0), message: error["message"]?.stringValue ?? "", data: error["data"]))
                 }
                 let result = reply["result"] ?? .null
                 if echo, !result.isNull { print("  ← result \(result.serialized())") }

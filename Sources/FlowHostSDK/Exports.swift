@@ -1,0 +1,3 @@
+// A flow names spec §3's codes (`ErrorCode`) in its `FlowError`s and in
+// the failures it matches; importing the SDK is enough for that.
+@_exported import FlowHostVocabulary
