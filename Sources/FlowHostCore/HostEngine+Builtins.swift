@@ -22,7 +22,7 @@ extension HostEngine {
         methods["shutdown"] = .builtin(MethodSpec(name: "shutdown", summary: "Ends the session; `exit` follows.")) {
             [unowned self] _ in
             lifecycle = .shutDown
-            openChallenge = nil
+            challenge.close()
             return nil
         }
         methods["rpc.discover"] = .builtin(

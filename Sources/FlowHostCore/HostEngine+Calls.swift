@@ -13,12 +13,7 @@ extension HostEngine {
         _ service: String, caller: LoadedPlugin?, provider: LoadedPlugin?, synchronous: Bool,
         onResult: @escaping (Result<JSON?, RPCError>) -> Void
     ) -> UInt64 {
-        let id = nextCallID
-        nextCallID += 1
-        calls[id] = ServiceCall(
-            id: id, service: service, caller: caller, provider: provider, parent: activeCall, synchronous: synchronous,
-            onResult: onResult)
-        return id
+        calls.start(service, caller: caller, provider: provider, synchronous: synchronous, onResult: onResult)
     }
 
     /// `call_service_async`: returns the call's id at once; `onResult` runs
@@ -69,7 +64,7 @@ extension HostEngine {
             logger.warning("flow \(provider.name) tried to complete call \(id), which it does not serve")
             return false
         }
-        calls[id] = nil
+        _ = calls.remove(id)
         endDialogue(of: id)
         if call.synchronous {
             call.onResult(outcome)
@@ -83,7 +78,7 @@ extension HostEngine {
     /// what each started, down the chain. Returns how many of its own.
     @discardableResult
     func cancelCalls(madeBy plugin: LoadedPlugin) -> Int {
-        let own = calls.values.filter { $0.caller === plugin }.sorted { $0.id < $1.id }
+        let own = calls.made(by: plugin)
         for call in own { cancel(call, notifyCaller: true) }
         return own.count
     }
@@ -92,8 +87,8 @@ extension HostEngine {
     /// provider hears `cancel_call`, its dialogue for the call ends, and the
     /// caller's callback runs once with -32800.
     func cancel(_ call: ServiceCall, notifyCaller: Bool) {
-        guard calls.removeValue(forKey: call.id) != nil else { return }
-        for child in calls.values.filter({ $0.parent == call.id }).sorted(by: { $0.id < $1.id }) {
+        guard calls.remove(call.id) != nil else { return }
+        for child in calls.children(of: call.id) {
             cancel(child, notifyCaller: true)
         }
         endDialogue(of: call.id)
@@ -108,10 +103,9 @@ extension HostEngine {
     /// What belonged to a call that ended: its challenge closes, its host
     /// requests are cancelled (the client is told), its timers stop.
     func endDialogue(of callID: UInt64) {
-        if let open = openChallenge, open.call == callID { openChallenge = nil }
-        for (id, pending) in pendingClientRequests.filter({ $0.value.call == callID }).sorted(by: { $0.key < $1.key }) {
-            pendingClientRequests[id] = nil
-            send(.event(name: "$/cancelRequest", params: ["id": .string(id)]))
+        challenge.close(belongingTo: callID)
+        for pending in clientRequests.remove(where: { $0.call == callID }) {
+            send(.event(name: "$/cancelRequest", params: ["id": .string(pending.id)]))
             withCall(callID) { pending.completion(.failure(RPCError.requestCancelled.withData(["method": .string(pending.method)]))) }
         }
         for timer in scheduler.removeTimers(where: { $0.call == callID }) { withCall(callID) { timer.fire(false) } }
@@ -121,7 +115,7 @@ extension HostEngine {
     /// dialogue belongs to (one dialogue at a time), for work it starts
     /// outside any call's context, such as on a change-feed event.
     func servedCall(by plugin: LoadedPlugin) -> UInt64? {
-        calls.values.filter { $0.provider === plugin && !$0.synchronous }.map(\.id).max()
+        calls.newestServed(by: plugin)
     }
 }
 

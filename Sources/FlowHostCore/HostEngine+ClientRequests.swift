@@ -11,23 +11,21 @@ extension HostEngine {
         method: String, params: JSON, timeoutMilliseconds: UInt32, from plugin: LoadedPlugin,
         completion: @escaping (Result<JSON, RPCError>) -> Void
     ) -> Bool {
-        guard pendingClientRequests.count < options.maxClientRequestsInFlight else {
+        guard clientRequests.count < options.maxClientRequestsInFlight else {
             logger.warning("flow \(plugin.name): host request \(method) refused, \(options.maxClientRequestsInFlight) already in flight")
             return false
         }
-        let id = "fh-\(nextClientRequestNumber)"
-        nextClientRequestNumber += 1
+        let id = clientRequests.nextID
         let timeout = timeoutMilliseconds == 0 ? options.clientRequestTimeoutMilliseconds : timeoutMilliseconds
         let deadline = scheduler.schedule(.request(id), inMilliseconds: UInt64(timeout))
-        pendingClientRequests[id] = PendingClientRequest(
-            method: method, owner: plugin, call: activeCall, deadline: deadline, completion: completion)
+        clientRequests.add(method: method, owner: plugin, call: calls.active, deadline: deadline, completion: completion)
         logger.debug("host request \(id) \(method) for flow \(plugin.name)")
         send(.request(id: .string(id), method: method, params: params))
         return true
     }
 
     func routeClientResponse(id: JSON, result: JSON?, error: JSON?) {
-        guard let key = id.stringValue, let pending = pendingClientRequests.removeValue(forKey: key) else {
+        guard let key = id.stringValue, let pending = clientRequests.remove(key) else {
             logger.warning("response to unknown request id \(LogLine.clip(id.serialized())); ignored")
             return
         }
@@ -52,10 +50,9 @@ extension HostEngine {
     /// Returns how many were cancelled.
     @discardableResult
     func cancelClientRequests(of plugin: LoadedPlugin) -> Int {
-        let mine = pendingClientRequests.filter { $0.value.owner === plugin }.sorted { $0.key < $1.key }
-        for (id, pending) in mine {
-            pendingClientRequests[id] = nil
-            send(.event(name: "$/cancelRequest", params: ["id": .string(id)]))
+        let mine = clientRequests.remove { $0.owner === plugin }
+        for pending in mine {
+            send(.event(name: "$/cancelRequest", params: ["id": .string(pending.id)]))
             withCall(pending.call) { pending.completion(.failure(RPCError.requestCancelled.withData(["method": .string(pending.method)]))) }
         }
         return mine.count

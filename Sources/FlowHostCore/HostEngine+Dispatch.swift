@@ -22,7 +22,7 @@ extension HostEngine {
         }
         // A dialogue that ended leaves no starter behind: a later dialogue of the
         // same flow, started another way (an answer), is never taken for a retry.
-        if dialogueStarter != nil, openDialogue() == nil { dialogueStarter = nil }
+        if challenge.starter != nil, openDialogue() == nil { challenge.starter = nil }
         let bound: JSON
         do { bound = try ParamBinder.bind(params, to: route.spec.params, empty: emptyObject) } catch { return .failure(error) }
         defer { if bound === emptyObject { guardEmptyObject() } }
@@ -35,7 +35,7 @@ extension HostEngine {
                 // The seeds' apps dismiss a step-up or toggle prompt and let the user try
                 // again: the same action, retried, replaces its own stale dialogue (the old
                 // one is cancelled, its flows told). Another dialogue is never cut short.
-                if dialogueOwner() === plugin, let starter = dialogueStarter, starter.plugin == ObjectIdentifier(plugin),
+                if dialogueOwner() === plugin, let starter = challenge.starter, starter.plugin == ObjectIdentifier(plugin),
                     starter.method == method
                 {
                     logger.info("\(method) replaces \(plugin.name)'s open dialogue")
@@ -51,7 +51,7 @@ extension HostEngine {
             touchSession()
             let outcome = plugin.handle(method: method, params: bound)
             if spec.startsDialogue, case .success = outcome, openDialogue() != nil {
-                dialogueStarter = (ObjectIdentifier(plugin), method)
+                challenge.starter = (ObjectIdentifier(plugin), method)
             }
             return outcome
         case .answer(let spec):
@@ -62,13 +62,11 @@ extension HostEngine {
     /// What is in progress, if anything: a challenge other than a resting
     /// one, a service call, or a host request (in that order of precedence).
     func openDialogue() -> JSON? {
-        if let open = openChallenge, open.owner.declaresEvent(open.event)?.isResting != true {
-            return ["flow": .string(open.owner.name), "event": .string(open.event), "challengeMode": .optional(open.challengeMode, JSON.int)]
-        }
-        if let call = calls.values.min(by: { $0.id < $1.id }) {
+        if let open = challenge.inProgress { return open.inProgressDescription }
+        if let call = calls.oldest {
             return ["flow": .string(call.provider?.name ?? call.caller?.name ?? "host"), "method": .string(call.service)]
         }
-        if let (_, request) = pendingClientRequests.min(by: { $0.key < $1.key }) {
+        if let request = clientRequests.oldest {
             return ["flow": .string(request.owner.name), "method": .string(request.method)]
         }
         return nil
@@ -79,9 +77,9 @@ extension HostEngine {
     /// dialogue's), else the owner of the open challenge or host request.
     /// Nil when nothing is open, or when the host itself made the call.
     func dialogueOwner() -> LoadedPlugin? {
-        if let root = calls.values.filter({ $0.parent == nil }).min(by: { $0.id < $1.id }) { return root.caller }
-        if let open = openChallenge, open.owner.declaresEvent(open.event)?.isResting != true { return open.owner }
-        return pendingClientRequests.min(by: { $0.key < $1.key })?.value.owner
+        if let root = calls.roots.first { return root.caller }
+        if let open = challenge.inProgress { return open.owner }
+        return clientRequests.oldest?.owner
     }
 
     /// Ends whatever dialogue is in progress (the session it ran under ended,
@@ -90,12 +88,10 @@ extension HostEngine {
     /// requests are cancelled (the client gets `$/cancelRequest`), and a
     /// challenge other than a resting one closes, its flow told.
     func abandonDialogues() {
-        for call in calls.values.filter({ $0.parent == nil }).sorted(by: { $0.id < $1.id }) { cancel(call, notifyCaller: true) }
+        for call in calls.roots { cancel(call, notifyCaller: true) }
         for plugin in plugins { cancelClientRequests(of: plugin) }
-        if let open = openChallenge, open.owner.declaresEvent(open.event)?.isResting != true {
-            openChallenge = nil
-            let notice: JSON = ["event": .string(open.event), "challengeMode": .optional(open.challengeMode, JSON.int)]
-            withCall(nil) { open.owner.notify("challenge.cancelled", notice) }
+        if let open = challenge.closeInProgress() {
+            withCall(nil) { open.owner.notify("challenge.cancelled", open.notice) }
         }
     }
 
@@ -109,29 +105,21 @@ extension HostEngine {
     }
 
     private func answer(method: String, spec: MethodSpec, params: JSON) -> Result<JSON?, RPCError> {
-        guard let open = openChallenge else {
-            return .failure(RPCError.noOpenChallenge.withMessage("No open challenge for \(method)"))
+        let open: OpenChallenge
+        switch challenge.admit(
+            method, answers: spec.answers, ownerDeclares: challenge.current?.owner.declaresMethod(method) ?? false,
+            challengeMode: params["challengeMode"]?.intValue)
+        {
+        case .failure(let error): return .failure(error)
+        case .success(let admitted): open = admitted
         }
-        let openDescription: JSON = [
-            "event": .string(open.event), "challengeMode": .optional(open.challengeMode, JSON.int), "flow": .string(open.owner.name),
-        ]
-        guard spec.answers.contains(open.event), open.owner.declaresMethod(method) else {
-            return .failure(
-                RPCError.challengeMismatch.withMessage("\(method) does not answer the open challenge \(open.event)")
-                    .withData(["open": openDescription]))
-        }
-        if let given = params["challengeMode"]?.intValue, let expected = open.challengeMode, given != expected {
-            return .failure(
-                RPCError.challengeMismatch.withMessage("challengeMode \(given) does not match the open challenge's \(expected)")
-                    .withData(["open": openDescription]))
-        }
-        let serialBefore = challengeSerial
+        let serialBefore = challenge.serial
         touchSession()
         let outcome = withCall(open.call) { open.owner.handle(method: method, params: params) }
         // A refused answer leaves the challenge open; an accepted one closes
         // it unless the flow opened the next one meanwhile (or its call ended).
-        if case .success = outcome, challengeSerial == serialBefore, openChallenge?.serial == open.serial {
-            openChallenge = nil
+        if case .success = outcome, challenge.serial == serialBefore, challenge.isOpen(serial: open.serial) {
+            challenge.close()
         }
         return outcome
     }
@@ -144,11 +132,10 @@ extension HostEngine {
             return -4  // FLOWHOST_ERR_UNDECLARED_EVENT
         }
         if spec.isChallenge {
-            challengeSerial += 1
-            openChallenge = OpenChallenge(
-                event: event, challengeMode: params["challengeMode"]?.intValue, owner: plugin, call: activeCall, serial: challengeSerial)
+            let serial = challenge.open(
+                event: event, challengeMode: params["challengeMode"]?.intValue, owner: plugin, call: calls.active, isResting: spec.isResting)
             if !spec.isResting, options.challengeTimeoutMilliseconds > 0 {
-                scheduler.schedule(.challenge(challengeSerial), inMilliseconds: options.challengeTimeoutMilliseconds)
+                scheduler.schedule(.challenge(serial), inMilliseconds: options.challengeTimeoutMilliseconds)
             }
         }
         send(.event(name: event, params: params))
@@ -158,11 +145,9 @@ extension HostEngine {
     /// The open challenge expired: it closes, and its owner hears of it
     /// (`challenge.expired`), in the context of the call it belonged to.
     func expireChallenge(serial: Int) {
-        guard let open = openChallenge, open.serial == serial else { return }
-        openChallenge = nil
+        guard let open = challenge.close(serial: serial) else { return }
         logger.info("challenge \(open.event) of flow \(open.owner.name) expired unanswered")
-        let notice: JSON = ["event": .string(open.event), "challengeMode": .optional(open.challengeMode, JSON.int)]
-        withCall(open.call) { open.owner.notify("challenge.expired", notice) }
+        withCall(open.call) { open.owner.notify("challenge.expired", open.notice) }
     }
 
     /// A synchronous service call (`call_service`): the result before it returns.

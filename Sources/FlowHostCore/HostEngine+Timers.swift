@@ -6,7 +6,7 @@ extension HostEngine {
     /// `fire` runs exactly once: true when the timer fires, false when it is
     /// cancelled, or its call or the engine ends first.
     func setTimer(delayMilliseconds: UInt32, owner: LoadedPlugin, fire: @escaping (_ fired: Bool) -> Void) -> UInt64 {
-        scheduler.addTimer(inMilliseconds: delayMilliseconds, owner: ObjectIdentifier(owner), call: activeCall, fire: fire)
+        scheduler.addTimer(inMilliseconds: delayMilliseconds, owner: ObjectIdentifier(owner), call: calls.active, fire: fire)
     }
 
     func cancelTimer(_ id: UInt64, owner: LoadedPlugin) -> Bool {
@@ -27,9 +27,9 @@ extension HostEngine {
     /// Whether a deadline in the heap still stands for something pending.
     private func isLive(_ key: Deadline, _ deadline: UInt64) -> Bool {
         switch key {
-        case .request(let id): pendingClientRequests[id]?.deadline == deadline
+        case .request(let id): clientRequests.isLive(id, deadline: deadline)
         case .timer(let id): scheduler.isLiveTimer(id, deadline: deadline)
-        case .challenge(let serial): openChallenge?.serial == serial
+        case .challenge(let serial): challenge.isOpen(serial: serial)
         case .sessionWarning, .sessionIdle, .sessionLifetime: hostSession != nil
         case .feedPoll: !subscriptions.isEmpty
         }
@@ -43,7 +43,7 @@ extension HostEngine {
             guard isLive(key, deadline) else { continue }
             switch key {
             case .request(let id):
-                guard let pending = pendingClientRequests.removeValue(forKey: id) else { continue }
+                guard let pending = clientRequests.remove(id) else { continue }
                 logger.info("host request \(id) \(pending.method) timed out")
                 send(.event(name: "$/cancelRequest", params: ["id": .string(id)]))
                 withCall(pending.call) {

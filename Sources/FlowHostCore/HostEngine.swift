@@ -43,16 +43,6 @@ public final class HostEngine {
         case request(id: JSON, method: String, params: JSON)
     }
 
-    struct OpenChallenge {
-        let event: String
-        let challengeMode: Int?
-        let owner: LoadedPlugin
-        /// The service call the owner was serving when it asked, if any:
-        /// the challenge belongs to that call and ends with it.
-        let call: UInt64?
-        let serial: Int
-    }
-
     public let options: Options
     public let logger: Logger
     let writer: FrameWriter
@@ -69,25 +59,19 @@ public final class HostEngine {
     var services: [String: ServiceProvider] = [:]
     var lifecycle = Lifecycle.awaitingInitialize
     var session: JSON?
-    var openChallenge: OpenChallenge?
-    /// The flow method that started the dialogue in progress (a `startsDialogue`
-    /// one), so a retry of that same action may replace it; nil once nothing is open.
-    var dialogueStarter: (plugin: ObjectIdentifier, method: String)?
-    /// Bumped whenever a challenge opens, to tell whether a handler opened one.
-    var challengeSerial = 0
+    /// The open challenge, and what started the dialogue in progress.
+    var challenge = ChallengeSlot()
     /// While > 0, outgoing frames wait in `held` (a reply is being prepared).
     @exclusivity(unchecked) var holdDepth = 0
     @exclusivity(unchecked) var held: [Outgoing] = []
     /// What calls without params get, and what `ping` answers.
     var emptyObject = JSON.object()
-    var pendingClientRequests: [String: PendingClientRequest] = [:]
+    /// The host's requests to the client that wait for an answer.
+    var clientRequests = ClientRequestTable()
     /// Every deadline and the flows' timers, on the injected clock.
     var scheduler: Scheduler
-    var calls: [UInt64: ServiceCall] = [:]
-    var nextCallID: UInt64 = 1
-    /// The service call on whose behalf plugin code is running now: what it
-    /// starts (challenges, host requests, timers, calls) belongs to that call.
-    var activeCall: UInt64?
+    /// The service calls in flight, and the one plugin code runs for now.
+    var calls = CallTable()
     /// Callbacks that must not run inside the call that caused them (a
     /// service result, a session notice); run before the loop waits again.
     var deferred: [() -> Void] = []
@@ -105,7 +89,6 @@ public final class HostEngine {
     /// Topics the host itself follows (its session's end).
     var hostInterests: Set<String> = []
     var feedCursor: Int64?
-    var nextClientRequestNumber = 1
     var discoverDocument: JSON?
 
     /// Set when the host should stop: 0 for a clean end.
@@ -225,9 +208,9 @@ public final class HostEngine {
 
     /// Runs `body` with `call` as the active service call.
     func withCall<T>(_ call: UInt64?, _ body: () -> T) -> T {
-        let saved = activeCall
-        activeCall = call
-        defer { activeCall = saved }
+        let saved = calls.active
+        calls.active = call
+        defer { calls.active = saved }
         return body()
     }
 

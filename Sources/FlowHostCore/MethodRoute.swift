@@ -34,13 +34,3 @@ enum ServiceProvider {
         }
     }
 }
-
-/// A request the host sent to the client and still waits on.
-struct PendingClientRequest {
-    let method: String
-    let owner: LoadedPlugin
-    /// The service call the flow was serving when it asked, if any.
-    let call: UInt64?
-    let deadline: UInt64
-    let completion: (Result<JSON, RPCError>) -> Void
-}
