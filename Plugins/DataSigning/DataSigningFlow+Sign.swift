@@ -19,8 +19,7 @@ extension DataSigningFlow {
         }
         signing = Signing(userID: user, payload: payload, reason: reason, authLevel: level, authenticatorType: type)
         guard level > 0 else { return sign(verifiedBy: "none") }
-        host.call(
-            "stepup.authenticate",
+        host.stepUp(
             // Level 4 is seed 000's IDV server biometric and nothing else; level 1 is LDA, else the password.
             ["challengeMode": .int(ChallengeMode.signing), "reason": "data-signing", "method": .string(level == 4 ? "serverBiometric" : "lda")]
         ) { [self] outcome in
@@ -49,31 +48,30 @@ extension DataSigningFlow {
     static let cancelledByUser = (code: 153, text: "Operation cancelled by user")
     static let notSupported = (code: 214, text: "Authentication method not supported")
 
-    func authenticated(_ result: JSON) {
-        switch result["outcome"]?.stringValue {
-        case "authenticated":
-            sign(verifiedBy: result["verifiedBy"]?.stringValue ?? "password")
-        case "exhausted":
-            report(status: 153, message: "Too many wrong attempts: you are logged off; nothing was signed.", error: Self.authenticationFailed)
-            host.endSession(reason: "step-up-failed")
-        case "expired":
-            report(status: 110, message: "Your password has expired: you are logged off; nothing was signed.", error: Self.authenticationFailed)
-            host.endSession(reason: "step-up-failed")
-        case "ldaCancelled":
-            report(status: 100, message: "Local device authentication was cancelled; nothing was signed.", error: Self.cancelledByUser)
-        case "cancelled":
-            report(status: 121, message: "The authentication expired unanswered; nothing was signed.", error: Self.cancelledByUser)
-        case "refused":
-            report(status: result["status"]?.intValue ?? 126, message: "This device could not prove who you are.", error: Self.authenticationFailed)
-        case "biometricUnavailable":
-            report(status: 100, message: "No server biometric is available to this client; nothing was signed.", error: Self.notSupported)
-        case "biometricCancelled":
-            report(status: 100, message: "The biometric capture was cancelled; nothing was signed.", error: Self.cancelledByUser)
-        case "biometricFailed":
-            report(status: 100, message: "The server biometric did not match; nothing was signed.", error: Self.authenticationFailed)
-        default:
-            host.log(.error, "stepup.authenticate gave an outcome this flow does not know")
-            report(status: 114, message: "The authentication failed on the server side.", error: Self.authenticationFailed)
+    /// The statuses and the session's end are StepUpOutcome's; the words and errors are the signing's.
+    func authenticated(_ outcome: StepUpOutcome) {
+        let status = outcome.status
+        switch outcome {
+        case .authenticated(let verifiedBy):
+            sign(verifiedBy: verifiedBy)
+        case .exhausted:
+            report(status: status, message: "Too many wrong attempts: you are logged off; nothing was signed.", error: Self.authenticationFailed)
+        case .expired:
+            report(status: status, message: "Your password has expired: you are logged off; nothing was signed.", error: Self.authenticationFailed)
+        case .ldaCancelled:
+            report(status: status, message: "Local device authentication was cancelled; nothing was signed.", error: Self.cancelledByUser)
+        case .cancelled:
+            report(status: status, message: "The authentication expired unanswered; nothing was signed.", error: Self.cancelledByUser)
+        case .refused:
+            report(status: status, message: "This device could not prove who you are.", error: Self.authenticationFailed)
+        case .biometricUnavailable:
+            report(status: status, message: "No server biometric is available to this client; nothing was signed.", error: Self.notSupported)
+        case .biometricCancelled:
+            report(status: status, message: "The biometric capture was cancelled; nothing was signed.", error: Self.cancelledByUser)
+        case .biometricFailed:
+            report(status: status, message: "The server biometric did not match; nothing was signed.", error: Self.authenticationFailed)
+        case .unknown:
+            report(status: status, message: "The authentication failed on the server side.", error: Self.authenticationFailed)
         }
     }
 

@@ -42,7 +42,7 @@ extension LDAToggleFlow {
     /// has one (5 to enable, 15 to disable), LDA for a user without one.
     func verify(enable: Bool) {
         let mode = enable ? ChallengeMode.enableLDAVerify : ChallengeMode.disableLDAVerify
-        host.call("stepup.authenticate", ["challengeMode": .int(mode), "reason": "lda-toggle", "method": "password"]) { [self] outcome in
+        host.stepUp(["challengeMode": .int(mode), "reason": "lda-toggle", "method": "password"]) { [self] outcome in
             guard let current = toggle, current.stage == .verifying else { return }
             switch outcome {
             case .failure(let error) where error.code == .requestCancelled:
@@ -56,26 +56,21 @@ extension LDAToggleFlow {
         }
     }
 
-    func verified(_ current: Toggle, _ result: JSON) {
-        switch result["outcome"]?.stringValue {
-        case "authenticated":
+    /// The statuses and the session's end are StepUpOutcome's; the words are the toggle's.
+    func verified(_ current: Toggle, _ outcome: StepUpOutcome) {
+        let status = outcome.status
+        switch outcome {
+        case .authenticated:
             // Seed 003: enabling asks for consent (16); disabling sets a new password (14).
             if current.enable { askForConsent(current) } else { askForNewPassword(current) }
-        case "exhausted":
-            report(status: 153, message: "Too many wrong attempts: you are logged off.")
-            host.endSession(reason: "step-up-failed")
-        case "expired":
-            report(status: 110, message: "Your password has expired: you are logged off.")
-            host.endSession(reason: "step-up-failed")
-        case "ldaCancelled":
-            report(status: 100, message: "Local device authentication was cancelled; nothing changed.", error: Self.cancelledByUser)
-        case "refused":
-            report(status: result["status"]?.intValue ?? 126, message: "This device could not prove who you are; nothing changed.")
-        case "cancelled":
-            report(status: 121, message: "The verification expired unanswered; nothing changed.")
-        default:
-            host.log(.error, "stepup.authenticate gave an outcome this flow does not know")
-            report(status: 114, message: "The verification failed on the server side; nothing changed.")
+        case .exhausted: report(status: status, message: "Too many wrong attempts: you are logged off.")
+        case .expired: report(status: status, message: "Your password has expired: you are logged off.")
+        case .ldaCancelled:
+            report(status: status, message: "Local device authentication was cancelled; nothing changed.", error: Self.cancelledByUser)
+        case .refused: report(status: status, message: "This device could not prove who you are; nothing changed.")
+        case .cancelled: report(status: status, message: "The verification expired unanswered; nothing changed.")
+        case .biometricUnavailable, .biometricCancelled, .biometricFailed, .unknown:
+            report(status: StepUpOutcome.unknown(nil).status, message: "The verification failed on the server side; nothing changed.")
         }
     }
 

@@ -84,38 +84,34 @@ final class StepUpFlow: ServingFlow {
         }
         guard check["authlevel"]?.stringValue ?? "0" != "0" else { return answer(user, uuid: uuid, action: action) }
         pendingUpdate = (uuid, action, nil)
-        pendingUpdate?.call = host.call("stepup.authenticate", ["challengeMode": .int(ChallengeMode.stepUp), "reason": "notification"]) {
+        pendingUpdate?.call = host.stepUp(["challengeMode": .int(ChallengeMode.stepUp), "reason": "notification"]) {
             [self] outcome in
             guard let pending = pendingUpdate, pending.uuid == uuid else { return }
             pendingUpdate = nil
             switch outcome {
-            case .success(let result): stepUpFinished(user, uuid: uuid, action: action, result: result)
+            case .success(let outcome): stepUpFinished(user, uuid: uuid, action: action, outcome: outcome)
             case .failure(let error) where error.code == .requestCancelled: return  // abandoned: nothing recorded, nothing said
             case .failure(let error): updated(uuid, status: 114, message: "Step-up failed on the server side: \(error.message)")
             }
         }
     }
 
-    func stepUpFinished(_ user: String, uuid: String, action: String, result: JSON) {
-        switch result["outcome"]?.stringValue {
-        case "authenticated":
+    /// The statuses and the session's end are StepUpOutcome's; the words are the notification's.
+    func stepUpFinished(_ user: String, uuid: String, action: String, outcome: StepUpOutcome) {
+        let status = outcome.status
+        switch outcome {
+        case .authenticated:
             answer(user, uuid: uuid, action: action)
-        case "exhausted":
-            updated(uuid, status: 153, message: "Too many wrong attempts: you are logged off.")
-            host.endSession(reason: "step-up-failed")
-        case "expired":
-            updated(uuid, status: 110, message: "Your password has expired: you are logged off.")
-            host.endSession(reason: "step-up-failed")
-        case "ldaCancelled":
-            updated(uuid, status: 100, message: "Local device authentication was cancelled.", errorCode: 131, errorString: "LDA cancelled")
-        case "refused":
-            updated(uuid, status: result["status"]?.intValue ?? 126, message: "This device could not prove who you are.")
-        case "cancelled":
+        case .exhausted: updated(uuid, status: status, message: "Too many wrong attempts: you are logged off.")
+        case .expired: updated(uuid, status: status, message: "Your password has expired: you are logged off.")
+        case .ldaCancelled:
+            updated(uuid, status: status, message: "Local device authentication was cancelled.", errorCode: 131, errorString: "LDA cancelled")
+        case .refused: updated(uuid, status: status, message: "This device could not prove who you are.")
+        case .cancelled:
             // The step-up's challenge expired or was replaced: an ordinary end, as in the toggle and signing.
-            updated(uuid, status: 121, message: "The step-up expired unanswered; nothing was recorded.")
-        default:
-            host.log(.error, "stepup.authenticate gave an outcome this flow does not know")
-            updated(uuid, status: 114, message: "Step-up failed on the server side.")
+            updated(uuid, status: status, message: "The step-up expired unanswered; nothing was recorded.")
+        case .biometricUnavailable, .biometricCancelled, .biometricFailed, .unknown:
+            updated(uuid, status: StepUpOutcome.unknown(nil).status, message: "Step-up failed on the server side.")
         }
     }
 

@@ -1,0 +1,86 @@
+import FlowJSON
+
+/// What `stepup.authenticate` reports, as a closed set, and what each
+/// outcome means to the SDK's events: the status a flow reports and
+/// whether the session ends. Every flow that re-authenticates through
+/// step-up maps its outcome here, so 110, 153 and 121 mean the same thing
+/// in a notification action, an LDA toggle and a signing. The flow only
+/// chooses its own words.
+public enum StepUpOutcome: Equatable, Sendable {
+    /// Verified: `verifiedBy` is `password`, `lda` or `serverBiometric`.
+    case authenticated(verifiedBy: String)
+    /// Wrong passwords to the last attempt (153; the session ends).
+    case exhausted
+    /// The password expired meanwhile (110; the session ends).
+    case expired
+    /// The user dismissed the platform's LDA prompt (100, with the flow's own error).
+    case ldaCancelled
+    /// The challenge expired unanswered or was replaced (121).
+    case cancelled
+    /// The device could not prove its key; `status` is the one the host gave.
+    case refused(status: Int)
+    /// Level 4: the client offers no server biometric (100, error 214).
+    case biometricUnavailable
+    /// Level 4: the user dismissed the capture (100).
+    case biometricCancelled
+    /// Level 4: the capture did not match (100).
+    case biometricFailed
+    /// An outcome this SDK does not know: treated as a server-side failure (114).
+    case unknown(String?)
+
+    public init(_ result: JSON) {
+        switch result["outcome"]?.stringValue {
+        case "authenticated": self = .authenticated(verifiedBy: result["verifiedBy"]?.stringValue ?? "password")
+        case "exhausted": self = .exhausted
+        case "expired": self = .expired
+        case "ldaCancelled": self = .ldaCancelled
+        case "cancelled": self = .cancelled
+        case "refused": self = .refused(status: result["status"]?.intValue ?? 126)
+        case "biometricUnavailable": self = .biometricUnavailable
+        case "biometricCancelled": self = .biometricCancelled
+        case "biometricFailed": self = .biometricFailed
+        case let other: self = .unknown(other)
+        }
+    }
+
+    /// The SDK status the flow's event carries for this outcome.
+    public var status: Int {
+        switch self {
+        case .authenticated, .ldaCancelled, .biometricUnavailable, .biometricCancelled, .biometricFailed: 100
+        case .exhausted: 153
+        case .expired: 110
+        case .cancelled: 121
+        case .refused(let status): status
+        case .unknown: 114
+        }
+    }
+
+    /// Whether the host's session must end (the SDK logs the user off on 110 and 153).
+    public var endsSession: Bool {
+        switch self {
+        case .exhausted, .expired: true
+        default: false
+        }
+    }
+}
+
+extension FlowHost {
+    /// Re-authenticates through `stepup.authenticate`. `completion` runs once:
+    /// with the outcome (the session ends right after it returns, if the
+    /// outcome ends it: the flow's report comes first, as the SDK's does);
+    /// or with the call's failure (`.requestCancelled` when the dialogue was
+    /// abandoned). Returns the call's id.
+    @discardableResult
+    public func stepUp(_ params: JSON, completion: @escaping (Result<StepUpOutcome, FlowError>) -> Void) -> UInt64? {
+        call("stepup.authenticate", params) { [self] result in
+            switch result {
+            case .failure(let error): completion(.failure(error))
+            case .success(let value):
+                let outcome = StepUpOutcome(value)
+                if case .unknown = outcome { log(.error, "stepup.authenticate gave an outcome this flow does not know") }
+                completion(.success(outcome))
+                if outcome.endsSession { endSession(reason: "step-up-failed") }
+            }
+        }
+    }
+}
