@@ -116,7 +116,7 @@ extension HostEngine {
             logger.warning("change feed: event \(stored.sequence) on \(stored.topic) does not match the store; dropped")
             return
         }
-        if event.topic == Self.sessionsEndedTopic, let current = hostSession,
+        if event.topic == Self.sessionsEndedTopic, let current = hostSession.current,
             event.payload["sessionIDs"]?.elements.contains(where: { $0.stringValue == current.sessionID }) == true
         {
             endSession(reason: event.payload["reason"]?.stringValue ?? "ended", inStore: false)

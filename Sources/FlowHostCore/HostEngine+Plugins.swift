@@ -71,6 +71,13 @@ extension HostEngine {
     /// and every flow instance is released. Libraries stay loaded.
     public func destroyPlugins() {
         finishSession()
+        cancelTimers()
         for plugin in plugins { plugin.destroy() }
+    }
+
+    /// Every callback the ABI took runs exactly once: timers still pending
+    /// hear they were cancelled, before their flows are destroyed.
+    func cancelTimers() {
+        for timer in scheduler.removeTimers(where: { _ in true }) { withCall(timer.call) { timer.fire(false) } }
     }
 }

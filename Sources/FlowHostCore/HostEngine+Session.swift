@@ -14,21 +14,22 @@ extension HostEngine {
     /// The feed topic on which the store announces sessions it ended.
     public static let sessionsEndedTopic = "sessions.ended"
 
-    public var currentSession: HostSession? { hostSession }
+    public var currentSession: HostSession? { hostSession.current }
+
+    /// Where the session's facts are kept and ended (set by the services module).
+    public var sessionKeeper: (any SessionKeeper)? {
+        get { hostSession.keeper }
+        set { hostSession.keeper = newValue }
+    }
 
     /// A user logged in on this host (called by the login services).
     public func beginSession(userID: String, sessionID: String, factors: [String], ldaType: Int?) {
-        let now = scheduler.now
-        let wall = clock.wallSeconds
-        hostSession = HostSession(
-            userID: userID, sessionID: sessionID, deviceID: session?["device"]?["deviceID"]?.stringValue ?? "", since: wall,
-            lastProvedAt: wall, factors: factors, ldaType: ldaType, startedMs: now, lastActivityMs: now, lastPersistedMs: now)
-        if let keeper = sessionKeeper {
-            scheduler.schedule(.sessionLifetime, at: now + UInt64(keeper.lifetimeSeconds) * 1000)
-            scheduleIdleDeadlines()
-        }
+        let deadlines = hostSession.begin(
+            userID: userID, sessionID: sessionID, deviceID: clientDevice["deviceID"]?.stringValue ?? "", factors: factors, ldaType: ldaType,
+            now: scheduler.now, wall: clock.wallSeconds)
+        schedule(deadlines)
         subscribeHost(to: Self.sessionsEndedTopic)
-        let notice = hostSession!.json()
+        let notice = hostSession.current!.json()
         notice["event"] = "opened"
         tellFlows("session", notice)
         if let afterLogin { deferred.append(afterLogin) }
@@ -38,28 +39,24 @@ extension HostEngine {
     /// checked): the session's `lastProvedAt` moves to now. Services that
     /// change credentials require a recent one (`recentlyProved`).
     public func sessionReauthenticated(userID: String) {
-        guard hostSession?.userID == userID else { return }
-        hostSession?.lastProvedAt = clock.wallSeconds
+        hostSession.reauthenticated(userID: userID, wall: clock.wallSeconds)
     }
 
     /// Whether `userID` is logged in on this host, on `deviceID`, and (when
     /// `seconds` is given) proved who they are within the last `seconds`.
     public func recentlyProved(userID: String, deviceID: String, within seconds: Int64?) -> Bool {
-        guard let current = hostSession, current.userID == userID, current.deviceID == deviceID else { return false }
-        guard let seconds else { return true }
-        return clock.wallSeconds - current.lastProvedAt <= seconds
+        hostSession.recentlyProved(userID: userID, deviceID: deviceID, within: seconds, wall: clock.wallSeconds)
     }
 
     /// Ends this host's session: in the store (unless it ended there
     /// already), then every flow hears it. Returns false when no one is logged in.
     @discardableResult
     public func endSession(reason: String, inStore: Bool = true) -> Bool {
-        guard let ended = hostSession else { return false }
-        hostSession = nil
+        guard let ended = hostSession.end() else { return false }
         unsubscribe(Self.sessionsEndedTopic, plugin: nil)
         // A dialogue that ran under the session cannot go on without it.
         if reason != "logoff" { abandonDialogues() }
-        if inStore, let keeper = sessionKeeper {
+        if inStore, let keeper = hostSession.keeper {
             do { try keeper.end(sessionID: ended.sessionID, reason: reason) } catch {
                 logger.error("ending session in the store failed: \(error)")
             }
@@ -73,73 +70,48 @@ extension HostEngine {
 
     /// A session ended through a service (logoff): forget it here too.
     public func sessionEnded(sessionID: String, reason: String) {
-        guard hostSession?.sessionID == sessionID else { return }
+        guard hostSession.current?.sessionID == sessionID else { return }
         endSession(reason: reason, inStore: false)
     }
 
     /// Client activity while logged in: the idle lifetime restarts (kept in
     /// the store at most once a minute, so other hosts' sweeps agree).
     func touchSession() {
-        guard var current = hostSession else { return }
-        let now = scheduler.now
-        current.lastActivityMs = now
-        if now - current.lastPersistedMs >= 60_000, let keeper = sessionKeeper {
-            current.lastPersistedMs = now
-            do { try keeper.touch(sessionID: current.sessionID) } catch { logger.error("recording session use failed: \(error)") }
-        }
-        hostSession = current
+        guard let sessionID = hostSession.touch(now: scheduler.now), let keeper = hostSession.keeper else { return }
+        do { try keeper.touch(sessionID: sessionID) } catch { logger.error("recording session use failed: \(error)") }
     }
 
     /// `extendSessionIdleTimeout`: the SDK's answer is an event.
     func extendSession() throws(RPCError) {
-        guard hostSession != nil else {
+        guard let extended = hostSession.extend(now: scheduler.now) else {
             throw RPCError(.notAllowedNow, message: "No user is logged in on this host")
         }
-        hostSession!.lastPersistedMs = 0
-        touchSession()
-        scheduleIdleDeadlines()
+        if let sessionID = extended.persist, let keeper = hostSession.keeper {
+            do { try keeper.touch(sessionID: sessionID) } catch { logger.error("recording session use failed: \(error)") }
+        }
+        schedule(extended.deadlines)
         send(.event(name: "onSessionExtensionResponse", params: SDKShapes.statusAndError()))
     }
 
-    private func scheduleIdleDeadlines() {
-        guard let current = hostSession, let keeper = sessionKeeper else { return }
-        let idleEnd = current.lastActivityMs + UInt64(keeper.idleTimeoutSeconds) * 1000
-        scheduler.schedule(.sessionIdle, at: idleEnd)
-        let warning = UInt64(max(0, keeper.idleTimeoutSeconds - keeper.idleWarningSeconds)) * 1000
-        scheduler.schedule(.sessionWarning, at: current.lastActivityMs + warning)
+    private func schedule(_ deadlines: [ScheduledSessionDeadline]) {
+        for deadline in deadlines { scheduler.schedule(deadline.key, at: deadline.at) }
     }
 
     func sessionDeadline(_ key: Deadline, now: UInt64) {
-        guard let current = hostSession, let keeper = sessionKeeper else { return }
-        let idleEnd = current.lastActivityMs + UInt64(keeper.idleTimeoutSeconds) * 1000
-        switch key {
-        case .sessionLifetime:
-            guard now >= current.startedMs + UInt64(keeper.lifetimeSeconds) * 1000 else { return }
-            timeOut(current, reason: "lifetime", message: "The session reached its maximum lifetime; log in again.")
-        case .sessionIdle:
-            if now >= idleEnd {
-                timeOut(current, reason: "idle", message: "The session ended after a period without activity; log in again.")
-            } else {
-                scheduleIdleDeadlines()  // used meanwhile: the clock starts again
-            }
-        case .sessionWarning:
-            let warnAt = idleEnd - UInt64(keeper.idleWarningSeconds) * 1000
-            guard now >= warnAt, current.warnedForActivityMs != current.lastActivityMs, now < idleEnd else { return }
-            hostSession?.warnedForActivityMs = current.lastActivityMs
+        switch hostSession.due(key, now: now) {
+        case .nothing: return
+        case .reschedule(let deadlines): schedule(deadlines)
+        case .warn(let userID, let secondsLeft):
             let params: JSON = [
-                "userID": .string(current.userID), "message": "The session will end soon without activity.",
-                "timeLeftInSeconds": .int(Int((idleEnd - now + 999) / 1000)), "sessionCanBeExtended": 1,
+                "userID": .string(userID), "message": "The session will end soon without activity.",
+                "timeLeftInSeconds": .int(secondsLeft), "sessionCanBeExtended": 1,
                 "info": ["sessionType": 1, "currentWorkFlow": "NormalLogin"],
             ]
             send(.event(name: "onSessionTimeOutNotification", params: params))
-        default:
-            return
+        case .timeOut(let reason, let message):
+            send(.event(name: "onSessionTimeout", params: ["message": .string(message)]))
+            endSession(reason: reason)
         }
-    }
-
-    private func timeOut(_ current: HostSession, reason: String, message: String) {
-        send(.event(name: "onSessionTimeout", params: ["message": .string(message)]))
-        endSession(reason: reason)
     }
 
     /// Tells every flow, after the current call: a flow that caused the

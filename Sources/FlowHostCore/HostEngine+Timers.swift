@@ -30,13 +30,13 @@ extension HostEngine {
         case .request(let id): clientRequests.isLive(id, deadline: deadline)
         case .timer(let id): scheduler.isLiveTimer(id, deadline: deadline)
         case .challenge(let serial): challenge.isOpen(serial: serial)
-        case .sessionWarning, .sessionIdle, .sessionLifetime: hostSession != nil
+        case .sessionWarning, .sessionIdle, .sessionLifetime: hostSession.current != nil
         case .feedPoll: !subscriptions.isEmpty
         }
     }
 
     /// Fires everything due at `now`, earliest first, then what that deferred.
-    public func fireTimers(now given: UInt64? = nil) {
+    public func fireTimers(now given: UInt64?) {
         let now = given ?? scheduler.now
         holdDepth += 1
         while let (deadline, key) = scheduler.popDue(now: now) {

@@ -15,7 +15,7 @@ import Darwin
 /// thread that created the engine: the loop feeds it input and timer ticks,
 /// and plugins call back into it (through the host table) only from inside
 /// those calls. The host table refuses calls from any other thread.
-public final class HostEngine {
+public final class HostEngine: ClientConnection {
     public struct Options: Sendable {
         public var maxFrameBytes = 1 << 20
         public var maxNestingDepth = 64
@@ -46,10 +46,6 @@ public final class HostEngine {
     public let options: Options
     public let logger: Logger
     let writer: FrameWriter
-    // The three below are on every frame's path. Unchecked exclusivity: the
-    // loop thread is their only user and no access to one overlaps another
-    // access to it (the framer's callback never touches the framer).
-    @exclusivity(unchecked) var framer: LineFramer
     let loopThread: pthread_t
     let hostTable: UnsafeMutablePointer<flowhost_host_v1>
 
@@ -75,10 +71,8 @@ public final class HostEngine {
     /// Callbacks that must not run inside the call that caused them (a
     /// service result, a session notice); run before the loop waits again.
     var deferred: [() -> Void] = []
-    /// Who is logged in on this host (see HostEngine+Session).
-    var hostSession: HostSession?
-    /// Where the session's facts are kept and ended (set by the services module).
-    public var sessionKeeper: (any SessionKeeper)?
+    /// Who is logged in on this host, and the session's rules (see HostEngine+Session).
+    var hostSession = SessionController()
     /// Upkeep the services module runs after a user logs in on this host
     /// (the store's retention sweep, at most hourly); after the login's
     /// commit, never inside a client's wait for a challenge.
@@ -108,7 +102,6 @@ public final class HostEngine {
         self.scheduler = Scheduler(clock: clock)
         self.logger = logger
         self.writer = FrameWriter(sink: sink)
-        self.framer = LineFramer(maxFrameBytes: options.maxFrameBytes)
         self.loopThread = pthread_self()
         self.hostTable = .allocate(capacity: 1)
         hostTable.initialize(to: HostFunctionTable.make())
@@ -116,8 +109,7 @@ public final class HostEngine {
     }
 
     deinit {
-        // Every callback the ABI took runs exactly once: timers still pending hear they were cancelled.
-        for timer in scheduler.removeTimers(where: { _ in true }) { timer.fire(false) }
+        cancelTimers()
         for plugin in plugins { plugin.destroy() }
         hostTable.deinitialize(count: 1)
         hostTable.deallocate()
@@ -125,23 +117,26 @@ public final class HostEngine {
 
     var isOnLoopThread: Bool { pthread_equal(pthread_self(), loopThread) != 0 }
 
-    // MARK: Input
+    // MARK: Input (ClientConnection)
 
-    /// Feeds bytes read from the client. Complete frames are handled at once.
-    public func receive(_ bytes: UnsafeRawBufferPointer) {
-        framer.push(bytes) { frame in handle(frame) }
-    }
-
-    /// The client closed its end: a last unterminated line still counts.
-    public func finishInput() {
-        framer.finish { frame in handle(frame) }
+    /// The client closed its end.
+    public func inputEnded() {
         if exitStatus == nil { exitStatus = 0 }
     }
 
     /// Writes what is buffered to the client.
     public func flush() throws { try writer.flush() }
 
-    private func handle(_ frame: LineFramer.Frame) {
+    public func flushOutput() { writeOrStop { try writer.flush() } }
+
+    public var maxFrameBytes: Int { options.maxFrameBytes }
+
+    public var wakeDescriptor: Int32? { feedWakeDescriptor }
+
+    public func woke() { feedWoke() }
+
+    /// One frame from the transport.
+    public func handle(_ frame: LineFramer.Frame) {
         switch frame {
         case .oversized(let byteCount):
             logger.warning("dropped a frame of \(byteCount) bytes (limit \(options.maxFrameBytes))")

@@ -7,19 +7,20 @@ import Glibc
 import Darwin
 #endif
 
-/// The event loop: reads the client's bytes, feeds the engine, fires timers,
-/// watches the client process, and flushes replies before it waits.
+/// The event loop: reads the client's bytes, cuts them into frames for the
+/// connection, fires its timers, watches the client process, and flushes
+/// replies before it waits.
 ///
 /// One thread does all of it, so the engine and every flow are only ever
-/// entered from this loop.
+/// entered from this loop. It knows the engine only as a `ClientConnection`.
 public struct StdioServer {
-    public let engine: HostEngine
+    public let connection: any ClientConnection
     public let inputFD: Int32
     /// How often the client process is checked, when `initialize` named one.
     public var processCheckMilliseconds: UInt64 = 200
 
-    public init(engine: HostEngine, inputFD: Int32 = STDIN_FILENO) {
-        self.engine = engine
+    public init(connection: any ClientConnection, inputFD: Int32 = STDIN_FILENO) {
+        self.connection = connection
         self.inputFD = inputFD
     }
 
@@ -29,15 +30,17 @@ public struct StdioServer {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
         var nextProcessCheck: UInt64 = 0
+        var input = FramedInput(connection: connection)
+        let engine = connection
 
         while true {
-            engine.writeOrStop { try engine.flush() }
+            engine.flushOutput()
             if let status = engine.exitStatus { return status }
 
             // Wait with poll only when something is due at a known time or
             // the change feed may wake the host; otherwise a plain blocking
             // read saves a system call per message.
-            let wake = engine.feedWakeDescriptor
+            let wake = engine.wakeDescriptor
             if let wait = waitMilliseconds(nextProcessCheck: nextProcessCheck) ?? (wake != nil ? UInt64(Int32.max) : nil) {
                 var descriptors = [pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)]
                 if let wake { descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0)) }
@@ -48,12 +51,12 @@ public struct StdioServer {
                 }
                 let now = engine.clock.monotonicMilliseconds
                 engine.fireTimers(now: now)
-                if descriptors.count > 1, descriptors[1].revents != 0 { engine.feedWoke() }
+                if descriptors.count > 1, descriptors[1].revents != 0 { engine.woke() }
                 if let pid = engine.clientProcessID, now >= nextProcessCheck {
                     nextProcessCheck = now + processCheckMilliseconds
                     if !Self.processExists(pid) {
                         engine.logger.info("client process \(pid) is gone; exiting")
-                        engine.writeOrStop { try engine.flush() }
+                        engine.flushOutput()
                         return 0
                     }
                 }
@@ -67,19 +70,19 @@ public struct StdioServer {
                 return 1
             }
             if count == 0 {
-                engine.finishInput()
-                engine.writeOrStop { try engine.flush() }
+                input.finish()
+                engine.flushOutput()
                 return engine.exitStatus ?? 0
             }
-            engine.receive(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            input.push(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         }
     }
 
     private func waitMilliseconds(nextProcessCheck: UInt64) -> UInt64? {
-        var deadline = engine.nextDeadline
-        if engine.clientProcessID != nil { deadline = min(deadline ?? .max, nextProcessCheck) }
+        var deadline = connection.nextDeadline
+        if connection.clientProcessID != nil { deadline = min(deadline ?? .max, nextProcessCheck) }
         guard let deadline else { return nil }
-        let now = engine.clock.monotonicMilliseconds
+        let now = connection.clock.monotonicMilliseconds
         return deadline > now ? deadline - now : 0
     }
 

@@ -47,7 +47,7 @@ struct Serve: ParsableCommand {
         HostModules.register(try storage.credentials(configuration, logger: logger, deliver: true), feedWake: try storage.feedWake(),
             keyring: try storage.keyring(), issuer: try storage.issuer(), retention: retention, approvals: approvals, in: engine)
         try host.loadPlugins(into: engine, configuration: configuration)
-        let status = StdioServer(engine: engine).run()
+        let status = StdioServer(connection: engine).run()
         engine.destroyPlugins()
         throw ExitCode(status)
     }

@@ -30,7 +30,7 @@ import Testing
             }
             bytes.removeAll { $0 == 0x0A }
             h.sink.reset()
-            (bytes + [0x0A]).withUnsafeBytes { h.engine.receive($0) }
+            h.receive(bytes + [0x0A])
             try h.engine.flush()
             for line in h.sink.lines {
                 let frame = try JSON.parse(line)

@@ -9,6 +9,8 @@ import Logging
 final class Harness {
     let sink = MemorySink()
     let engine: HostEngine
+    /// The transport's side: bytes cut into frames for the engine.
+    lazy var input = FramedInput(connection: engine)
 
     init(
         _ flows: any Flow.Type..., configure: (String) -> JSON = { _ in .object() }, options: HostEngine.Options = .init(),
@@ -31,7 +33,7 @@ final class Harness {
     @discardableResult
     func send(_ lines: String...) -> [String] {
         sink.reset()
-        for line in lines { Array((line + "\n").utf8).withUnsafeBytes { engine.receive($0) } }
+        for line in lines { receive(Array((line + "\n").utf8)) }
         try! engine.flush()
         return sink.lines
     }
@@ -39,10 +41,12 @@ final class Harness {
     /// Sends lines and parses each reply frame.
     func exchange(_ lines: String...) -> [JSON] {
         sink.reset()
-        for line in lines { Array((line + "\n").utf8).withUnsafeBytes { engine.receive($0) } }
+        for line in lines { receive(Array((line + "\n").utf8)) }
         try! engine.flush()
         return sink.lines.map { try! JSON.parse($0) }
     }
+
+    func receive(_ bytes: [UInt8]) { bytes.withUnsafeBytes { input.push($0) } }
 
     static let initializeLine =
         #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"1.1","clientInfo":{"name":"tests","version":"1"},"device":{"deviceID":"dev-1","ldaCapabilities":[1]}}}"#

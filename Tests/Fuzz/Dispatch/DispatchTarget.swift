@@ -66,9 +66,10 @@ final class DispatchFixture {
         HostModules.register(credentials, feedWake: feedWake, keyring: keyring, issuer: issuer, in: engine)
         let loaded = plugins.compactMap { try? PluginLoader.open(path: $0).get() }
         engine.install(loaded) { _ in .object() }
-        Self.initialize.withUnsafeBytes { engine.receive($0) }
-        engine.receive(input)
-        engine.finishInput()
+        var framed = FramedInput(connection: engine)
+        Self.initialize.withUnsafeBytes { framed.push($0) }
+        framed.push(input)
+        framed.finish()
         engine.destroyPlugins()
     }
 }
