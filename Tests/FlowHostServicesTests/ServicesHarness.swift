@@ -1,0 +1,35 @@
+@testable import FlowHostCore
+import FlowHostCredentials
+import FlowHostDelivery
+import FlowHostDevices
+import FlowHostServices
+import FlowHostStore
+import FlowJSON
+import Foundation
+import JSONRPC
+import Logging
+
+/// An engine with every host module over a real SQLite store in a
+/// throw-away folder; services are called as the host itself would.
+final class ServicesHarness {
+    let folder: String
+    let credentials: CredentialService
+    let engine: HostEngine
+
+    init() throws {
+        folder = NSTemporaryDirectory() + "flowhost-services-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = try SQLiteStore(path: folder + "/store.sqlite")
+        credentials = CredentialService(
+            store: store, settings: CredentialSettings(), delivery: try OutboxDelivery(keyPath: folder + "/store.sqlite.key"))
+        engine = HostEngine(sink: MemorySink(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        HostModules.register(
+            credentials, feedWake: try FeedWake(path: folder + "/store.sqlite.feed"), keyring: try DeviceKeyring(folder: folder + "/devices"),
+            issuer: ReceiptIssuer(path: folder + "/store.sqlite.issuer.key"), in: engine)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+    /// Calls a host service synchronously, with no flow as the caller.
+    func call(_ name: String, _ params: JSON) -> Result<JSON?, RPCError> { engine.callService(name, params: params, from: nil) }
+}
