@@ -263,6 +263,8 @@ typedef struct flowhost_host_v1 {
        (before cancel_timer returns), by the end of the service call it was
        set under, or by the host's end (before the plugin's destroy). Use it
        instead of set_timer, whose callback never hears of a cancellation.
+       With FLOWHOST_ERR_CANCELLED the callback must not call the host table
+       (the host may be ending): it only frees what it owns.
        *timer_id is set; cancel it with cancel_timer. */
     int32_t (*set_timer_once)(flowhost_host_context *host, uint32_t delay_ms, flowhost_timer_done_fn on_done,
                               void *user_data, uint64_t *timer_id);
