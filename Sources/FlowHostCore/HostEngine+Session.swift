@@ -77,7 +77,12 @@ extension HostEngine {
     /// Client activity while logged in: the idle lifetime restarts (kept in
     /// the store at most once a minute, so other hosts' sweeps agree).
     func touchSession() {
-        guard let sessionID = hostSession.touch(now: scheduler.now), let keeper = hostSession.keeper else { return }
+        if let sessionID = hostSession.touch(now: scheduler.now) { recordUse(sessionID) }
+    }
+
+    /// Tells the store the session was used (its idle lifetime restarts there too).
+    private func recordUse(_ sessionID: String) {
+        guard let keeper = hostSession.keeper else { return }
         do { try keeper.touch(sessionID: sessionID) } catch { logger.error("recording session use failed: \(error)") }
     }
 
@@ -86,9 +91,7 @@ extension HostEngine {
         guard let extended = hostSession.extend(now: scheduler.now) else {
             throw RPCError(.notAllowedNow, message: "No user is logged in on this host")
         }
-        if let sessionID = extended.persist, let keeper = hostSession.keeper {
-            do { try keeper.touch(sessionID: sessionID) } catch { logger.error("recording session use failed: \(error)") }
-        }
+        if let sessionID = extended.persist { recordUse(sessionID) }
         schedule(extended.deadlines)
         send(.event(name: "onSessionExtensionResponse", params: SDKShapes.statusAndError()))
     }

@@ -7,11 +7,16 @@ import Testing
 @Suite struct TimerCallbackTests {
     final class Outcomes { var seen: [Bool] = [] }
 
-    @Test func aFiredTimerRunsOnceWithFired() throws {
-        let clock = ManualClock()
+    /// An initialized host on a manual clock, and its one flow as the timers' owner.
+    func started(_ clock: ManualClock = ManualClock()) throws -> (Harness, LoadedPlugin) {
         let h = Harness(ProbeFlow.self, clock: clock)
         h.initialize()
-        let owner = try #require(h.engine.plugins.first)
+        return (h, try #require(h.engine.plugins.first))
+    }
+
+    @Test func aFiredTimerRunsOnceWithFired() throws {
+        let clock = ManualClock()
+        let (h, owner) = try started(clock)
         let outcomes = Outcomes()
         let id = h.engine.setTimer(delayMilliseconds: 100, owner: owner) { outcomes.seen.append($0) }
         clock.advance(milliseconds: 99)
@@ -28,9 +33,7 @@ import Testing
 
     @Test func aCancelledTimerHearsItBeforeCancelReturnsAndNeverFires() throws {
         let clock = ManualClock()
-        let h = Harness(ProbeFlow.self, clock: clock)
-        h.initialize()
-        let owner = try #require(h.engine.plugins.first)
+        let (h, owner) = try started(clock)
         let outcomes = Outcomes()
         let id = h.engine.setTimer(delayMilliseconds: 100, owner: owner) { outcomes.seen.append($0) }
         #expect(h.engine.cancelTimer(id, owner: owner))
@@ -41,9 +44,7 @@ import Testing
     }
 
     @Test func aTimerOfACallThatEndsHearsItWasCancelled() throws {
-        let h = Harness(ProbeFlow.self, clock: ManualClock())
-        h.initialize()
-        let owner = try #require(h.engine.plugins.first)
+        let (h, owner) = try started()
         let outcomes = Outcomes()
         let call = h.engine.startCall("probe.double", caller: owner, provider: owner, synchronous: true) { _ in }
         h.engine.withCall(call) { _ = h.engine.setTimer(delayMilliseconds: 100, owner: owner) { outcomes.seen.append($0) } }
@@ -54,9 +55,7 @@ import Testing
     @Test func pendingTimersHearTheEngineEnd() throws {
         let outcomes = Outcomes()
         do {
-            let h = Harness(ProbeFlow.self, clock: ManualClock())
-            h.initialize()
-            let owner = try #require(h.engine.plugins.first)
+            let (h, owner) = try started()
             _ = h.engine.setTimer(delayMilliseconds: 100, owner: owner) { outcomes.seen.append($0) }
         }
         #expect(outcomes.seen == [false])
