@@ -1,0 +1,68 @@
+import FlowHostPOSIX
+import ArgumentParser
+import FlowHostCore
+import FlowHostServices
+import FlowHostCredentials
+import FlowHostDelivery
+import FlowHostNotifications
+import FlowHostStore
+import FlowJSON
+import JSONRPC
+import Glibc
+
+/// `flowhost admin`: a user's devices, and revoking one.
+extension Admin {
+    struct Devices: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a user's devices.")
+        @OptionGroup var options: AdminOptions
+        @Argument var userID: String
+        func run() throws {
+            try adminRun {
+                let (_, devices, _) = try options.userAndDevices(userID)
+                let keys = try options.credentials().store.read { tx in
+                    try devices.map { try tx.deviceKey(userID: userID, deviceID: $0.deviceID) }
+                }
+                let value = JSON.array(
+                    zip(devices, keys).map { device, key in
+                        let entry: JSON = [
+                            "devUUID": .string(device.deviceID), "devName": .string(device.name), "status": .string(device.status.rawValue),
+                            "ldaType": .optional(device.ldaType, JSON.int), "createdTs": .string(isoTime(device.createdAt)),
+                            "lastAccessedTs": .string(isoTime(device.lastAccessAt)),
+                            // The public half only: a private key is never shown.
+                            "keyID": .optional(key?.keyID, JSON.string), "keyCustody": .optional(key?.custody, JSON.string),
+                            "keyCreatedTs": .optional(key.map { isoTime($0.createdAt) }, JSON.string),
+                            "keyRevokedTs": .optional(key?.revokedAt.map(isoTime), JSON.string),
+                        ]
+                        return entry
+                    })
+                options.emit(value) {
+                    TerminalText(lines: zip(devices, keys).map { device, key in
+                        "\(device.deviceID)  \(device.name)  \(device.status.rawValue)  lda=\(device.ldaType.map(String.init) ?? "-")  key=\(key?.keyID ?? "none")"
+                    })
+                }
+            }
+        }
+    }
+
+    struct RevokeDevice: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "revoke-device", abstract: "Revoke a user's device: it can neither log in nor sign until activated again.")
+        @OptionGroup var options: AdminOptions
+        @Argument var userID: String
+        @Argument var deviceID: String
+        func run() throws {
+            try adminRun {
+                let key = try options.credentials().revokeDevice(userID, deviceID: deviceID)
+                // A host-custody key's secret half is a file beside the host: a revoked key must not stay on disk.
+                var removed = false
+                if let key, key.custody == "host" { removed = try options.storage.keyring().remove(key.keyID) }
+                let report: JSON = [
+                    "userID": .string(userID), "devUUID": .string(deviceID), "revoked": true, "keyFileRemoved": .bool(removed),
+                ]
+                options.emit(report) {
+                    "\(userID): device \(deviceID) revoked" + (removed ? "; its key file \(key!.keyID).key was removed" : "" as TerminalText)
+                }
+            }
+        }
+    }
+}
