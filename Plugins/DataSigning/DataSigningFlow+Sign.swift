@@ -13,17 +13,14 @@ extension DataSigningFlow {
         try Self.checkLength(reason, field: "reason", max: Self.maxReason)
         // A retry after the client dismissed the prompt replaces the old signing (the
         // host has cancelled its dialogue already); nothing of it is signed.
-        if signing != nil {
-            host.abandonDialogue()
-            signing = nil
-        }
-        signing = Signing(userID: user, payload: payload, reason: reason, authLevel: level, authenticatorType: type)
+        signing?.dialogue.end(abandoning: true)
+        let dialogue = host.beginDialogue()
+        signing = Signing(dialogue: dialogue, userID: user, payload: payload, reason: reason, authLevel: level, authenticatorType: type)
         guard level > 0 else { return sign(verifiedBy: "none") }
-        host.stepUp(
+        dialogue.stepUp(
             // Level 4 is seed 000's IDV server biometric and nothing else; level 1 is LDA, else the password.
             ["challengeMode": .int(ChallengeMode.signing), "reason": "data-signing", "method": .string(level == 4 ? "serverBiometric" : "lda")]
         ) { [self] outcome in
-            guard signing != nil else { return }
             switch outcome {
             case .failure(let error) where error.code == .requestCancelled:
                 signing = nil  // reset: nothing signed, nothing to say
@@ -77,7 +74,7 @@ extension DataSigningFlow {
 
     func sign(verifiedBy: String) {
         guard let current = signing else { return }
-        host.call(
+        current.dialogue.call(
             "signatures.sign",
             [
                 "userID": .string(current.userID), "deviceID": .string(deviceID), "payload": .string(current.payload),
@@ -85,7 +82,6 @@ extension DataSigningFlow {
                 "verifiedBy": .string(verifiedBy),
             ]
         ) { [self] outcome in
-            guard signing != nil else { return }
             switch outcome {
             case .success(let result) where result["outcome"]?.stringValue == "signed":
                 report(status: 100, message: "Success", signed: result, verifiedBy: verifiedBy)

@@ -20,10 +20,14 @@ final class DataSigningFlow: Flow {
 
     let host: FlowHost
     var deviceID = ""
-    /// The signing in progress, if any (one at a time).
-    var signing: Signing?
+    /// The signing in progress, if any (one at a time). Replacing or
+    /// clearing it ends its dialogue: what that started reports to no one.
+    var signing: Signing? {
+        didSet { if oldValue?.dialogue !== signing?.dialogue { oldValue?.dialogue.end() } }
+    }
 
     struct Signing {
+        let dialogue: Dialogue
         let userID: String
         let payload: String
         let reason: String
@@ -59,14 +63,14 @@ final class DataSigningFlow: Flow {
 
     /// The session ended (a logoff, a timeout): a signing cannot go on without it.
     func notified(topic: String, payload: JSON) {
-        guard topic == "session", payload["event"]?.stringValue == "ended", signing != nil else { return }
+        guard topic == "session", payload["event"]?.stringValue == "ended" else { return }
         reset()
     }
 
     func reset() {
-        guard signing != nil else { return }  // nothing in progress: harmless
+        // The step-up call, its challenge and requests end; nothing is signed. Nothing in progress: harmless.
+        signing?.dialogue.end(abandoning: true)
         signing = nil
-        host.abandonDialogue()  // the step-up call, its challenge and requests end; nothing is signed
     }
 
     /// Beyond the SDK: whether a signature holds (no login needed: a

@@ -27,9 +27,8 @@ extension DeviceActivationFlow {
         joining?.stage = .awaitingApproval
         joining?.notification = created["uuid"]?.stringValue
         host.subscribe("notifications.updated")  // only while an answer is awaited
-        let call = current.call
-        joining?.timer = host.setTimer(milliseconds: UInt32(approvalSeconds * 1000)) { [self] in
-            guard joining?.call == call, case .awaitingApproval = joining?.stage else { return }
+        joining?.timer = current.dialogue.setTimer(milliseconds: UInt32(approvalSeconds * 1000)) { [self] in
+            guard case .awaitingApproval = joining?.stage else { return }
             joining?.timer = nil
             stop(121, "No registered device approved this one in time.")
         }
@@ -56,7 +55,7 @@ extension DeviceActivationFlow {
     /// deadline end; a request nobody answered is withdrawn.
     func endWaiting(_ current: Joining) {
         host.unsubscribe("notifications.updated")
-        if let timer = current.timer { host.cancelTimer(timer) }
+        if let timer = current.timer { current.dialogue.cancelTimer(timer) }
         guard let uuid = current.notification else { return }
         do { _ = try host.call("notifications.withdraw", ["uuid": .string(uuid)]) } catch {
             host.log(.error, "withdrawing an approval request failed: \(error.message)")

@@ -58,9 +58,8 @@ extension DeviceActivationFlow {
             throw FlowError.invalidParams(field: "authenticationType", reason: "not one of this device's ldaCapabilities")
         }
         joining?.stage = .working
-        let call = current.call
-        host.authenticateWithLDA(userID: current.userID, type: type, reason: .enroll) { [self] check in
-            guard joining?.call == call, check != .abandoned else { return }  // cancelled meanwhile
+        current.dialogue.authenticateWithLDA(userID: current.userID, type: type, reason: .enroll) { [self] check in
+            guard check != .abandoned else { return }
             if check == .passed { complete(current, authorization, password: nil, ldaType: type) } else { askForPassword(current, authorization) }
         }
     }
@@ -69,9 +68,7 @@ extension DeviceActivationFlow {
     /// and counted there, or the LDA enrolled) and a session.
     func complete(_ current: Joining, _ authorization: Authorization, password: String?, newPassword: String? = nil, ldaType: Int?) {
         joining?.stage = .working
-        let call = current.call
-        host.createDeviceKey(userID: current.userID, deviceID: deviceID) { [self] made in
-            guard joining?.call == call else { return }
+        current.dialogue.createDeviceKey(userID: current.userID, deviceID: deviceID) { [self] made in
             guard case .success(let key) = made else {
                 return stop(114, "The device key could not be created; try again.")
             }

@@ -25,11 +25,15 @@ final class DeviceActivationFlow: ServingFlow {
     let host: FlowHost
     var deviceID = ""
     var ldaCapabilities: [Int] = []
-    /// The join being served, if any (one dialogue at a time).
-    var joining: Joining?
+    /// The join being served, if any (one dialogue at a time). Replacing or
+    /// clearing it ends its dialogue: what that started reports to no one.
+    var joining: Joining? {
+        didSet { if oldValue?.dialogue !== joining?.dialogue { oldValue?.dialogue.end() } }
+    }
 
     struct Joining {
-        let call: UInt64
+        let dialogue: Dialogue
+        var call: UInt64 { dialogue.servedCall! }
         let userID: String
         let deviceName: String
         let verificationKey: String
@@ -80,7 +84,7 @@ final class DeviceActivationFlow: ServingFlow {
     func serve(_ name: String, params: JSON, call: UInt64) {
         let userID = params["userID"]!.stringValue!
         let key = Self.verificationKey()
-        joining = Joining(call: call, userID: userID, deviceName: params["deviceName"]!.stringValue!, verificationKey: key)
+        joining = Joining(dialogue: host.beginDialogue(serving: call), userID: userID, deviceName: params["deviceName"]!.stringValue!, verificationKey: key)
         // The seed's iOS delegate: getAddNewDeviceOptions(userID, newDeviceOptions, challengeInfo), no response or error.
         host.emit(
             "addNewDeviceOptions",

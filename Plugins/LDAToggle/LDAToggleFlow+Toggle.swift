@@ -26,11 +26,8 @@ extension LDAToggleFlow {
         }
         // A retry after the client dismissed the prompt: the host has cancelled the
         // old toggle's dialogue already; anything left of it goes too.
-        if toggle != nil {
-            host.abandonDialogue()
-            toggle = nil
-        }
-        toggle = Toggle(userID: user, ldaType: type, enable: enable)
+        toggle?.dialogue.end(abandoning: true)
+        toggle = Toggle(dialogue: host.beginDialogue(), userID: user, ldaType: type, enable: enable)
         verify(enable: enable)
     }
 
@@ -42,8 +39,9 @@ extension LDAToggleFlow {
     /// has one (5 to enable, 15 to disable), LDA for a user without one.
     func verify(enable: Bool) {
         let mode = enable ? ChallengeMode.enableLDAVerify : ChallengeMode.disableLDAVerify
-        host.stepUp(["challengeMode": .int(mode), "reason": "lda-toggle", "method": "password"]) { [self] outcome in
-            guard let current = toggle, current.stage == .verifying else { return }
+        guard let dialogue = toggle?.dialogue else { return }
+        dialogue.stepUp(["challengeMode": .int(mode), "reason": "lda-toggle", "method": "password"]) { [self] outcome in
+            guard let current = toggle else { return }
             switch outcome {
             case .failure(let error) where error.code == .requestCancelled:
                 toggle = nil  // abandoned by a reset: nothing changed, nothing to say
@@ -97,8 +95,7 @@ extension LDAToggleFlow {
             return report(status: 100, message: "Consent was not given; nothing changed.", error: Self.cancelledByUser)
         }
         toggle?.stage = .checkingLDA
-        host.authenticateWithLDA(userID: current.userID, type: type, reason: .enroll) { [self] check in
-            guard toggle?.stage == .checkingLDA else { return }
+        current.dialogue.authenticateWithLDA(userID: current.userID, type: type, reason: .enroll) { [self] check in
             switch check {
             case .abandoned: toggle = nil
             case .failed: report(status: 100, message: "The LDA check was cancelled or failed; nothing changed.", error: Self.cancelledByUser)

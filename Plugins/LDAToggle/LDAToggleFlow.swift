@@ -17,10 +17,14 @@ final class LDAToggleFlow: Flow {
     let host: FlowHost
     var deviceID = ""
     var ldaCapabilities: [Int] = []
-    /// The toggle in progress, if any (one at a time).
-    var toggle: Toggle?
+    /// The toggle in progress, if any (one at a time). Replacing or clearing
+    /// it ends its dialogue: what that started reports to no one.
+    var toggle: Toggle? {
+        didSet { if oldValue?.dialogue !== toggle?.dialogue { oldValue?.dialogue.end() } }
+    }
 
     struct Toggle {
+        let dialogue: Dialogue
         let userID: String
         let ldaType: Int
         let enable: Bool
@@ -81,9 +85,8 @@ final class LDAToggleFlow: Flow {
     func notified(topic: String, payload: JSON) {
         switch topic {
         case "session" where payload["event"]?.stringValue == "ended":
-            guard toggle != nil else { return }
+            toggle?.dialogue.end(abandoning: true)
             toggle = nil
-            host.abandonDialogue()
         case "challenge.expired":
             guard toggle != nil else { return }
             report(status: 121, message: "The challenge expired unanswered; nothing changed.")

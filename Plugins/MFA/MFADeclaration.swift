@@ -30,7 +30,7 @@ extension MFAFlow {
             FlowMethod(
                 "logOff", summary: "Ends the user's session; onUserLoggedOff then getUser follow.",
                 params: [FlowParam("userID", .string, format: .userID)]),
-        ],
+        ] + sessionMethods,
         events: [
             FlowEvent("getUser", summary: "Asks for the user id.", paramsSchema: base, challenge: true, resting: true),
             FlowEvent("getActivationCode", summary: "Asks for the activation code.", paramsSchema: base, challenge: true),
@@ -43,10 +43,10 @@ extension MFAFlow {
             FlowEvent(
                 "onUpdateCredentialResponse",
                 summary: "How a password change ended: userID, credType, status (100 changed, then logoff; 153 attempts exhausted, then logoff; 121 expired), error."),
-        ],
+        ] + sessionEvents,
         uses: [
             "credentials.userState", "credentials.rememberedUsers", "activation.verify", "activation.resend", "activation.complete",
-            "password.policy", "password.check", "password.login", "password.update", "session.open", "session.close", "session.token", "audit.record",
+            "password.policy", "password.check", "password.login", "password.update", "session.open", "session.close", "session.extend", "session.token", "audit.record",
             "device.createKey", "device.prove", "deviceactivation.join", "account.sendRecoveryCode", "account.verifyRecoveryCode",
         ])
 }

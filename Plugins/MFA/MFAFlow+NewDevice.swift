@@ -7,9 +7,7 @@ import FlowJSON
 extension MFAFlow {
     func joinAsNewDevice(_ userID: String) {
         stage = .awaitingNewDevice(userID: userID)
-        let asked = generation
-        host.call("deviceactivation.join", ["userID": .string(userID), "deviceName": .string(defaultDeviceName)]) { [self] outcome in
-            guard asked == generation else { return }
+        dialogue.call("deviceactivation.join", ["userID": .string(userID), "deviceName": .string(defaultDeviceName)]) { [self] outcome in
             switch outcome {
             case .success(let result):
                 switch result["outcome"]?.stringValue {

@@ -36,6 +36,7 @@ extension MFAFlow {
 
     func loggedIn(_ userID: String, sessionID: String, workflow: String) {
         stage = .loggedIn(userID: userID, sessionID: sessionID)
+        loginWorkflow = workflow
         let event = SDKPayload.event(sessionType: 1, sessionID: sessionID, workflow: workflow, fields: ["userID": .string(userID)])
         // Seeds 003 and 004 hand additionalInfo.jwtJsonTokenInfo to later screens: the host's signed session token.
         do {
@@ -56,9 +57,8 @@ extension MFAFlow {
             audit(nil, "flow.reset", "ok")
             return
         }
-        generation += 1
         pendingBindKey = nil
-        host.abandonDialogue()
+        restartDialogue()
         audit(nil, "flow.reset", "ok")
         askForUser()
     }
@@ -70,9 +70,8 @@ extension MFAFlow {
             throw FlowError(.notAllowedNow, message: "\(userID) is not logged in on this device")
         }
         stage = .idle
-        generation += 1
         changingPassword = false
-        host.abandonDialogue()
+        restartDialogue()
         _ = try host.call("session.close", ["sessionID": .string(sessionID)])
         host.emit(
             "onUserLoggedOff", SDKPayload.event(sessionType: 1, sessionID: sessionID, fields: ["userID": .string(userID)]))

@@ -41,18 +41,22 @@ final class MFAFlow: Flow {
     var defaultDeviceName = ""
     var chosenDeviceName = ""
     var ldaCapabilities: [Int] = []
-    /// Bumped by every reset, so an LDA answer that arrives after one is ignored.
-    var generation = 0
+    /// The dialogue in progress: a reset ends it, and what it started
+    /// (an LDA check, a device proof) then reports to no one.
+    var dialogue: Dialogue
     /// A key made for a legacy device's binding login, kept for a retry after
     /// a wrong password (so a wrong try leaves no extra key behind).
     var pendingBindKey: JSON?
     /// A logged-in user's password change (challengeMode 2) is open.
     var changingPassword = false
+    /// The workflow the logged-in session began with (the SDK's `currentWorkFlow`).
+    var loginWorkflow = Workflow.login
     /// The user the last `getUser` said was blocked by password attempts (141): `resetBlockedUserAccount` is for them.
     var recoverableUser: String?
 
     init(host: FlowHost, config: JSON) throws(FlowError) {
         self.host = host
+        dialogue = host.beginDialogue()
         if let key = config.keys.first { throw FlowError.invalidParams(field: "flows.mfa.\(key)", reason: "unknown key") }
     }
 
@@ -89,6 +93,7 @@ final class MFAFlow: Flow {
         case "initiateUpdateFlowForCredential": try initiateUpdateFlowForCredential(params["credentialType"]!.stringValue!)
         case "resetAuthState": try resetAuthState()
         case "logOff": try logOff(params["userID"]!.stringValue!)
+        case "extendSessionIdleTimeout": try extendSessionIdleTimeout()
         default: throw FlowError.methodNotFound
         }
         return nil
@@ -99,13 +104,14 @@ final class MFAFlow: Flow {
     /// challenge that expired unanswered.
     func notified(topic: String, payload: JSON) {
         switch topic {
+        case "session" where payload["event"]?.stringValue != "ended":
+            sessionNotice(payload)
         case "session":
-            guard payload["event"]?.stringValue == "ended", case .loggedIn(let userID, let sessionID) = stage,
+            guard case .loggedIn(let userID, let sessionID) = stage,
                 payload["sessionID"]?.stringValue == sessionID
             else { return }
-            generation += 1
             changingPassword = false
-            host.abandonDialogue()
+            restartDialogue()
             host.emit("onUserLoggedOff", SDKPayload.event(sessionType: 1, sessionID: sessionID, fields: ["userID": .string(userID)]))
             askForUser()
         case "challenge.expired" where changingPassword:
@@ -114,8 +120,7 @@ final class MFAFlow: Flow {
             changingPassword = false
         case "challenge.expired":
             if case .loggedIn = stage { return }
-            generation += 1
-            host.abandonDialogue()
+            restartDialogue()
             askForUser(status: 121, message: "The challenge expired unanswered; start again.")
         default:
             return
@@ -197,9 +202,7 @@ final class MFAFlow: Flow {
     /// platform-held key, the host asks the client to sign).
     func proveDevice(_ userID: String, then: @escaping (DeviceProof) -> Void) {
         stage = .awaitingDevice(userID: userID)
-        let asked = generation
-        host.call("device.prove", ["userID": .string(userID), "deviceID": .string(deviceID), "reason": "login"]) { [self] outcome in
-            guard asked == generation else { return }  // reset meanwhile
+        dialogue.call("device.prove", ["userID": .string(userID), "deviceID": .string(deviceID), "reason": "login"]) { [self] outcome in
             switch outcome {
             case .success(let result):
                 switch result["outcome"]?.stringValue {
@@ -219,9 +222,7 @@ final class MFAFlow: Flow {
     /// keyring; platform custody: made by the client's platform).
     func createDeviceKey(_ userID: String, then: @escaping (JSON) -> Void) {
         stage = .awaitingDevice(userID: userID)
-        let asked = generation
-        host.createDeviceKey(userID: userID, deviceID: deviceID) { [self] outcome in
-            guard asked == generation else { return }
+        dialogue.createDeviceKey(userID: userID, deviceID: deviceID) { [self] outcome in
             switch outcome {
             case .success(let key): then(key)
             case .failure(let error):
@@ -232,6 +233,13 @@ final class MFAFlow: Flow {
     }
 
     // MARK: Helpers
+
+    /// Ends the dialogue in progress (its calls and host requests are
+    /// cancelled, their answers dropped) and starts the next.
+    func restartDialogue() {
+        dialogue.end(abandoning: true)
+        dialogue = host.beginDialogue()
+    }
 
     /// A service outcome that says the user's state changed under this
     /// dialogue (a block, another device's activation): back to `getUser`
@@ -250,9 +258,8 @@ final class MFAFlow: Flow {
     /// Asks the client's platform for a biometric (or other LDA) check.
     func authenticateWithLDA(_ userID: String, type: Int, reason: FlowHost.LDAReason, then: @escaping (Bool) -> Void) {
         stage = .awaitingLDA(userID: userID)
-        let asked = generation
-        host.authenticateWithLDA(userID: userID, type: type, reason: reason) { [self] check in
-            guard asked == generation, case .awaitingLDA = stage, check != .abandoned else { return }  // reset meanwhile
+        dialogue.authenticateWithLDA(userID: userID, type: type, reason: reason) { check in
+            guard check != .abandoned else { return }
             then(check == .passed)
         }
     }

@@ -48,7 +48,7 @@ extension StepUpFlow {
         ],
         uses: [
             "stepup.authenticate", "notifications.list", "notifications.history", "notifications.check", "notifications.answer",
-            "credentials.userState", "device.prove", "password.stepUp", "audit.record",
+            "credentials.userState", "device.prove", "password.stepUp", "session.reauthenticate", "audit.record",
         ],
         reads: ["notifications.created"])
 }

@@ -36,7 +36,8 @@ extension StepUpFlow {
             return
         }
         let mode = params["challengeMode"]?.intValue ?? ChallengeMode.stepUp
-        current = StepUp(call: call, userID: user, challengeMode: mode, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0)
+        let dialogue = host.beginDialogue(serving: call)
+        current = StepUp(dialogue: dialogue, userID: user, challengeMode: mode, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0)
         if method == "serverBiometric" { return verifyServerBiometric(call, user: user, reason: params["reason"]?.stringValue ?? "step-up") }
         let loggedInWithLDA = session["factors"]?.elements.contains { $0.stringValue == "lda" } == true
         let hasPassword = state["hasPassword"]?.boolValue == true
@@ -47,9 +48,9 @@ extension StepUpFlow {
             default: loggedInWithLDA  // the seed's table
             }
         guard startWithLDA, let ldaType = state["ldaType"]?.intValue else { return askForPassword(status: 100) }
-        host.authenticateWithLDA(
+        dialogue.authenticateWithLDA(
             userID: user, type: ldaType, reason: params["reason"]?.stringValue.flatMap(FlowHost.LDAReason.init(rawValue:)) ?? .stepUp) { [self] check in
-            guard current?.call == call, check != .abandoned else { return }
+            guard check != .abandoned else { return }
             if check == .passed {
                 proveThenFinish(call, user: user, verifiedBy: "lda")
             } else if hasPassword {
@@ -72,8 +73,7 @@ extension StepUpFlow {
     func setPassword(_ password: String, mode: Int) throws(FlowError) {
         guard let step = current, step.challengeMode == mode else { throw FlowError(.notAllowedNow, message: "no step-up in progress") }
         let call = step.call
-        host.call("device.prove", ["userID": .string(step.userID), "deviceID": .string(deviceID), "reason": "step-up"]) { [self] outcome in
-            guard current?.call == call else { return }
+        step.dialogue.call("device.prove", ["userID": .string(step.userID), "deviceID": .string(deviceID), "reason": "step-up"]) { [self] outcome in
             guard case .success(let proof) = outcome, proof["outcome"]?.stringValue == "proven", let token = proof["proof"]?.stringValue else {
                 return finish(call, ["outcome": "refused", "status": 126])
             }
@@ -88,9 +88,11 @@ extension StepUpFlow {
                 return
             }
             switch result["outcome"]?.stringValue {
+            case "accepted" where result["expired"]?.boolValue == true:
+                finish(call, ["outcome": "expired"])
             case "accepted":
-                let expired = result["expired"]?.boolValue == true
-                finish(call, expired ? ["outcome": "expired"] : ["outcome": "authenticated", "verifiedBy": "password"])
+                reauthenticate(with: result)
+                finish(call, ["outcome": "authenticated", "verifiedBy": "password"])
             case "wrong":
                 current?.attemptsLeft = result["attemptsLeft"]?.intValue ?? 0
                 askForPassword(status: 102, message: "Invalid password.")
@@ -109,8 +111,8 @@ extension StepUpFlow {
     /// Level 4: the server biometric, through the client (seed 000's IDV
     /// server biometric lives outside the host), then the device's key.
     func verifyServerBiometric(_ call: UInt64, user: String, reason: String) {
-        host.verifyServerBiometric(userID: user, reason: reason) { [self] check in
-            guard current?.call == call else { return }
+        guard let dialogue = current?.dialogue, dialogue.servedCall == call else { return }
+        dialogue.verifyServerBiometric(userID: user, reason: reason) { [self] check in
             switch check {
             case .passed: proveThenFinish(call, user: user, verifiedBy: "serverBiometric")
             case .unavailable: finish(call, ["outcome": "biometricUnavailable"])
@@ -123,13 +125,26 @@ extension StepUpFlow {
 
     /// A factor passed without a password: the device proves its key, then the step-up succeeds.
     func proveThenFinish(_ call: UInt64, user: String, verifiedBy: String) {
-        host.call("device.prove", ["userID": .string(user), "deviceID": .string(deviceID), "reason": "step-up-lda"]) { [self] outcome in
-            guard current?.call == call else { return }
+        guard let dialogue = current?.dialogue, dialogue.servedCall == call else { return }
+        dialogue.call("device.prove", ["userID": .string(user), "deviceID": .string(deviceID), "reason": "step-up-lda"]) { [self] outcome in
             if case .success(let proof) = outcome, proof["outcome"]?.stringValue == "proven" {
+                reauthenticate(with: proof)
                 finish(call, ["outcome": "authenticated", "verifiedBy": .string(verifiedBy)])
             } else {
                 finish(call, ["outcome": "refused", "status": 126])
             }
+        }
+    }
+
+    /// The step the session takes with a verification's evidence: its user
+    /// proved who they are just now (services that change credentials, and
+    /// signings above level 0, ask for a recent proof).
+    func reauthenticate(with verification: JSON) {
+        guard let token = verification["reauthentication"] else {
+            return host.log(.error, "a verification came without its reauthentication token")
+        }
+        do { _ = try host.call("session.reauthenticate", ["reauthentication": token]) } catch {
+            host.log(.error, "re-authenticating the session failed: \(error.message)")
         }
     }
 

@@ -11,13 +11,17 @@ import FlowJSON
 final class StepUpFlow: ServingFlow {
     let host: FlowHost
     var deviceID = ""
-    /// The step-up being served, if any.
-    var current: StepUp?
+    /// The step-up being served, if any. Replacing or clearing it ends its
+    /// dialogue: what that dialogue started reports to no one.
+    var current: StepUp? {
+        didSet { if oldValue?.dialogue !== current?.dialogue { oldValue?.dialogue.end() } }
+    }
     /// The notification answer waiting for its step-up, if any.
-    var pendingUpdate: (uuid: String, action: String, call: UInt64?)?
+    var notificationAnswer: Dialogue?
 
     struct StepUp {
-        let call: UInt64
+        let dialogue: Dialogue
+        var call: UInt64 { dialogue.servedCall! }
         let userID: String
         let challengeMode: Int
         var attemptsLeft: Int
@@ -83,11 +87,12 @@ final class StepUpFlow: ServingFlow {
             throw FlowError(.notificationNotAnswerable, message: "The notification cannot be answered: \(reason)", data: ["reason": .string(reason), "notification_uuid": .string(uuid)])
         }
         guard check["authlevel"]?.stringValue ?? "0" != "0" else { return answer(user, uuid: uuid, action: action) }
-        pendingUpdate = (uuid, action, nil)
-        pendingUpdate?.call = host.stepUp(["challengeMode": .int(ChallengeMode.stepUp), "reason": "notification"]) {
-            [self] outcome in
-            guard let pending = pendingUpdate, pending.uuid == uuid else { return }
-            pendingUpdate = nil
+        notificationAnswer?.end()
+        let dialogue = host.beginDialogue()
+        notificationAnswer = dialogue
+        dialogue.stepUp(["challengeMode": .int(ChallengeMode.stepUp), "reason": "notification"]) { [self] outcome in
+            dialogue.end()
+            notificationAnswer = nil
             switch outcome {
             case .success(let outcome): stepUpFinished(user, uuid: uuid, action: action, outcome: outcome)
             case .failure(let error) where error.code == .requestCancelled: return  // abandoned: nothing recorded, nothing said
@@ -144,8 +149,10 @@ final class StepUpFlow: ServingFlow {
         switch topic {
         case "session":
             // New notifications matter only while someone is logged in here.
-            if payload["event"]?.stringValue == "opened" { host.subscribe("notifications.created") } else {
-                host.unsubscribe("notifications.created")
+            switch payload["event"]?.stringValue {
+            case "opened": host.subscribe("notifications.created")
+            case "ended": host.unsubscribe("notifications.created")
+            default: break  // expiring, timingOut: still logged in
             }
         case "notifications.created":
             // Beyond the SDK: the client hears of a new notification without polling.

@@ -44,6 +44,17 @@ struct CallTable {
 
     var oldest: ServiceCall? { calls.values.min { $0.id < $1.id } }
 
+    /// The flow that made the first call of `id`'s chain (nil: no call, or the host's).
+    func rootCaller(of id: UInt64?) -> LoadedPlugin? {
+        var root: ServiceCall?
+        var next = id
+        while let current = next, let call = calls[current] {
+            root = call
+            next = call.parent
+        }
+        return root?.caller
+    }
+
     /// The newest asynchronous call `plugin` serves: the one its dialogue belongs to.
     func newestServed(by plugin: LoadedPlugin) -> UInt64? {
         calls.values.filter { $0.provider === plugin && !$0.synchronous }.map(\.id).max()

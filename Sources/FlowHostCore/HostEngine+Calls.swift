@@ -26,7 +26,7 @@ extension HostEngine {
         }
         let provider: ServiceProvider
         let bound: JSON
-        switch checkedService(name, params: params, from: caller) {
+        switch names.checkedService(name, params: params, from: caller) {
         case .failure(let error): return .failure(error)
         case .success(let found): (provider, bound) = found
         }
@@ -117,14 +117,4 @@ extension HostEngine {
     func servedCall(by plugin: LoadedPlugin) -> UInt64? {
         calls.newestServed(by: plugin)
     }
-}
-
-extension RPCError {
-    /// A flow called a service its manifest's `uses` does not name.
-    static func undeclaredService(_ name: String, by flow: String) -> RPCError {
-        RPCError(.methodNotFound, message: "Service \(name) is not declared in the \"uses\" of flow \(flow)",
-            data: ["service": .string(name), "reason": "undeclared"])
-    }
-
-    var isUndeclaredService: Bool { code == .methodNotFound && data?["reason"]?.stringValue == "undeclared" }
 }

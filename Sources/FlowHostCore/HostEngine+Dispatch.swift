@@ -6,10 +6,10 @@ extension HostEngine {
     func dispatch(method: String, params: JSON?) -> Result<JSON?, RPCError> {
         if method == "exit" {
             // LSP's convention: exit without a prior shutdown is an error exit.
-            exitStatus = lifecycle == .shutDown ? 0 : 1
+            requestedExit = lifecycle == .shutDown ? 0 : 1
             return .success(nil)
         }
-        guard let route = methods[method] else {
+        guard let route = names[method: method] else {
             return .failure(RPCError.methodNotFound.withMessage("Method not found: \(method)").withData(["method": .string(method)]))
         }
         switch lifecycle {
@@ -154,7 +154,7 @@ extension HostEngine {
     func callService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<JSON?, RPCError> {
         let provider: ServiceProvider
         let bound: JSON
-        switch checkedService(name, params: params, from: caller) {
+        switch names.checkedService(name, params: params, from: caller) {
         case .failure(let error): return .failure(error)
         case .success(let found): (provider, bound) = found
         }
@@ -186,21 +186,6 @@ extension HostEngine {
         }
     }
 
-    /// The checks every service call passes before its provider runs: the
-    /// caller declared it in `uses`, someone offers it, its params fit.
-    func checkedService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<(provider: ServiceProvider, params: JSON), RPCError> {
-        if let caller, caller.declaresUses || !caller.manifest.uses.isEmpty, !caller.manifest.uses.contains(name) {
-            return .failure(.undeclaredService(name, by: caller.name))
-        }
-        guard let provider = services[name] else { return .failure(.unknownService(name)) }
-        guard let specs = provider.params else { return .success((provider, params)) }
-        do {
-            return .success((provider, try ParamBinder.bind(params, to: specs, empty: .object())))
-        } catch {
-            return .failure(error)
-        }
-    }
-
     /// Offers a service to every flow. Host services are registered before
     /// plugins are installed, so a flow cannot take a host service's name.
     /// `params`, when given, is checked before `body` runs; `body` learns
@@ -208,10 +193,9 @@ extension HostEngine {
     public func registerService(
         _ name: String, params: [ParamSpec]? = nil, _ body: @escaping (_ caller: String, JSON) throws(ServiceError) -> JSON?
     ) {
-        precondition(services[name] == nil, "service \(name) registered twice")
-        services[name] = .host(params: params) { caller, json throws(RPCError) in
+        names.addHostService(name, .host(params: params) { caller, json throws(RPCError) in
             do throws(ServiceError) { return try body(caller, json) } catch { throw error.rpcError }
-        }
+        })
         discoverDocument = nil
     }
 
@@ -223,10 +207,9 @@ extension HostEngine {
         _ name: String, params: [ParamSpec]? = nil,
         _ body: @escaping (_ caller: LoadedPlugin, JSON, _ finish: @escaping (Result<JSON?, ServiceError>) -> Void) -> Void
     ) {
-        precondition(services[name] == nil, "service \(name) registered twice")
-        services[name] = .hostAsync(params: params) { caller, json, finish in
+        names.addHostService(name, .hostAsync(params: params) { caller, json, finish in
             body(caller, json) { result in finish(result.mapError(\.rpcError)) }
-        }
+        })
         discoverDocument = nil
     }
 
@@ -242,14 +225,8 @@ extension HostEngine {
     }
 
     /// The client's `device` from `initialize` (deviceID, keyCustody, …).
-    public var clientDevice: JSON { session?["device"] ?? .object() }
+    public var clientDevice: JSON { hello?.device ?? .object() }
 
     /// The facts from `initialize` that flows may read.
-    func sessionInfo() -> JSON {
-        guard let session else { return .object() }
-        let info = JSON.object()
-        info["device"] = session["device"]
-        info["clientInfo"] = session["clientInfo"]
-        return info
-    }
+    func sessionInfo() -> JSON { hello?.infoForFlows ?? .object() }
 }

@@ -10,8 +10,8 @@ extension HostEngine {
     /// Answer methods may be declared by several flows if they agree on them.
     public func install(_ candidates: [LoadedPlugin], config: (String) -> JSON = { _ in .object() }) {
         for plugin in candidates {
-            if let refusal = conflict(of: plugin) {
-                refuse(refusal)
+            if let reason = names.conflict(of: plugin, installed: plugins) {
+                refuse(PluginRefusal(path: plugin.path, reason: reason))
                 continue
             }
             plugin.context = PluginContext(engine: self, plugin: plugin)
@@ -22,16 +22,11 @@ extension HostEngine {
                 continue
             }
             plugins.append(plugin)
-            for method in plugin.manifest.methods where methods[method.name] == nil {
-                methods[method.name] = method.answers.isEmpty ? .flow(plugin, method) : .answer(method)
-            }
-            for service in plugin.manifest.services {
-                services[service.name] = .flow(plugin, service)
-            }
+            names.add(plugin)
         }
         discoverDocument = nil
         for plugin in plugins {
-            for used in plugin.manifest.uses.sorted() where services[used] == nil {
+            for used in plugin.manifest.uses.sorted() where names.services[used] == nil {
                 logger.warning("flow \(plugin.name) uses service \(used), which nothing offers")
             }
         }
@@ -41,30 +36,6 @@ extension HostEngine {
     public func refuse(_ refusal: PluginRefusal) {
         refusals.append(refusal)
         logger.error("\(refusal.description)")
-    }
-
-    private func conflict(of plugin: LoadedPlugin) -> PluginRefusal? {
-        func refusal(_ reason: String) -> PluginRefusal { PluginRefusal(path: plugin.path, reason: reason) }
-        if FeedTopic.reservedNamespaces.contains(plugin.name) {
-            return refusal("flow name \(plugin.name) is reserved for the host")
-        }
-        // JSON-RPC 2.0 reserves every method name that begins with "rpc.".
-        let declared = plugin.manifest.methods.map(\.name) + plugin.manifest.events.map(\.name) + plugin.manifest.services.map(\.name)
-        if let reserved = declared.first(where: { $0.hasPrefix("rpc.") }) {
-            return refusal("\(reserved): names that begin with \"rpc.\" are reserved by JSON-RPC 2.0")
-        }
-        if let other = plugins.first(where: { $0.name == plugin.name }) {
-            return refusal("flow name \(plugin.name) is already taken by \(other.path)")
-        }
-        for method in plugin.manifest.methods {
-            guard let existing = methods[method.name] else { continue }
-            if case .answer(let spec) = existing, spec.isCompatible(with: method) { continue }
-            return refusal("method \(method.name) is already taken")
-        }
-        for service in plugin.manifest.services where services[service.name] != nil {
-            return refusal("service \(service.name) is already taken")
-        }
-        return nil
     }
 
     /// At exit: the session ends, pending calls and requests are dropped,

@@ -10,6 +10,10 @@ import Darwin
 /// The host-owned session: begun by the services that log a user in, read
 /// and ended by any flow, watched for idleness and age, and ended when the
 /// store says so (an operator's block, seen through the change feed).
+///
+/// The engine speaks no flow's vocabulary here: it tells the flows
+/// (`notify("session", …)`: opened, expiring, timingOut, ended), and the
+/// flow that logs users in says it to the client in the SDK's words.
 extension HostEngine {
     /// The feed topic on which the store announces sessions it ended.
     public static let sessionsEndedTopic = "sessions.ended"
@@ -22,24 +26,39 @@ extension HostEngine {
         set { hostSession.keeper = newValue }
     }
 
-    /// A user logged in on this host (called by the login services).
-    public func beginSession(userID: String, sessionID: String, factors: [String], ldaType: Int?) {
+    /// A user logged in on this host (called by the login services, for
+    /// the flow `caller`). The session belongs to the flow whose dialogue
+    /// the login is: the caller at the root of the running call's chain
+    /// (`mfa`, when `device-activation` completes a new device for it).
+    public func beginSession(userID: String, sessionID: String, factors: [String], ldaType: Int?, openedBy caller: String) {
         let deadlines = hostSession.begin(
             userID: userID, sessionID: sessionID, deviceID: clientDevice["deviceID"]?.stringValue ?? "", factors: factors, ldaType: ldaType,
-            now: scheduler.now, wall: clock.wallSeconds)
+            openedBy: calls.rootCaller(of: calls.active)?.name ?? caller, now: scheduler.now, wall: clock.wallSeconds)
         schedule(deadlines)
-        subscribeHost(to: Self.sessionsEndedTopic)
+        _ = subscribe(Self.sessionsEndedTopic, plugin: nil)
         let notice = hostSession.current!.json()
         notice["event"] = "opened"
         tellFlows("session", notice)
         if let afterLogin { deferred.append(afterLogin) }
     }
 
-    /// The logged-in user proved who they are again (a step-up the host
-    /// checked): the session's `lastProvedAt` moves to now. Services that
-    /// change credentials require a recent one (`recentlyProved`).
-    public func sessionReauthenticated(userID: String) {
-        hostSession.reauthenticated(userID: userID, wall: clock.wallSeconds)
+    /// `userID` was verified again (a step-up's password, an LDA check and
+    /// the device's key): the evidence, a one-time token a flow spends with
+    /// `session.reauthenticate` within a minute. Verifying is a service's
+    /// fact; re-authenticating the session is the flow's explicit step.
+    public func issueReauthentication(userID: String) -> String {
+        hostSession.issueReauthentication(userID: userID, now: scheduler.now)
+    }
+
+    /// `session.reauthenticate`: spends `token`; the session's `lastProvedAt`
+    /// moves to now when it is `token`'s user's. False: no session of that
+    /// user here (nothing to re-authenticate). Services that change
+    /// credentials require a recent proof (`recentlyProved`).
+    public func reauthenticate(with token: String) throws(ServiceError) -> Bool {
+        switch hostSession.reauthenticate(token: token, now: scheduler.now, wall: clock.wallSeconds) {
+        case nil: throw ServiceError(.invalidParams, message: "reauthentication: unknown, spent or expired", data: ["field": "reauthentication"])
+        case let done?: return done
+        }
     }
 
     /// Whether `userID` is logged in on this host, on `deviceID`, and (when
@@ -86,14 +105,14 @@ extension HostEngine {
         do { try keeper.touch(sessionID: sessionID) } catch { logger.error("recording session use failed: \(error)") }
     }
 
-    /// `extendSessionIdleTimeout`: the SDK's answer is an event.
-    func extendSession() throws(RPCError) {
+    /// `session.extend` (the SDK's `extendSessionIdleTimeout`): the idle
+    /// lifetime restarts now, and the store hears of it at once.
+    public func extendSession() throws(ServiceError) {
         guard let extended = hostSession.extend(now: scheduler.now) else {
-            throw RPCError(.notAllowedNow, message: "No user is logged in on this host")
+            throw ServiceError(.notAllowedNow, message: "No user is logged in on this host")
         }
         if let sessionID = extended.persist { recordUse(sessionID) }
         schedule(extended.deadlines)
-        send(.event(name: "onSessionExtensionResponse", params: SDKShapes.statusAndError()))
     }
 
     private func schedule(_ deadlines: [ScheduledSessionDeadline]) {
@@ -104,15 +123,17 @@ extension HostEngine {
         switch hostSession.due(key, now: now) {
         case .nothing: return
         case .reschedule(let deadlines): schedule(deadlines)
-        case .warn(let userID, let secondsLeft):
-            let params: JSON = [
-                "userID": .string(userID), "message": "The session will end soon without activity.",
-                "timeLeftInSeconds": .int(secondsLeft), "sessionCanBeExtended": 1,
-                "info": ["sessionType": 1, "currentWorkFlow": "NormalLogin"],
+        case .warn(let session, let secondsLeft):
+            let notice = session.json()
+            notice["event"] = "expiring"
+            notice["secondsLeft"] = .int(secondsLeft)
+            tellFlowsNow("session", notice)
+        case .timeOut(let session, let reason):
+            // Before the session ends: the client hears why, then what ending it set off.
+            let notice: JSON = [
+                "event": "timingOut", "userID": .string(session.userID), "sessionID": .string(session.sessionID), "reason": .string(reason),
             ]
-            send(.event(name: "onSessionTimeOutNotification", params: params))
-        case .timeOut(let reason, let message):
-            send(.event(name: "onSessionTimeout", params: ["message": .string(message)]))
+            tellFlowsNow("session", notice)
             endSession(reason: reason)
         }
     }
@@ -120,24 +141,23 @@ extension HostEngine {
     /// Tells every flow, after the current call: a flow that caused the
     /// change is not re-entered while it runs.
     func tellFlows(_ topic: String, _ payload: JSON) {
-        deferred.append { [self] in
-            for plugin in plugins { withCall(nil) { plugin.notify(topic, payload) } }
-        }
+        deferred.append { [self] in tellFlowsNow(topic, payload) }
+    }
+
+    /// Tells every flow at once: only where no flow runs (a deadline).
+    private func tellFlowsNow(_ topic: String, _ payload: JSON) {
+        for plugin in plugins { withCall(nil) { plugin.notify(topic, payload) } }
+    }
+
+    /// Whether `plugin` may end dialogues other flows run (`abandon_dialogues`):
+    /// only the flow that opened the session, for the dialogues under it.
+    func mayAbandonDialogues(_ plugin: LoadedPlugin) -> Bool {
+        hostSession.current?.openedBy == plugin.name
     }
 
     /// At exit: a session nobody can use any more ends now.
     public func finishSession() {
         endSession(reason: "host-exit")
         runDeferred()
-    }
-}
-
-/// The SDK's `status` and `error` parts, for the host's own events.
-enum SDKShapes {
-    static func statusAndError(status: Int = 100, message: String = "Success") -> JSON {
-        [
-            "status": ["statusCode": .int(status), "statusMessage": .string(message)],
-            "error": ["longErrorCode": 0, "shortErrorCode": 0, "errorString": "Success"],
-        ]
     }
 }

@@ -38,30 +38,29 @@ extension HostEngine {
     /// Fires everything due at `now`, earliest first, then what that deferred.
     public func fireTimers(now given: UInt64?) {
         let now = given ?? scheduler.now
-        holdDepth += 1
-        while let (deadline, key) = scheduler.popDue(now: now) {
-            guard isLive(key, deadline) else { continue }
-            switch key {
-            case .request(let id):
-                guard let pending = clientRequests.remove(id) else { continue }
-                logger.info("host request \(id) \(pending.method) timed out")
-                send(.event(name: "$/cancelRequest", params: ["id": .string(id)]))
-                withCall(pending.call) {
-                    pending.completion(.failure(RPCError.requestTimedOut.withData(["method": .string(pending.method)])))
+        output.holding {
+            while let (deadline, key) = scheduler.popDue(now: now) {
+                guard isLive(key, deadline) else { continue }
+                switch key {
+                case .request(let id):
+                    guard let pending = clientRequests.remove(id) else { continue }
+                    logger.info("host request \(id) \(pending.method) timed out")
+                    send(.event(name: "$/cancelRequest", params: ["id": .string(id)]))
+                    withCall(pending.call) {
+                        pending.completion(.failure(RPCError.requestTimedOut.withData(["method": .string(pending.method)])))
+                    }
+                case .timer(let id):
+                    guard let timer = scheduler.takeTimer(id) else { continue }
+                    withCall(timer.call) { timer.fire(true) }
+                case .challenge(let serial):
+                    expireChallenge(serial: serial)
+                case .sessionWarning, .sessionIdle, .sessionLifetime:
+                    sessionDeadline(key, now: now)
+                case .feedPoll:
+                    pollFeed(scheduleNext: true)
                 }
-            case .timer(let id):
-                guard let timer = scheduler.takeTimer(id) else { continue }
-                withCall(timer.call) { timer.fire(true) }
-            case .challenge(let serial):
-                expireChallenge(serial: serial)
-            case .sessionWarning, .sessionIdle, .sessionLifetime:
-                sessionDeadline(key, now: now)
-            case .feedPoll:
-                pollFeed(scheduleNext: true)
             }
+            runDeferred()
         }
-        runDeferred()
-        holdDepth -= 1
-        if holdDepth == 0 { releaseHeldFrames() }
     }
 }

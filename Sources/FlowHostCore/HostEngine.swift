@@ -32,34 +32,26 @@ public final class HostEngine: ClientConnection {
         public init() {}
     }
 
-    public static let supportedProtocolVersions = ["1.1"]
+    public static var supportedProtocolVersions: [String] { ClientHello.supportedProtocolVersions }
 
     enum Lifecycle { case awaitingInitialize, running, shutDown }
 
-    /// A frame that must wait until the reply of the request that caused it
-    /// has been written.
-    enum Outgoing {
-        case event(name: String, params: JSON)
-        case request(id: JSON, method: String, params: JSON)
-    }
-
     public let options: Options
     public let logger: Logger
-    let writer: FrameWriter
+    /// Replies now; events and host requests after the reply being prepared.
+    let output: FrameOutput
     let loopThread: pthread_t
     let hostTable: UnsafeMutablePointer<flowhost_host_v1>
 
     public internal(set) var plugins: [LoadedPlugin] = []
     public internal(set) var refusals: [PluginRefusal] = []
-    var methods: [String: MethodRoute] = [:]
-    var services: [String: ServiceProvider] = [:]
+    /// Which method and service names lead where.
+    var names = NameTable()
     var lifecycle = Lifecycle.awaitingInitialize
-    var session: JSON?
+    /// What the client said in `initialize`.
+    var hello: ClientHello?
     /// The open challenge, and what started the dialogue in progress.
     var challenge = ChallengeSlot()
-    /// While > 0, outgoing frames wait in `held` (a reply is being prepared).
-    @exclusivity(unchecked) var holdDepth = 0
-    @exclusivity(unchecked) var held: [Outgoing] = []
     /// What calls without params get, and what `ping` answers.
     var emptyObject = JSON.object()
     /// The host's requests to the client that wait for an answer.
@@ -77,16 +69,15 @@ public final class HostEngine: ClientConnection {
     /// (the store's retention sweep, at most hourly); after the login's
     /// commit, never inside a client's wait for a challenge.
     public var afterLogin: (() -> Void)?
-    /// The store's change feed (set by the services module), and this host's subscriptions.
-    public var feed: (any ChangeFeed)? 
-    var subscriptions: [String: [LoadedPlugin]] = [:]
-    /// Topics the host itself follows (its session's end).
-    var hostInterests: Set<String> = []
-    var feedCursor: Int64?
+    /// This host's change-feed subscriptions (see HostEngine+Feed).
+    let subscriptions: FeedSubscriptions
     var discoverDocument: JSON?
 
-    /// Set when the host should stop: 0 for a clean end.
-    public internal(set) var exitStatus: Int32?
+    /// Set by `exit` or the end of input: 0 for a clean end.
+    var requestedExit: Int32?
+    /// Set when the host should stop: 0 for a clean end (a client whose
+    /// output closed is gone: a clean end too).
+    public var exitStatus: Int32? { requestedExit ?? (output.isClosed ? 0 : nil) }
     /// The client's process id from `initialize`, if it gave one.
     public internal(set) var clientProcessID: Int32?
 
@@ -101,7 +92,8 @@ public final class HostEngine: ClientConnection {
         self.options = options
         self.scheduler = Scheduler(clock: clock)
         self.logger = logger
-        self.writer = FrameWriter(sink: sink)
+        self.output = FrameOutput(sink: sink, logger: logger)
+        self.subscriptions = FeedSubscriptions(logger: logger)
         self.loopThread = pthread_self()
         self.hostTable = .allocate(capacity: 1)
         hostTable.initialize(to: HostFunctionTable.make())
@@ -121,19 +113,17 @@ public final class HostEngine: ClientConnection {
 
     /// The client closed its end.
     public func inputEnded() {
-        if exitStatus == nil { exitStatus = 0 }
+        if requestedExit == nil { requestedExit = 0 }
     }
 
     /// Writes what is buffered to the client.
-    public func flush() throws { try writer.flush() }
+    public func flush() throws { try output.flush() }
 
-    public func flushOutput() { writeOrStop { try writer.flush() } }
+    public func flushOutput() { output.flushOrClose() }
 
     public var maxFrameBytes: Int { options.maxFrameBytes }
 
-    public var wakeDescriptor: Int32? { feedWakeDescriptor }
-
-    public func woke() { feedWoke() }
+    public var wakeDescriptor: Int32? { subscriptions.wakeDescriptor }
 
     /// One frame from the transport.
     public func handle(_ frame: LineFramer.Frame) {
@@ -173,25 +163,21 @@ public final class HostEngine: ClientConnection {
             write(.error(id: .null, error: RPCError.parseError.withData(["detail": .string(detail)])))
             return
         }
-        holdDepth += 1
-        if value.kind == .array {
-            let elements = value.elements
-            if elements.isEmpty {
-                write(.error(id: .null, error: RPCError.invalidRequest.withMessage("Invalid Request: empty batch")))
-            } else {
-                let replies = elements.compactMap { handleMessage($0) }
-                if !replies.isEmpty { writeOrStop { try writer.writeBatch(replies) } }
+        output.holding {
+            if value.kind == .array {
+                let elements = value.elements
+                if elements.isEmpty {
+                    write(.error(id: .null, error: RPCError.invalidRequest.withMessage("Invalid Request: empty batch")))
+                } else {
+                    let replies = elements.compactMap { handleMessage($0) }
+                    if !replies.isEmpty { output.writeBatch(replies) }
+                }
+            } else if let reply = handleMessage(value) {
+                write(reply)
             }
-        } else if let reply = handleMessage(value) {
-            write(reply)
+            runDeferred()
         }
-        runDeferred()
-        holdDepth -= 1
-        if holdDepth == 0 { releaseHeld() }
     }
-
-    /// For the other entry points (timers, the feed) that hold frames too.
-    func releaseHeldFrames() { releaseHeld() }
 
     /// Runs deferred callbacks (and what they defer in turn) in order.
     func runDeferred() {
@@ -231,39 +217,8 @@ public final class HostEngine: ClientConnection {
 
     // MARK: Output
 
-    func write(_ reply: Reply) {
-        writeOrStop { try writer.write(reply) }
-    }
+    func write(_ reply: Reply) { output.write(reply) }
 
     /// Sends an event or host request now, or after the reply being prepared.
-    func send(_ outgoing: Outgoing) {
-        if holdDepth > 0 {
-            held.append(outgoing)
-            return
-        }
-        writeOrStop {
-            switch outgoing {
-            case .event(let name, let params): try writer.writeNotification(method: name, params: params)
-            case .request(let id, let method, let params): try writer.writeRequest(id: id, method: method, params: params)
-            }
-        }
-    }
-
-    private func releaseHeld() {
-        while !held.isEmpty {
-            let batch = held
-            held.removeAll()
-            for outgoing in batch { send(outgoing) }
-        }
-    }
-
-    /// A failed write means the client is gone: stop quietly.
-    func writeOrStop(_ body: () throws -> Void) {
-        do {
-            try body()
-        } catch {
-            logger.info("client output closed: \(error)")
-            if exitStatus == nil { exitStatus = 0 }
-        }
-    }
+    func send(_ outgoing: FrameOutput.Outgoing) { output.send(outgoing) }
 }

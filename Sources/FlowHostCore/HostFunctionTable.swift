@@ -187,6 +187,11 @@ enum HostFunctionTable {
 
         table.abandon_dialogues = { host in
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
+            // Ending what other flows run is the session's owner's right, for the dialogues under it.
+            guard context.engine.mayAbandonDialogues(context.plugin) else {
+                context.engine.logger.warning("flow \(context.plugin.name): abandon_dialogues refused: only the flow that opened the session may")
+                return FLOWHOST_ERR_NOT_PERMITTED
+            }
             guard context.engine.openDialogue() != nil else { return 0 }
             context.engine.logger.info("flow \(context.plugin.name) abandons the dialogue in progress")
             context.engine.abandonDialogues()
@@ -200,7 +205,7 @@ enum HostFunctionTable {
             }
             if let refusal = context.engine.feedRefusal(name, plugin: context.plugin, publishing: true) { return refusal }
             do throws(RPCError) {
-                try context.engine.publish(name, payload: JSON(borrowing: payload))
+                try context.engine.subscriptions.publish(name, payload: JSON(borrowing: payload))
                 return FLOWHOST_OK
             } catch {
                 context.engine.logger.warning("flow \(context.plugin.name): publish refused: \(error.message)")

@@ -3,7 +3,7 @@ import FlowJSON
 /// Who is logged in on this host: a fact of the host, not of one flow.
 /// Flows read it (`session` in the host table), hear when it changes
 /// (`notify("session", …)`), and may end it (`end_session`).
-public struct HostSession {
+public struct HostSession: Equatable {
     public let userID: String
     public let sessionID: String
     public let deviceID: String
@@ -13,6 +13,8 @@ public struct HostSession {
     /// "password", "lda".
     public var factors: [String]
     public var ldaType: Int?
+    /// The flow whose login opened it: the one that may reset other flows' dialogues under it.
+    public let openedBy: String
     /// Monotonic milliseconds: when it began, and when it was last used.
     let startedMs: UInt64
     var lastActivityMs: UInt64

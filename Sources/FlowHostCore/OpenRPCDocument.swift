@@ -9,8 +9,8 @@ enum OpenRPCDocument {
     static func make(engine: HostEngine) -> JSON {
         var specs: [MethodSpec] = []
         var seen = Set<String>()
-        let builtinOrder = ["initialize", "shutdown", "exit", "rpc.discover", "ping", "extendSessionIdleTimeout"]
-        for name in builtinOrder { if let route = engine.methods[name] { specs.append(route.spec); seen.insert(name) } }
+        let builtinOrder = ["initialize", "shutdown", "exit", "rpc.discover", "ping"]
+        for name in builtinOrder { if let route = engine.names[method: name] { specs.append(route.spec); seen.insert(name) } }
         for plugin in engine.plugins {
             for method in plugin.manifest.methods where seen.insert(method.name).inserted { specs.append(method) }
         }
@@ -45,9 +45,9 @@ enum OpenRPCDocument {
             events.append(["name": .string(name), "flow": "host", "challenge": false, "summary": .string(summary), "params": ["type": "object"]])
         }
         let services = JSON.array()
-        for name in engine.services.keys.sorted() {
+        for name in engine.names.services.keys.sorted() {
             let entry: JSON = ["name": .string(name)]
-            switch engine.services[name]! {
+            switch engine.names.services[name]! {
             case .host(let params, _), .hostAsync(let params, _):
                 entry["provider"] = "host"
                 if let params { entry["params"] = .array(params.map(describe)) }
@@ -70,9 +70,6 @@ enum OpenRPCDocument {
 
     /// The host's own events (schemas `host.<event>.params` in Protocol/schemas).
     static let hostEvents: [(String, String)] = [
-        ("onSessionTimeOutNotification", "The session will end for idleness soon; extendSessionIdleTimeout restarts the clock."),
-        ("onSessionExtensionResponse", "The answer to extendSessionIdleTimeout."),
-        ("onSessionTimeout", "The session ended: idle too long, or its absolute lifetime reached."),
         ("$/cancelRequest", "The host no longer waits for its request {id}."),
     ]
 

@@ -1,12 +1,14 @@
+import FlowHostVocabulary
+
 /// What a session deadline asks of the engine.
 enum SessionDue: Equatable {
     case nothing
     /// Schedule these again (the session was used meanwhile).
     case reschedule([ScheduledSessionDeadline])
     /// Warn the client: the idle end is `secondsLeft` away.
-    case warn(userID: String, secondsLeft: Int)
-    /// End the session for `reason`, telling the client `message`.
-    case timeOut(reason: String, message: String)
+    case warn(HostSession, secondsLeft: Int)
+    /// End the session for `reason` ("idle", "lifetime").
+    case timeOut(HostSession, reason: String)
 }
 
 struct ScheduledSessionDeadline: Equatable {
@@ -24,15 +26,18 @@ struct SessionController {
     private(set) var current: HostSession?
     /// Where the session's facts are kept and ended (set by the services module).
     var keeper: (any SessionKeeper)?
+    /// Re-authentication tokens not yet spent: whose, and when issued (monotonic ms).
+    private var reauthentications: [String: (userID: String, issuedMs: UInt64)] = [:]
+    static let reauthenticationLifetimeMs: UInt64 = 60_000
 
     /// Starts a session at `now` (monotonic ms) and `wall` (seconds);
     /// returns the deadlines to schedule.
     mutating func begin(
-        userID: String, sessionID: String, deviceID: String, factors: [String], ldaType: Int?, now: UInt64, wall: Int64
+        userID: String, sessionID: String, deviceID: String, factors: [String], ldaType: Int?, openedBy flow: String, now: UInt64, wall: Int64
     ) -> [ScheduledSessionDeadline] {
         current = HostSession(
             userID: userID, sessionID: sessionID, deviceID: deviceID, since: wall, lastProvedAt: wall, factors: factors, ldaType: ldaType,
-            startedMs: now, lastActivityMs: now, lastPersistedMs: now)
+            openedBy: flow, startedMs: now, lastActivityMs: now, lastPersistedMs: now)
         guard let keeper else { return [] }
         return [ScheduledSessionDeadline(key: .sessionLifetime, at: now + UInt64(keeper.lifetimeSeconds) * 1000)] + idleDeadlines()
     }
@@ -43,9 +48,23 @@ struct SessionController {
         return current
     }
 
-    mutating func reauthenticated(userID: String, wall: Int64) {
-        guard current?.userID == userID else { return }
+    /// A one-time token for `userID`'s re-authentication, good for a minute.
+    mutating func issueReauthentication(userID: String, now: UInt64) -> String {
+        reauthentications = reauthentications.filter { now - $0.value.issuedMs < Self.reauthenticationLifetimeMs }
+        let token = RandomHex.make(bytes: 16)
+        reauthentications[token] = (userID, now)
+        return token
+    }
+
+    /// Spends `token`: nil when it is unknown, spent or expired; else
+    /// whether the session was its user's (and so re-authenticated).
+    mutating func reauthenticate(token: String, now: UInt64, wall: Int64) -> Bool? {
+        guard let issued = reauthentications.removeValue(forKey: token), now - issued.issuedMs < Self.reauthenticationLifetimeMs else {
+            return nil
+        }
+        guard current?.userID == issued.userID else { return false }
         current?.lastProvedAt = wall
+        return true
     }
 
     /// Whether `userID` is logged in here on `deviceID` and, when `seconds`
@@ -94,15 +113,15 @@ struct SessionController {
         switch key {
         case .sessionLifetime:
             guard now >= session.startedMs + UInt64(keeper.lifetimeSeconds) * 1000 else { return .nothing }
-            return .timeOut(reason: "lifetime", message: "The session reached its maximum lifetime; log in again.")
+            return .timeOut(session, reason: "lifetime")
         case .sessionIdle:
-            if now >= idleEnd { return .timeOut(reason: "idle", message: "The session ended after a period without activity; log in again.") }
+            if now >= idleEnd { return .timeOut(session, reason: "idle") }
             return .reschedule(idleDeadlines())  // used meanwhile: the clock starts again
         case .sessionWarning:
             let warnAt = idleEnd - UInt64(keeper.idleWarningSeconds) * 1000
             guard now >= warnAt, session.warnedForActivityMs != session.lastActivityMs, now < idleEnd else { return .nothing }
             current?.warnedForActivityMs = session.lastActivityMs
-            return .warn(userID: session.userID, secondsLeft: Int((idleEnd - now + 999) / 1000))
+            return .warn(session, secondsLeft: Int((idleEnd - now + 999) / 1000))
         default:
             return .nothing
         }

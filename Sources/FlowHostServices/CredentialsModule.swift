@@ -58,7 +58,7 @@ enum CredentialsModule {
                 string("password", required: false), integer("ldaType", required: false), string("keyID"), string("publicKey"),
                 string("custody"),
             ]
-        ) { _, p in
+        ) { caller, p in
             let userID = try p.string("userID")
             let ldaType = try p.optionalInt("ldaType")
             let outcome = try credentials.completeActivation(
@@ -66,7 +66,7 @@ enum CredentialsModule {
                 password: try p.optionalString("password"), ldaType: ldaType, key: try newKey(p, prefix: ""), workflow: try p.string("workflow"))
             switch outcome {
             case .completed(let sessionID):
-                engine.beginSession(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType)
+                engine.beginSession(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType, openedBy: caller)
                 return ["outcome": "completed", "sessionID": .string(sessionID)]
             case .grantInvalid: return ["outcome": "grantInvalid"]
             case .refused(let refusal): return refused(refusal)
@@ -83,8 +83,10 @@ enum CredentialsModule {
             let userID = try p.string("userID")
             let outcome = try credentials.stepUpPassword(
                 userID, try p.string("password"), deviceID: try p.string("deviceID"), proof: try p.string("proof"))
-            if case .accepted(expired: false) = outcome { engine.sessionReauthenticated(userID: userID) }
-            return password(outcome)
+            let answer = password(outcome)
+            // The evidence for `session.reauthenticate`; the flow takes that step.
+            if case .accepted(expired: false) = outcome { answer["reauthentication"] = .string(engine.issueReauthentication(userID: userID)) }
+            return answer
         }
 
         offer(engine, "password.verify", [string("userID", userID: true), string("password"), string("deviceID")]) { _, p in
@@ -97,7 +99,7 @@ enum CredentialsModule {
                 string("userID", userID: true), string("password"), string("deviceID"), string("workflow"), string("proof", required: false),
                 string("bindKeyID", required: false), string("bindPublicKey", required: false), string("bindCustody", required: false),
             ]
-        ) { _, p in
+        ) { caller, p in
             let userID = try p.string("userID")
             let possession: DevicePossession? =
                 if let proof = try p.optionalString("proof") { .proof(proof) } else if try p.optionalString("bindKeyID") != nil {
@@ -107,7 +109,7 @@ enum CredentialsModule {
                 userID, try p.string("password"), deviceID: try p.string("deviceID"), workflow: try p.string("workflow"), possession: possession)
             let result = password(outcome)
             if let sessionID {
-                engine.beginSession(userID: userID, sessionID: sessionID, factors: ["password"], ldaType: nil)
+                engine.beginSession(userID: userID, sessionID: sessionID, factors: ["password"], ldaType: nil, openedBy: caller)
                 result["sessionID"] = .string(sessionID)
             }
             return result

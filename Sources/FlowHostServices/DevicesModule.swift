@@ -64,9 +64,11 @@ enum DevicesModule {
                             userID: userID, deviceID: deviceID, nonce: nonce, message: message, signature: signature ?? [])
                         {
                         case .proven(let proof):
-                            // An LDA step-up is the client's check and this proof: the session is re-authenticated.
-                            if reason == Self.ldaStepUpReason { engine.sessionReauthenticated(userID: userID) }
-                            finish(.success(["outcome": "proven", "proof": .string(proof), "keyID": .string(key.keyID)]))
+                            let answer: JSON = ["outcome": "proven", "proof": .string(proof), "keyID": .string(key.keyID)]
+                            // An LDA step-up is the client's check and this proof: the evidence for
+                            // `session.reauthenticate`, a step the flow takes.
+                            if reason == Self.ldaStepUpReason { answer["reauthentication"] = .string(engine.issueReauthentication(userID: userID)) }
+                            finish(.success(answer))
                         case .refused(let why): refused(why)
                         }
                     } catch {

@@ -4,8 +4,9 @@ import FlowHostDevices
 import FlowHostStore
 import FlowJSON
 
-/// Sessions: `session.open` (a login without a password check, after LDA)
-/// and `session.close`, and the store behind the host-owned session.
+/// Sessions: `session.open` (a login without a password check, after LDA),
+/// `session.extend`, `session.reauthenticate`, `session.token` and
+/// `session.close`, and the store behind the host-owned session.
 enum SessionsModule {
     static func register(_ credentials: CredentialService, issuer: ReceiptIssuer, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
@@ -18,13 +19,13 @@ enum SessionsModule {
                 string("userID", userID: true), string("deviceID"), string("workflow"), string("proof", required: false),
                 string("factor", required: false), integer("ldaType", required: false),
             ]
-        ) { _, p in
+        ) { caller, p in
             let userID = try p.string("userID")
             let proof = try p.optionalString("proof")
             switch try credentials.openSession(userID, deviceID: try p.string("deviceID"), workflow: try p.string("workflow"), proof: proof) {
             case .opened(let sessionID):
                 let factor = try p.optionalString("factor") == "password" ? "password" : "lda"
-                engine.beginSession(userID: userID, sessionID: sessionID, factors: [factor], ldaType: try p.optionalInt("ldaType"))
+                engine.beginSession(userID: userID, sessionID: sessionID, factors: [factor], ldaType: try p.optionalInt("ldaType"), openedBy: caller)
                 return ["outcome": "opened", "sessionID": .string(sessionID)]
             case .refused(let refusal):
                 return CredentialsModule.refused(refusal)
@@ -45,6 +46,17 @@ enum SessionsModule {
                 engine.logger.error("making a session token failed: \(error)")
                 throw ServiceError.internalError
             }
+        }
+
+        // The SDK's extendSessionIdleTimeout, said by the flow that logs users in.
+        offer(engine, "session.extend", []) { _, _ in
+            try engine.extendSession()
+            return .object()
+        }
+
+        // Re-authentication is an explicit step: a flow spends the token a verification gave it.
+        offer(engine, "session.reauthenticate", [string("reauthentication")]) { _, p in
+            ["reauthenticated": .bool(try engine.reauthenticate(with: try p.string("reauthentication")))]
         }
 
         offer(engine, "session.close", [string("sessionID"), string("reason", required: false)]) { _, p in

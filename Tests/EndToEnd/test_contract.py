@@ -269,5 +269,5 @@ def test_every_error_code_the_spec_or_a_golden_uses_is_in_the_contract():
 def test_extend_session_idle_timeout_is_in_the_contract():
     with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as handle:
         methods = {method["name"]: method for method in json.load(handle)["methods"]}
-    assert methods["extendSessionIdleTimeout"]["x-flowhost-flows"] == ["host"]
-    assert methods["extendSessionIdleTimeout"]["result"]["schema"] == {"$ref": "schemas/extendSessionIdleTimeout.result.schema.json"}
+    assert methods["extendSessionIdleTimeout"]["x-flowhost-flows"] == ["mfa"]
+    assert methods["extendSessionIdleTimeout"]["result"]["schema"] == {"$ref": "schemas/mfa.extendSessionIdleTimeout.result.schema.json"}

@@ -29,7 +29,7 @@ import Testing
             let engine = HostEngine(sink: MemorySink(), logger: Logger(label: "test"))
             HostModules.register(
                 credentials, feedWake: wake, keyring: keyring, issuer: ReceiptIssuer(path: folder + "/store.sqlite.issuer.key"), in: engine)
-            #expect(engine.services.count > 20)
+            #expect(engine.names.services.count > 20)
             released = engine
         }
         #expect(released == nil)

@@ -16,13 +16,13 @@ final class ServicesHarness {
     let credentials: CredentialService
     let engine: HostEngine
 
-    init() throws {
+    init(clock: any HostClock = SystemClock()) throws {
         folder = NSTemporaryDirectory() + "flowhost-services-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let store = try SQLiteStore(path: folder + "/store.sqlite")
         credentials = CredentialService(
             store: store, settings: CredentialSettings(), delivery: try OutboxDelivery(keyPath: folder + "/store.sqlite.key"))
-        engine = HostEngine(sink: MemorySink(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        engine = HostEngine(sink: MemorySink(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: clock)
         HostModules.register(
             credentials, feedWake: try FeedWake(path: folder + "/store.sqlite.feed"), keyring: try DeviceKeyring(folder: folder + "/devices"),
             issuer: ReceiptIssuer(path: folder + "/store.sqlite.issuer.key"), in: engine)

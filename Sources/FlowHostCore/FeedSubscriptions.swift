@@ -1,0 +1,122 @@
+import FlowJSON
+import JSONRPC
+import Logging
+
+/// Who on this host follows which change-feed topic, and how far the host
+/// has read. A subscription starts when made and gets every later event
+/// once, in order, whichever host published it. Host topics are acted on
+/// only as the store bears them out (`ChangeFeed.confirm`).
+///
+/// A class, so that delivery may subscribe and unsubscribe while a poll is
+/// running. Loop thread only, like the engine that owns it.
+final class FeedSubscriptions {
+    static let maxPayloadBytes = 65_536
+    private static let batchSize = 256
+
+    /// The store's change feed, set by the services module; nil: no store.
+    var feed: (any ChangeFeed)?
+    private let logger: Logger
+    private var subscribers: [String: [LoadedPlugin]] = [:]
+    /// Topics the host itself follows (its session's end).
+    private var hostInterests: Set<String> = []
+    /// The last sequence read; nil while nothing is subscribed.
+    private var cursor: Int64?
+
+    init(logger: Logger) { self.logger = logger }
+
+    var isEmpty: Bool { subscribers.isEmpty }
+
+    /// What the loop should wait on, while anything is subscribed.
+    var wakeDescriptor: Int32? { subscribers.isEmpty ? nil : feed?.wakeDescriptor }
+
+    enum Subscribed { case refused, subscribed, startedWatching }
+
+    /// `plugin` (nil: the host) follows `topic` from now on.
+    /// `.startedWatching`: the first subscription, the caller starts the poll.
+    func subscribe(_ topic: String, plugin: LoadedPlugin?) -> Subscribed {
+        guard let feed else { return .refused }
+        var started = false
+        if cursor == nil {
+            // Watch for wake-ups before the cursor is read and before the
+            // subscribe call is answered: a publisher that acts on the answer
+            // must find the watch in place, or its ring is lost until the poll.
+            _ = feed.wakeDescriptor
+            do { cursor = try feed.latestSequence() } catch {
+                logger.error("change feed: \(error)")
+                return .refused
+            }
+            started = true
+        }
+        var list = subscribers[topic] ?? []
+        if let plugin, !list.contains(where: { $0 === plugin }) { list.append(plugin) }
+        if plugin == nil { hostInterests.insert(topic) }
+        subscribers[topic] = list
+        return started ? .startedWatching : .subscribed
+    }
+
+    /// Stops `plugin`'s interest in `topic` (nil: the host's own). With no
+    /// subscription left the host stops watching the feed: its loop goes
+    /// back to a plain blocking read, and a later subscription starts afresh.
+    func unsubscribe(_ topic: String, plugin: LoadedPlugin?) {
+        guard var list = subscribers[topic] else { return }
+        // A flow's unsubscribe never ends the host's own interest (its
+        // session's end), nor another flow's.
+        if let plugin { list.removeAll { $0 === plugin } } else { hostInterests.remove(topic) }
+        subscribers[topic] = list.isEmpty && !hostInterests.contains(topic) ? nil : list
+        if subscribers.isEmpty { cursor = nil }
+    }
+
+    /// The flows that follow `topic` now.
+    func plugins(following topic: String) -> [LoadedPlugin] { subscribers[topic] ?? [] }
+
+    /// Why `plugin` may not use `topic` (see `FeedTopic`), logged; nil when it may.
+    func refusal(_ topic: String, plugin: LoadedPlugin, publishing: Bool) -> String? {
+        guard let reason = FeedTopic.refusal(flow: plugin.name, reads: plugin.manifest.reads, topic: topic, publishing: publishing) else {
+            return nil
+        }
+        logger.warning("flow \(plugin.name): \(publishing ? "publish" : "subscribe") refused: \(reason)")
+        return reason
+    }
+
+    func publish(_ topic: String, payload: JSON) throws(RPCError) {
+        guard let feed else { throw RPCError(.internalError, message: "no change feed: the host has no store") }
+        guard payload.kind == .object, payload.serialized().utf8.count <= Self.maxPayloadBytes else {
+            throw RPCError.invalidParams(field: "payload", reason: "must be an object of at most \(Self.maxPayloadBytes) bytes")
+        }
+        do { try feed.publish(topic: topic, payload: payload) } catch {
+            logger.error("change feed: publishing failed: \(error)")
+            throw RPCError.internalError
+        }
+    }
+
+    /// The loop saw the wake-up descriptor readable.
+    func drainWake() { feed?.drainWake() }
+
+    /// Hands every event after the cursor to `deliver`, oldest first. The
+    /// cursor moves only past events read: one committed between two reads
+    /// is picked up next time, never skipped.
+    func poll(_ deliver: (FeedEvent) -> Void) {
+        guard let feed, var position = cursor, !subscribers.isEmpty else { return }
+        let topics = Set(subscribers.keys)
+        while true {
+            let batch: [FeedEvent]
+            do { batch = try feed.events(after: position, topics: topics, limit: Self.batchSize) } catch {
+                logger.error("change feed: reading failed: \(error)")
+                return
+            }
+            for stored in batch {
+                position = stored.sequence
+                cursor = position
+                // A host topic's event the store does not bear out (written
+                // around the host's domains) is dropped, and flows get the
+                // store's payload, not the event's.
+                guard let event = FeedTopic.isHostTopic(stored.topic) ? feed.confirm(stored) : stored else {
+                    logger.warning("change feed: event \(stored.sequence) on \(stored.topic) does not match the store; dropped")
+                    continue
+                }
+                deliver(event)
+            }
+            if batch.count < Self.batchSize { break }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import FlowJSON
+import JSONRPC
+
+/// Who owns each name a client or a flow can call: methods (the host's
+/// builtins, flows' methods, shared answer methods) and services (the
+/// host's, then flows'). The first owner of a name keeps it; a newcomer
+/// that wants a taken name is refused whole (`conflict(of:)`).
+///
+/// A value owned by the engine; loop thread only.
+struct NameTable {
+    private(set) var methods: [String: MethodRoute] = [:]
+    private(set) var services: [String: ServiceProvider] = [:]
+
+    subscript(method name: String) -> MethodRoute? { methods[name] }
+
+    mutating func addBuiltin(_ spec: MethodSpec, _ body: @escaping (JSON) throws(RPCError) -> JSON?) {
+        methods[spec.name] = .builtin(spec, body)
+    }
+
+    /// Host services are added before plugins are installed, so a flow
+    /// cannot take a host service's name.
+    mutating func addHostService(_ name: String, _ provider: ServiceProvider) {
+        precondition(services[name] == nil, "service \(name) registered twice")
+        services[name] = provider
+    }
+
+    /// Adds an installed flow's methods and services (`conflict(of:)` was nil).
+    mutating func add(_ plugin: LoadedPlugin) {
+        for method in plugin.manifest.methods where methods[method.name] == nil {
+            methods[method.name] = method.answers.isEmpty ? .flow(plugin, method) : .answer(method)
+        }
+        for service in plugin.manifest.services {
+            services[service.name] = .flow(plugin, service)
+        }
+    }
+
+    /// Why `plugin` cannot be installed beside `installed`, or nil.
+    /// Answer methods may be declared by several flows if they agree on them.
+    func conflict(of plugin: LoadedPlugin, installed: [LoadedPlugin]) -> String? {
+        if FeedTopic.reservedNamespaces.contains(plugin.name) {
+            return "flow name \(plugin.name) is reserved for the host"
+        }
+        // JSON-RPC 2.0 reserves every method name that begins with "rpc.".
+        let declared = plugin.manifest.methods.map(\.name) + plugin.manifest.events.map(\.name) + plugin.manifest.services.map(\.name)
+        if let reserved = declared.first(where: { $0.hasPrefix("rpc.") }) {
+            return "\(reserved): names that begin with \"rpc.\" are reserved by JSON-RPC 2.0"
+        }
+        if let other = installed.first(where: { $0.name == plugin.name }) {
+            return "flow name \(plugin.name) is already taken by \(other.path)"
+        }
+        for method in plugin.manifest.methods {
+            guard let existing = methods[method.name] else { continue }
+            if case .answer(let spec) = existing, spec.isCompatible(with: method) { continue }
+            return "method \(method.name) is already taken"
+        }
+        for service in plugin.manifest.services where services[service.name] != nil {
+            return "service \(service.name) is already taken"
+        }
+        return nil
+    }
+
+    /// The checks every service call passes before its provider runs: the
+    /// caller declared it in `uses`, someone offers it, its params fit.
+    func checkedService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<(provider: ServiceProvider, params: JSON), RPCError> {
+        if let caller, caller.declaresUses || !caller.manifest.uses.isEmpty, !caller.manifest.uses.contains(name) {
+            return .failure(.undeclaredService(name, by: caller.name))
+        }
+        guard let provider = services[name] else { return .failure(.unknownService(name)) }
+        guard let specs = provider.params else { return .success((provider, params)) }
+        do {
+            return .success((provider, try ParamBinder.bind(params, to: specs, empty: .object())))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+extension RPCError {
+    /// A flow called a service its manifest's `uses` does not name.
+    static func undeclaredService(_ name: String, by flow: String) -> RPCError {
+        RPCError(.methodNotFound, message: "Service \(name) is not declared in the \"uses\" of flow \(flow)",
+            data: ["service": .string(name), "reason": "undeclared"])
+    }
+
+    var isUndeclaredService: Bool { code == .methodNotFound && data?["reason"]?.stringValue == "undeclared" }
+}

@@ -1,0 +1,131 @@
+import FlowJSON
+@testable import FlowHostCore
+import JSONRPC
+import Logging
+import Testing
+
+private let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+/// The output, the client's hello, the name table and the feed's
+/// subscriptions, each alone.
+@Suite struct FrameOutputTests {
+    @Test func framesCausedWhileAReplyIsPreparedFollowIt() throws {
+        let sink = MemorySink()
+        let output = FrameOutput(sink: sink, logger: quiet)
+        output.holding {
+            output.send(.event(name: "first", params: .object()))
+            output.holding { output.send(.request(id: "fh-1", method: "second", params: .object())) }
+            output.write(.result(id: 1, result: .object()))
+        }
+        output.send(.event(name: "after", params: .object()))
+        try output.flush()
+        let methods = sink.lines.map { try? JSON.parse($0) }.map { $0?["method"]?.stringValue ?? "reply" }
+        #expect(methods == ["reply", "first", "second", "after"])
+    }
+
+    @Test func aFailedWriteClosesTheOutput() {
+        final class BrokenSink: FrameSink {
+            struct Gone: Error {}
+            func write(_ bytes: UnsafeRawBufferPointer) throws { throw Gone() }
+        }
+        let output = FrameOutput(sink: BrokenSink(), logger: quiet)
+        output.write(.result(id: 1, result: .object()))
+        #expect(!output.isClosed, "nothing is written before the flush")
+        output.flushOrClose()
+        #expect(output.isClosed)
+    }
+}
+
+@Suite struct ClientHelloTests {
+    func params(device: JSON = .object(), version: String = "1.1") -> JSON {
+        ["protocolVersion": .string(version), "clientInfo": ["name": "t", "version": "1"], "device": device]
+    }
+
+    @Test func theDeviceIsCompletedWithTheHostsDefaults() throws {
+        let hello = try ClientHello(params())
+        #expect(hello.device["deviceID"]?.stringValue?.utf8.count == 32)
+        #expect(hello.device["keyCustody"]?.stringValue == "host")
+        #expect(hello.device["ldaCapabilities"]?.elements.isEmpty == true)
+        #expect(hello.infoForFlows["clientInfo"]?["name"]?.stringValue == "t")
+        #expect(hello.infoForFlows["protocolVersion"] == nil, "flows read the device and the client, nothing else")
+    }
+
+    @Test func badHellosAreRefusedNamingTheField() {
+        func field(_ p: JSON) -> String? {
+            do { _ = try ClientHello(p); return nil } catch { return error.data?["field"]?.stringValue }
+        }
+        #expect(field(params(version: "1.0")) == "protocolVersion")
+        #expect(field(params(device: ["colour": "red"])) == "device.colour")
+        #expect(field(params(device: ["keyCustody": "cloud"])) == "device.keyCustody")
+        #expect(field(params(device: ["ldaCapabilities": [0]])) == "device.ldaCapabilities[0]")
+        #expect(field(params(device: ["deviceName": "two\nlines"])) == "device.deviceName")
+    }
+}
+
+@Suite struct NameTableTests {
+    let h = Harness(ProbeFlow.self, TwinFlow.self)
+
+    @Test func aTakenNameRefusesTheNewcomerWhole() throws {
+        var table = NameTable()
+        table.addHostService("records.get", .host(params: nil) { _, _ in nil })
+        let probe = h.engine.plugins[0]
+        #expect(table.conflict(of: probe, installed: []) == nil)
+        table.add(probe)
+        #expect(table.conflict(of: probe, installed: [probe])?.hasPrefix("flow name probe is already taken") == true)
+        #expect(table.conflict(of: h.engine.plugins[1], installed: [probe]) == nil, "a shared answer method is no conflict")
+        guard case .failure(let error) = table.checkedService("nothing.here", params: .object(), from: nil) else {
+            Issue.record("an unknown service was let through")
+            return
+        }
+        #expect(error.code == .methodNotFound)
+    }
+}
+
+@Suite struct FeedSubscriptionsTests {
+    /// An in-memory feed: only the subscriptions' bookkeeping is under test.
+    final class ListFeed: ChangeFeed {
+        var stored: [FeedEvent] = []
+        func publish(topic: String, payload: JSON) throws {
+            stored.append(FeedEvent(sequence: Int64(stored.count + 1), topic: topic, payload: payload))
+        }
+        func latestSequence() throws -> Int64 { Int64(stored.count) }
+        func events(after sequence: Int64, topics: Set<String>, limit: Int) throws -> [FeedEvent] {
+            Array(stored.filter { $0.sequence > sequence && topics.contains($0.topic) }.prefix(limit))
+        }
+        var wakeDescriptor: Int32? { nil }
+        func drainWake() {}
+        func confirm(_ event: FeedEvent) -> FeedEvent? { event.payload["forged"] == nil ? event : nil }
+    }
+
+    let h = Harness(ProbeFlow.self)
+
+    @Test func subscriptionsSeeOnlyLaterEventsOnceAndForgedHostEventsNever() throws {
+        let feed = ListFeed()
+        let subscriptions = FeedSubscriptions(logger: quiet)
+        #expect(subscriptions.subscribe("probe.x", plugin: nil) == .refused, "no feed, no subscription")
+        subscriptions.feed = feed
+        try feed.publish(topic: "probe.x", payload: ["n": 0])
+        #expect(subscriptions.subscribe("probe.x", plugin: h.engine.plugins[0]) == .startedWatching)
+        #expect(subscriptions.subscribe("sessions.ended", plugin: nil) == .subscribed)
+        try feed.publish(topic: "probe.x", payload: ["n": 1])
+        try feed.publish(topic: "sessions.ended", payload: ["forged": true])
+        try feed.publish(topic: "sessions.ended", payload: ["sessionIDs": []])
+        var seen: [String] = []
+        subscriptions.poll { seen.append("\($0.topic) \($0.payload.serialized())") }
+        subscriptions.poll { seen.append("again \($0.topic)") }
+        #expect(seen == [#"probe.x {"n":1}"#, #"sessions.ended {"sessionIDs":[]}"#])
+    }
+
+    @Test func aFlowsUnsubscribeLeavesTheHostsInterest() throws {
+        let subscriptions = FeedSubscriptions(logger: quiet)
+        subscriptions.feed = ListFeed()
+        let probe = h.engine.plugins[0]
+        _ = subscriptions.subscribe("sessions.ended", plugin: nil)
+        _ = subscriptions.subscribe("sessions.ended", plugin: probe)
+        subscriptions.unsubscribe("sessions.ended", plugin: probe)
+        #expect(!subscriptions.isEmpty)
+        #expect(subscriptions.plugins(following: "sessions.ended").isEmpty)
+        subscriptions.unsubscribe("sessions.ended", plugin: nil)
+        #expect(subscriptions.isEmpty, "with nothing left the host stops watching")
+    }
+}
