@@ -29,9 +29,25 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
         self.path = path
         try Self.createPrivately(path)
         try PrivateFile.check([path, path + "-wal", path + "-shm"])
-        connection = try Self.connect(path, busyTimeoutMilliseconds: Int32(busyTimeoutSeconds * 1000))
-        busyTimeoutMilliseconds = Int32(busyTimeoutSeconds * 1000)
-        try Self.migrate(connection)
+        let timeout = Int32(busyTimeoutSeconds * 1000)
+        connection = try Self.retryingBusy { try Self.connect(path, busyTimeoutMilliseconds: timeout) }
+        busyTimeoutMilliseconds = timeout
+        try Self.retryingBusy { try Self.migrate(connection) }
+    }
+
+    /// Runs `body` again while SQLite says busy, a few times, briefly. Some
+    /// lock waits never reach the busy handler: switching a fresh file to
+    /// WAL, or a reader that must become the writer while another process
+    /// writes, fail at once rather than deadlock. Hosts starting together
+    /// on a fresh store meet exactly these; each tries again shortly.
+    private static func retryingBusy<T>(_ body: () throws -> T) throws -> T {
+        var attempt = 0
+        while true {
+            do { return try body() } catch let error as SQLiteError where error.isBusy && attempt < 20 {
+                attempt += 1
+                usleep(UInt32(20_000 + attempt * 10_000))
+            }
+        }
     }
 
     private init(path: String, connection: SQLiteConnection, busyTimeoutMilliseconds: Int32) {
@@ -55,7 +71,8 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
     /// of it drops every POSIX lock this process holds on it, the first
     /// connection's included. The file is already made, checked and migrated.
     public func newConnection() throws -> any FlowStore {
-        SQLiteStore(path: path, connection: try Self.connect(path, busyTimeoutMilliseconds: busyTimeoutMilliseconds), busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        let timeout = busyTimeoutMilliseconds
+        return SQLiteStore(path: path, connection: try Self.retryingBusy { try Self.connect(path, busyTimeoutMilliseconds: timeout) }, busyTimeoutMilliseconds: timeout)
     }
 
     /// The default location: `$XDG_DATA_HOME/flowhost/flowhost.sqlite`, or
