@@ -18,7 +18,7 @@ extension HostEngine {
         }
         names.addBuiltin(MethodSpec(name: "shutdown", summary: "Ends the session; `exit` follows.")) { [unowned self] _ in
             lifecycle = .shutDown
-            challenge.close()
+            dialogues.challenge.close()
             return nil
         }
         names.addBuiltin(MethodSpec(name: "rpc.discover", summary: "The OpenRPC document of every loaded method.")) { [unowned self] _ in

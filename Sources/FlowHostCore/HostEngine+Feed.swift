@@ -47,15 +47,15 @@ extension HostEngine {
     func pollFeed(scheduleNext: Bool) {
         if scheduleNext { scheduler.schedule(.feedPoll, inMilliseconds: Self.feedPollMilliseconds) }
         subscriptions.poll { event in
-            if event.topic == Self.sessionsEndedTopic, let current = hostSession.current,
+            if event.topic == SessionRuntime.endedTopic, let current = session.current,
                 event.payload["sessionIDs"]?.elements.contains(where: { $0.stringValue == current.sessionID }) == true
             {
-                endSession(reason: event.payload["reason"]?.stringValue ?? "ended", inStore: false)
+                session.end(reason: event.payload["reason"]?.stringValue ?? "ended", inStore: false)
             }
             for plugin in subscriptions.plugins(following: event.topic) {
                 // In the context of the call the flow serves, if any: what it
                 // starts on hearing this (a challenge, a call) belongs to it.
-                withCall(servedCall(by: plugin)) { plugin.notify(event.topic, event.payload) }
+                withCall(router.servedCall(by: plugin)) { plugin.notify(event.topic, event.payload) }
             }
         }
     }

@@ -41,7 +41,7 @@ extension HostEngine {
     /// At exit: the session ends, pending calls and requests are dropped,
     /// and every flow instance is released. Libraries stay loaded.
     public func destroyPlugins() {
-        finishSession()
+        session.finish()
         cancelTimers()
         for plugin in plugins { plugin.destroy() }
     }

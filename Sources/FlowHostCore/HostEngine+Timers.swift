@@ -6,7 +6,7 @@ extension HostEngine {
     /// `fire` runs exactly once: true when the timer fires, false when it is
     /// cancelled, or its call or the engine ends first.
     func setTimer(delayMilliseconds: UInt32, owner: LoadedPlugin, fire: @escaping (_ fired: Bool) -> Void) -> UInt64 {
-        scheduler.addTimer(inMilliseconds: delayMilliseconds, owner: ObjectIdentifier(owner), call: calls.active, fire: fire)
+        scheduler.addTimer(inMilliseconds: delayMilliseconds, owner: ObjectIdentifier(owner), call: router.calls.active, fire: fire)
     }
 
     func cancelTimer(_ id: UInt64, owner: LoadedPlugin) -> Bool {
@@ -27,10 +27,10 @@ extension HostEngine {
     /// Whether a deadline in the heap still stands for something pending.
     private func isLive(_ key: Deadline, _ deadline: UInt64) -> Bool {
         switch key {
-        case .request(let id): clientRequests.isLive(id, deadline: deadline)
+        case .request(let id): router.clientRequests.isLive(id, deadline: deadline)
         case .timer(let id): scheduler.isLiveTimer(id, deadline: deadline)
-        case .challenge(let serial): challenge.isOpen(serial: serial)
-        case .sessionWarning, .sessionIdle, .sessionLifetime: hostSession.current != nil
+        case .challenge(let serial): dialogues.challenge.isOpen(serial: serial)
+        case .sessionWarning, .sessionIdle, .sessionLifetime: session.current != nil
         case .feedPoll: !subscriptions.isEmpty
         }
     }
@@ -43,7 +43,7 @@ extension HostEngine {
                 guard isLive(key, deadline) else { continue }
                 switch key {
                 case .request(let id):
-                    guard let pending = clientRequests.remove(id) else { continue }
+                    guard let pending = router.clientRequests.remove(id) else { continue }
                     logger.info("host request \(id) \(pending.method) timed out")
                     send(.event(name: "$/cancelRequest", params: ["id": .string(id)]))
                     withCall(pending.call) {
@@ -53,9 +53,9 @@ extension HostEngine {
                     guard let timer = scheduler.takeTimer(id) else { continue }
                     withCall(timer.call) { timer.fire(true) }
                 case .challenge(let serial):
-                    expireChallenge(serial: serial)
+                    dialogues.expire(serial: serial)
                 case .sessionWarning, .sessionIdle, .sessionLifetime:
-                    sessionDeadline(key, now: now)
+                    session.deadline(key, now: now)
                 case .feedPoll:
                     pollFeed(scheduleNext: true)
                 }

@@ -16,22 +16,6 @@ import Darwin
 /// and plugins call back into it (through the host table) only from inside
 /// those calls. The host table refuses calls from any other thread.
 public final class HostEngine: ClientConnection {
-    public struct Options: Sendable {
-        public var maxFrameBytes = 1 << 20
-        public var maxNestingDepth = 64
-        public var clientRequestTimeoutMilliseconds: UInt32 = 60_000
-        /// Host requests waiting for the client at once; more are refused.
-        public var maxClientRequestsInFlight = 16
-        /// An open challenge nobody answers expires after this long (0: never);
-        /// a resting challenge (`getUser`) never does.
-        public var challengeTimeoutMilliseconds: UInt64 = 300_000
-        /// Service calls in flight at once, host-wide.
-        public var maxServiceCallsInFlight = 64
-        public var hostName = "flowhost"
-        public var hostVersion = "0.1.0"
-        public init() {}
-    }
-
     public static var supportedProtocolVersions: [String] { ClientHello.supportedProtocolVersions }
 
     enum Lifecycle { case awaitingInitialize, running, shutDown }
@@ -50,21 +34,19 @@ public final class HostEngine: ClientConnection {
     var lifecycle = Lifecycle.awaitingInitialize
     /// What the client said in `initialize`.
     var hello: ClientHello?
-    /// The open challenge, and what started the dialogue in progress.
-    var challenge = ChallengeSlot()
+    /// The open challenge and what is in progress, as dialogues.
+    lazy var dialogues = Dialogues(engine: self)
     /// What calls without params get, and what `ping` answers.
     var emptyObject = JSON.object()
-    /// The host's requests to the client that wait for an answer.
-    var clientRequests = ClientRequestTable()
     /// Every deadline and the flows' timers, on the injected clock.
     var scheduler: Scheduler
-    /// The service calls in flight, and the one plugin code runs for now.
-    var calls = CallTable()
+    /// Service calls in flight and the host's requests to the client made for them.
+    lazy var router = ServiceRouter(engine: self)
     /// Callbacks that must not run inside the call that caused them (a
     /// service result, a session notice); run before the loop waits again.
     var deferred: [() -> Void] = []
-    /// Who is logged in on this host, and the session's rules (see HostEngine+Session).
-    var hostSession = SessionController()
+    /// Who is logged in on this host, and the session's rules, acted on.
+    public private(set) lazy var session = SessionRuntime(engine: self)
     /// Upkeep the services module runs after a user logs in on this host
     /// (the store's retention sweep, at most hourly); after the login's
     /// commit, never inside a client's wait for a challenge.
@@ -188,19 +170,14 @@ public final class HostEngine: ClientConnection {
     }
 
     /// Runs `body` with `call` as the active service call.
-    func withCall<T>(_ call: UInt64?, _ body: () -> T) -> T {
-        let saved = calls.active
-        calls.active = call
-        defer { calls.active = saved }
-        return body()
-    }
+    func withCall<T>(_ call: UInt64?, _ body: () -> T) -> T { router.withCall(call, body) }
 
     private func handleMessage(_ value: JSON) -> Reply? {
         switch IncomingMessage.classify(value) {
         case .invalid(let id, let error):
             return .error(id: id, error: error)
         case .response(let id, let result, let error):
-            routeClientResponse(id: id, result: result, error: error)
+            router.routeClientResponse(id: id, result: result, error: error)
             return nil
         case .notification(let method, let params):
             if case .failure(let error) = dispatch(method: method, params: params) {

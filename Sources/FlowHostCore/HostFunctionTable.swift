@@ -68,7 +68,7 @@ enum HostFunctionTable {
             let owned = params.map { JSON(taking: $0) } ?? JSON.object()
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
             guard let method, let onResponse else { return FLOWHOST_ERR_INVALID_ARGUMENT }
-            let sent = context.engine.sendClientRequest(
+            let sent = context.engine.router.sendClientRequest(
                 method: String(cString: method), params: owned, timeoutMilliseconds: timeout, from: context.plugin
             ) { outcome in
                 switch outcome {
@@ -86,7 +86,7 @@ enum HostFunctionTable {
 
         table.cancel_requests = { host in
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
-            return Int32(context.engine.cancelClientRequests(of: context.plugin))
+            return Int32(context.engine.router.cancelClientRequests(of: context.plugin))
         }
 
         table.abi_minor = FLOWHOST_ABI_MINOR
@@ -95,7 +95,7 @@ enum HostFunctionTable {
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
             guard let name, let onResult else { return FLOWHOST_ERR_INVALID_ARGUMENT }
             let argument = params.map { JSON(borrowing: $0) } ?? JSON.object()
-            let outcome = context.engine.callServiceAsync(String(cString: name), params: argument, from: context.plugin) { outcome in
+            let outcome = context.engine.router.callServiceAsync(String(cString: name), params: argument, from: context.plugin) { outcome in
                 switch outcome {
                 case .success(let value):
                     (value ?? JSON.null).withUnsafeRaw { onResult(userData, $0, nil) }
@@ -127,12 +127,12 @@ enum HostFunctionTable {
             } else {
                 outcome = .success(owned ?? .null)
             }
-            return context.engine.completeCall(callID, outcome, by: context.plugin) ? FLOWHOST_OK : FLOWHOST_ERR_UNKNOWN_ID
+            return context.engine.router.completeCall(callID, outcome, by: context.plugin) ? FLOWHOST_OK : FLOWHOST_ERR_UNKNOWN_ID
         }
 
         table.cancel_calls = { host in
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
-            return Int32(context.engine.cancelCalls(madeBy: context.plugin))
+            return Int32(context.engine.router.cancelCalls(madeBy: context.plugin))
         }
 
         table.set_timer = { host, delay, onFire, userData, timerID in
@@ -161,14 +161,14 @@ enum HostFunctionTable {
 
         table.session = { host in
             guard let context = PluginContext.resolve(host) else { return json_null() }
-            return (context.engine.currentSession?.json() ?? JSON.null).newReference()
+            return (context.engine.session.current?.json() ?? JSON.null).newReference()
         }
 
         table.end_session = { host, reason in
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
             let why = reason.map { String(cString: $0) } ?? "ended"
             context.engine.logger.info("flow \(context.plugin.name) ends the session (\(LogLine.clip(why)))")
-            return context.engine.endSession(reason: SessionReason.name(why)) ? FLOWHOST_OK : FLOWHOST_ERR_FAILED
+            return context.engine.session.end(reason: SessionReason.name(why)) ? FLOWHOST_OK : FLOWHOST_ERR_FAILED
         }
 
         table.subscribe = { host, topic in
@@ -188,13 +188,13 @@ enum HostFunctionTable {
         table.abandon_dialogues = { host in
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
             // Ending what other flows run is the session's owner's right, for the dialogues under it.
-            guard context.engine.mayAbandonDialogues(context.plugin) else {
+            guard context.engine.session.mayAbandonDialogues(context.plugin) else {
                 context.engine.logger.warning("flow \(context.plugin.name): abandon_dialogues refused: only the flow that opened the session may")
                 return FLOWHOST_ERR_NOT_PERMITTED
             }
-            guard context.engine.openDialogue() != nil else { return 0 }
+            guard context.engine.dialogues.open() != nil else { return 0 }
             context.engine.logger.info("flow \(context.plugin.name) abandons the dialogue in progress")
-            context.engine.abandonDialogues()
+            context.engine.dialogues.abandonAll()
             return 1
         }
 

@@ -15,7 +15,7 @@ enum AuthenticatorsModule {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
         func requireFreshProof(_ userID: String, _ deviceID: String) throws(ServiceError) {
-            guard engine.recentlyProved(userID: userID, deviceID: deviceID, within: freshSeconds) else {
+            guard engine.session.recentlyProved(userID: userID, deviceID: deviceID, within: freshSeconds) else {
                 throw ServiceError(.notAllowedNow, message: "changing how a user authenticates needs that user logged in here and re-authenticated in the last \(freshSeconds) seconds")
             }
         }

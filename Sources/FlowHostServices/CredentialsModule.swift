@@ -66,7 +66,7 @@ enum CredentialsModule {
                 password: try p.optionalString("password"), ldaType: ldaType, key: try newKey(p, prefix: ""), workflow: try p.string("workflow"))
             switch outcome {
             case .completed(let sessionID):
-                engine.beginSession(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType, openedBy: caller)
+                engine.session.begin(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType, openedBy: caller)
                 return ["outcome": "completed", "sessionID": .string(sessionID)]
             case .grantInvalid: return ["outcome": "grantInvalid"]
             case .refused(let refusal): return refused(refusal)
@@ -85,7 +85,7 @@ enum CredentialsModule {
                 userID, try p.string("password"), deviceID: try p.string("deviceID"), proof: try p.string("proof"))
             let answer = password(outcome)
             // The evidence for `session.reauthenticate`; the flow takes that step.
-            if case .accepted(expired: false) = outcome { answer["reauthentication"] = .string(engine.issueReauthentication(userID: userID)) }
+            if case .accepted(expired: false) = outcome { answer["reauthentication"] = .string(engine.session.issueReauthentication(userID: userID)) }
             return answer
         }
 
@@ -109,7 +109,7 @@ enum CredentialsModule {
                 userID, try p.string("password"), deviceID: try p.string("deviceID"), workflow: try p.string("workflow"), possession: possession)
             let result = password(outcome)
             if let sessionID {
-                engine.beginSession(userID: userID, sessionID: sessionID, factors: ["password"], ldaType: nil, openedBy: caller)
+                engine.session.begin(userID: userID, sessionID: sessionID, factors: ["password"], ldaType: nil, openedBy: caller)
                 result["sessionID"] = .string(sessionID)
             }
             return result

@@ -67,7 +67,7 @@ enum DevicesModule {
                             let answer: JSON = ["outcome": "proven", "proof": .string(proof), "keyID": .string(key.keyID)]
                             // An LDA step-up is the client's check and this proof: the evidence for
                             // `session.reauthenticate`, a step the flow takes.
-                            if reason == Self.ldaStepUpReason { answer["reauthentication"] = .string(engine.issueReauthentication(userID: userID)) }
+                            if reason == Self.ldaStepUpReason { answer["reauthentication"] = .string(engine.session.issueReauthentication(userID: userID)) }
                             finish(.success(answer))
                         case .refused(let why): refused(why)
                         }

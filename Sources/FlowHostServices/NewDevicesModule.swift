@@ -41,7 +41,7 @@ enum NewDevicesModule {
                 password: password, ldaType: ldaType, key: try CredentialsModule.newKey(p, prefix: ""), workflow: try p.string("workflow"))
             switch outcome {
             case .completed(let sessionID):
-                engine.beginSession(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType, openedBy: caller)
+                engine.session.begin(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType, openedBy: caller)
                 // NIST SP 800-63B 6.1.2.1: the user's other devices learn that a device was added.
                 do {
                     _ = try notifications.create(

@@ -11,7 +11,7 @@ enum SessionsModule {
     static func register(_ credentials: CredentialService, issuer: ReceiptIssuer, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
-        engine.sessionKeeper = StoreSessionKeeper(credentials: credentials)
+        engine.session.keeper = StoreSessionKeeper(credentials: credentials)
 
         offer(
             engine, "session.open",
@@ -25,7 +25,7 @@ enum SessionsModule {
             switch try credentials.openSession(userID, deviceID: try p.string("deviceID"), workflow: try p.string("workflow"), proof: proof) {
             case .opened(let sessionID):
                 let factor = try p.optionalString("factor") == "password" ? "password" : "lda"
-                engine.beginSession(userID: userID, sessionID: sessionID, factors: [factor], ldaType: try p.optionalInt("ldaType"), openedBy: caller)
+                engine.session.begin(userID: userID, sessionID: sessionID, factors: [factor], ldaType: try p.optionalInt("ldaType"), openedBy: caller)
                 return ["outcome": "opened", "sessionID": .string(sessionID)]
             case .refused(let refusal):
                 return CredentialsModule.refused(refusal)
@@ -34,7 +34,7 @@ enum SessionsModule {
 
         // The logged-in session's token (onUserLoggedIn's jwtJsonTokenInfo): only for this host's own session.
         offer(engine, "session.token", [string("sessionID")]) { _, p in
-            guard let current = engine.currentSession, current.sessionID == (try p.string("sessionID")) else {
+            guard let current = engine.session.current, current.sessionID == (try p.string("sessionID")) else {
                 throw ServiceError(.notAllowedNow, message: "a session token is for the session logged in on this host")
             }
             do {
@@ -50,20 +50,20 @@ enum SessionsModule {
 
         // The SDK's extendSessionIdleTimeout, said by the flow that logs users in.
         offer(engine, "session.extend", []) { _, _ in
-            try engine.extendSession()
+            try engine.session.extend()
             return .object()
         }
 
         // Re-authentication is an explicit step: a flow spends the token a verification gave it.
         offer(engine, "session.reauthenticate", [string("reauthentication")]) { _, p in
-            ["reauthenticated": .bool(try engine.reauthenticate(with: try p.string("reauthentication")))]
+            ["reauthenticated": .bool(try engine.session.reauthenticate(with: try p.string("reauthentication")))]
         }
 
         offer(engine, "session.close", [string("sessionID"), string("reason", required: false)]) { _, p in
             let sessionID = try p.string("sessionID")
             let reason = try p.optionalString("reason").map(reasonName) ?? "logoff"
             try credentials.sessions.end(sessionID, reason: reason)
-            engine.sessionEnded(sessionID: sessionID, reason: reason)
+            engine.session.ended(sessionID: sessionID, reason: reason)
             return .object()
         }
     }

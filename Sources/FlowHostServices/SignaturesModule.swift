@@ -30,7 +30,7 @@ enum SignaturesModule {
             guard verifiedByValues.contains(verifiedBy) else {
                 return finish(.failure(.invalidParams(field: "verifiedBy", reason: "none, lda, password or serverBiometric")))
             }
-            guard engine.recentlyProved(userID: userID, deviceID: deviceID, within: level == 0 ? nil : freshSeconds) else {
+            guard engine.session.recentlyProved(userID: userID, deviceID: deviceID, within: level == 0 ? nil : freshSeconds) else {
                 return finish(
                     .failure(
                         ServiceError(.notAllowedNow,

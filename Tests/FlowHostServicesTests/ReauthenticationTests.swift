@@ -11,30 +11,30 @@ import Testing
 
     init() throws {
         h = try ServicesHarness(clock: clock)
-        h.engine.beginSession(userID: "alice", sessionID: "s-1", factors: ["password"], ldaType: nil, openedBy: "mfa")
+        h.engine.session.begin(userID: "alice", sessionID: "s-1", factors: ["password"], ldaType: nil, openedBy: "mfa")
         clock.advance(milliseconds: 600_000)
     }
 
     func spend(_ token: String) -> Result<JSON?, RPCError> { h.call("session.reauthenticate", ["reauthentication": .string(token)]) }
 
     @Test func aVerificationsTokenMovesTheProofOnceAndOnlyForItsUser() throws {
-        let loggedInAt = try #require(h.engine.currentSession?.lastProvedAt)
-        #expect(!h.engine.recentlyProved(userID: "alice", deviceID: "", within: 300), "ten minutes after the login")
-        let token = h.engine.issueReauthentication(userID: "alice")
-        #expect(h.engine.currentSession?.lastProvedAt == loggedInAt, "verifying alone moves nothing")
+        let loggedInAt = try #require(h.engine.session.current?.lastProvedAt)
+        #expect(!h.engine.session.recentlyProved(userID: "alice", deviceID: "", within: 300), "ten minutes after the login")
+        let token = h.engine.session.issueReauthentication(userID: "alice")
+        #expect(h.engine.session.current?.lastProvedAt == loggedInAt, "verifying alone moves nothing")
         #expect(try spend(token).get()?["reauthenticated"]?.boolValue == true)
-        #expect(h.engine.currentSession?.lastProvedAt == clock.wallSeconds)
-        #expect(h.engine.recentlyProved(userID: "alice", deviceID: "", within: 300))
+        #expect(h.engine.session.current?.lastProvedAt == clock.wallSeconds)
+        #expect(h.engine.session.recentlyProved(userID: "alice", deviceID: "", within: 300))
         guard case .failure(let spent) = spend(token) else {
             Issue.record("a token was spent twice")
             return
         }
         #expect(spent.code == .invalidParams)
-        #expect(try spend(h.engine.issueReauthentication(userID: "bob")).get()?["reauthenticated"]?.boolValue == false)
+        #expect(try spend(h.engine.session.issueReauthentication(userID: "bob")).get()?["reauthenticated"]?.boolValue == false)
     }
 
     @Test func aForgedOrStaleTokenIsRefused() {
-        let stale = h.engine.issueReauthentication(userID: "alice")
+        let stale = h.engine.session.issueReauthentication(userID: "alice")
         clock.advance(milliseconds: 60_000)
         for token in [stale, "00112233445566778899aabbccddeeff"] {
             guard case .failure(let error) = spend(token) else {
@@ -43,13 +43,13 @@ import Testing
             }
             #expect(error.data?["field"]?.stringValue == "reauthentication")
         }
-        #expect(!h.engine.recentlyProved(userID: "alice", deviceID: "", within: 300))
+        #expect(!h.engine.session.recentlyProved(userID: "alice", deviceID: "", within: 300))
     }
 
     @Test func theSessionsFlowIsTheOneItWasOpenedFor() {
-        #expect(h.engine.currentSession?.openedBy == "mfa")
+        #expect(h.engine.session.current?.openedBy == "mfa")
         #expect(h.call("session.extend", .object()).isSuccess)
-        h.engine.endSession(reason: "logoff")
+        h.engine.session.end(reason: "logoff")
         guard case .failure(let error) = h.call("session.extend", .object()) else {
             Issue.record("extended no session")
             return

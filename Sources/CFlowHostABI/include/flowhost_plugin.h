@@ -252,7 +252,10 @@ typedef struct flowhost_host_v1 {
        with -32800), every host request is cancelled ($/cancelRequest), and a
        challenge other than a resting one closes, its flow told
        ("challenge.cancelled"). The session stays. Returns 1 when something
-       was in progress, 0 when nothing was. */
+       was in progress, 0 when nothing was. Only the flow the open session
+       was opened for may end what other flows run: any other caller (or a
+       call with no session open) gets FLOWHOST_ERR_NOT_PERMITTED and
+       nothing changes. */
     int32_t (*abandon_dialogues)(flowhost_host_context *host);
 
     /* --- ABI 1.4 --- */

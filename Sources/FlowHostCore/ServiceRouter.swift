@@ -1,13 +1,73 @@
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
+import Logging
 
-/// Asynchronous service calls: a flow asks, a provider serves (perhaps
-/// through a dialogue of its own with the client), the caller hears once.
+/// Service calls between flows and the host: who called, who serves, what
+/// each call started (challenges, host requests, timers, calls of its own,
+/// tagged with the call that was `active`), and the one callback each
+/// caller hears. Finishing or cancelling a call ends all it started.
 ///
-/// What a provider starts while serving a call (challenges, host requests,
-/// timers, calls of its own) is tagged with that call (`activeCall`), so
-/// that finishing or cancelling the call ends all of it.
-extension HostEngine {
+/// The engine owns the router and routes the host table's service and
+/// request functions here; what a call's end means for the engine's other
+/// parts (its challenge closes, its timers stop) goes through `engine`.
+/// Loop thread only, like the engine.
+final class ServiceRouter {
+    unowned let engine: HostEngine
+    /// The service calls in flight, and the one plugin code runs for now.
+    var calls = CallTable()
+    /// The host's requests to the client that wait for an answer.
+    var clientRequests = ClientRequestTable()
+
+    init(engine: HostEngine) { self.engine = engine }
+
+    var options: HostEngine.Options { engine.options }
+    var logger: Logger { engine.logger }
+
+    /// Runs `body` with `call` as the active service call.
+    func withCall<T>(_ call: UInt64?, _ body: () -> T) -> T {
+        let saved = calls.active
+        calls.active = call
+        defer { calls.active = saved }
+        return body()
+    }
+
+    /// A synchronous service call (`call_service`): the result before it returns.
+    func callService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<JSON?, RPCError> {
+        let provider: ServiceProvider
+        let bound: JSON
+        switch engine.names.checkedService(name, params: params, from: caller) {
+        case .failure(let error): return .failure(error)
+        case .success(let found): (provider, bound) = found
+        }
+        switch provider {
+        case .host(_, let body):
+            do { return .success(try body(caller?.name ?? "host", bound)) } catch { return .failure(error) }
+        case .hostAsync(_, let body):
+            // Answered synchronously only if it finishes at once (no client round trip).
+            guard let caller else { return .failure(.internalError) }
+            var outcome: Result<JSON?, RPCError>?
+            let id = startCall(name, caller: caller, provider: nil, synchronous: true) { outcome = $0 }
+            withCall(id) { body(caller, bound) { [self] result in _ = completeCall(id, result) } }
+            if let outcome { return outcome }
+            if let call = calls[id] { cancel(call, notifyCaller: false) }
+            return .failure(
+                RPCError(.internalError, message: "service \(name) answers later; call it with call_service_async", data: ["service": .string(name)]))
+        case .flow(let plugin, _) where !plugin.servesAsynchronously:
+            return plugin.callService(name, params: bound)
+        case .flow(let plugin, _):
+            // A provider that serves asynchronously answers a synchronous
+            // call only if it finishes at once.
+            var outcome: Result<JSON?, RPCError>?
+            let id = startCall(name, caller: caller, provider: plugin, synchronous: true) { outcome = $0 }
+            withCall(id) { plugin.serve(name, params: bound, callID: id) }
+            if let outcome { return outcome }
+            if let call = calls[id] { cancel(call, notifyCaller: false) }
+            return .failure(
+                RPCError(.internalError, message: "service \(name) answers later; call it with call_service_async", data: ["service": .string(name)]))
+        }
+    }
+
     /// Records a call in flight and returns its id.
     func startCall(
         _ service: String, caller: LoadedPlugin?, provider: LoadedPlugin?, synchronous: Bool,
@@ -26,7 +86,7 @@ extension HostEngine {
         }
         let provider: ServiceProvider
         let bound: JSON
-        switch names.checkedService(name, params: params, from: caller) {
+        switch engine.names.checkedService(name, params: params, from: caller) {
         case .failure(let error): return .failure(error)
         case .success(let found): (provider, bound) = found
         }
@@ -69,7 +129,7 @@ extension HostEngine {
         if call.synchronous {
             call.onResult(outcome)
         } else {
-            deferred.append { [self] in withCall(call.parent) { call.onResult(outcome) } }
+            engine.deferred.append { [self] in withCall(call.parent) { call.onResult(outcome) } }
         }
         return true
     }
@@ -103,12 +163,12 @@ extension HostEngine {
     /// What belonged to a call that ended: its challenge closes, its host
     /// requests are cancelled (the client is told), its timers stop.
     func endDialogue(of callID: UInt64) {
-        challenge.close(belongingTo: callID)
+        engine.dialogues.challenge.close(belongingTo: callID)
         for pending in clientRequests.remove(where: { $0.call == callID }) {
-            send(.event(name: "$/cancelRequest", params: ["id": .string(pending.id)]))
+            engine.send(.event(name: "$/cancelRequest", params: ["id": .string(pending.id)]))
             withCall(callID) { pending.completion(.failure(RPCError.requestCancelled.withData(["method": .string(pending.method)]))) }
         }
-        for timer in scheduler.removeTimers(where: { $0.call == callID }) { withCall(callID) { timer.fire(false) } }
+        for timer in engine.scheduler.removeTimers(where: { $0.call == callID }) { withCall(callID) { timer.fire(false) } }
     }
 
     /// The newest asynchronous call `plugin` serves, if any: the one its

@@ -2,7 +2,10 @@ import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
-extension HostEngine {
+/// The host's requests to the client, made for flows (`send_request`) and
+/// for host services (`requestFromClient`): each belongs to the call that
+/// was active, and its completion runs exactly once.
+extension ServiceRouter {
     /// Sends a request to the client; `completion` runs exactly once, on the
     /// loop thread, with the client's answer, a timeout, or a cancellation.
     /// Refused (nothing sent, `completion` not called) when
@@ -17,10 +20,10 @@ extension HostEngine {
         }
         let id = clientRequests.nextID
         let timeout = timeoutMilliseconds == 0 ? options.clientRequestTimeoutMilliseconds : timeoutMilliseconds
-        let deadline = scheduler.schedule(.request(id), inMilliseconds: UInt64(timeout))
+        let deadline = engine.scheduler.schedule(.request(id), inMilliseconds: UInt64(timeout))
         clientRequests.add(method: method, owner: plugin, call: calls.active, deadline: deadline, completion: completion)
         logger.debug("host request \(id) \(method) for flow \(plugin.name)")
-        send(.request(id: .string(id), method: method, params: params))
+        engine.send(.request(id: .string(id), method: method, params: params))
         return true
     }
 
@@ -29,7 +32,7 @@ extension HostEngine {
             logger.warning("response to unknown request id \(LogLine.clip(id.serialized())); ignored")
             return
         }
-        touchSession()
+        engine.session.touch()
         withCall(pending.call) {
             if let result {
                 pending.completion(.success(result))
@@ -52,9 +55,20 @@ extension HostEngine {
     func cancelClientRequests(of plugin: LoadedPlugin) -> Int {
         let mine = clientRequests.remove { $0.owner === plugin }
         for pending in mine {
-            send(.event(name: "$/cancelRequest", params: ["id": .string(pending.id)]))
+            engine.send(.event(name: "$/cancelRequest", params: ["id": .string(pending.id)]))
             withCall(pending.call) { pending.completion(.failure(RPCError.requestCancelled.withData(["method": .string(pending.method)]))) }
         }
         return mine.count
+    }
+
+    /// A host request to the client on behalf of a flow (a host service
+    /// that needs the client's platform). `completion` runs once.
+    func requestFromClient(
+        _ method: String, _ params: JSON, for caller: LoadedPlugin, completion: @escaping (Result<JSON, ServiceError>) -> Void
+    ) {
+        let sent = sendClientRequest(method: method, params: params, timeoutMilliseconds: 0, from: caller) { outcome in
+            completion(outcome.mapError { ServiceError($0.code, message: $0.message, data: $0.data) })
+        }
+        if !sent { completion(.failure(ServiceError(.requestTimedOut, message: "too many requests in flight"))) }
     }
 }

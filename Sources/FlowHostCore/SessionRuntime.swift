@@ -1,45 +1,49 @@
 import FlowJSON
 import JSONRPC
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// The host-owned session: begun by the services that log a user in, read
-/// and ended by any flow, watched for idleness and age, and ended when the
-/// store says so (an operator's block, seen through the change feed).
+/// The host-owned session, acted on: begun by the services that log a user
+/// in, read and ended by any flow, watched for idleness and age, and ended
+/// when the store says so (an operator's block, seen through the change
+/// feed). `SessionController` decides; this carries it out (deadlines, the
+/// store, the flows' notices).
 ///
-/// The engine speaks no flow's vocabulary here: it tells the flows
-/// (`notify("session", …)`: opened, expiring, timingOut, ended), and the
-/// flow that logs users in says it to the client in the SDK's words.
-extension HostEngine {
-    /// The feed topic on which the store announces sessions it ended.
-    public static let sessionsEndedTopic = "sessions.ended"
+/// It speaks no flow's vocabulary: it tells the flows (`notify("session",
+/// …)`: opened, expiring, timingOut, ended), and the flow that logs users
+/// in says it to the client in the SDK's words.
+///
+/// Owned by the engine (`engine.session`); loop thread only.
+public final class SessionRuntime {
+    unowned let engine: HostEngine
+    /// The session's state and rules.
+    var controller = SessionController()
 
-    public var currentSession: HostSession? { hostSession.current }
+    init(engine: HostEngine) { self.engine = engine }
+
+    /// The feed topic on which the store announces sessions it ended.
+    public static let endedTopic = "sessions.ended"
+
+    public var current: HostSession? { controller.current }
 
     /// Where the session's facts are kept and ended (set by the services module).
-    public var sessionKeeper: (any SessionKeeper)? {
-        get { hostSession.keeper }
-        set { hostSession.keeper = newValue }
+    public var keeper: (any SessionKeeper)? {
+        get { controller.keeper }
+        set { controller.keeper = newValue }
     }
 
     /// A user logged in on this host (called by the login services, for
     /// the flow `caller`). The session belongs to the flow whose dialogue
     /// the login is: the caller at the root of the running call's chain
     /// (`mfa`, when `device-activation` completes a new device for it).
-    public func beginSession(userID: String, sessionID: String, factors: [String], ldaType: Int?, openedBy caller: String) {
-        let deadlines = hostSession.begin(
-            userID: userID, sessionID: sessionID, deviceID: clientDevice["deviceID"]?.stringValue ?? "", factors: factors, ldaType: ldaType,
-            openedBy: calls.rootCaller(of: calls.active)?.name ?? caller, now: scheduler.now, wall: clock.wallSeconds)
+    public func begin(userID: String, sessionID: String, factors: [String], ldaType: Int?, openedBy caller: String) {
+        let deadlines = controller.begin(
+            userID: userID, sessionID: sessionID, deviceID: engine.clientDevice["deviceID"]?.stringValue ?? "", factors: factors, ldaType: ldaType,
+            openedBy: engine.router.calls.rootCaller(of: engine.router.calls.active)?.name ?? caller, now: engine.scheduler.now, wall: engine.clock.wallSeconds)
         schedule(deadlines)
-        _ = subscribe(Self.sessionsEndedTopic, plugin: nil)
-        let notice = hostSession.current!.json()
+        _ = engine.subscribe(Self.endedTopic, plugin: nil)
+        let notice = controller.current!.json()
         notice["event"] = "opened"
         tellFlows("session", notice)
-        if let afterLogin { deferred.append(afterLogin) }
+        if let afterLogin = engine.afterLogin { engine.deferred.append(afterLogin) }
     }
 
     /// `userID` was verified again (a step-up's password, an LDA check and
@@ -47,7 +51,7 @@ extension HostEngine {
     /// `session.reauthenticate` within a minute. Verifying is a service's
     /// fact; re-authenticating the session is the flow's explicit step.
     public func issueReauthentication(userID: String) -> String {
-        hostSession.issueReauthentication(userID: userID, now: scheduler.now)
+        controller.issueReauthentication(userID: userID, now: engine.scheduler.now)
     }
 
     /// `session.reauthenticate`: spends `token`; the session's `lastProvedAt`
@@ -55,7 +59,7 @@ extension HostEngine {
     /// user here (nothing to re-authenticate). Services that change
     /// credentials require a recent proof (`recentlyProved`).
     public func reauthenticate(with token: String) throws(ServiceError) -> Bool {
-        switch hostSession.reauthenticate(token: token, now: scheduler.now, wall: clock.wallSeconds) {
+        switch controller.reauthenticate(token: token, now: engine.scheduler.now, wall: engine.clock.wallSeconds) {
         case nil: throw ServiceError(.invalidParams, message: "reauthentication: unknown, spent or expired", data: ["field": "reauthentication"])
         case let done?: return done
         }
@@ -64,20 +68,20 @@ extension HostEngine {
     /// Whether `userID` is logged in on this host, on `deviceID`, and (when
     /// `seconds` is given) proved who they are within the last `seconds`.
     public func recentlyProved(userID: String, deviceID: String, within seconds: Int64?) -> Bool {
-        hostSession.recentlyProved(userID: userID, deviceID: deviceID, within: seconds, wall: clock.wallSeconds)
+        controller.recentlyProved(userID: userID, deviceID: deviceID, within: seconds, wall: engine.clock.wallSeconds)
     }
 
     /// Ends this host's session: in the store (unless it ended there
     /// already), then every flow hears it. Returns false when no one is logged in.
     @discardableResult
-    public func endSession(reason: String, inStore: Bool = true) -> Bool {
-        guard let ended = hostSession.end() else { return false }
-        unsubscribe(Self.sessionsEndedTopic, plugin: nil)
+    public func end(reason: String, inStore: Bool = true) -> Bool {
+        guard let ended = controller.end() else { return false }
+        engine.unsubscribe(Self.endedTopic, plugin: nil)
         // A dialogue that ran under the session cannot go on without it.
-        if reason != "logoff" { abandonDialogues() }
-        if inStore, let keeper = hostSession.keeper {
+        if reason != "logoff" { engine.dialogues.abandonAll() }
+        if inStore, let keeper = controller.keeper {
             do { try keeper.end(sessionID: ended.sessionID, reason: reason) } catch {
-                logger.error("ending session in the store failed: \(error)")
+                engine.logger.error("ending session in the store failed: \(error)")
             }
         }
         let notice: JSON = [
@@ -88,27 +92,27 @@ extension HostEngine {
     }
 
     /// A session ended through a service (logoff): forget it here too.
-    public func sessionEnded(sessionID: String, reason: String) {
-        guard hostSession.current?.sessionID == sessionID else { return }
-        endSession(reason: reason, inStore: false)
+    public func ended(sessionID: String, reason: String) {
+        guard controller.current?.sessionID == sessionID else { return }
+        end(reason: reason, inStore: false)
     }
 
     /// Client activity while logged in: the idle lifetime restarts (kept in
     /// the store at most once a minute, so other hosts' sweeps agree).
-    func touchSession() {
-        if let sessionID = hostSession.touch(now: scheduler.now) { recordUse(sessionID) }
+    func touch() {
+        if let sessionID = controller.touch(now: engine.scheduler.now) { recordUse(sessionID) }
     }
 
     /// Tells the store the session was used (its idle lifetime restarts there too).
     private func recordUse(_ sessionID: String) {
-        guard let keeper = hostSession.keeper else { return }
-        do { try keeper.touch(sessionID: sessionID) } catch { logger.error("recording session use failed: \(error)") }
+        guard let keeper = controller.keeper else { return }
+        do { try keeper.touch(sessionID: sessionID) } catch { engine.logger.error("recording session use failed: \(error)") }
     }
 
     /// `session.extend` (the SDK's `extendSessionIdleTimeout`): the idle
     /// lifetime restarts now, and the store hears of it at once.
-    public func extendSession() throws(ServiceError) {
-        guard let extended = hostSession.extend(now: scheduler.now) else {
+    public func extend() throws(ServiceError) {
+        guard let extended = controller.extend(now: engine.scheduler.now) else {
             throw ServiceError(.notAllowedNow, message: "No user is logged in on this host")
         }
         if let sessionID = extended.persist { recordUse(sessionID) }
@@ -116,11 +120,11 @@ extension HostEngine {
     }
 
     private func schedule(_ deadlines: [ScheduledSessionDeadline]) {
-        for deadline in deadlines { scheduler.schedule(deadline.key, at: deadline.at) }
+        for deadline in deadlines { engine.scheduler.schedule(deadline.key, at: deadline.at) }
     }
 
-    func sessionDeadline(_ key: Deadline, now: UInt64) {
-        switch hostSession.due(key, now: now) {
+    func deadline(_ key: Deadline, now: UInt64) {
+        switch controller.due(key, now: now) {
         case .nothing: return
         case .reschedule(let deadlines): schedule(deadlines)
         case .warn(let session, let secondsLeft):
@@ -134,30 +138,30 @@ extension HostEngine {
                 "event": "timingOut", "userID": .string(session.userID), "sessionID": .string(session.sessionID), "reason": .string(reason),
             ]
             tellFlowsNow("session", notice)
-            endSession(reason: reason)
+            end(reason: reason)
         }
     }
 
     /// Tells every flow, after the current call: a flow that caused the
     /// change is not re-entered while it runs.
     func tellFlows(_ topic: String, _ payload: JSON) {
-        deferred.append { [self] in tellFlowsNow(topic, payload) }
+        engine.deferred.append { [self] in tellFlowsNow(topic, payload) }
     }
 
     /// Tells every flow at once: only where no flow runs (a deadline).
     private func tellFlowsNow(_ topic: String, _ payload: JSON) {
-        for plugin in plugins { withCall(nil) { plugin.notify(topic, payload) } }
+        for plugin in engine.plugins { engine.withCall(nil) { plugin.notify(topic, payload) } }
     }
 
     /// Whether `plugin` may end dialogues other flows run (`abandon_dialogues`):
     /// only the flow that opened the session, for the dialogues under it.
     func mayAbandonDialogues(_ plugin: LoadedPlugin) -> Bool {
-        hostSession.current?.openedBy == plugin.name
+        controller.current?.openedBy == plugin.name
     }
 
     /// At exit: a session nobody can use any more ends now.
-    public func finishSession() {
-        endSession(reason: "host-exit")
-        runDeferred()
+    public func finish() {
+        end(reason: "host-exit")
+        engine.runDeferred()
     }
 }

@@ -1,0 +1,120 @@
+import FlowJSON
+import JSONRPC
+
+/// What is in progress on the host, seen as dialogues: the open challenge,
+/// and the service calls and host requests of the `ServiceRouter`. It says
+/// which dialogue is open and whose it is, lets a flow method start one (or
+/// replace its own stale one), routes answers to the open challenge, and
+/// ends them all when asked.
+///
+/// Owned by the engine; loop thread only.
+final class Dialogues {
+    unowned let engine: HostEngine
+    /// The open challenge, and what started the dialogue in progress.
+    var challenge = ChallengeSlot()
+
+    init(engine: HostEngine) { self.engine = engine }
+
+    /// What is in progress, if anything: a challenge other than a resting
+    /// one, a service call, or a host request (in that order of precedence).
+    func open() -> JSON? {
+        if let open = challenge.inProgress { return open.inProgressDescription }
+        if let call = engine.router.calls.oldest {
+            return ["flow": .string(call.provider?.name ?? call.caller?.name ?? "host"), "method": .string(call.service)]
+        }
+        if let request = engine.router.clientRequests.oldest {
+            return ["flow": .string(request.owner.name), "method": .string(request.method)]
+        }
+        return nil
+    }
+
+    /// The flow whose dialogue is open: the one that made the oldest service
+    /// call still running (a challenge or host request down that call is its
+    /// dialogue's), else the owner of the open challenge or host request.
+    /// Nil when nothing is open, or when the host itself made the call.
+    func owner() -> LoadedPlugin? {
+        if let root = engine.router.calls.roots.first { return root.caller }
+        if let open = challenge.inProgress { return open.owner }
+        return engine.router.clientRequests.oldest?.owner
+    }
+
+    /// Ends whatever dialogue is in progress (the session it ran under ended,
+    /// or its flow starts a new one):
+    /// its service calls are cancelled (callers hear -32800), its host
+    /// requests are cancelled (the client gets `$/cancelRequest`), and a
+    /// challenge other than a resting one closes, its flow told.
+    func abandonAll() {
+        for call in engine.router.calls.roots { engine.router.cancel(call, notifyCaller: true) }
+        for plugin in engine.plugins { engine.router.cancelClientRequests(of: plugin) }
+        if let open = challenge.closeInProgress() {
+            engine.withCall(nil) { open.owner.notify("challenge.cancelled", open.notice) }
+        }
+    }
+
+    /// Whether `method` of `plugin`, which starts a dialogue, may run now:
+    /// nil to go ahead, else the refusal. The seeds' apps dismiss a step-up
+    /// or toggle prompt and let the user try again: the same action, retried,
+    /// replaces its own stale dialogue (the old one is cancelled, its flows
+    /// told). Another dialogue is never cut short.
+    func admitStart(_ method: String, by plugin: LoadedPlugin) -> RPCError? {
+        guard var open = open() else { return nil }
+        if owner() === plugin, let starter = challenge.starter, starter.plugin == ObjectIdentifier(plugin), starter.method == method {
+            engine.logger.info("\(method) replaces \(plugin.name)'s open dialogue")
+            abandonAll()
+            open = self.open() ?? .null
+        }
+        guard open.kind != .null else { return nil }
+        return RPCError.dialogueInProgress.withMessage("\(method) starts a dialogue, and another is in progress: finish it or reset it first")
+            .withData(["open": open])
+    }
+
+    /// `method` of `plugin` succeeded: if it left a dialogue open, a retry of it may replace it.
+    func started(_ method: String, by plugin: LoadedPlugin) {
+        if open() != nil { challenge.starter = (ObjectIdentifier(plugin), method) }
+    }
+
+    /// A dialogue that ended leaves no starter behind: a later dialogue of the
+    /// same flow, started another way (an answer), is never taken for a retry.
+    func forgetEndedStarter() {
+        if challenge.starter != nil, open() == nil { challenge.starter = nil }
+    }
+
+    /// A flow emitted a challenge event: it opens (and, unless resting, expires unanswered).
+    func openChallenge(_ event: String, params: JSON, owner plugin: LoadedPlugin, spec: EventSpec) {
+        let serial = challenge.open(
+            event: event, challengeMode: params["challengeMode"]?.intValue, owner: plugin, call: engine.router.calls.active, isResting: spec.isResting)
+        if !spec.isResting, engine.options.challengeTimeoutMilliseconds > 0 {
+            engine.scheduler.schedule(.challenge(serial), inMilliseconds: engine.options.challengeTimeoutMilliseconds)
+        }
+    }
+
+    /// The open challenge expired: it closes, and its owner hears of it
+    /// (`challenge.expired`), in the context of the call it belonged to.
+    func expire(serial: Int) {
+        guard let open = challenge.close(serial: serial) else { return }
+        engine.logger.info("challenge \(open.event) of flow \(open.owner.name) expired unanswered")
+        engine.withCall(open.call) { open.owner.notify("challenge.expired", open.notice) }
+    }
+
+    /// An answer method: admitted by the open challenge (its name, its
+    /// challengeMode), then handled by the challenge's flow, in its call.
+    func answer(method: String, spec: MethodSpec, params: JSON) -> Result<JSON?, RPCError> {
+        let open: OpenChallenge
+        switch challenge.admit(
+            method, answers: spec.answers, ownerDeclares: challenge.current?.owner.declaresMethod(method) ?? false,
+            challengeMode: params["challengeMode"]?.intValue)
+        {
+        case .failure(let error): return .failure(error)
+        case .success(let admitted): open = admitted
+        }
+        let serialBefore = challenge.serial
+        engine.session.touch()
+        let outcome = engine.withCall(open.call) { open.owner.handle(method: method, params: params) }
+        // A refused answer leaves the challenge open; an accepted one closes
+        // it unless the flow opened the next one meanwhile (or its call ended).
+        if case .success = outcome, challenge.serial == serialBefore, challenge.isOpen(serial: open.serial) {
+            challenge.close()
+        }
+        return outcome
+    }
+}
