@@ -19,7 +19,7 @@ enum DevicesModule {
         unowned let engine = engine
         func custody() -> String { engine.clientDevice["keyCustody"]?.stringValue ?? "host" }
 
-        engine.registerAsyncService("device.createKey", params: [string("userID", userID: true), string("deviceID")]) { caller, p, finish in
+        offerAsync(engine, "device.createKey", [string("userID", userID: true), string("deviceID")]) { caller, p, finish throws(ServiceError) in
             if custody() == "host" {
                 guard let keyring else { return finish(.failure(ServiceError(.internalError, message: "no device folder configured"))) }
                 do {
@@ -31,7 +31,7 @@ enum DevicesModule {
                 }
                 return
             }
-            let request: JSON = ["userID": p["userID"]!, "purpose": "activation"]
+            let request: JSON = ["userID": .string(try p.string("userID")), "purpose": "activation"]
             engine.requestFromClient("platform/createDeviceKey", request, for: caller) { outcome in
                 guard case .success(let answer) = outcome, let keyID = answer["keyID"]?.stringValue, !keyID.isEmpty, keyID.utf8.count <= 128,
                     let key = answer["publicKey"]?.stringValue.flatMap(Base64.decode), key.count == Ed25519.publicKeyBytes
@@ -42,12 +42,10 @@ enum DevicesModule {
             }
         }
 
-        engine.registerAsyncService(
-            "device.prove", params: [string("userID", userID: true), string("deviceID"), string("reason")]
-        ) { caller, p, finish in
-            let userID = p["userID"]!.stringValue!
-            let deviceID = p["deviceID"]!.stringValue!
-            let reason = p["reason"]!.stringValue!
+        offerAsync(engine, "device.prove", [string("userID", userID: true), string("deviceID"), string("reason")]) { caller, p, finish throws(ServiceError) in
+            let userID = try p.string("userID")
+            let deviceID = try p.string("deviceID")
+            let reason = try p.string("reason")
             let refused: (String) -> Void = { why in finish(.success(["outcome": "refused", "status": 126, "reason": .string(why)])) }
             let start: DeviceProofs.Start
             do { start = try credentials.devices.begin(userID: userID, deviceID: deviceID, reason: reason) } catch {

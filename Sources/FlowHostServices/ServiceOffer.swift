@@ -28,6 +28,18 @@ func offer(
     }
 }
 
+/// Registers an asynchronous host service (one that may ask the client's
+/// platform first): params are read through `ServiceParams`, and a refusal
+/// thrown before the service goes asynchronous finishes the call with it.
+func offerAsync(
+    _ engine: HostEngine, _ name: String, _ params: [ParamSpec],
+    _ body: @escaping (_ caller: LoadedPlugin, ServiceParams, _ finish: @escaping (Result<JSON?, ServiceError>) -> Void) throws(ServiceError) -> Void
+) {
+    engine.registerAsyncService(name, params: params) { caller, json, finish in
+        do throws(ServiceError) { try body(caller, ServiceParams(json: json, declared: params), finish) } catch { finish(.failure(error)) }
+    }
+}
+
 /// Short spellings for param declarations.
 func string(_ name: String, required: Bool = true, userID: Bool = false) -> ParamSpec {
     ParamSpec(name: name, type: .string, required: required, format: userID ? .userID : nil)

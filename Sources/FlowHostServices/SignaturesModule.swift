@@ -16,17 +16,17 @@ enum SignaturesModule {
     static func register(_ signatures: DataSignatures, keyring: DeviceKeyring?, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
-        engine.registerAsyncService(
-            "signatures.sign",
-            params: [
+        offerAsync(
+            engine, "signatures.sign",
+            [
                 string("userID", userID: true), string("deviceID"), string("payload"), string("reason"), integer("authLevel"),
                 integer("authenticatorType"), string("verifiedBy"),
             ]
-        ) { caller, p, finish in
-            let userID = p["userID"]!.stringValue!
-            let deviceID = p["deviceID"]!.stringValue!
-            let level = p["authLevel"]!.intValue!
-            let verifiedBy = p["verifiedBy"]!.stringValue!
+        ) { caller, p, finish throws(ServiceError) in
+            let userID = try p.string("userID")
+            let deviceID = try p.string("deviceID")
+            let level = try p.int("authLevel")
+            let verifiedBy = try p.string("verifiedBy")
             guard verifiedByValues.contains(verifiedBy) else {
                 return finish(.failure(.invalidParams(field: "verifiedBy", reason: "none, lda, password or serverBiometric")))
             }
@@ -39,8 +39,8 @@ enum SignaturesModule {
             let start: DataSignatures.Start
             do {
                 start = try signatures.begin(
-                    userID: userID, deviceID: deviceID, payload: p["payload"]!.stringValue!, reason: p["reason"]!.stringValue!, authLevel: level,
-                    authenticatorType: p["authenticatorType"]!.intValue!, verifiedBy: verifiedBy)
+                    userID: userID, deviceID: deviceID, payload: try p.string("payload"), reason: try p.string("reason"), authLevel: level,
+                    authenticatorType: try p.int("authenticatorType"), verifiedBy: verifiedBy)
             } catch {
                 engine.logger.error("starting a signature failed: \(error)")
                 return finish(.failure(.internalError))
