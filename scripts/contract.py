@@ -16,6 +16,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import service_types  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMAS = os.path.join(ROOT, "Protocol", "schemas")
 CONTRACT = os.path.join(ROOT, "Protocol", "openrpc.json")
@@ -23,6 +26,7 @@ TYPED_PYTHON = os.path.join(ROOT, "Protocol", "clients", "python", "flowhost_cli
 TS_DIR = os.path.join(ROOT, "Protocol", "clients", "typescript")
 SWIFT_DIR = os.path.join(ROOT, "Sources", "FlowHostClient", "Generated")
 ERROR_CODE_SWIFT = [os.path.join(ROOT, "Sources", "FlowHostVocabulary", "Generated", "ErrorCode.swift"), os.path.join(SWIFT_DIR, "ErrorCode.swift")]
+SERVICE_SWIFT_DIR = os.path.join(ROOT, "Sources", "FlowHostVocabulary", "Generated")
 ERROR_CODE_C = os.path.join(ROOT, "Sources", "CFlowHostABI", "include", "flowhost_errors.h")
 TS_TYPES = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean", "object": "Record<string, unknown>", "array": "unknown[]"}
 PY_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "object": "dict", "array": "list"}
@@ -126,6 +130,11 @@ def contract(bin_dir):
             used.add(name)
         if event["name"] in statuses:
             event["x-flowhost-status"] = statuses[event["name"]]
+    for service in document.get("x-flowhost-services", []):
+        name = "service.%s.result" % service["name"]
+        if name in available:
+            service["result"] = ref(name)
+            used.add(name)
     requests = []
     for name in sorted(available):
         if name.startswith("platform.") and name.endswith(".params"):
@@ -457,6 +466,15 @@ def main():
                ERROR_CODE_C: error_codes_c(json.loads(text))}
     for path in ERROR_CODE_SWIFT:
         outputs[path] = error_codes_swift(json.loads(text))
+    for name, source in service_types.service_swift(json.loads(text), SCHEMAS).items():
+        outputs[os.path.join(SERVICE_SWIFT_DIR, name)] = source
+    # A service file nothing generates any more (a service removed) goes too.
+    for name in os.listdir(SERVICE_SWIFT_DIR):
+        path = os.path.join(SERVICE_SWIFT_DIR, name)
+        if name.startswith("Services") and path not in outputs:
+            if check:
+                sys.exit("%s is no longer generated: run scripts/contract.py" % os.path.relpath(path, ROOT))
+            os.remove(path)
     for path, content in outputs.items():
         if check:
             with open(path, encoding="utf-8") as handle:

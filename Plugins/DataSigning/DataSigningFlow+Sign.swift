@@ -19,7 +19,7 @@ extension DataSigningFlow {
         guard level > 0 else { return sign(verifiedBy: "none") }
         dialogue.stepUp(
             // Level 4 is seed 000's IDV server biometric and nothing else; level 1 is LDA, else the password.
-            ["challengeMode": .int(ChallengeMode.signing), "reason": "data-signing", "method": .string(level == 4 ? "serverBiometric" : "lda")]
+            Services.StepupAuthenticate(challengeMode: ChallengeMode.signing, reason: "data-signing", method: level == 4 ? "serverBiometric" : "lda")
         ) { [self] outcome in
             switch outcome {
             case .failure(let error) where error.code == .requestCancelled:

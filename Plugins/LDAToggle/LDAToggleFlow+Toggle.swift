@@ -40,7 +40,7 @@ extension LDAToggleFlow {
     func verify(enable: Bool) {
         let mode = enable ? ChallengeMode.enableLDAVerify : ChallengeMode.disableLDAVerify
         guard let dialogue = toggle?.dialogue else { return }
-        dialogue.stepUp(["challengeMode": .int(mode), "reason": "lda-toggle", "method": "password"]) { [self] outcome in
+        dialogue.stepUp(Services.StepupAuthenticate(challengeMode: mode, reason: "lda-toggle", method: "password")) { [self] outcome in
             guard let current = toggle else { return }
             switch outcome {
             case .failure(let error) where error.code == .requestCancelled:

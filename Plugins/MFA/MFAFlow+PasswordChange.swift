@@ -56,9 +56,9 @@ extension MFAFlow {
     /// `updatePassword(current, new, 2)`: the device proves its key, then the change.
     func changePassword(current: String, new: String) {
         guard case .loggedIn(let userID, _) = stage else { return }
-        dialogue.call("device.prove", ["userID": .string(userID), "deviceID": .string(deviceID), "reason": "password-change"]) { [self] outcome in
+        dialogue.call(Services.DeviceProve(userID: userID, deviceID: deviceID, reason: "password-change")) { [self] outcome in
             guard changingPassword else { return }
-            guard case .success(let proof) = outcome, proof["outcome"]?.stringValue == "proven" else {
+            guard case .success(.proven) = outcome else {
                 return credentialUpdated(userID, status: 126, message: "This device could not prove it is registered for this user.")
             }
             let result: JSON

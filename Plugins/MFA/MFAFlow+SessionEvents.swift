@@ -17,7 +17,7 @@ extension MFAFlow {
     ]
 
     func extendSessionIdleTimeout() throws(FlowError) {
-        _ = try host.call("session.extend", .object())
+        _ = try host.call(Services.SessionExtend())
         host.emit(
             "onSessionExtensionResponse",
             [

@@ -202,15 +202,11 @@ final class MFAFlow: Flow {
     /// platform-held key, the host asks the client to sign).
     func proveDevice(_ userID: String, then: @escaping (DeviceProof) -> Void) {
         stage = .awaitingDevice(userID: userID)
-        dialogue.call("device.prove", ["userID": .string(userID), "deviceID": .string(deviceID), "reason": "login"]) { [self] outcome in
+        dialogue.call(Services.DeviceProve(userID: userID, deviceID: deviceID, reason: "login")) { [self] outcome in
             switch outcome {
-            case .success(let result):
-                switch result["outcome"]?.stringValue {
-                case "proven": then(.proven(result["proof"]?.stringValue ?? ""))
-                case "unbound": then(.unbound)
-                case "refused": then(.refused)
-                default: unexpected("device.prove", result)
-                }
+            case .success(.proven(let proof, _, _)): then(.proven(proof))
+            case .success(.unbound): then(.unbound)
+            case .success(.refused): then(.refused)
             case .failure(let error):
                 host.log(.error, "proving the device failed: \(error.message)")
                 askForUser(status: 114, message: "The server could not complete the request; try again.")

@@ -56,7 +56,7 @@ extension StepUpFlow {
             } else if hasPassword {
                 askForPassword(status: 100)  // the seed's seamless fallback: no error
             } else {
-                finish(call, ["outcome": "ldaCancelled"])
+                finish(call, .ldaCancelled)
             }
         }
     }
@@ -73,37 +73,29 @@ extension StepUpFlow {
     func setPassword(_ password: String, mode: Int) throws(FlowError) {
         guard let step = current, step.challengeMode == mode else { throw FlowError(.notAllowedNow, message: "no step-up in progress") }
         let call = step.call
-        step.dialogue.call("device.prove", ["userID": .string(step.userID), "deviceID": .string(deviceID), "reason": "step-up"]) { [self] outcome in
-            guard case .success(let proof) = outcome, proof["outcome"]?.stringValue == "proven", let token = proof["proof"]?.stringValue else {
-                return finish(call, ["outcome": "refused", "status": 126])
-            }
-            let result: JSON
+        step.dialogue.call(Services.DeviceProve(userID: step.userID, deviceID: deviceID, reason: "step-up")) { [self] outcome in
+            guard case .success(.proven(let proof, _, _)) = outcome else { return finish(call, .refused(status: 126)) }
+            let result: Services.PasswordStepUpOutcome
             do throws(FlowError) {
-                result = try host.call(
-                    "password.stepUp",
-                    ["userID": .string(step.userID), "password": .string(password), "deviceID": .string(deviceID), "proof": .string(token)])
+                result = try host.call(Services.PasswordStepUp(userID: step.userID, password: password, deviceID: deviceID, proof: proof))
             } catch {
                 current = nil
                 host.complete(call, .failure(error))
                 return
             }
-            switch result["outcome"]?.stringValue {
-            case "accepted" where result["expired"]?.boolValue == true:
-                finish(call, ["outcome": "expired"])
-            case "accepted":
-                reauthenticate(with: result)
-                finish(call, ["outcome": "authenticated", "verifiedBy": "password"])
-            case "wrong":
-                current?.attemptsLeft = result["attemptsLeft"]?.intValue ?? 0
+            switch result {
+            case .accepted(expired: true, _):
+                finish(call, .expired)
+            case .accepted(expired: false, let token):
+                reauthenticate(with: token)
+                finish(call, .authenticated(verifiedBy: "password"))
+            case .wrong(let left):
+                current?.attemptsLeft = left
                 askForPassword(status: 102, message: "Invalid password.")
-            case "refused" where result["status"]?.intValue == 141:
-                finish(call, ["outcome": "exhausted"])
-            case "refused":
-                finish(call, ["outcome": "refused", "status": result["status"] ?? 126])
-            default:
-                host.log(.error, "password.stepUp gave an outcome this flow does not know")
-                current = nil
-                host.complete(call, .failure(.internalError))
+            case .refused(status: 141, _):
+                finish(call, .exhausted)
+            case .refused(let status, _):
+                finish(call, .refused(status: status))
             }
         }
     }
@@ -115,9 +107,9 @@ extension StepUpFlow {
         dialogue.verifyServerBiometric(userID: user, reason: reason) { [self] check in
             switch check {
             case .passed: proveThenFinish(call, user: user, verifiedBy: "serverBiometric")
-            case .unavailable: finish(call, ["outcome": "biometricUnavailable"])
-            case .cancelled: finish(call, ["outcome": "biometricCancelled"])
-            case .failed: finish(call, ["outcome": "biometricFailed"])
+            case .unavailable: finish(call, .biometricUnavailable)
+            case .cancelled: finish(call, .biometricCancelled)
+            case .failed: finish(call, .biometricFailed)
             case .abandoned: return
             }
         }
@@ -126,12 +118,12 @@ extension StepUpFlow {
     /// A factor passed without a password: the device proves its key, then the step-up succeeds.
     func proveThenFinish(_ call: UInt64, user: String, verifiedBy: String) {
         guard let dialogue = current?.dialogue, dialogue.servedCall == call else { return }
-        dialogue.call("device.prove", ["userID": .string(user), "deviceID": .string(deviceID), "reason": "step-up-lda"]) { [self] outcome in
-            if case .success(let proof) = outcome, proof["outcome"]?.stringValue == "proven" {
-                reauthenticate(with: proof)
-                finish(call, ["outcome": "authenticated", "verifiedBy": .string(verifiedBy)])
+        dialogue.call(Services.DeviceProve(userID: user, deviceID: deviceID, reason: "step-up-lda")) { [self] outcome in
+            if case .success(.proven(_, _, let token)) = outcome {
+                reauthenticate(with: token)
+                finish(call, .authenticated(verifiedBy: verifiedBy))
             } else {
-                finish(call, ["outcome": "refused", "status": 126])
+                finish(call, .refused(status: 126))
             }
         }
     }
@@ -139,17 +131,15 @@ extension StepUpFlow {
     /// The step the session takes with a verification's evidence: its user
     /// proved who they are just now (services that change credentials, and
     /// signings above level 0, ask for a recent proof).
-    func reauthenticate(with verification: JSON) {
-        guard let token = verification["reauthentication"] else {
-            return host.log(.error, "a verification came without its reauthentication token")
-        }
-        do { _ = try host.call("session.reauthenticate", ["reauthentication": token]) } catch {
+    func reauthenticate(with token: String?) {
+        guard let token else { return host.log(.error, "a verification came without its reauthentication token") }
+        do { _ = try host.call(Services.SessionReauthenticate(reauthentication: token)) } catch {
             host.log(.error, "re-authenticating the session failed: \(error.message)")
         }
     }
 
-    func finish(_ call: UInt64, _ result: JSON) {
+    func finish(_ call: UInt64, _ outcome: Services.StepupAuthenticateOutcome) {
         current = nil
-        host.complete(call, .success(result))
+        host.complete(call, .success(outcome.result))
     }
 }

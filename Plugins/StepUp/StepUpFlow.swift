@@ -90,7 +90,7 @@ final class StepUpFlow: ServingFlow {
         notificationAnswer?.end()
         let dialogue = host.beginDialogue()
         notificationAnswer = dialogue
-        dialogue.stepUp(["challengeMode": .int(ChallengeMode.stepUp), "reason": "notification"]) { [self] outcome in
+        dialogue.stepUp(Services.StepupAuthenticate(challengeMode: ChallengeMode.stepUp, reason: "notification")) { [self] outcome in
             dialogue.end()
             notificationAnswer = nil
             switch outcome {
@@ -161,7 +161,7 @@ final class StepUpFlow: ServingFlow {
         case "challenge.expired", "challenge.cancelled":
             guard let step = current else { return }
             current = nil
-            host.complete(step.call, .success(["outcome": "cancelled"]))
+            host.complete(step.call, .success(Services.StepupAuthenticateOutcome.cancelled.result))
         default:
             return
         }

@@ -30,6 +30,8 @@ public struct PublishedContract: Sendable {
     static let methodKeys = ["x-flowhost-paramsSchema", "result"]
     /// Keys of an event entry that only the contract carries.
     static let eventKeys = ["params", "x-flowhost-status"]
+    /// Keys of a service entry that only the contract carries.
+    static let serviceKeys = ["result"]
     /// Top-level keys that only the contract carries.
     static let documentKeys = ["x-flowhost-status-meanings", "x-flowhost-host-requests", "x-flowhost-host-request-error", "x-flowhost-errors",
                                "x-flowhost-error-schemas", "x-flowhost-schemas-without-a-place"]
@@ -45,24 +47,24 @@ public struct PublishedContract: Sendable {
             return "\(path) cannot be read as JSON: \(error)"
         }
         guard contract.kind == .object else { return "\(path) is not an OpenRPC document" }
-        var methods: [String: JSON] = [:]
-        for method in contract["methods"]?.elements ?? [] {
-            if let name = method["name"]?.stringValue { methods[name] = method }
+        Self.overlay(document["methods"], from: contract["methods"], keys: Self.methodKeys) { $0["name"]?.stringValue }
+        Self.overlay(document["x-flowhost-events"], from: contract["x-flowhost-events"], keys: Self.eventKeys) { event in
+            event["flow"]?.stringValue.flatMap { flow in event["name"]?.stringValue.map { flow + " " + $0 } }
         }
-        for method in document["methods"]?.elements ?? [] {
-            guard let name = method["name"]?.stringValue, let published = methods[name] else { continue }
-            for key in Self.methodKeys { if let value = published[key] { method[key] = value.deepCopy() } }
-        }
-        var events: [String: JSON] = [:]
-        for event in contract["x-flowhost-events"]?.elements ?? [] {
-            if let flow = event["flow"]?.stringValue, let name = event["name"]?.stringValue { events[flow + " " + name] = event }
-        }
-        for event in document["x-flowhost-events"]?.elements ?? [] {
-            guard let flow = event["flow"]?.stringValue, let name = event["name"]?.stringValue,
-                  let published = events[flow + " " + name] else { continue }
-            for key in Self.eventKeys { if let value = published[key] { event[key] = value.deepCopy() } }
-        }
+        Self.overlay(document["x-flowhost-services"], from: contract["x-flowhost-services"], keys: Self.serviceKeys) { $0["name"]?.stringValue }
         for key in Self.documentKeys { if let value = contract[key] { document[key] = value.deepCopy() } }
         return nil
+    }
+
+    /// Copies `keys` from each published entry to the declared entry of the same identity.
+    private static func overlay(_ declared: JSON?, from published: JSON?, keys: [String], identity: (JSON) -> String?) {
+        var byIdentity: [String: JSON] = [:]
+        for entry in published?.elements ?? [] {
+            if let id = identity(entry) { byIdentity[id] = entry }
+        }
+        for entry in declared?.elements ?? [] {
+            guard let id = identity(entry), let source = byIdentity[id] else { continue }
+            for key in keys { if let value = source[key] { entry[key] = value.deepCopy() } }
+        }
     }
 }

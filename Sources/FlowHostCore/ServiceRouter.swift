@@ -34,12 +34,8 @@ final class ServiceRouter {
 
     /// A synchronous service call (`call_service`): the result before it returns.
     func callService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<JSON?, RPCError> {
-        let provider: ServiceProvider
-        let bound: JSON
-        switch engine.names.checkedService(name, params: params, from: caller) {
-        case .failure(let error): return .failure(error)
-        case .success(let found): (provider, bound) = found
-        }
+        let (provider, bound): (ServiceProvider, JSON)
+        do { (provider, bound) = try engine.names.checkedService(name, params: params, from: caller).get() } catch { return .failure(error) }
         switch provider {
         case .host(_, let body):
             do { return .success(try body(caller?.name ?? "host", bound)) } catch { return .failure(error) }
@@ -84,12 +80,8 @@ final class ServiceRouter {
         guard calls.count < options.maxServiceCallsInFlight else {
             return .failure(RPCError(.requestTimedOut, message: "too many service calls in flight", data: ["service": .string(name)]))
         }
-        let provider: ServiceProvider
-        let bound: JSON
-        switch engine.names.checkedService(name, params: params, from: caller) {
-        case .failure(let error): return .failure(error)
-        case .success(let found): (provider, bound) = found
-        }
+        let (provider, bound): (ServiceProvider, JSON)
+        do { (provider, bound) = try engine.names.checkedService(name, params: params, from: caller).get() } catch { return .failure(error) }
         switch provider {
         case .host(_, let body):
             let id = startCall(name, caller: caller, provider: nil, synchronous: false, onResult: onResult)

@@ -10,7 +10,7 @@ import FlowJSON
 /// call and host request the flow is waiting on, as they are this
 /// dialogue's. Loop thread only, like the `FlowHost` it came from.
 public final class Dialogue {
-    private unowned let host: FlowHost
+    unowned let host: FlowHost
     /// False once `end` ran: completions are dropped from then on.
     public private(set) var isOpen = true
     /// The service call this dialogue serves, if it serves one (a step-up).
@@ -63,8 +63,8 @@ public final class Dialogue {
 
     /// `FlowHost.stepUp`, for this dialogue.
     @discardableResult
-    public func stepUp(_ params: JSON, completion: @escaping (Result<StepUpOutcome, FlowError>) -> Void) -> UInt64? {
-        host.stepUp(params, completion: guarded(completion))
+    public func stepUp(_ request: Services.StepupAuthenticate, completion: @escaping (Result<StepUpOutcome, FlowError>) -> Void) -> UInt64? {
+        host.stepUp(request, completion: guarded(completion))
     }
 
     /// A one-shot timer of this dialogue: it stops when the dialogue ends.

@@ -28,18 +28,23 @@ public enum StepUpOutcome: Equatable, Sendable {
     /// An outcome this SDK does not know: treated as a server-side failure (114).
     case unknown(String?)
 
+    /// The service's answer, read through its generated outcome type; an
+    /// answer outside the schema is `.unknown`.
     public init(_ result: JSON) {
-        switch result["outcome"]?.stringValue {
-        case "authenticated": self = .authenticated(verifiedBy: result["verifiedBy"]?.stringValue ?? "password")
-        case "exhausted": self = .exhausted
-        case "expired": self = .expired
-        case "ldaCancelled": self = .ldaCancelled
-        case "cancelled": self = .cancelled
-        case "refused": self = .refused(status: result["status"]?.intValue ?? 126)
-        case "biometricUnavailable": self = .biometricUnavailable
-        case "biometricCancelled": self = .biometricCancelled
-        case "biometricFailed": self = .biometricFailed
-        case let other: self = .unknown(other)
+        do { self.init(try Services.StepupAuthenticateOutcome(result: result)) } catch { self = .unknown(result["outcome"]?.stringValue) }
+    }
+
+    public init(_ outcome: Services.StepupAuthenticateOutcome) {
+        switch outcome {
+        case .authenticated(let verifiedBy): self = .authenticated(verifiedBy: verifiedBy ?? "password")
+        case .exhausted: self = .exhausted
+        case .expired: self = .expired
+        case .ldaCancelled: self = .ldaCancelled
+        case .cancelled: self = .cancelled
+        case .refused(let status): self = .refused(status: status ?? 126)
+        case .biometricUnavailable: self = .biometricUnavailable
+        case .biometricCancelled: self = .biometricCancelled
+        case .biometricFailed: self = .biometricFailed
         }
     }
 
@@ -71,8 +76,8 @@ extension FlowHost {
     /// or with the call's failure (`.requestCancelled` when the dialogue was
     /// abandoned). Returns the call's id.
     @discardableResult
-    public func stepUp(_ params: JSON, completion: @escaping (Result<StepUpOutcome, FlowError>) -> Void) -> UInt64? {
-        call("stepup.authenticate", params) { [self] result in
+    public func stepUp(_ request: Services.StepupAuthenticate, completion: @escaping (Result<StepUpOutcome, FlowError>) -> Void) -> UInt64? {
+        call(Services.StepupAuthenticate.service, request.params) { [self] result in
             switch result {
             case .failure(let error): completion(.failure(error))
             case .success(let value):

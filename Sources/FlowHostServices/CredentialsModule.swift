@@ -2,6 +2,7 @@ import FlowHostCore
 import FlowHostCredentials
 import FlowHostDevices
 import FlowHostStore
+import FlowHostVocabulary
 import FlowJSON
 
 /// Users, codes and passwords, offered to flows: `credentials.*`,
@@ -79,14 +80,15 @@ enum CredentialsModule {
             check(try credentials.checkNewPassword(try p.string("userID"), try p.string("password")))
         }
 
-        offer(engine, "password.stepUp", [string("userID", userID: true), string("password"), string("deviceID"), string("proof")]) { _, p in
-            let userID = try p.string("userID")
-            let outcome = try credentials.stepUpPassword(
-                userID, try p.string("password"), deviceID: try p.string("deviceID"), proof: try p.string("proof"))
-            let answer = password(outcome)
-            // The evidence for `session.reauthenticate`; the flow takes that step.
-            if case .accepted(expired: false) = outcome { answer["reauthentication"] = .string(engine.session.issueReauthentication(userID: userID)) }
-            return answer
+        offer(engine, Services.PasswordStepUp.self, [string("userID", userID: true), string("password"), string("deviceID"), string("proof")]) {
+            _, call in
+            switch try credentials.stepUpPassword(call.userID, call.password, deviceID: call.deviceID, proof: call.proof) {
+            case .accepted(let expired):
+                // The evidence for `session.reauthenticate`; the flow takes that step.
+                return .accepted(expired: expired, reauthentication: expired ? nil : engine.session.issueReauthentication(userID: call.userID))
+            case .wrong(let left): return .wrong(attemptsLeft: left)
+            case .refused(let refusal): return .refused(status: refusal.status, reason: refusal.name)
+            }
         }
 
         offer(engine, "password.verify", [string("userID", userID: true), string("password"), string("deviceID")]) { _, p in

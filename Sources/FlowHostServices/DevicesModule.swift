@@ -2,6 +2,7 @@ import FlowHostCore
 import FlowHostCredentials
 import FlowHostDevices
 import FlowHostStore
+import FlowHostVocabulary
 import FlowJSON
 
 /// A device is a key: `device.createKey` makes one at activation,
@@ -42,18 +43,17 @@ enum DevicesModule {
             }
         }
 
-        offerAsync(engine, "device.prove", [string("userID", userID: true), string("deviceID"), string("reason")]) { caller, p, finish throws(ServiceError) in
-            let userID = try p.string("userID")
-            let deviceID = try p.string("deviceID")
-            let reason = try p.string("reason")
-            let refused: (String) -> Void = { why in finish(.success(["outcome": "refused", "status": 126, "reason": .string(why)])) }
+        offerAsync(engine, Services.DeviceProve.self, [string("userID", userID: true), string("deviceID"), string("reason")]) {
+            caller, call, finish throws(ServiceError) in
+            let (userID, deviceID, reason) = (call.userID, call.deviceID, call.reason)
+            let refused: (String) -> Void = { why in finish(.success(.refused(status: 126, reason: why))) }
             let start: DeviceProofs.Start
             do { start = try credentials.devices.begin(userID: userID, deviceID: deviceID, reason: reason) } catch {
                 engine.logger.error("device proof failed: \(error)")
                 return finish(.failure(.internalError))
             }
             switch start {
-            case .unbound: return finish(.success(["outcome": "unbound"]))
+            case .unbound: return finish(.success(.unbound))
             case .refused(let why): return refused(why)
             case .challenge(let nonce, let message, let key):
                 let check: ([UInt8]?) -> Void = { signature in
@@ -62,11 +62,10 @@ enum DevicesModule {
                             userID: userID, deviceID: deviceID, nonce: nonce, message: message, signature: signature ?? [])
                         {
                         case .proven(let proof):
-                            let answer: JSON = ["outcome": "proven", "proof": .string(proof), "keyID": .string(key.keyID)]
                             // An LDA step-up is the client's check and this proof: the evidence for
                             // `session.reauthenticate`, a step the flow takes.
-                            if reason == Self.ldaStepUpReason { answer["reauthentication"] = .string(engine.session.issueReauthentication(userID: userID)) }
-                            finish(.success(answer))
+                            let token = reason == Self.ldaStepUpReason ? engine.session.issueReauthentication(userID: userID) : nil
+                            finish(.success(.proven(proof: proof, keyID: key.keyID, reauthentication: token)))
                         case .refused(let why): refused(why)
                         }
                     } catch {

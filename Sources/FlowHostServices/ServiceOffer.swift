@@ -1,4 +1,5 @@
 import FlowHostCore
+import FlowHostVocabulary
 import FlowHostStore
 import FlowJSON
 
@@ -37,6 +38,26 @@ func offerAsync(
 ) {
     engine.registerAsyncService(name, params: params) { caller, json, finish in
         do throws(ServiceError) { try body(caller, ServiceParams(json: json, declared: params), finish) } catch { finish(.failure(error)) }
+    }
+}
+
+/// A service typed by its generated request and outcome (`Services.…`):
+/// `body` gets the request and returns the outcome; `params` is still the
+/// declaration the host checks calls against (the contract test keeps the
+/// generated type and it in step).
+func offer<Request: ServiceRequest>(
+    _ engine: HostEngine, _ type: Request.Type, _ params: [ParamSpec], _ body: @escaping (_ caller: String, Request) throws -> Request.Outcome
+) {
+    offer(engine, Request.service, params) { caller, p in try body(caller, try p.request(Request.self)).result }
+}
+
+/// An asynchronous service typed by its generated request and outcome.
+func offerAsync<Request: ServiceRequest>(
+    _ engine: HostEngine, _ type: Request.Type, _ params: [ParamSpec],
+    _ body: @escaping (_ caller: LoadedPlugin, Request, _ finish: @escaping (Result<Request.Outcome, ServiceError>) -> Void) throws(ServiceError) -> Void
+) {
+    offerAsync(engine, Request.service, params) { caller, p, finish throws(ServiceError) in
+        try body(caller, try p.request(Request.self)) { outcome in finish(outcome.map(\.result)) }
     }
 }
 

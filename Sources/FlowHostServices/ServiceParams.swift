@@ -1,4 +1,5 @@
 import FlowHostCore
+import FlowHostVocabulary
 import FlowJSON
 
 /// Typed reads of a service call's params: a missing or mistyped member is
@@ -33,6 +34,12 @@ struct ServiceParams {
         assert(members?.contains(key) ?? true, "service reads undeclared member \(field(key))")
         guard members?.contains(key) ?? true else { return nil }
         return json[key]
+    }
+
+    /// The params as the service's generated request type (a mistyped
+    /// member is -32602 naming it, as for the other reads).
+    func request<Request: ServiceRequest>(_ type: Request.Type) throws(ServiceError) -> Request {
+        do { return try Request(params: json) } catch { throw ServiceError.invalidParams(field: field(error.field), reason: error.reason) }
     }
 
     func string(_ key: String) throws(ServiceError) -> String {

@@ -2,6 +2,7 @@ import FlowHostCore
 import FlowHostCredentials
 import FlowHostDevices
 import FlowHostStore
+import FlowHostVocabulary
 import FlowJSON
 
 /// Sessions: `session.open` (a login without a password check, after LDA),
@@ -49,14 +50,14 @@ enum SessionsModule {
         }
 
         // The SDK's extendSessionIdleTimeout, said by the flow that logs users in.
-        offer(engine, "session.extend", []) { _, _ in
+        offer(engine, Services.SessionExtend.self, []) { _, _ in
             try engine.session.extend()
-            return .object()
+            return Services.SessionExtendOutcome()
         }
 
         // Re-authentication is an explicit step: a flow spends the token a verification gave it.
-        offer(engine, "session.reauthenticate", [string("reauthentication")]) { _, p in
-            ["reauthenticated": .bool(try engine.session.reauthenticate(with: try p.string("reauthentication")))]
+        offer(engine, Services.SessionReauthenticate.self, [string("reauthentication")]) { _, call in
+            Services.SessionReauthenticateOutcome(reauthenticated: try engine.session.reauthenticate(with: call.reauthentication))
         }
 
         offer(engine, "session.close", [string("sessionID"), string("reason", required: false)]) { _, p in

@@ -1,0 +1,69 @@
+import FlowJSON
+
+/// A call of a named service, typed: its params as Swift members, and the
+/// type of its outcome. The types are generated (`Services`, by
+/// scripts/contract.py) from the services' declarations and their result
+/// schemas, and shared by the host module that serves a service and the
+/// flows that call it: both sides agree at compile time on what a call
+/// carries. Only JSON crosses the plugin boundary; each side has its copy.
+public protocol ServiceRequest {
+    associatedtype Outcome: ServiceOutcome
+    /// The service's name, as flows declare it in `uses`.
+    static var service: String { get }
+    /// The params as the call sends them.
+    var params: JSON { get }
+    /// From a call's params (the host checked them against the declaration first).
+    init(params: JSON) throws(ServiceFieldError)
+}
+
+/// What a service answers, typed: an enum of its outcomes when its result
+/// schema is a `oneOf` keyed by `outcome`, a struct for one plain object,
+/// `UntypedOutcome` while the service has no result schema yet.
+public protocol ServiceOutcome {
+    init(result: JSON) throws(ServiceFieldError)
+    var result: JSON { get }
+}
+
+/// A service whose result schema is not written yet: its JSON, as sent.
+public struct UntypedOutcome: ServiceOutcome {
+    public let result: JSON
+    public init(result: JSON) { self.result = result }
+}
+
+/// A member missing or of the wrong type, by its path: the host maps it to
+/// -32602 for a service's params, and to -32603 for an answer a flow
+/// cannot read (a bug on the serving side).
+public struct ServiceFieldError: Error, CustomStringConvertible, Sendable {
+    public let field: String
+    public let reason: String
+    public init(field: String, reason: String) {
+        self.field = field
+        self.reason = reason
+    }
+    public var description: String { "\(field): \(reason)" }
+}
+
+/// The typed reads the generated code makes.
+public enum ServiceField {
+    public static func string(_ json: JSON, _ key: String) throws(ServiceFieldError) -> String {
+        guard let value = json[key]?.stringValue else { throw ServiceFieldError(field: key, reason: "required string") }
+        return value
+    }
+    public static func int(_ json: JSON, _ key: String) throws(ServiceFieldError) -> Int {
+        guard let value = json[key]?.intValue else { throw ServiceFieldError(field: key, reason: "required integer") }
+        return value
+    }
+    public static func bool(_ json: JSON, _ key: String) throws(ServiceFieldError) -> Bool {
+        guard let value = json[key]?.boolValue else { throw ServiceFieldError(field: key, reason: "required boolean") }
+        return value
+    }
+    public static func value(_ json: JSON, _ key: String) throws(ServiceFieldError) -> JSON {
+        guard let value = json[key], value.kind != .null else { throw ServiceFieldError(field: key, reason: "required") }
+        return value
+    }
+    /// An optional member: absent or null is nil; present with the wrong type is an error.
+    public static func optional<T>(_ json: JSON, _ key: String, _ read: (JSON, String) throws(ServiceFieldError) -> T) throws(ServiceFieldError) -> T? {
+        guard let value = json[key], value.kind != .null else { return nil }
+        return try read(json, key)
+    }
+}
