@@ -27,7 +27,7 @@ extension MFAFlow {
         let options: JSON = state["hasPassword"]?.boolValue == true ? [.string(Self.passwordCredential)] : []
         host.emit(
             "onCredentialsAvailableForUpdate",
-            ["userID": .string(userID), "options": options, "error": ["longErrorCode": 0, "shortErrorCode": 0, "errorString": "Success"]])
+            ["userID": .string(userID), "options": options, "error": SDKPayload.noError])
     }
 
     func initiateUpdateFlowForCredential(_ credentialType: String) throws(FlowError) {
@@ -109,7 +109,7 @@ extension MFAFlow {
             [
                 "userID": .string(userID), "credType": .string(Self.passwordCredential),
                 "status": ["statusCode": .int(status), "statusMessage": .string(message)],
-                "error": ["longErrorCode": 0, "shortErrorCode": 0, "errorString": "Success"],
+                "error": SDKPayload.noError,
             ])
         if status != 121 { _ = host.endSession(reason: status == 100 ? "password-changed" : "password-change-failed") }
     }

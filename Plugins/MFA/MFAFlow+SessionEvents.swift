@@ -22,7 +22,7 @@ extension MFAFlow {
             "onSessionExtensionResponse",
             [
                 "status": ["statusCode": .int(SDKPayload.success), "statusMessage": "Success"],
-                "error": ["longErrorCode": 0, "shortErrorCode": 0, "errorString": "Success"],
+                "error": SDKPayload.noError,
             ])
     }
 

@@ -43,12 +43,7 @@ extension HostEngine {
                 guard isLive(key, deadline) else { continue }
                 switch key {
                 case .request(let id):
-                    guard let pending = router.clientRequests.remove(id) else { continue }
-                    logger.info("host request \(id) \(pending.method) timed out")
-                    send(.event(name: "$/cancelRequest", params: ["id": .string(id)]))
-                    withCall(pending.call) {
-                        pending.completion(.failure(RPCError.requestTimedOut.withData(["method": .string(pending.method)])))
-                    }
+                    router.timeOut(id)
                 case .timer(let id):
                     guard let timer = scheduler.takeTimer(id) else { continue }
                     withCall(timer.call) { timer.fire(true) }

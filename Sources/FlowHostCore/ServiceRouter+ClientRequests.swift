@@ -54,11 +54,25 @@ extension ServiceRouter {
     @discardableResult
     func cancelClientRequests(of plugin: LoadedPlugin) -> Int {
         let mine = clientRequests.remove { $0.owner === plugin }
-        for pending in mine {
-            engine.send(.event(name: "$/cancelRequest", params: ["id": .string(pending.id)]))
-            withCall(pending.call) { pending.completion(.failure(RPCError.requestCancelled.withData(["method": .string(pending.method)]))) }
-        }
+        withdraw(mine, RPCError.requestCancelled)
         return mine.count
+    }
+
+    /// Request `id` ran out its time: withdrawn with -32003.
+    func timeOut(_ id: String) {
+        guard let pending = clientRequests.remove(id) else { return }
+        logger.info("host request \(id) \(pending.method) timed out")
+        withdraw([pending], RPCError.requestTimedOut)
+    }
+
+    /// Gives up on requests already taken from the table: the client is told
+    /// (`$/cancelRequest`), and each completion runs once with `error`, in
+    /// the context of the call it belonged to.
+    func withdraw(_ requests: [PendingClientRequest], _ error: RPCError) {
+        for pending in requests {
+            engine.send(.event(name: "$/cancelRequest", params: ["id": .string(pending.id)]))
+            withCall(pending.call) { pending.completion(.failure(error.withData(["method": .string(pending.method)]))) }
+        }
     }
 
     /// A host request to the client on behalf of a flow (a host service

@@ -156,10 +156,7 @@ final class ServiceRouter {
     /// requests are cancelled (the client is told), its timers stop.
     func endDialogue(of callID: UInt64) {
         engine.dialogues.challenge.close(belongingTo: callID)
-        for pending in clientRequests.remove(where: { $0.call == callID }) {
-            engine.send(.event(name: "$/cancelRequest", params: ["id": .string(pending.id)]))
-            withCall(callID) { pending.completion(.failure(RPCError.requestCancelled.withData(["method": .string(pending.method)]))) }
-        }
+        withdraw(clientRequests.remove(where: { $0.call == callID }), RPCError.requestCancelled)
         for timer in engine.scheduler.removeTimers(where: { $0.call == callID }) { withCall(callID) { timer.fire(false) } }
     }
 

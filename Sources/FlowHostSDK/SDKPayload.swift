@@ -7,6 +7,9 @@ import FlowJSON
 public enum SDKPayload {
     public static let success = 100
 
+    /// The SDK's `error` part when nothing went wrong (a new object each time: JSON values are shared references).
+    public static var noError: JSON { ["longErrorCode": 0, "shortErrorCode": 0, "errorString": "Success"] }
+
     /// A base event: `{response: {status, sessionInfo, additionalInfo, info}, error}` plus `fields`,
     /// named as the seeds' iOS handlers read them (`response.sessionInfo.sessionID`, `response.info`).
     public static func event(
@@ -21,7 +24,7 @@ public enum SDKPayload {
             "additionalInfo": ["currentWorkFlow": .string(workflow)],
             "info": .array(challengeInfo.map { ["key": .string($0.0), "value": .string($0.1)] }),
         ]
-        event["error"] = ["longErrorCode": 0, "shortErrorCode": 0, "errorString": "Success"]
+        event["error"] = noError
         return event
     }
 }
@@ -61,7 +64,7 @@ extension SDKPayload {
     /// (seed 004 reads `status.notificationResponse.notifications`).
     public static func status(member: String, _ data: JSON, statusCode: Int = success, message: String = "Success") -> JSON {
         let status: JSON = [
-            "errCode": 0, "error": ["longErrorCode": 0, "shortErrorCode": 0, "errorString": "Success"], "eMethId": 0,
+            "errCode": 0, "error": noError, "eMethId": 0,
             "status": ["statusCode": .int(statusCode), "statusMessage": .string(message)],
         ]
         status[member] = data
