@@ -125,7 +125,7 @@ let package = Package(
             dependencies: [
                 "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
                 "FlowHostNotifications", "FlowHostAudit", "FlowHostStore",
-                "CFlowHostSystem", "JSONRPC",
+                "CFlowHostSystem", "JSONRPC", "FlowHostVocabulary",
                 "FlowJSON", "FlowHostPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -3,11 +3,11 @@ import FlowJSON
 
 /// Checking the request, authenticating, signing, and the outcome event.
 extension DataSigningFlow {
-    func authenticate(payload: String, level: Int, type: Int, reason: String) throws(FlowError) {
+    func authenticate(payload: String, level: Int, type: Int, reason: String) throws(FlowHostError) {
         let user = try host.loggedInUser()
         guard Self.supportedPairs.contains([level, type]) else {
-            throw FlowError.sdk(
-                214, "Authentication method not supported: authLevel \(level) with authenticatorType \(type) (supported: 0/0, 1/0, 4/1)")
+            throw FlowHostError.sdk(
+                SDKCode.authenticationMethodNotSupported, "Authentication method not supported: authLevel \(level) with authenticatorType \(type) (supported: 0/0, 1/0, 4/1)")
         }
         try Self.checkLength(payload, field: "payload", max: Self.maxPayload)
         try Self.checkLength(reason, field: "reason", max: Self.maxReason)
@@ -26,7 +26,7 @@ extension DataSigningFlow {
                 signing = nil  // reset: nothing signed, nothing to say
             case .failure(let error):
                 host.log(.error, "stepup.authenticate failed: \(error.message)")
-                report(status: 114, message: "The authentication failed on the server side.", error: Self.authenticationFailed)
+                report(status: SDKCode.serverFailed, message: "The authentication failed on the server side.", error: Self.authenticationFailed)
             case .success(let result):
                 authenticated(result)
             }
@@ -34,16 +34,16 @@ extension DataSigningFlow {
     }
 
     /// Characters are Unicode scalars: what a user counts, whatever the encoding.
-    static func checkLength(_ text: String, field: String, max: Int) throws(FlowError) {
+    static func checkLength(_ text: String, field: String, max: Int) throws(FlowHostError) {
         let count = text.unicodeScalars.count
         guard count >= 1, count <= max else {
-            throw FlowError.invalidParams(field: field, reason: "1 to \(max) characters (Unicode scalars); this one has \(count)")
+            throw FlowHostError.invalidParams(field: field, reason: "1 to \(max) characters (Unicode scalars); this one has \(count)")
         }
     }
 
-    static let authenticationFailed = (code: 102, text: "Authentication failed")
-    static let cancelledByUser = (code: 153, text: "Operation cancelled by user")
-    static let notSupported = (code: 214, text: "Authentication method not supported")
+    static let authenticationFailed = (code: SDKCode.authenticationFailed, text: "Authentication failed")
+    static let cancelledByUser = (code: SDKCode.cancelledByUser, text: "Operation cancelled by user")
+    static let notSupported = (code: SDKCode.authenticationMethodNotSupported, text: "Authentication method not supported")
 
     /// The statuses and the session's end are StepUpOutcome's; the words and errors are the signing's.
     func authenticated(_ outcome: StepUpOutcome) {
@@ -84,16 +84,16 @@ extension DataSigningFlow {
         ) { [self] outcome in
             switch outcome {
             case .success(let result) where result["outcome"]?.stringValue == "signed":
-                report(status: 100, message: "Success", signed: result, verifiedBy: verifiedBy)
+                report(status: SDKCode.success, message: "Success", signed: result, verifiedBy: verifiedBy)
             case .success(let result) where result["outcome"]?.stringValue == "noKey":
-                report(status: 126, message: "This device has no usable key; activate it again.", error: Self.authenticationFailed)
+                report(status: SDKCode.deviceNotRegistered, message: "This device has no usable key; activate it again.", error: Self.authenticationFailed)
             case .success:
-                report(status: 100, message: "The device did not sign; nothing was signed.", error: Self.cancelledByUser)
+                report(status: SDKCode.success, message: "The device did not sign; nothing was signed.", error: Self.cancelledByUser)
             case .failure(let error) where error.code == .requestCancelled:
                 signing = nil
             case .failure(let error):
                 host.log(.error, "signatures.sign failed: \(error.message)")
-                report(status: 114, message: "The signature could not be made.", error: Self.authenticationFailed)
+                report(status: SDKCode.serverFailed, message: "The signature could not be made.", error: Self.authenticationFailed)
             }
         }
     }

@@ -35,16 +35,16 @@ final class DataSigningFlow: Flow {
         let authenticatorType: Int
     }
 
-    init(host: FlowHost, config: JSON) throws(FlowError) {
+    init(host: FlowHost, config: JSON) throws(FlowHostError) {
         self.host = host
-        if let key = config.keys.first { throw FlowError.invalidParams(field: "flows.data-signing.\(key)", reason: "unknown key") }
+        if let key = config.keys.first { throw FlowHostError.invalidParams(field: "flows.data-signing.\(key)", reason: "unknown key") }
     }
 
     func start() {
         deviceID = host.sessionInfo["device"]?["deviceID"]?.stringValue ?? ""
     }
 
-    func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
+    func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? {
         switch method {
         case "authenticateUserAndSignData":
             try authenticate(
@@ -57,7 +57,7 @@ final class DataSigningFlow: Flow {
         case "verifyDataSignature":
             return try verify(params)
         default:
-            throw FlowError.methodNotFound
+            throw FlowHostError.methodNotFound
         }
     }
 
@@ -75,12 +75,12 @@ final class DataSigningFlow: Flow {
 
     /// Beyond the SDK: whether a signature holds (no login needed: a
     /// signature is for anyone to check).
-    func verify(_ params: JSON) throws(FlowError) -> JSON {
+    func verify(_ params: JSON) throws(FlowHostError) -> JSON {
         let query: JSON = .object()
         if let receipt = params["receipt"], !receipt.isNull { query["receipt"] = receipt }
         if let id = params["dataSignatureID"], !id.isNull { query["dataSignatureID"] = id }
         guard !query.keys.isEmpty else {
-            throw FlowError.invalidParams(field: "dataSignatureID", reason: "a dataSignatureID or a receipt is required")
+            throw FlowHostError.invalidParams(field: "dataSignatureID", reason: "a dataSignatureID or a receipt is required")
         }
         return try host.call("signatures.verify", query)
     }

@@ -4,7 +4,7 @@ import FlowJSON
 /// The approval: a notification for the user's registered devices, its
 /// answer heard through the change feed, a deadline.
 extension DeviceActivationFlow {
-    func askForApproval(_ current: Joining) throws(FlowError) {
+    func askForApproval(_ current: Joining) throws(FlowHostError) {
         let created: JSON
         do {
             created = try host.call(
@@ -19,10 +19,10 @@ extension DeviceActivationFlow {
         } catch where error.code == .tooManyRequests {
             // Too many requests for this user, or from this device: the
             // request is refused and the choice stays open (the code fallback works).
-            throw FlowError(.tooManyRequests, message: error.message, data: error.data)
+            throw FlowHostError(.tooManyRequests, message: error.message, data: error.data)
         } catch {
             host.log(.error, "asking for an approval failed: \(error.message)")
-            return stop(114, "The approval request could not be sent; try again.")
+            return stop(SDKCode.serverFailed, "The approval request could not be sent; try again.")
         }
         joining?.stage = .awaitingApproval
         joining?.notification = created["uuid"]?.stringValue
@@ -30,7 +30,7 @@ extension DeviceActivationFlow {
         joining?.timer = current.dialogue.setTimer(milliseconds: UInt32(approvalSeconds * 1000)) { [self] in
             guard case .awaitingApproval = joining?.stage else { return }
             joining?.timer = nil
-            stop(121, "No registered device approved this one in time.")
+            stop(SDKCode.challengeExpired, "No registered device approved this one in time.")
         }
     }
 
@@ -47,7 +47,7 @@ extension DeviceActivationFlow {
         if payload["action"]?.stringValue == "accept" {
             authenticate(.approval(uuid))
         } else {
-            stop(102, "Adding this device was rejected on one of your registered devices.")
+            stop(SDKCode.authenticationFailed, "Adding this device was rejected on one of your registered devices.")
         }
     }
 

@@ -42,7 +42,7 @@ extension DeviceActivationFlow {
     /// A new password, with the policy: a first one (challengeMode 1) or an
     /// expired one's replacement (challengeMode 4, answered with updatePassword).
     func askForNewPassword(
-        _ current: Joining, _ authorization: Authorization, mode: Int, status: Int = SDKPayload.success, message: String = "Success"
+        _ current: Joining, _ authorization: Authorization, mode: Int, status: Int = SDKCode.success, message: String = "Success"
     ) {
         joining?.stage = mode == ChallengeMode.set ? .awaitingNewPassword(authorization) : .awaitingExpiredUpdate(authorization)
         host.emit(
@@ -52,10 +52,10 @@ extension DeviceActivationFlow {
                 fields: ["userID": .string(current.userID), "challengeMode": .int(mode), "attemptsLeft": 0]))
     }
 
-    func consent(_ current: Joining, _ authorization: Authorization, enroll: Bool, type: Int) throws(FlowError) {
+    func consent(_ current: Joining, _ authorization: Authorization, enroll: Bool, type: Int) throws(FlowHostError) {
         guard enroll else { return askForPassword(current, authorization) }
         guard ldaCapabilities.contains(type) else {
-            throw FlowError.invalidParams(field: "authenticationType", reason: "not one of this device's ldaCapabilities")
+            throw FlowHostError.invalidParams(field: "authenticationType", reason: "not one of this device's ldaCapabilities")
         }
         joining?.stage = .working
         current.dialogue.authenticateWithLDA(userID: current.userID, type: type, reason: .enroll) { [self] check in
@@ -70,7 +70,7 @@ extension DeviceActivationFlow {
         joining?.stage = .working
         current.dialogue.createDeviceKey(userID: current.userID, deviceID: deviceID) { [self] made in
             guard case .success(let key) = made else {
-                return stop(114, "The device key could not be created; try again.")
+                return stop(SDKCode.serverFailed, "The device key could not be created; try again.")
             }
             let params: JSON = [
                 "userID": .string(current.userID), "deviceID": .string(deviceID), "deviceName": .string(current.deviceName),
@@ -85,19 +85,19 @@ extension DeviceActivationFlow {
             if let newPassword { params["newPassword"] = .string(newPassword) }
             if let ldaType { params["ldaType"] = .int(ldaType) }
             let outcome: JSON
-            do throws(FlowError) { outcome = try host.call("newdevice.complete", params) } catch {
+            do throws(FlowHostError) { outcome = try host.call("newdevice.complete", params) } catch {
                 host.log(.error, "adding a device failed: \(error.message)")
-                return stop(114, "Adding this device failed on the server side; try again.")
+                return stop(SDKCode.serverFailed, "Adding this device failed on the server side; try again.")
             }
             switch outcome["outcome"]?.stringValue {
             case "completed": finish(["outcome": "completed", "sessionID": outcome["sessionID"] ?? "", "workflow": .string(Self.workflow)])
-            case "wrong": stop(102, "Invalid password: start adding this device again.")
+            case "wrong": stop(SDKCode.authenticationFailed, "Invalid password: start adding this device again.")
             case "expired":
                 askForNewPassword(current, authorization, mode: ChallengeMode.updateOnExpiry, message: "Your password has expired. Set a new one with updatePassword.")
             case "policy", "reused":
                 let mode = newPassword != nil && password != nil ? ChallengeMode.updateOnExpiry : ChallengeMode.set
                 askForNewPassword(
-                    current, authorization, mode: mode, status: outcome["outcome"]?.stringValue == "reused" ? 164 : 190,
+                    current, authorization, mode: mode, status: outcome["outcome"]?.stringValue == "reused" ? SDKCode.passwordReused : SDKCode.passwordPolicyViolated,
                     message: FlowHost.newPasswordMessage(outcome))
             case "refused": refused(outcome)
             default: unexpected("newdevice.complete", outcome)

@@ -62,13 +62,13 @@ final class DeviceActivationFlow: ServingFlow {
         case grant(String)
     }
 
-    init(host: FlowHost, config: JSON) throws(FlowError) {
+    init(host: FlowHost, config: JSON) throws(FlowHostError) {
         self.host = host
         var seconds = 300
         for key in config.keys {
-            guard key == "approvalSeconds" else { throw FlowError.invalidParams(field: "flows.device-activation.\(key)", reason: "unknown key") }
+            guard key == "approvalSeconds" else { throw FlowHostError.invalidParams(field: "flows.device-activation.\(key)", reason: "unknown key") }
             guard let value = config[key]?.intValue, (2...3600).contains(value) else {
-                throw FlowError.invalidParams(field: "flows.device-activation.approvalSeconds", reason: "an integer from 2 to 3600")
+                throw FlowHostError.invalidParams(field: "flows.device-activation.approvalSeconds", reason: "an integer from 2 to 3600")
             }
             seconds = value
         }
@@ -94,11 +94,11 @@ final class DeviceActivationFlow: ServingFlow {
             ])
     }
 
-    func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
-        guard let current = joining else { throw FlowError(.notAllowedNow, message: "no device activation in progress") }
+    func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? {
+        guard let current = joining else { throw FlowHostError(.notAllowedNow, message: "no device activation in progress") }
         switch (method, current.stage) {
         case ("performVerifyAuth", .choosing):
-            if params["verifyAuthStatus"]!.boolValue! { try askForApproval(current) } else { stop(100, "Adding this device was cancelled.") }
+            if params["verifyAuthStatus"]!.boolValue! { try askForApproval(current) } else { stop(SDKCode.success, "Adding this device was cancelled.") }
         case ("fallbackNewDeviceActivationFlow", .choosing):
             sendCode(current)
         case ("setActivationCode", .awaitingCode(let key)):
@@ -119,16 +119,16 @@ final class DeviceActivationFlow: ServingFlow {
                 current, authorization, password: params["currentPassword"]!.stringValue!, newPassword: params["newPassword"]!.stringValue!,
                 ldaType: nil)
         case ("setPassword", .awaitingExpiredUpdate):
-            throw FlowError.sdk(4, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
+            throw FlowHostError.sdk(SDKCode.invalidArguments, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
         default:
-            throw FlowError(.notAllowedNow, message: "not expected now")
+            throw FlowHostError(.notAllowedNow, message: "not expected now")
         }
         return nil
     }
 
-    private func expect(_ params: JSON, mode: Int) throws(FlowError) {
+    private func expect(_ params: JSON, mode: Int) throws(FlowHostError) {
         guard params["challengeMode"]!.intValue! == mode else {
-            throw FlowError.invalidParams(field: "challengeMode", reason: "this getPassword asked with challengeMode \(mode)")
+            throw FlowHostError.invalidParams(field: "challengeMode", reason: "this getPassword asked with challengeMode \(mode)")
         }
     }
 
@@ -136,7 +136,7 @@ final class DeviceActivationFlow: ServingFlow {
     func notified(topic: String, payload: JSON) {
         switch topic {
         case "notifications.updated": approvalAnswered(payload)
-        case "challenge.expired": stop(121, "The challenge expired unanswered; start again.")
+        case "challenge.expired": stop(SDKCode.challengeExpired, "The challenge expired unanswered; start again.")
         default: return
         }
     }
@@ -165,12 +165,12 @@ final class DeviceActivationFlow: ServingFlow {
     /// A service outcome that says the user's state forbids this (a block,
     /// an activation meanwhile): the caller maps the status.
     func refused(_ outcome: JSON) {
-        finish(["outcome": "refused", "status": outcome["status"] ?? 114])
+        finish(["outcome": "refused", "status": outcome["status"] ?? .int(SDKCode.serverFailed)])
     }
 
     /// An outcome this flow does not know: an error, never a default.
     func unexpected(_ service: String, _ outcome: JSON) {
         host.log(.error, "\(service) gave an outcome this flow does not know: \(outcome["outcome"]?.stringValue ?? "none")")
-        stop(114, "The server could not complete the request; try again.")
+        stop(SDKCode.serverFailed, "The server could not complete the request; try again.")
     }
 }

@@ -4,9 +4,9 @@ import FlowJSON
 /// `manageDeviceAuthenticationModes`: verify, then consent or a new
 /// password, then the change, then `onDeviceAuthManagementStatus`.
 extension LDAToggleFlow {
-    static let cancelledByUser = (code: 217, text: "User cancelled LDA consent")
+    static let cancelledByUser = (code: SDKCode.ldaConsentDeclined, text: "User cancelled LDA consent")
 
-    func manage(enable: Bool, type: Int) throws(FlowError) {
+    func manage(enable: Bool, type: Int) throws(FlowHostError) {
         let user = try host.loggedInUser()
         let (enrolled, _) = try enrolledType(user)
         if enable {
@@ -31,8 +31,8 @@ extension LDAToggleFlow {
         verify(enable: enable)
     }
 
-    static func unchangeable(_ reason: String, _ message: String) -> FlowError {
-        FlowError(.nothingToChange, message: message, data: ["reason": .string(reason)])
+    static func unchangeable(_ reason: String, _ message: String) -> FlowHostError {
+        FlowHostError(.nothingToChange, message: message, data: ["reason": .string(reason)])
     }
 
     /// Step-up with the toggle's challenge mode: the password when the user
@@ -47,7 +47,7 @@ extension LDAToggleFlow {
                 toggle = nil  // abandoned by a reset: nothing changed, nothing to say
             case .failure(let error):
                 host.log(.error, "stepup.authenticate failed: \(error.message)")
-                report(status: 114, message: "The verification failed on the server side; nothing changed.")
+                report(status: SDKCode.serverFailed, message: "The verification failed on the server side; nothing changed.")
             case .success(let result):
                 verified(current, result)
             }
@@ -86,19 +86,19 @@ extension LDAToggleFlow {
                 ]))
     }
 
-    func consent(_ enroll: Bool, type: Int) throws(FlowError) {
-        guard let current = toggle, current.stage == .awaitingConsent else { throw FlowError(.notAllowedNow, message: "not expected now") }
+    func consent(_ enroll: Bool, type: Int) throws(FlowHostError) {
+        guard let current = toggle, current.stage == .awaitingConsent else { throw FlowHostError(.notAllowedNow, message: "not expected now") }
         guard type == current.ldaType else {
-            throw FlowError.invalidParams(field: "authenticationType", reason: "the type asked about is \(current.ldaType)")
+            throw FlowHostError.invalidParams(field: "authenticationType", reason: "the type asked about is \(current.ldaType)")
         }
         guard enroll else {
-            return report(status: 100, message: "Consent was not given; nothing changed.", error: Self.cancelledByUser)
+            return report(status: SDKCode.success, message: "Consent was not given; nothing changed.", error: Self.cancelledByUser)
         }
         toggle?.stage = .checkingLDA
         current.dialogue.authenticateWithLDA(userID: current.userID, type: type, reason: .enroll) { [self] check in
             switch check {
             case .abandoned: toggle = nil
-            case .failed: report(status: 100, message: "The LDA check was cancelled or failed; nothing changed.", error: Self.cancelledByUser)
+            case .failed: report(status: SDKCode.success, message: "The LDA check was cancelled or failed; nothing changed.", error: Self.cancelledByUser)
             case .passed: change("authenticators.enableLDA", ["userID": .string(current.userID), "deviceID": .string(deviceID), "ldaType": .int(type)])
             }
         }
@@ -112,7 +112,7 @@ extension LDAToggleFlow {
         change("authenticators.disableLDA", params)
     }
 
-    func askForNewPassword(_ current: Toggle, status: Int = SDKPayload.success, message: String = "Success") {
+    func askForNewPassword(_ current: Toggle, status: Int = SDKCode.success, message: String = "Success") {
         toggle?.stage = .awaitingNewPassword
         host.emit(
             "getPassword",
@@ -121,9 +121,9 @@ extension LDAToggleFlow {
                 fields: ["userID": .string(current.userID), "challengeMode": .int(ChallengeMode.setAfterLDADisable), "attemptsLeft": 0]))
     }
 
-    func newPassword(_ password: String, mode: Int) throws(FlowError) {
+    func newPassword(_ password: String, mode: Int) throws(FlowHostError) {
         guard let current = toggle, current.stage == .awaitingNewPassword, mode == ChallengeMode.setAfterLDADisable else {
-            throw FlowError(.notAllowedNow, message: "not expected now")
+            throw FlowHostError(.notAllowedNow, message: "not expected now")
         }
         disable(current, newPassword: password)
     }
@@ -136,20 +136,20 @@ extension LDAToggleFlow {
         let outcome: JSON
         do { outcome = try host.call(service, params) } catch {
             host.log(.error, "\(service) failed: \(error.message)")
-            return report(status: 114, message: "The change could not be made; nothing changed.")
+            return report(status: SDKCode.serverFailed, message: "The change could not be made; nothing changed.")
         }
         switch outcome["outcome"]?.stringValue {
         case "changed", "unchanged":
-            report(status: 100, message: "LDA type \(current.ldaType) has been \(current.enable ? "enabled" : "disabled").")
+            report(status: SDKCode.success, message: "LDA type \(current.ldaType) has been \(current.enable ? "enabled" : "disabled").")
         case "passwordRequired":
             askForNewPassword(current)
         case "policy", "reused":
-            askForNewPassword(current, status: outcome["outcome"]?.stringValue == "reused" ? 164 : 190, message: FlowHost.newPasswordMessage(outcome))
+            askForNewPassword(current, status: outcome["outcome"]?.stringValue == "reused" ? SDKCode.passwordReused : SDKCode.passwordPolicyViolated, message: FlowHost.newPasswordMessage(outcome))
         case "refused":
-            report(status: outcome["status"]?.intValue ?? 114, message: "Your account no longer allows this change; nothing changed.")
+            report(status: outcome["status"]?.intValue ?? SDKCode.serverFailed, message: "Your account no longer allows this change; nothing changed.")
         default:
             host.log(.error, "\(service) gave an outcome this flow does not know")
-            report(status: 114, message: "The change could not be made.")
+            report(status: SDKCode.serverFailed, message: "The change could not be made.")
         }
     }
 

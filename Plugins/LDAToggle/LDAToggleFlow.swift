@@ -39,9 +39,9 @@ final class LDAToggleFlow: Flow {
         case changing
     }
 
-    init(host: FlowHost, config: JSON) throws(FlowError) {
+    init(host: FlowHost, config: JSON) throws(FlowHostError) {
         self.host = host
-        if let key = config.keys.first { throw FlowError.invalidParams(field: "flows.lda-toggle.\(key)", reason: "unknown key") }
+        if let key = config.keys.first { throw FlowHostError.invalidParams(field: "flows.lda-toggle.\(key)", reason: "unknown key") }
     }
 
     func start() {
@@ -50,7 +50,7 @@ final class LDAToggleFlow: Flow {
         ldaCapabilities = device["ldaCapabilities"]?.elements.compactMap(\.intValue) ?? []
     }
 
-    func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
+    func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? {
         switch method {
         case "getDeviceAuthenticationDetails": return try details()
         case "manageDeviceAuthenticationModes":
@@ -58,13 +58,13 @@ final class LDAToggleFlow: Flow {
         case "setUserConsentForLDA":
             try consent(params["shouldEnrollLDA"]!.boolValue!, type: params["authenticationType"]!.intValue!)
         case "setPassword": try newPassword(params["password"]!.stringValue!, mode: params["challengeMode"]!.intValue!)
-        default: throw FlowError.methodNotFound
+        default: throw FlowHostError.methodNotFound
         }
         return nil
     }
 
     /// The LDA type enrolled for `userID` on this device, if any.
-    func enrolledType(_ userID: String) throws(FlowError) -> (ldaType: Int?, hasPassword: Bool) {
+    func enrolledType(_ userID: String) throws(FlowHostError) -> (ldaType: Int?, hasPassword: Bool) {
         let state = try host.call("credentials.userState", ["userID": .string(userID), "deviceID": .string(deviceID)])
         return (state["ldaType"]?.intValue, state["hasPassword"]?.boolValue == true)
     }
@@ -72,7 +72,7 @@ final class LDAToggleFlow: Flow {
     /// `getDeviceAuthenticationDetails()`: each LDA type this device declared
     /// (and the enrolled one, should the client no longer declare it, so it
     /// can still be turned off): the seed's list of `{authenticationType, isEnabled}`.
-    func details() throws(FlowError) -> JSON {
+    func details() throws(FlowHostError) -> JSON {
         let user = try host.loggedInUser()
         let enrolled = try enrolledType(user).ldaType
         var types = ldaCapabilities
@@ -89,7 +89,7 @@ final class LDAToggleFlow: Flow {
             toggle = nil
         case "challenge.expired":
             guard toggle != nil else { return }
-            report(status: 121, message: "The challenge expired unanswered; nothing changed.")
+            report(status: SDKCode.challengeExpired, message: "The challenge expired unanswered; nothing changed.")
         case "challenge.cancelled":
             toggle = nil  // abandoned (a reset): nothing to say
         default:

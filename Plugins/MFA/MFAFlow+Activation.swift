@@ -3,11 +3,11 @@ import FlowJSON
 
 /// Activation: the code, the device name, LDA consent, and its completion.
 extension MFAFlow {
-    func askForActivationCode(_ userID: String, attemptsLeft: Int, verificationKey: String?, status: Int = SDKPayload.success, message: String? = nil) {
+    func askForActivationCode(_ userID: String, attemptsLeft: Int, verificationKey: String?, status: Int = SDKCode.success, message: String? = nil) {
         stage = .awaitingActivationCode(userID: userID, verificationKey: verificationKey ?? "")
         let (status, message) =
-            verificationKey == nil && status == SDKPayload.success
-            ? (106, "No valid activation code: it has expired or was used. Request a new one with resendActivationCode.")
+            verificationKey == nil && status == SDKCode.success
+            ? (SDKCode.activationCodeFailed, "No valid activation code: it has expired or was used. Request a new one with resendActivationCode.")
             : (status, message ?? "Success")
         host.emit(
             "getActivationCode",
@@ -18,7 +18,7 @@ extension MFAFlow {
                 ]))
     }
 
-    func setActivationCode(_ code: String) throws(FlowError) {
+    func setActivationCode(_ code: String) throws(FlowHostError) {
         guard case .awaitingActivationCode(let userID, let key) = stage else { throw Self.wrongStage }
         let outcome = try host.call(
             "activation.verify", ["userID": .string(userID), "code": .string(code), "deviceID": .string(deviceID)])
@@ -30,19 +30,19 @@ extension MFAFlow {
                 SDKPayload.event(workflow: Workflow.activation, fields: ["userID": .string(userID), "deviceName": .string(defaultDeviceName)]))
         case "wrong":
             askForActivationCode(
-                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: key, status: 106,
+                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: key, status: SDKCode.activationCodeFailed,
                 message: "Invalid activation code.")
         case "expired":
             askForActivationCode(
-                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: "", status: 106,
+                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: "", status: SDKCode.activationCodeFailed,
                 message: "The activation code has expired. Request a new one with resendActivationCode.")
         case "superseded":
             askForActivationCode(
                 userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: currentVerificationKey(userID) ?? key,
-                status: 106, message: "A newer activation code was sent; enter that one. This try did not count.")
+                status: SDKCode.activationCodeFailed, message: "A newer activation code was sent; enter that one. This try did not count.")
         case "alreadyUsed":
             askForActivationCode(
-                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: "", status: 106,
+                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: "", status: SDKCode.activationCodeFailed,
                 message: "This activation code was used already. Request a new one with resendActivationCode.")
         case "refused":
             refused(outcome)
@@ -56,7 +56,7 @@ extension MFAFlow {
         (try? userState(userID))??["verificationKey"]?.stringValue
     }
 
-    func resendActivationCode() throws(FlowError) {
+    func resendActivationCode() throws(FlowHostError) {
         guard case .awaitingActivationCode(let userID, _) = stage else { throw Self.wrongStage }
         let outcome = try host.call("activation.resend", ["userID": .string(userID), "deviceID": .string(deviceID)])
         switch outcome["outcome"]?.stringValue {
@@ -65,7 +65,7 @@ extension MFAFlow {
                 userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: outcome["verificationKey"]?.stringValue)
         case "tooSoon":
             let after = outcome["retryAfterSeconds"]?.intValue ?? 0
-            throw FlowError(.tooManyRequests, message: "Too many requests: retry after \(after) seconds",
+            throw FlowHostError(.tooManyRequests, message: "Too many requests: retry after \(after) seconds",
                 data: ["retryAfterSeconds": .int(after)])
         case "refused":
             refused(outcome)
@@ -74,11 +74,11 @@ extension MFAFlow {
         }
     }
 
-    func setDeviceName(_ name: String) throws(FlowError) {
+    func setDeviceName(_ name: String) throws(FlowHostError) {
         guard case .awaitingDeviceName(let userID, let grant) = stage else { throw Self.wrongStage }
         let trimmed = name.trimmingSpaces
         guard !trimmed.isEmpty, trimmed.utf8.count <= 256 else {
-            throw FlowError.invalidParams(field: "deviceName", reason: "must be 1 to 256 bytes")
+            throw FlowHostError.invalidParams(field: "deviceName", reason: "must be 1 to 256 bytes")
         }
         chosenDeviceName = trimmed
         if let type = ldaCapabilities.first {
@@ -93,14 +93,14 @@ extension MFAFlow {
         }
     }
 
-    func setUserConsent(_ enroll: Bool, authenticationType: Int) throws(FlowError) {
+    func setUserConsent(_ enroll: Bool, authenticationType: Int) throws(FlowHostError) {
         guard case .awaitingConsent(let userID, let grant) = stage else { throw Self.wrongStage }
         guard enroll else {
             audit(userID, "activation.lda-consent", "declined")
             return askForNewPassword(userID, grant: grant)
         }
         guard ldaCapabilities.contains(authenticationType) else {
-            throw FlowError.invalidParams(field: "authenticationType", reason: "not one of this device's ldaCapabilities")
+            throw FlowHostError.invalidParams(field: "authenticationType", reason: "not one of this device's ldaCapabilities")
         }
         authenticateWithLDA(userID, type: authenticationType, reason: .enroll) { [self] ok in
             guard ok else {
@@ -109,7 +109,7 @@ extension MFAFlow {
                 host.emit(
                     "getUserConsentForLDA",
                     SDKPayload.event(
-                        status: 102, message: "Authentication failed: the LDA check was cancelled or failed.",
+                        status: SDKCode.authenticationFailed, message: "Authentication failed: the LDA check was cancelled or failed.",
                         workflow: Workflow.activation,
                         fields: [
                             "userID": .string(userID), "challengeMode": .int(ChallengeMode.set),
@@ -141,13 +141,13 @@ extension MFAFlow {
             outcome = try host.call("activation.complete", params)
         } catch {
             host.log(.error, "activation of a user failed: \(error.message)")
-            return askForUser(status: 114, message: "Activation failed on the server side; try again.")
+            return askForUser(status: SDKCode.serverFailed, message: "Activation failed on the server side; try again.")
         }
         switch outcome["outcome"]?.stringValue {
         case "completed":
             loggedIn(userID, sessionID: outcome["sessionID"]?.stringValue ?? "", workflow: Workflow.activation)
         case "grantInvalid":
-            askForUser(status: 106, message: "The accepted activation code is no longer valid; start again.")
+            askForUser(status: SDKCode.activationCodeFailed, message: "The accepted activation code is no longer valid; start again.")
         case "refused":
             refused(outcome)
         default:

@@ -14,7 +14,7 @@ extension MFAFlow {
                 case "completed":
                     loggedIn(userID, sessionID: result["sessionID"]?.stringValue ?? "", workflow: result["workflow"]?.stringValue ?? Workflow.login)
                 case "refused": refused(result)
-                case "stopped": askForUser(status: result["status"]?.intValue ?? 114, message: result["message"]?.stringValue ?? "Stopped.")
+                case "stopped": askForUser(status: result["status"]?.intValue ?? SDKCode.serverFailed, message: result["message"]?.stringValue ?? "Stopped.")
                 default: unexpected("deviceactivation.join", result)
                 }
             case .failure(let error) where error.code == .requestCancelled:
@@ -22,10 +22,10 @@ extension MFAFlow {
             case .failure(let error) where error.code == .methodNotFound:
                 // No device-activation flow loaded: the device cannot join this way.
                 audit(userID, "login.device", "not-registered")
-                askForUser(status: 126, message: Self.refusalMessage(126))
+                askForUser(status: SDKCode.deviceNotRegistered, message: Self.refusalMessage(SDKCode.deviceNotRegistered))
             case .failure(let error):
                 host.log(.error, "device activation failed: \(error.message)")
-                askForUser(status: 114, message: "The server could not complete the request; try again.")
+                askForUser(status: SDKCode.serverFailed, message: "The server could not complete the request; try again.")
             }
         }
     }

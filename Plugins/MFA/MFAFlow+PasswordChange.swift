@@ -14,14 +14,14 @@ extension MFAFlow {
     static let passwordCredential = "Password"
 
     /// The logged-in user, when `userName` is that user.
-    func changingUser(_ userName: String) throws(FlowError) -> (userID: String, sessionID: String) {
+    func changingUser(_ userName: String) throws(FlowHostError) -> (userID: String, sessionID: String) {
         guard case .loggedIn(let userID, let sessionID) = stage, userID == userName else {
-            throw FlowError(.notAllowedNow, message: "\(userName) is not logged in on this device")
+            throw FlowHostError(.notAllowedNow, message: "\(userName) is not logged in on this device")
         }
         return (userID, sessionID)
     }
 
-    func getAllChallenges(_ userName: String) throws(FlowError) {
+    func getAllChallenges(_ userName: String) throws(FlowHostError) {
         let (userID, _) = try changingUser(userName)
         let state = try host.call("credentials.userState", ["userID": .string(userID), "deviceID": .string(deviceID)])
         let options: JSON = state["hasPassword"]?.boolValue == true ? [.string(Self.passwordCredential)] : []
@@ -30,20 +30,20 @@ extension MFAFlow {
             ["userID": .string(userID), "options": options, "error": SDKPayload.noError])
     }
 
-    func initiateUpdateFlowForCredential(_ credentialType: String) throws(FlowError) {
-        guard case .loggedIn(let userID, _) = stage else { throw FlowError(.notAllowedNow, message: "No user is logged in on this device") }
+    func initiateUpdateFlowForCredential(_ credentialType: String) throws(FlowHostError) {
+        guard case .loggedIn(let userID, _) = stage else { throw FlowHostError(.notAllowedNow, message: "No user is logged in on this device") }
         guard credentialType == Self.passwordCredential else {
-            throw FlowError.invalidParams(field: "credentialType", reason: "\"Password\" is the one credential a user updates here")
+            throw FlowHostError.invalidParams(field: "credentialType", reason: "\"Password\" is the one credential a user updates here")
         }
         let state = try host.call("credentials.userState", ["userID": .string(userID), "deviceID": .string(deviceID)])
         guard state["hasPassword"]?.boolValue == true else {
-            throw FlowError(.nothingToChange, message: "\(userID) has no password to update", data: ["reason": "noPassword"])
+            throw FlowHostError(.nothingToChange, message: "\(userID) has no password to update", data: ["reason": "noPassword"])
         }
         changingPassword = true
         askForPasswordChange(userID, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0)
     }
 
-    func askForPasswordChange(_ userID: String, attemptsLeft: Int, status: Int = SDKPayload.success, message: String = "Success") {
+    func askForPasswordChange(_ userID: String, attemptsLeft: Int, status: Int = SDKCode.success, message: String = "Success") {
         guard case .loggedIn(_, let sessionID) = stage else { return }
         host.emit(
             "getPassword",
@@ -59,37 +59,37 @@ extension MFAFlow {
         dialogue.call(Services.DeviceProve(userID: userID, deviceID: deviceID, reason: "password-change")) { [self] outcome in
             guard changingPassword else { return }
             guard case .success(.proven) = outcome else {
-                return credentialUpdated(userID, status: 126, message: "This device could not prove it is registered for this user.")
+                return credentialUpdated(userID, status: SDKCode.deviceNotRegistered, message: "This device could not prove it is registered for this user.")
             }
             let result: JSON
-            do throws(FlowError) {
+            do throws(FlowHostError) {
                 result = try host.call(
                     "password.update",
                     ["userID": .string(userID), "currentPassword": .string(current), "newPassword": .string(new), "deviceID": .string(deviceID)])
             } catch {
                 host.log(.error, "password.update failed: \(error.message)")
-                return credentialUpdated(userID, status: 114, message: "The password could not be changed; try again.")
+                return credentialUpdated(userID, status: SDKCode.serverFailed, message: "The password could not be changed; try again.")
             }
             switch result["outcome"]?.stringValue {
             case "updated":
-                credentialUpdated(userID, status: 100, message: "Your password has been changed; log in with the new one.")
+                credentialUpdated(userID, status: SDKCode.success, message: "Your password has been changed; log in with the new one.")
             case "wrongCurrent" where (result["attemptsLeft"]?.intValue ?? 0) > 0:
                 askForPasswordChange(
-                    userID, attemptsLeft: result["attemptsLeft"]?.intValue ?? 0, status: 102, message: "The current password is wrong.")
+                    userID, attemptsLeft: result["attemptsLeft"]?.intValue ?? 0, status: SDKCode.authenticationFailed, message: "The current password is wrong.")
             case "wrongCurrent":
-                credentialUpdated(userID, status: 153, message: "Too many wrong attempts: you are logged off.")
-            case "refused" where result["status"]?.intValue == 141:
-                credentialUpdated(userID, status: 153, message: "Too many wrong attempts: you are logged off.")
+                credentialUpdated(userID, status: SDKCode.attemptsExhausted, message: "Too many wrong attempts: you are logged off.")
+            case "refused" where result["status"]?.intValue == SDKCode.blockedByPasswordAttempts:
+                credentialUpdated(userID, status: SDKCode.attemptsExhausted, message: "Too many wrong attempts: you are logged off.")
             case "reused":
-                askForPasswordChange(userID, attemptsLeft: attemptsLeft(userID), status: 164, message: Self.reusedMessage)
+                askForPasswordChange(userID, attemptsLeft: attemptsLeft(userID), status: SDKCode.passwordReused, message: Self.reusedMessage)
             case "policy":
-                askForPasswordChange(userID, attemptsLeft: attemptsLeft(userID), status: 190, message: Self.policyMessage(result))
+                askForPasswordChange(userID, attemptsLeft: attemptsLeft(userID), status: SDKCode.passwordPolicyViolated, message: Self.policyMessage(result))
             case "refused":
-                credentialUpdated(userID, status: result["status"]?.intValue ?? 126, message: "Your account no longer allows this change.")
+                credentialUpdated(userID, status: result["status"]?.intValue ?? SDKCode.deviceNotRegistered, message: "Your account no longer allows this change.")
             default:
                 // Not `unexpected`: that returns a logged-in user to getUser with the session still open.
                 host.log(.error, "password.update gave an outcome this flow does not know")
-                credentialUpdated(userID, status: 114, message: "The password could not be changed; try again.")
+                credentialUpdated(userID, status: SDKCode.serverFailed, message: "The password could not be changed; try again.")
             }
         }
     }
@@ -111,6 +111,6 @@ extension MFAFlow {
                 "status": ["statusCode": .int(status), "statusMessage": .string(message)],
                 "error": SDKPayload.noError,
             ])
-        if status != 121 { _ = host.endSession(reason: status == 100 ? "password-changed" : "password-change-failed") }
+        if status != SDKCode.challengeExpired { _ = host.endSession(reason: status == SDKCode.success ? "password-changed" : "password-change-failed") }
     }
 }

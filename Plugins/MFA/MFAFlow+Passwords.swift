@@ -4,13 +4,13 @@ import FlowJSON
 /// Setting, verifying and replacing passwords (challengeModes 0, 1, 4).
 extension MFAFlow {
     /// Activation's `getPassword` (mode 1): the grant waits with the stage.
-    func askForNewPassword(_ userID: String, grant: String, status: Int = SDKPayload.success, message: String = "Success") {
+    func askForNewPassword(_ userID: String, grant: String, status: Int = SDKCode.success, message: String = "Success") {
         askForPassword(userID, mode: ChallengeMode.set, attemptsLeft: 0, status: status, message: message)
         stage = .awaitingNewPassword(userID: userID, grant: grant)
     }
 
     func askForPassword(
-        _ userID: String, mode: Int, attemptsLeft: Int, status: Int = SDKPayload.success, message: String = "Success", proof: String? = nil,
+        _ userID: String, mode: Int, attemptsLeft: Int, status: Int = SDKCode.success, message: String = "Success", proof: String? = nil,
         bind: Bool = false
     ) {
         switch mode {
@@ -32,7 +32,7 @@ extension MFAFlow {
                 fields: ["userID": .string(userID), "challengeMode": .int(mode), "attemptsLeft": .int(attemptsLeft)]))
     }
 
-    func setPassword(_ password: String, mode: Int) throws(FlowError) {
+    func setPassword(_ password: String, mode: Int) throws(FlowHostError) {
         switch stage {
         case .awaitingNewPassword(let userID, let grant):
             let check = try host.call("password.check", ["userID": .string(userID), "password": .string(password)])
@@ -40,9 +40,9 @@ extension MFAFlow {
             case "acceptable":
                 completeActivation(userID, grant: grant, password: password, ldaType: nil)
             case "reused":
-                askForNewPassword(userID, grant: grant, status: 164, message: Self.reusedMessage)
+                askForNewPassword(userID, grant: grant, status: SDKCode.passwordReused, message: Self.reusedMessage)
             case "policy":
-                askForNewPassword(userID, grant: grant, status: 190, message: Self.policyMessage(check))
+                askForNewPassword(userID, grant: grant, status: SDKCode.passwordPolicyViolated, message: Self.policyMessage(check))
             default:
                 unexpected("password.check", check)
             }
@@ -62,13 +62,13 @@ extension MFAFlow {
                 // The last proof was spent by a wrong try: prove again, then log in.
                 proveDevice(userID) { [self] outcome in
                     guard case .proven(let fresh) = outcome else {
-                        return askForUser(status: 126, message: "This device could not prove it is registered for this user.")
+                        return askForUser(status: SDKCode.deviceNotRegistered, message: "This device could not prove it is registered for this user.")
                     }
                     logIn(userID, password, ["proof": .string(fresh)])
                 }
             }
         case .awaitingExpiredUpdate:
-            throw FlowError.sdk(4, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
+            throw FlowHostError.sdk(SDKCode.invalidArguments, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
         default:
             throw Self.wrongStage
         }
@@ -83,7 +83,7 @@ extension MFAFlow {
         let outcome: JSON
         do { outcome = try host.call("password.login", params) } catch {
             host.log(.error, "password login failed: \(error.message)")
-            return askForUser(status: 114, message: "Login failed on the server side; try again.")
+            return askForUser(status: SDKCode.serverFailed, message: "Login failed on the server side; try again.")
         }
         switch outcome["outcome"]?.stringValue {
         case "accepted":
@@ -97,7 +97,7 @@ extension MFAFlow {
             }
         case "wrong":
             askForPassword(
-                userID, mode: ChallengeMode.verify, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, status: 102,
+                userID, mode: ChallengeMode.verify, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, status: SDKCode.authenticationFailed,
                 message: "Invalid password.", bind: pendingBindKey != nil)
         case "refused":
             refused(outcome, userID: userID)
@@ -106,9 +106,9 @@ extension MFAFlow {
         }
     }
 
-    func updatePassword(current: String, new: String) throws(FlowError) {
+    func updatePassword(current: String, new: String) throws(FlowHostError) {
         guard case .awaitingExpiredUpdate(let userID) = stage else {
-            throw FlowError.sdk(4, "updatePassword answers getPassword with challengeMode 4 only.")
+            throw FlowHostError.sdk(SDKCode.invalidArguments, "updatePassword answers getPassword with challengeMode 4 only.")
         }
         let outcome = try host.call(
             "password.update",
@@ -118,12 +118,12 @@ extension MFAFlow {
             openSession(userID, factor: "password")
         case "wrongCurrent":
             askForPassword(
-                userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, status: 102,
+                userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, status: SDKCode.authenticationFailed,
                 message: "The current password is wrong.")
         case "reused":
-            askForPassword(userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0, status: 164, message: Self.reusedMessage)
+            askForPassword(userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0, status: SDKCode.passwordReused, message: Self.reusedMessage)
         case "policy":
-            askForPassword(userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0, status: 190, message: Self.policyMessage(outcome))
+            askForPassword(userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0, status: SDKCode.passwordPolicyViolated, message: Self.policyMessage(outcome))
         case "refused":
             refused(outcome, userID: userID)
         default:

@@ -16,12 +16,12 @@ extension MFAFlow {
         FlowEvent("onSessionTimeout", summary: "The session ended: idle too long, or its absolute lifetime reached."),
     ]
 
-    func extendSessionIdleTimeout() throws(FlowError) {
+    func extendSessionIdleTimeout() throws(FlowHostError) {
         _ = try host.call(Services.SessionExtend())
         host.emit(
             "onSessionExtensionResponse",
             [
-                "status": ["statusCode": .int(SDKPayload.success), "statusMessage": "Success"],
+                "status": ["statusCode": .int(SDKCode.success), "statusMessage": "Success"],
                 "error": SDKPayload.noError,
             ])
     }

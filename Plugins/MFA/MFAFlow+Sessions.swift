@@ -10,7 +10,7 @@ extension MFAFlow {
             // The device proves it holds its key, then the session opens.
             return proveDevice(userID) { [self] outcome in
                 guard case .proven(let fresh) = outcome else {
-                    return askForUser(status: 126, message: "This device could not prove it is registered for this user.")
+                    return askForUser(status: SDKCode.deviceNotRegistered, message: "This device could not prove it is registered for this user.")
                 }
                 openSession(userID, factor: factor, workflow: workflow, proof: fresh)
             }
@@ -25,7 +25,7 @@ extension MFAFlow {
                 ])
         } catch {
             host.log(.error, "opening a session failed: \(error.message)")
-            return askForUser(status: 114, message: "Login failed on the server side; try again.")
+            return askForUser(status: SDKCode.serverFailed, message: "Login failed on the server side; try again.")
         }
         switch outcome["outcome"]?.stringValue {
         case "opened": loggedIn(userID, sessionID: outcome["sessionID"]?.stringValue ?? "", workflow: workflow)
@@ -47,12 +47,12 @@ extension MFAFlow {
         host.emit("onUserLoggedIn", event)
     }
 
-    func resetAuthState() throws(FlowError) {
+    func resetAuthState() throws(FlowHostError) {
         if case .loggedIn = stage {
             // Logged in: it resets what another flow is in the middle of (a
             // step-up, an LDA toggle); the session stays.
             guard host.abandonAllDialogues() else {
-                throw FlowError(.notAllowedNow, message: "resetAuthState is for before login, or for a dialogue in progress; use logOff")
+                throw FlowHostError(.notAllowedNow, message: "resetAuthState is for before login, or for a dialogue in progress; use logOff")
             }
             audit(nil, "flow.reset", "ok")
             return
@@ -63,11 +63,11 @@ extension MFAFlow {
         askForUser()
     }
 
-    func logOff(_ userID: String) throws(FlowError) {
+    func logOff(_ userID: String) throws(FlowHostError) {
         guard case .loggedIn(let current, let sessionID) = stage, current == userID,
             host.session?["sessionID"]?.stringValue == sessionID
         else {
-            throw FlowError(.notAllowedNow, message: "\(userID) is not logged in on this device")
+            throw FlowHostError(.notAllowedNow, message: "\(userID) is not logged in on this device")
         }
         stage = .idle
         changingPassword = false

@@ -54,10 +54,10 @@ final class MFAFlow: Flow {
     /// The user the last `getUser` said was blocked by password attempts (141): `resetBlockedUserAccount` is for them.
     var recoverableUser: String?
 
-    init(host: FlowHost, config: JSON) throws(FlowError) {
+    init(host: FlowHost, config: JSON) throws(FlowHostError) {
         self.host = host
         dialogue = host.beginDialogue()
-        if let key = config.keys.first { throw FlowError.invalidParams(field: "flows.mfa.\(key)", reason: "unknown key") }
+        if let key = config.keys.first { throw FlowHostError.invalidParams(field: "flows.mfa.\(key)", reason: "unknown key") }
     }
 
     func start() {
@@ -68,7 +68,7 @@ final class MFAFlow: Flow {
         askForUser()
     }
 
-    func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
+    func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? {
         switch method {
         case "setUser": try setUser(params["userName"]!.stringValue!)
         case "setActivationCode":
@@ -85,7 +85,7 @@ final class MFAFlow: Flow {
             try setUserConsent(params["shouldEnrollLDA"]!.boolValue!, authenticationType: params["authenticationType"]!.intValue!)
         case "setPassword": try setPassword(params["password"]!.stringValue!, mode: params["challengeMode"]!.intValue!)
         case "updatePassword" where params["challengeMode"]?.intValue == ChallengeMode.updateCredentials:
-            guard changingPassword else { throw FlowError.sdk(4, "updatePassword with challengeMode 2 answers getPassword 2; start with initiateUpdateFlowForCredential.") }
+            guard changingPassword else { throw FlowHostError.sdk(SDKCode.invalidArguments, "updatePassword with challengeMode 2 answers getPassword 2; start with initiateUpdateFlowForCredential.") }
             changePassword(current: params["currentPassword"]!.stringValue!, new: params["newPassword"]!.stringValue!)
         case "updatePassword":
             try updatePassword(current: params["currentPassword"]!.stringValue!, new: params["newPassword"]!.stringValue!)
@@ -94,7 +94,7 @@ final class MFAFlow: Flow {
         case "resetAuthState": try resetAuthState()
         case "logOff": try logOff(params["userID"]!.stringValue!)
         case "extendSessionIdleTimeout": try extendSessionIdleTimeout()
-        default: throw FlowError.methodNotFound
+        default: throw FlowHostError.methodNotFound
         }
         return nil
     }
@@ -115,13 +115,13 @@ final class MFAFlow: Flow {
             host.emit("onUserLoggedOff", SDKPayload.event(sessionType: 1, sessionID: sessionID, fields: ["userID": .string(userID)]))
             askForUser()
         case "challenge.expired" where changingPassword:
-            if case .loggedIn(let userID, _) = stage { credentialUpdated(userID, status: 121, message: "The password change expired unanswered; nothing changed.") }
+            if case .loggedIn(let userID, _) = stage { credentialUpdated(userID, status: SDKCode.challengeExpired, message: "The password change expired unanswered; nothing changed.") }
         case "challenge.cancelled":
             changingPassword = false
         case "challenge.expired":
             if case .loggedIn = stage { return }
             restartDialogue()
-            askForUser(status: 121, message: "The challenge expired unanswered; start again.")
+            askForUser(status: SDKCode.challengeExpired, message: "The challenge expired unanswered; start again.")
         default:
             return
         }
@@ -129,10 +129,10 @@ final class MFAFlow: Flow {
 
     // MARK: User
 
-    func askForUser(status: Int = SDKPayload.success, message: String = "Success", recoverable userID: String? = nil) {
+    func askForUser(status: Int = SDKCode.success, message: String = "Success", recoverable userID: String? = nil) {
         stage = .awaitingUser
         pendingBindKey = nil
-        recoverableUser = status == 141 ? userID : nil
+        recoverableUser = status == SDKCode.blockedByPasswordAttempts ? userID : nil
         let remembered: JSON
         do {
             remembered = try host.call("credentials.rememberedUsers", ["deviceID": .string(deviceID)])["users"] ?? .array()
@@ -147,12 +147,12 @@ final class MFAFlow: Flow {
                 fields: ["userNames": remembered, "recentlyLoggedInUser": remembered[0] ?? ""]))
     }
 
-    func setUser(_ userID: String) throws(FlowError) {
-        guard !userID.isEmpty else { return askForUser(status: 101, message: "Enter a user id.") }
+    func setUser(_ userID: String) throws(FlowHostError) {
+        guard !userID.isEmpty else { return askForUser(status: SDKCode.unknownUser, message: "Enter a user id.") }
         guard let state = try userState(userID) else {
             // The id is not kept: it may be a password typed into the wrong field.
             audit(nil, "login.user", "unknown")
-            return askForUser(status: 101, message: "Invalid user: \(userID) is not known.")
+            return askForUser(status: SDKCode.unknownUser, message: "Invalid user: \(userID) is not known.")
         }
         if let blocked = state["blockedStatus"]?.intValue {
             return askForUser(status: blocked, message: Self.blockedMessage(blocked), recoverable: userID)
@@ -173,7 +173,7 @@ final class MFAFlow: Flow {
                     authenticateWithLDA(userID, type: ldaType, reason: .login) { [self] ok in
                         if ok { openSession(userID, factor: "lda", proof: proof) } else {
                             audit(userID, "login.lda", "failed")
-                            askForUser(status: 102, message: "Authentication failed: the LDA check was cancelled or failed.")
+                            askForUser(status: SDKCode.authenticationFailed, message: "Authentication failed: the LDA check was cancelled or failed.")
                         }
                     }
                 } else {
@@ -182,12 +182,12 @@ final class MFAFlow: Flow {
             case .unbound:
                 // Registered before device keys: a password login binds a key; LDA alone cannot.
                 if state["ldaType"]?.intValue != nil {
-                    askForUser(status: 126, message: "This device was registered before device keys and uses LDA only; activate it again.")
+                    askForUser(status: SDKCode.deviceNotRegistered, message: "This device was registered before device keys and uses LDA only; activate it again.")
                 } else {
                     askForPassword(userID, mode: ChallengeMode.verify, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0, bind: true)
                 }
             case .refused:
-                askForUser(status: 126, message: "This device could not prove it is registered for this user.")
+                askForUser(status: SDKCode.deviceNotRegistered, message: "This device could not prove it is registered for this user.")
             }
         }
     }
@@ -209,7 +209,7 @@ final class MFAFlow: Flow {
             case .success(.refused): then(.refused)
             case .failure(let error):
                 host.log(.error, "proving the device failed: \(error.message)")
-                askForUser(status: 114, message: "The server could not complete the request; try again.")
+                askForUser(status: SDKCode.serverFailed, message: "The server could not complete the request; try again.")
             }
         }
     }
@@ -223,7 +223,7 @@ final class MFAFlow: Flow {
             case .success(let key): then(key)
             case .failure(let error):
                 host.log(.error, "creating the device key failed: \(error.message)")
-                askForUser(status: 114, message: "The device key could not be created; try again.")
+                askForUser(status: SDKCode.serverFailed, message: "The device key could not be created; try again.")
             }
         }
     }
@@ -241,14 +241,14 @@ final class MFAFlow: Flow {
     /// dialogue (a block, another device's activation): back to `getUser`
     /// with the status that state calls for.
     func refused(_ outcome: JSON, userID: String? = nil) {
-        let status = outcome["status"]?.intValue ?? 114
+        let status = outcome["status"]?.intValue ?? SDKCode.serverFailed
         askForUser(status: status, message: Self.refusalMessage(status), recoverable: userID)
     }
 
     /// An outcome this flow does not know: an error, never a default.
     func unexpected(_ service: String, _ outcome: JSON) {
         host.log(.error, "\(service) gave an outcome this flow does not know: \(outcome["outcome"]?.stringValue ?? "none")")
-        askForUser(status: 114, message: "The server could not complete the request; try again.")
+        askForUser(status: SDKCode.serverFailed, message: "The server could not complete the request; try again.")
     }
 
     /// Asks the client's platform for a biometric (or other LDA) check.
@@ -260,7 +260,7 @@ final class MFAFlow: Flow {
         }
     }
 
-    func userState(_ userID: String) throws(FlowError) -> JSON? {
+    func userState(_ userID: String) throws(FlowHostError) -> JSON? {
         let state = try host.call("credentials.userState", ["userID": .string(userID), "deviceID": .string(deviceID)])
         return state.isNull ? nil : state
     }
@@ -274,22 +274,22 @@ final class MFAFlow: Flow {
         }
     }
 
-    static let wrongStage = FlowError(.notAllowedNow, message: "not expected now")
+    static let wrongStage = FlowHostError(.notAllowedNow, message: "not expected now")
     static let reusedMessage = FlowHost.newPasswordMessage(["outcome": "reused"])
 
     static func policyMessage(_ check: JSON) -> String { FlowHost.newPasswordMessage(check) }
 
     static func blockedMessage(_ status: Int) -> String {
-        status == 141
+        status == SDKCode.blockedByPasswordAttempts
             ? "The user is blocked: too many wrong passwords. An administrator can unblock the account."
             : "The user is blocked: too many wrong activation codes, or by an administrator."
     }
 
     static func refusalMessage(_ status: Int) -> String {
         switch status {
-        case 138, 141: blockedMessage(status)
-        case 132: "The user was activated meanwhile; log in instead."
-        case 126: "This device is not registered for this user (who is active on another device), or it could not prove it holds its key."
+        case SDKCode.blockedByActivationAttempts, SDKCode.blockedByPasswordAttempts: blockedMessage(status)
+        case SDKCode.userAlreadyActive: "The user was activated meanwhile; log in instead."
+        case SDKCode.deviceNotRegistered: "This device is not registered for this user (who is active on another device), or it could not prove it holds its key."
         default: "The server could not complete the request; try again."
         }
     }

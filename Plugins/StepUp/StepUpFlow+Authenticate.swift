@@ -23,15 +23,15 @@ extension StepUpFlow {
     func serve(_ name: String, params: JSON, call: UInt64) {
         let method = params["method"]?.stringValue ?? "auto"
         guard ["auto", "password", "lda", "serverBiometric"].contains(method) else {
-            host.complete(call, .failure(FlowError.invalidParams(field: "method", reason: "auto, password, lda or serverBiometric")))
+            host.complete(call, .failure(FlowHostError.invalidParams(field: "method", reason: "auto, password, lda or serverBiometric")))
             return
         }
         guard let session = host.session, let user = session["userID"]?.stringValue else {
-            host.complete(call, .failure(FlowError(.notAllowedNow, message: "No user is logged in on this device")))
+            host.complete(call, .failure(FlowHostError(.notAllowedNow, message: "No user is logged in on this device")))
             return
         }
         let state: JSON
-        do throws(FlowError) { state = try host.call("credentials.userState", ["userID": .string(user), "deviceID": .string(deviceID)]) } catch {
+        do throws(FlowHostError) { state = try host.call("credentials.userState", ["userID": .string(user), "deviceID": .string(deviceID)]) } catch {
             host.complete(call, .failure(error))
             return
         }
@@ -47,14 +47,14 @@ extension StepUpFlow {
             case "lda": true  // signing at level 1: LDA first whenever it is enrolled
             default: loggedInWithLDA  // the seed's table
             }
-        guard startWithLDA, let ldaType = state["ldaType"]?.intValue else { return askForPassword(status: 100) }
+        guard startWithLDA, let ldaType = state["ldaType"]?.intValue else { return askForPassword(status: SDKCode.success) }
         dialogue.authenticateWithLDA(
             userID: user, type: ldaType, reason: params["reason"]?.stringValue.flatMap(FlowHost.LDAReason.init(rawValue:)) ?? .stepUp) { [self] check in
             guard check != .abandoned else { return }
             if check == .passed {
                 proveThenFinish(call, user: user, verifiedBy: "lda")
             } else if hasPassword {
-                askForPassword(status: 100)  // the seed's seamless fallback: no error
+                askForPassword(status: SDKCode.success)  // the seed's seamless fallback: no error
             } else {
                 finish(call, .ldaCancelled)
             }
@@ -70,13 +70,13 @@ extension StepUpFlow {
                 fields: ["userID": .string(step.userID), "challengeMode": .int(step.challengeMode), "attemptsLeft": .int(step.attemptsLeft)]))
     }
 
-    func setPassword(_ password: String, mode: Int) throws(FlowError) {
-        guard let step = current, step.challengeMode == mode else { throw FlowError(.notAllowedNow, message: "no step-up in progress") }
+    func setPassword(_ password: String, mode: Int) throws(FlowHostError) {
+        guard let step = current, step.challengeMode == mode else { throw FlowHostError(.notAllowedNow, message: "no step-up in progress") }
         let call = step.call
         step.dialogue.call(Services.DeviceProve(userID: step.userID, deviceID: deviceID, reason: "step-up")) { [self] outcome in
-            guard case .success(.proven(let proof, _, _)) = outcome else { return finish(call, .refused(status: 126)) }
+            guard case .success(.proven(let proof, _, _)) = outcome else { return finish(call, .refused(status: SDKCode.deviceNotRegistered)) }
             let result: Services.PasswordStepUpOutcome
-            do throws(FlowError) {
+            do throws(FlowHostError) {
                 result = try host.call(Services.PasswordStepUp(userID: step.userID, password: password, deviceID: deviceID, proof: proof))
             } catch {
                 current = nil
@@ -91,8 +91,8 @@ extension StepUpFlow {
                 finish(call, .authenticated(verifiedBy: "password"))
             case .wrong(let left):
                 current?.attemptsLeft = left
-                askForPassword(status: 102, message: "Invalid password.")
-            case .refused(status: 141, _):
+                askForPassword(status: SDKCode.authenticationFailed, message: "Invalid password.")
+            case .refused(status: SDKCode.blockedByPasswordAttempts, _):
                 finish(call, .exhausted)
             case .refused(let status, _):
                 finish(call, .refused(status: status))
@@ -123,7 +123,7 @@ extension StepUpFlow {
                 reauthenticate(with: token)
                 finish(call, .authenticated(verifiedBy: verifiedBy))
             } else {
-                finish(call, .refused(status: 126))
+                finish(call, .refused(status: SDKCode.deviceNotRegistered))
             }
         }
     }

@@ -27,29 +27,29 @@ final class StepUpFlow: ServingFlow {
         var attemptsLeft: Int
     }
 
-    init(host: FlowHost, config: JSON) throws(FlowError) {
+    init(host: FlowHost, config: JSON) throws(FlowHostError) {
         self.host = host
-        if let key = config.keys.first { throw FlowError.invalidParams(field: "flows.step-up.\(key)", reason: "unknown key") }
+        if let key = config.keys.first { throw FlowHostError.invalidParams(field: "flows.step-up.\(key)", reason: "unknown key") }
     }
 
     func start() {
         deviceID = host.sessionInfo["device"]?["deviceID"]?.stringValue ?? ""
     }
 
-    func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
+    func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? {
         switch method {
         case "getNotifications": try getNotifications(params)
         case "getNotificationHistory": try getNotificationHistory(params)
         case "updateNotification": try updateNotification(params["notificationID"]!.stringValue!, action: params["response"]!.stringValue!)
         case "setPassword": try setPassword(params["password"]!.stringValue!, mode: params["challengeMode"]!.intValue!)
-        default: throw FlowError.methodNotFound
+        default: throw FlowHostError.methodNotFound
         }
         return nil
     }
 
     // MARK: Notifications
 
-    func getNotifications(_ params: JSON) throws(FlowError) {
+    func getNotifications(_ params: JSON) throws(FlowHostError) {
         let user = try host.loggedInUser()
         let listed = try host.call("notifications.list", page(of: params, for: user))
         // The seeds' iOS apps read `status.notificationResponse.notifications`.
@@ -66,7 +66,7 @@ final class StepUpFlow: ServingFlow {
         return page
     }
 
-    func getNotificationHistory(_ params: JSON) throws(FlowError) {
+    func getNotificationHistory(_ params: JSON) throws(FlowHostError) {
         let user = try host.loggedInUser()
         let query = page(of: params, for: user)
         for key in ["notificationStatus", "actionPerformed", "keywordSearch", "deviceID"] {
@@ -79,12 +79,12 @@ final class StepUpFlow: ServingFlow {
     /// `updateNotification(notificationID, response)`: refused at once (nothing changes,
     /// no dialogue starts) when the notification cannot be answered; else
     /// step-up first when the action's `authlevel` asks for it.
-    func updateNotification(_ uuid: String, action: String) throws(FlowError) {
+    func updateNotification(_ uuid: String, action: String) throws(FlowHostError) {
         let user = try host.loggedInUser()
         let check = try host.call("notifications.check", ["userID": .string(user), "uuid": .string(uuid), "action": .string(action)])
         guard check["outcome"]?.stringValue == "answerable" else {
             let reason = check["outcome"]?.stringValue ?? "unknown"
-            throw FlowError(.notificationNotAnswerable, message: "The notification cannot be answered: \(reason)", data: ["reason": .string(reason), "notification_uuid": .string(uuid)])
+            throw FlowHostError(.notificationNotAnswerable, message: "The notification cannot be answered: \(reason)", data: ["reason": .string(reason), "notification_uuid": .string(uuid)])
         }
         guard check["authlevel"]?.stringValue ?? "0" != "0" else { return answer(user, uuid: uuid, action: action) }
         notificationAnswer?.end()
@@ -96,7 +96,7 @@ final class StepUpFlow: ServingFlow {
             switch outcome {
             case .success(let outcome): stepUpFinished(user, uuid: uuid, action: action, outcome: outcome)
             case .failure(let error) where error.code == .requestCancelled: return  // abandoned: nothing recorded, nothing said
-            case .failure(let error): updated(uuid, status: 114, message: "Step-up failed on the server side: \(error.message)")
+            case .failure(let error): updated(uuid, status: SDKCode.serverFailed, message: "Step-up failed on the server side: \(error.message)")
             }
         }
     }
@@ -110,7 +110,7 @@ final class StepUpFlow: ServingFlow {
         case .exhausted: updated(uuid, status: status, message: "Too many wrong attempts: you are logged off.")
         case .expired: updated(uuid, status: status, message: "Your password has expired: you are logged off.")
         case .ldaCancelled:
-            updated(uuid, status: status, message: "Local device authentication was cancelled.", errorCode: 131, errorString: "LDA cancelled")
+            updated(uuid, status: status, message: "Local device authentication was cancelled.", errorCode: SDKCode.ldaCancelledNoFallback, errorString: "LDA cancelled")
         case .refused: updated(uuid, status: status, message: "This device could not prove who you are.")
         case .cancelled:
             // The step-up's challenge expired or was replaced: an ordinary end, as in the toggle and signing.
@@ -125,18 +125,18 @@ final class StepUpFlow: ServingFlow {
             let result = try host.call(
                 "notifications.answer", ["userID": .string(user), "uuid": .string(uuid), "action": .string(action), "deviceID": .string(deviceID)])
             if result["outcome"]?.stringValue == "updated" {
-                updated(uuid, status: 100, message: "Action \(action) recorded.")
+                updated(uuid, status: SDKCode.success, message: "Action \(action) recorded.")
             } else {
-                updated(uuid, status: 114, message: "The notification could no longer be answered: \(result["outcome"]?.stringValue ?? "unknown").")
+                updated(uuid, status: SDKCode.serverFailed, message: "The notification could no longer be answered: \(result["outcome"]?.stringValue ?? "unknown").")
             }
         } catch {
             host.log(.error, "answering a notification failed: \(error.message)")
-            updated(uuid, status: 114, message: "The action could not be recorded; try again.")
+            updated(uuid, status: SDKCode.serverFailed, message: "The action could not be recorded; try again.")
         }
     }
 
     /// `onUpdateNotification`, in the SDK's server-call envelope.
-    func updated(_ uuid: String, status: Int, message: String, errorCode: Int = 0, errorString: String = "Success") {
+    func updated(_ uuid: String, status: Int, message: String, errorCode: Int = SDKCode.noError, errorString: String = "Success") {
         let data: JSON = ["status_code": .int(status), "message": .string(message), "notification_uuid": .string(uuid), "is_ds_verified": false]
         host.emit(
             "onUpdateNotification",

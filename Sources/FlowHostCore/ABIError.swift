@@ -3,7 +3,7 @@ import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
-extension RPCError {
+extension FlowHostError {
     /// Reads an error a plugin filled in. Positive codes are SDK refusals.
     init(abi error: inout flowhost_error_v1) {
         let given = String(cString: flowhost_error_message(&error))
@@ -12,9 +12,9 @@ extension RPCError {
         error.data = nil
         let code = Int(error.code)
         if code > 0 {
-            self = .sdk(longErrorCode: code, shortErrorCode: Int(error.short_code), errorString: message)
+            self = .sdk(code, shortCode: Int(error.short_code), message)
         } else if code == 0 {
-            self = RPCError.internalError.withMessage("flow failed without an error code: \(message)")
+            self = FlowHostError.internalError.withMessage("flow failed without an error code: \(message)")
         } else {
             self.init(ErrorCode(rawValue: code), message: message, data: data)
         }
@@ -26,6 +26,4 @@ extension RPCError {
         flowhost_error_set(error, Int32(clamping: code.rawValue), Int32(clamping: shortCode), message)
         error.pointee.data = data?.newReference()
     }
-
-    var shortCode: Int { data?["shortErrorCode"]?.intValue ?? code.rawValue }
 }

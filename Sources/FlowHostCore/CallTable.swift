@@ -1,3 +1,4 @@
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
@@ -21,7 +22,7 @@ struct CallTable {
     /// Records a new call, made under the active one, and returns its id.
     mutating func start(
         _ service: String, caller: LoadedPlugin?, provider: LoadedPlugin?, synchronous: Bool,
-        onResult: @escaping (Result<JSON?, RPCError>) -> Void
+        onResult: @escaping (Result<JSON?, FlowHostError>) -> Void
     ) -> UInt64 {
         let id = nextID
         nextID += 1

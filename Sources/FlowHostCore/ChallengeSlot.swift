@@ -1,3 +1,4 @@
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
@@ -78,18 +79,18 @@ struct ChallengeSlot {
 
     /// Whether `method` (which answers `answers`, and which the owner
     /// declares when `ownerDeclares`) may answer the open challenge now.
-    func admit(_ method: String, answers: [String], ownerDeclares: Bool, challengeMode given: Int?) -> Result<OpenChallenge, RPCError> {
+    func admit(_ method: String, answers: [String], ownerDeclares: Bool, challengeMode given: Int?) -> Result<OpenChallenge, FlowHostError> {
         guard let open = current else {
-            return .failure(RPCError.noOpenChallenge.withMessage("No open challenge for \(method)"))
+            return .failure(FlowHostError.noOpenChallenge.withMessage("No open challenge for \(method)"))
         }
         guard answers.contains(open.event), ownerDeclares else {
             return .failure(
-                RPCError.challengeMismatch.withMessage("\(method) does not answer the open challenge \(open.event)")
+                FlowHostError.challengeMismatch.withMessage("\(method) does not answer the open challenge \(open.event)")
                     .withData(["open": open.description]))
         }
         if let given, let expected = open.challengeMode, given != expected {
             return .failure(
-                RPCError.challengeMismatch.withMessage("challengeMode \(given) does not match the open challenge's \(expected)")
+                FlowHostError.challengeMismatch.withMessage("challengeMode \(given) does not match the open challenge's \(expected)")
                     .withData(["open": open.description]))
         }
         return .success(open)

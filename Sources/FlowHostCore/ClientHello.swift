@@ -27,16 +27,16 @@ struct ClientHello {
     var device: JSON { stored["device"]! }
 
     /// `params` were bound to `spec` already: the required keys are there.
-    init(_ params: JSON) throws(RPCError) {
+    init(_ params: JSON) throws(FlowHostError) {
         let version = params["protocolVersion"]!.stringValue!
         guard Self.supportedProtocolVersions.contains(version) else {
-            throw RPCError(
+            throw FlowHostError(
                 .invalidParams, message: "Unsupported protocolVersion \(version)",
                 data: ["field": "protocolVersion", "supported": .array(Self.supportedProtocolVersions.map(JSON.string))])
         }
         let clientInfo = params["clientInfo"]!
         for key in ["name", "version"] where clientInfo[key]?.kind != .string {
-            throw RPCError.invalidParams(field: "clientInfo.\(key)", reason: "required string")
+            throw FlowHostError.invalidParams(field: "clientInfo.\(key)", reason: "required string")
         }
         let device = params["device"]!.deepCopy()
         try Self.checkDevice(device)
@@ -47,7 +47,7 @@ struct ClientHello {
         if device["keyCustody"] == nil { device["keyCustody"] = "host" }
         if let pid = params["processId"]?.intValue {
             guard pid > 0, pid <= Int(Int32.max) else {
-                throw RPCError.invalidParams(field: "processId", reason: "must be a positive process id")
+                throw FlowHostError.invalidParams(field: "processId", reason: "must be a positive process id")
             }
             processID = Int32(pid)
         } else {
@@ -83,29 +83,29 @@ struct ClientHello {
         ]
     }
 
-    private static func checkDevice(_ device: JSON) throws(RPCError) {
+    private static func checkDevice(_ device: JSON) throws(FlowHostError) {
         for key in device.keys where !["deviceID", "deviceName", "ldaCapabilities", "keyCustody"].contains(key) {
-            throw RPCError.invalidParams(field: "device.\(key)", reason: "unknown field")
+            throw FlowHostError.invalidParams(field: "device.\(key)", reason: "unknown field")
         }
         // A device id follows the user-id rule; a name is one short line:
         // both reach the audit, the operator's screen and other users' approval text.
         for (key, rule) in [("deviceID", UserIdentifier.problem(with:)), ("deviceName", DeviceName.problem(with:))] {
             if let value = device[key] {
-                guard let text = value.stringValue else { throw RPCError.invalidParams(field: "device.\(key)", reason: "expected string") }
-                if let problem = rule(text) { throw RPCError.invalidParams(field: "device.\(key)", reason: problem) }
+                guard let text = value.stringValue else { throw FlowHostError.invalidParams(field: "device.\(key)", reason: "expected string") }
+                if let problem = rule(text) { throw FlowHostError.invalidParams(field: "device.\(key)", reason: problem) }
             }
         }
         if let custody = device["keyCustody"], custody.stringValue != "host", custody.stringValue != "platform" {
-            throw RPCError.invalidParams(field: "device.keyCustody", reason: "\"host\" (the default) or \"platform\"")
+            throw FlowHostError.invalidParams(field: "device.keyCustody", reason: "\"host\" (the default) or \"platform\"")
         }
         if let capabilities = device["ldaCapabilities"] {
             guard capabilities.kind == .array else {
-                throw RPCError.invalidParams(field: "device.ldaCapabilities", reason: "expected array of RDNALDACapabilities")
+                throw FlowHostError.invalidParams(field: "device.ldaCapabilities", reason: "expected array of RDNALDACapabilities")
             }
             for (index, element) in capabilities.elements.enumerated() {
                 // RDNALDACapabilities: 1...10 (0 is RDNA_LDA_INVALID).
                 guard let value = element.intValue, (1...10).contains(value) else {
-                    throw RPCError.invalidParams(
+                    throw FlowHostError.invalidParams(
                         field: "device.ldaCapabilities[\(index)]", reason: "expected an RDNALDACapabilities value 1...10")
                 }
             }

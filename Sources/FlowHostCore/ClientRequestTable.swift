@@ -1,3 +1,4 @@
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
@@ -11,7 +12,7 @@ struct PendingClientRequest {
     /// The service call the flow was serving when it asked, if any.
     let call: UInt64?
     let deadline: UInt64
-    let completion: (Result<JSON, RPCError>) -> Void
+    let completion: (Result<JSON, FlowHostError>) -> Void
 }
 
 /// The host's requests to the client (`platform/…`) that wait for an answer,
@@ -28,7 +29,7 @@ struct ClientRequestTable {
     var nextID: String { "fh-\(nextNumber)" }
 
     /// Records a request under `nextID`.
-    mutating func add(method: String, owner: LoadedPlugin, call: UInt64?, deadline: UInt64, completion: @escaping (Result<JSON, RPCError>) -> Void) {
+    mutating func add(method: String, owner: LoadedPlugin, call: UInt64?, deadline: UInt64, completion: @escaping (Result<JSON, FlowHostError>) -> Void) {
         let id = nextID
         pending[id] = PendingClientRequest(
             id: id, number: nextNumber, method: method, owner: owner, call: call, deadline: deadline, completion: completion)

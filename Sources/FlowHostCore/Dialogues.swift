@@ -1,3 +1,4 @@
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
@@ -56,7 +57,7 @@ final class Dialogues {
     /// or toggle prompt and let the user try again: the same action, retried,
     /// replaces its own stale dialogue (the old one is cancelled, its flows
     /// told). Another dialogue is never cut short.
-    func admitStart(_ method: String, by plugin: LoadedPlugin) -> RPCError? {
+    func admitStart(_ method: String, by plugin: LoadedPlugin) -> FlowHostError? {
         guard var open = open() else { return nil }
         if owner() === plugin, let starter = challenge.starter, starter.plugin == ObjectIdentifier(plugin), starter.method == method {
             engine.logger.info("\(method) replaces \(plugin.name)'s open dialogue")
@@ -64,7 +65,7 @@ final class Dialogues {
             open = self.open() ?? .null
         }
         guard open.kind != .null else { return nil }
-        return RPCError.dialogueInProgress.withMessage("\(method) starts a dialogue, and another is in progress: finish it or reset it first")
+        return FlowHostError.dialogueInProgress.withMessage("\(method) starts a dialogue, and another is in progress: finish it or reset it first")
             .withData(["open": open])
     }
 
@@ -98,7 +99,7 @@ final class Dialogues {
 
     /// An answer method: admitted by the open challenge (its name, its
     /// challengeMode), then handled by the challenge's flow, in its call.
-    func answer(method: String, spec: MethodSpec, params: JSON) -> Result<JSON?, RPCError> {
+    func answer(method: String, spec: MethodSpec, params: JSON) -> Result<JSON?, FlowHostError> {
         let open: OpenChallenge
         switch challenge.admit(
             method, answers: spec.answers, ownerDeclares: challenge.current?.owner.declaresMethod(method) ?? false,

@@ -1,3 +1,4 @@
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 import Logging
@@ -78,14 +79,14 @@ final class FeedSubscriptions {
         return reason
     }
 
-    func publish(_ topic: String, payload: JSON) throws(RPCError) {
-        guard let feed else { throw RPCError(.internalError, message: "no change feed: the host has no store") }
+    func publish(_ topic: String, payload: JSON) throws(FlowHostError) {
+        guard let feed else { throw FlowHostError(.internalError, message: "no change feed: the host has no store") }
         guard payload.kind == .object, payload.serialized().utf8.count <= Self.maxPayloadBytes else {
-            throw RPCError.invalidParams(field: "payload", reason: "must be an object of at most \(Self.maxPayloadBytes) bytes")
+            throw FlowHostError.invalidParams(field: "payload", reason: "must be an object of at most \(Self.maxPayloadBytes) bytes")
         }
         do { try feed.publish(topic: topic, payload: payload) } catch {
             logger.error("change feed: publishing failed: \(error)")
-            throw RPCError.internalError
+            throw FlowHostError.internalError
         }
     }
 

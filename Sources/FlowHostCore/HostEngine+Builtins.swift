@@ -1,13 +1,14 @@
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
 /// The methods the host answers itself.
 extension HostEngine {
     func registerBuiltins() {
-        names.addBuiltin(ClientHello.spec) { [unowned self] params throws(RPCError) in
+        names.addBuiltin(ClientHello.spec) { [unowned self] params throws(FlowHostError) in
             guard lifecycle == .awaitingInitialize else {
                 // The SDK's RDNA_ERR_RDNA_ALREADY_INITIALIZED.
-                throw RPCError.sdk(longErrorCode: 88, shortErrorCode: 88, errorString: "already initialized")
+                throw FlowHostError.sdk(SDKCode.alreadyInitialized, "already initialized")
             }
             let hello = try ClientHello(params)
             self.hello = hello

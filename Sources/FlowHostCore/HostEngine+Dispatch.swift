@@ -1,22 +1,23 @@
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
 extension HostEngine {
     /// Runs one call (request or notification) and returns its outcome.
-    func dispatch(method: String, params: JSON?) -> Result<JSON?, RPCError> {
+    func dispatch(method: String, params: JSON?) -> Result<JSON?, FlowHostError> {
         if method == "exit" {
             // LSP's convention: exit without a prior shutdown is an error exit.
             requestedExit = lifecycle == .shutDown ? 0 : 1
             return .success(nil)
         }
         guard let route = names[method: method] else {
-            return .failure(RPCError.methodNotFound.withMessage("Method not found: \(method)").withData(["method": .string(method)]))
+            return .failure(FlowHostError.methodNotFound.withMessage("Method not found: \(method)").withData(["method": .string(method)]))
         }
         switch lifecycle {
         case .awaitingInitialize where method != "initialize" && method != "rpc.discover":
-            return .failure(RPCError.notInitialized)
+            return .failure(FlowHostError.notInitialized)
         case .shutDown:
-            return .failure(RPCError.shuttingDown)
+            return .failure(FlowHostError.shuttingDown)
         default:
             break
         }
@@ -65,11 +66,9 @@ extension HostEngine {
     /// `params`, when given, is checked before `body` runs; `body` learns
     /// the calling flow's name (records are kept per flow, for example).
     public func registerService(
-        _ name: String, params: [ParamSpec]? = nil, _ body: @escaping (_ caller: String, JSON) throws(ServiceError) -> JSON?
+        _ name: String, params: [ParamSpec]? = nil, _ body: @escaping (_ caller: String, JSON) throws(FlowHostError) -> JSON?
     ) {
-        names.addHostService(name, .host(params: params) { caller, json throws(RPCError) in
-            do throws(ServiceError) { return try body(caller, json) } catch { throw error.rpcError }
-        })
+        names.addHostService(name, .host(params: params, body))
         discoverDocument = nil
     }
 
@@ -79,24 +78,22 @@ extension HostEngine {
     /// to the call and end with it.
     public func registerAsyncService(
         _ name: String, params: [ParamSpec]? = nil,
-        _ body: @escaping (_ caller: LoadedPlugin, JSON, _ finish: @escaping (Result<JSON?, ServiceError>) -> Void) -> Void
+        _ body: @escaping (_ caller: LoadedPlugin, JSON, _ finish: @escaping (Result<JSON?, FlowHostError>) -> Void) -> Void
     ) {
-        names.addHostService(name, .hostAsync(params: params) { caller, json, finish in
-            body(caller, json) { result in finish(result.mapError(\.rpcError)) }
-        })
+        names.addHostService(name, .hostAsync(params: params, body))
         discoverDocument = nil
     }
 
     /// A host request to the client on behalf of a flow (a host service
     /// that needs the client's platform). `completion` runs once.
     public func requestFromClient(
-        _ method: String, _ params: JSON, for caller: LoadedPlugin, completion: @escaping (Result<JSON, ServiceError>) -> Void
+        _ method: String, _ params: JSON, for caller: LoadedPlugin, completion: @escaping (Result<JSON, FlowHostError>) -> Void
     ) {
         router.requestFromClient(method, params, for: caller, completion: completion)
     }
 
     /// A synchronous service call (`call_service`), as the host table makes it.
-    func callService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<JSON?, RPCError> {
+    func callService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<JSON?, FlowHostError> {
         router.callService(name, params: params, from: caller)
     }
 

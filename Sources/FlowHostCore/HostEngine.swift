@@ -1,4 +1,5 @@
 import CFlowHostABI
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 import Logging
@@ -115,7 +116,7 @@ public final class HostEngine: ClientConnection {
             write(
                 .error(
                     id: .null,
-                    error: RPCError.invalidRequest.withMessage("Invalid Request: frame exceeds \(options.maxFrameBytes) bytes")
+                    error: FlowHostError.invalidRequest.withMessage("Invalid Request: frame exceeds \(options.maxFrameBytes) bytes")
                         .withData(["limit": .int(options.maxFrameBytes), "size": .int(byteCount)])))
         case .line(let bytes):
             handleLine(bytes)
@@ -131,7 +132,7 @@ public final class HostEngine: ClientConnection {
             write(
                 .error(
                     id: .null,
-                    error: RPCError.invalidRequest.withMessage("Invalid Request: nested deeper than \(options.maxNestingDepth)")
+                    error: FlowHostError.invalidRequest.withMessage("Invalid Request: nested deeper than \(options.maxNestingDepth)")
                         .withData(["limit": .int(options.maxNestingDepth)])))
             return
         }
@@ -142,14 +143,14 @@ public final class HostEngine: ClientConnection {
             // Where, never what: jansson's message quotes the text near the
             // fault, and that text may be a password with a bad escape.
             let detail = "not valid JSON (line \(error.line), column \(error.column))"
-            write(.error(id: .null, error: RPCError.parseError.withData(["detail": .string(detail)])))
+            write(.error(id: .null, error: FlowHostError.parseError.withData(["detail": .string(detail)])))
             return
         }
         output.holding {
             if value.kind == .array {
                 let elements = value.elements
                 if elements.isEmpty {
-                    write(.error(id: .null, error: RPCError.invalidRequest.withMessage("Invalid Request: empty batch")))
+                    write(.error(id: .null, error: FlowHostError.invalidRequest.withMessage("Invalid Request: empty batch")))
                 } else {
                     let replies = elements.compactMap { handleMessage($0) }
                     if !replies.isEmpty { output.writeBatch(replies) }

@@ -1,5 +1,6 @@
 import CFlowHostABI
 import CJansson
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 import Logging
@@ -119,11 +120,11 @@ enum HostFunctionTable {
         table.complete_call = { host, callID, result, error in
             let owned = result.map { JSON(taking: $0) }
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
-            let outcome: Result<JSON?, RPCError>
+            let outcome: Result<JSON?, FlowHostError>
             if let error {
                 var copy = error.pointee
-                if let data = copy.data { json_incref(data) }  // borrowed: RPCError takes its own reference
-                outcome = .failure(RPCError(abi: &copy))
+                if let data = copy.data { json_incref(data) }  // borrowed: FlowHostError takes its own reference
+                outcome = .failure(FlowHostError(abi: &copy))
             } else {
                 outcome = .success(owned ?? .null)
             }
@@ -204,7 +205,7 @@ enum HostFunctionTable {
                 return FLOWHOST_ERR_INVALID_ARGUMENT
             }
             if let refusal = context.engine.feedRefusal(name, plugin: context.plugin, publishing: true) { return refusal }
-            do throws(RPCError) {
+            do throws(FlowHostError) {
                 try context.engine.subscriptions.publish(name, payload: JSON(borrowing: payload))
                 return FLOWHOST_OK
             } catch {
@@ -238,10 +239,10 @@ enum HostFunctionTable {
     }
 }
 
-extension RPCError {
+extension FlowHostError {
     /// A service name nobody offers.
-    static func unknownService(_ name: String) -> RPCError {
-        RPCError(.methodNotFound, message: "Unknown service: \(name)", data: ["service": .string(name)])
+    static func unknownService(_ name: String) -> FlowHostError {
+        FlowHostError(.methodNotFound, message: "Unknown service: \(name)", data: ["service": .string(name)])
     }
 
     var isUnknownService: Bool { code == .methodNotFound && data?["service"] != nil && !isUndeclaredService }

@@ -47,14 +47,14 @@ public final class LoadedPlugin {
     func declaresEvent(_ event: String) -> EventSpec? { manifest.events.first { $0.name == event } }
     func declaresMethod(_ method: String) -> Bool { manifest.methods.contains { $0.name == method } }
 
-    func create(host: UnsafePointer<flowhost_host_v1>, config: JSON) throws(RPCError) {
+    func create(host: UnsafePointer<flowhost_host_v1>, config: JSON) throws(FlowHostError) {
         guard let create = d.create else {
-            throw RPCError.internalError.withMessage("descriptor has no create function")
+            throw FlowHostError.internalError.withMessage("descriptor has no create function")
         }
         var error = flowhost_error_v1()
         let contextPointer = OpaquePointer(Unmanaged.passUnretained(context).toOpaque())
         let made = config.withUnsafeRaw { create(descriptor, host, contextPointer, $0, &error) }
-        guard let made else { throw RPCError(abi: &error) }
+        guard let made else { throw FlowHostError(abi: &error) }
         instance = made
     }
 
@@ -63,16 +63,16 @@ public final class LoadedPlugin {
         start(instance)
     }
 
-    func handle(method: String, params: JSON) -> Result<JSON?, RPCError> {
+    func handle(method: String, params: JSON) -> Result<JSON?, FlowHostError> {
         guard let instance, let handle = d.handle else {
-            return .failure(RPCError.internalError.withMessage("flow \(name) cannot handle calls"))
+            return .failure(FlowHostError.internalError.withMessage("flow \(name) cannot handle calls"))
         }
         return invoke { result, error in params.withUnsafeRaw { handle(instance, method, $0, result, error) } }
     }
 
-    func callService(_ service: String, params: JSON) -> Result<JSON?, RPCError> {
+    func callService(_ service: String, params: JSON) -> Result<JSON?, FlowHostError> {
         guard let instance, let call = d.call_service else {
-            return .failure(RPCError.internalError.withMessage("flow \(name) offers no services"))
+            return .failure(FlowHostError.internalError.withMessage("flow \(name) offers no services"))
         }
         return invoke { result, error in params.withUnsafeRaw { call(instance, service, $0, result, error) } }
     }
@@ -101,7 +101,7 @@ public final class LoadedPlugin {
 
     private func invoke(
         _ call: (UnsafeMutablePointer<UnsafeMutablePointer<json_t>?>, UnsafeMutablePointer<flowhost_error_v1>) -> Int32
-    ) -> Result<JSON?, RPCError> {
+    ) -> Result<JSON?, FlowHostError> {
         var result: UnsafeMutablePointer<json_t>? = nil
         var error = flowhost_error_v1()
         let status = call(&result, &error)
@@ -112,6 +112,6 @@ public final class LoadedPlugin {
         if status != FLOWHOST_ERR_FAILED || error.code == 0 {
             context?.engine.logger.error("flow \(name) failed (status \(status), error code \(error.code)) without saying why; the client gets \(ErrorCode.internalError)")
         }
-        return .failure(RPCError(abi: &error))
+        return .failure(FlowHostError(abi: &error))
     }
 }

@@ -1,10 +1,11 @@
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
 /// Where a method name leads.
 enum MethodRoute {
     /// Handled by the host itself.
-    case builtin(MethodSpec, (JSON) throws(RPCError) -> JSON?)
+    case builtin(MethodSpec, (JSON) throws(FlowHostError) -> JSON?)
     /// An ordinary method of one flow.
     case flow(LoadedPlugin, MethodSpec)
     /// A challenge answer: goes to whichever flow holds the open challenge.
@@ -21,10 +22,10 @@ enum MethodRoute {
 /// host's binder before the provider runs; nil: unchecked).
 enum ServiceProvider {
     /// A host service: given the calling flow's name, and the params.
-    case host(params: [ParamSpec]?, (_ caller: String, JSON) throws(RPCError) -> JSON?)
+    case host(params: [ParamSpec]?, (_ caller: String, JSON) throws(FlowHostError) -> JSON?)
     /// A host service that finishes later (it asks the client's platform):
     /// `finish` must be called once.
-    case hostAsync(params: [ParamSpec]?, (_ caller: LoadedPlugin, JSON, _ finish: @escaping (Result<JSON?, RPCError>) -> Void) -> Void)
+    case hostAsync(params: [ParamSpec]?, (_ caller: LoadedPlugin, JSON, _ finish: @escaping (Result<JSON?, FlowHostError>) -> Void) -> Void)
     case flow(LoadedPlugin, ServiceSpec)
 
     var params: [ParamSpec]? {

@@ -1,3 +1,4 @@
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
@@ -13,7 +14,7 @@ struct NameTable {
 
     subscript(method name: String) -> MethodRoute? { methods[name] }
 
-    mutating func addBuiltin(_ spec: MethodSpec, _ body: @escaping (JSON) throws(RPCError) -> JSON?) {
+    mutating func addBuiltin(_ spec: MethodSpec, _ body: @escaping (JSON) throws(FlowHostError) -> JSON?) {
         methods[spec.name] = .builtin(spec, body)
     }
 
@@ -61,7 +62,7 @@ struct NameTable {
 
     /// The checks every service call passes before its provider runs: the
     /// caller declared it in `uses`, someone offers it, its params fit.
-    func checkedService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<(provider: ServiceProvider, params: JSON), RPCError> {
+    func checkedService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<(provider: ServiceProvider, params: JSON), FlowHostError> {
         if let caller, caller.declaresUses || !caller.manifest.uses.isEmpty, !caller.manifest.uses.contains(name) {
             return .failure(.undeclaredService(name, by: caller.name))
         }
@@ -75,10 +76,10 @@ struct NameTable {
     }
 }
 
-extension RPCError {
+extension FlowHostError {
     /// A flow called a service its manifest's `uses` does not name.
-    static func undeclaredService(_ name: String, by flow: String) -> RPCError {
-        RPCError(.methodNotFound, message: "Service \(name) is not declared in the \"uses\" of flow \(flow)",
+    static func undeclaredService(_ name: String, by flow: String) -> FlowHostError {
+        FlowHostError(.methodNotFound, message: "Service \(name) is not declared in the \"uses\" of flow \(flow)",
             data: ["service": .string(name), "reason": "undeclared"])
     }
 

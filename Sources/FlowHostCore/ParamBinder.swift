@@ -12,10 +12,10 @@ import JSONRPC
 enum ParamBinder {
     /// `empty` is what a call without params gets: the engine's one shared
     /// empty object (flows receive params borrowed, read-only).
-    static func bind(_ params: JSON?, to specs: [ParamSpec], empty: JSON) throws(RPCError) -> JSON {
+    static func bind(_ params: JSON?, to specs: [ParamSpec], empty: JSON) throws(FlowHostError) -> JSON {
         guard let params else {
             if let missing = specs.first(where: \.required) {
-                throw RPCError.invalidParams(field: missing.name, reason: "required")
+                throw FlowHostError.invalidParams(field: missing.name, reason: "required")
             }
             return empty
         }
@@ -23,11 +23,11 @@ enum ParamBinder {
             return try bindPositional(params, specs)
         }
         for key in params.keys where !specs.contains(where: { $0.name == key }) {
-            throw RPCError.invalidParams(field: key, reason: "unknown parameter")
+            throw FlowHostError.invalidParams(field: key, reason: "unknown parameter")
         }
         for spec in specs {
             guard let value = params[spec.name] else {
-                if spec.required { throw RPCError.invalidParams(field: spec.name, reason: "required") }
+                if spec.required { throw FlowHostError.invalidParams(field: spec.name, reason: "required") }
                 continue
             }
             try check(value, spec)
@@ -35,15 +35,15 @@ enum ParamBinder {
         return params
     }
 
-    private static func bindPositional(_ params: JSON, _ specs: [ParamSpec]) throws(RPCError) -> JSON {
+    private static func bindPositional(_ params: JSON, _ specs: [ParamSpec]) throws(FlowHostError) -> JSON {
         let elements = params.elements
         if elements.count > specs.count {
-            throw RPCError.invalidParams(field: "params", reason: "at most \(specs.count) positional parameters")
+            throw FlowHostError.invalidParams(field: "params", reason: "at most \(specs.count) positional parameters")
         }
         let object = JSON.object()
         for (index, spec) in specs.enumerated() {
             guard index < elements.count, !(elements[index].isNull && !spec.required && spec.type != .any) else {
-                if spec.required { throw RPCError.invalidParams(field: spec.name, reason: "required") }
+                if spec.required { throw FlowHostError.invalidParams(field: spec.name, reason: "required") }
                 continue
             }
             try check(elements[index], spec)
@@ -52,19 +52,19 @@ enum ParamBinder {
         return object
     }
 
-    private static func check(_ value: JSON, _ spec: ParamSpec) throws(RPCError) {
+    private static func check(_ value: JSON, _ spec: ParamSpec) throws(FlowHostError) {
         if !spec.type.accepts(value.kind) {
-            throw RPCError.invalidParams(field: spec.name, reason: "expected \(spec.type.rawValue), got \(value.kind.name)")
+            throw FlowHostError.invalidParams(field: spec.name, reason: "expected \(spec.type.rawValue), got \(value.kind.name)")
         }
         switch spec.format {
         case nil: break
         case .userID:
             if let problem = UserIdentifier.problem(with: value.stringValue ?? "") {
-                throw RPCError.invalidParams(field: spec.name, reason: "a user id \(problem)")
+                throw FlowHostError.invalidParams(field: spec.name, reason: "a user id \(problem)")
             }
         case .deviceName:
             if let problem = DeviceName.problem(with: value.stringValue ?? "") {
-                throw RPCError.invalidParams(field: spec.name, reason: "a device name \(problem)")
+                throw FlowHostError.invalidParams(field: spec.name, reason: "a device name \(problem)")
             }
         }
     }

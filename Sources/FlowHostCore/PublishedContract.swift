@@ -33,7 +33,7 @@ public struct PublishedContract: Sendable {
     /// Keys of a service entry that only the contract carries.
     static let serviceKeys = ["result"]
     /// Top-level keys that only the contract carries.
-    static let documentKeys = ["x-flowhost-status-meanings", "x-flowhost-host-requests", "x-flowhost-host-request-error", "x-flowhost-errors",
+    static let documentKeys = ["x-flowhost-status-meanings", "x-flowhost-status-names", "x-flowhost-host-requests", "x-flowhost-host-request-error", "x-flowhost-errors",
                                "x-flowhost-error-schemas", "x-flowhost-schemas-without-a-place"]
 
     /// Lays the contract over `document`, in place. A contract that is not

@@ -1,3 +1,4 @@
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
@@ -18,11 +19,11 @@ final class ServiceCall {
     /// A call made through the synchronous `call_service`: its result is
     /// needed before that call returns, so it is not deferred.
     let synchronous: Bool
-    let onResult: (Result<JSON?, RPCError>) -> Void
+    let onResult: (Result<JSON?, FlowHostError>) -> Void
 
     init(
         id: UInt64, service: String, caller: LoadedPlugin?, provider: LoadedPlugin?, parent: UInt64?, synchronous: Bool,
-        onResult: @escaping (Result<JSON?, RPCError>) -> Void
+        onResult: @escaping (Result<JSON?, FlowHostError>) -> Void
     ) {
         self.id = id
         self.service = service

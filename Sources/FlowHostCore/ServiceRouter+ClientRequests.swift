@@ -12,7 +12,7 @@ extension ServiceRouter {
     /// `maxClientRequestsInFlight` requests already wait.
     func sendClientRequest(
         method: String, params: JSON, timeoutMilliseconds: UInt32, from plugin: LoadedPlugin,
-        completion: @escaping (Result<JSON, RPCError>) -> Void
+        completion: @escaping (Result<JSON, FlowHostError>) -> Void
     ) -> Bool {
         guard clientRequests.count < options.maxClientRequestsInFlight else {
             logger.warning("flow \(plugin.name): host request \(method) refused, \(options.maxClientRequestsInFlight) already in flight")
@@ -42,7 +42,7 @@ extension ServiceRouter {
                 // Why the client could not (cancelled, failed, unavailable): the operator can tell them apart.
                 let reason = error?["data"]?["reason"]?.stringValue ?? "none given"
                 logger.info("the client answered \(pending.method) with an error (reason: \(LogLine.clip(reason)))")
-                pending.completion(.failure(RPCError(code, message: message, data: error?["data"])))
+                pending.completion(.failure(FlowHostError(code, message: message, data: error?["data"])))
             }
         }
     }
@@ -54,7 +54,7 @@ extension ServiceRouter {
     @discardableResult
     func cancelClientRequests(of plugin: LoadedPlugin) -> Int {
         let mine = clientRequests.remove { $0.owner === plugin }
-        withdraw(mine, RPCError.requestCancelled)
+        withdraw(mine, FlowHostError.requestCancelled)
         return mine.count
     }
 
@@ -62,13 +62,13 @@ extension ServiceRouter {
     func timeOut(_ id: String) {
         guard let pending = clientRequests.remove(id) else { return }
         logger.info("host request \(id) \(pending.method) timed out")
-        withdraw([pending], RPCError.requestTimedOut)
+        withdraw([pending], FlowHostError.requestTimedOut)
     }
 
     /// Gives up on requests already taken from the table: the client is told
     /// (`$/cancelRequest`), and each completion runs once with `error`, in
     /// the context of the call it belonged to.
-    func withdraw(_ requests: [PendingClientRequest], _ error: RPCError) {
+    func withdraw(_ requests: [PendingClientRequest], _ error: FlowHostError) {
         for pending in requests {
             engine.send(.event(name: "$/cancelRequest", params: ["id": .string(pending.id)]))
             withCall(pending.call) { pending.completion(.failure(error.withData(["method": .string(pending.method)]))) }
@@ -78,11 +78,11 @@ extension ServiceRouter {
     /// A host request to the client on behalf of a flow (a host service
     /// that needs the client's platform). `completion` runs once.
     func requestFromClient(
-        _ method: String, _ params: JSON, for caller: LoadedPlugin, completion: @escaping (Result<JSON, ServiceError>) -> Void
+        _ method: String, _ params: JSON, for caller: LoadedPlugin, completion: @escaping (Result<JSON, FlowHostError>) -> Void
     ) {
         let sent = sendClientRequest(method: method, params: params, timeoutMilliseconds: 0, from: caller) { outcome in
-            completion(outcome.mapError { ServiceError($0.code, message: $0.message, data: $0.data) })
+            completion(outcome.mapError { FlowHostError($0.code, message: $0.message, data: $0.data) })
         }
-        if !sent { completion(.failure(ServiceError(.requestTimedOut, message: "too many requests in flight"))) }
+        if !sent { completion(.failure(FlowHostError(.requestTimedOut, message: "too many requests in flight"))) }
     }
 }

@@ -33,7 +33,7 @@ final class ServiceRouter {
     }
 
     /// A synchronous service call (`call_service`): the result before it returns.
-    func callService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<JSON?, RPCError> {
+    func callService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<JSON?, FlowHostError> {
         let (provider, bound): (ServiceProvider, JSON)
         do { (provider, bound) = try engine.names.checkedService(name, params: params, from: caller).get() } catch { return .failure(error) }
         switch provider {
@@ -42,32 +42,32 @@ final class ServiceRouter {
         case .hostAsync(_, let body):
             // Answered synchronously only if it finishes at once (no client round trip).
             guard let caller else { return .failure(.internalError) }
-            var outcome: Result<JSON?, RPCError>?
+            var outcome: Result<JSON?, FlowHostError>?
             let id = startCall(name, caller: caller, provider: nil, synchronous: true) { outcome = $0 }
             withCall(id) { body(caller, bound) { [self] result in _ = completeCall(id, result) } }
             if let outcome { return outcome }
             if let call = calls[id] { cancel(call, notifyCaller: false) }
             return .failure(
-                RPCError(.internalError, message: "service \(name) answers later; call it with call_service_async", data: ["service": .string(name)]))
+                FlowHostError(.internalError, message: "service \(name) answers later; call it with call_service_async", data: ["service": .string(name)]))
         case .flow(let plugin, _) where !plugin.servesAsynchronously:
             return plugin.callService(name, params: bound)
         case .flow(let plugin, _):
             // A provider that serves asynchronously answers a synchronous
             // call only if it finishes at once.
-            var outcome: Result<JSON?, RPCError>?
+            var outcome: Result<JSON?, FlowHostError>?
             let id = startCall(name, caller: caller, provider: plugin, synchronous: true) { outcome = $0 }
             withCall(id) { plugin.serve(name, params: bound, callID: id) }
             if let outcome { return outcome }
             if let call = calls[id] { cancel(call, notifyCaller: false) }
             return .failure(
-                RPCError(.internalError, message: "service \(name) answers later; call it with call_service_async", data: ["service": .string(name)]))
+                FlowHostError(.internalError, message: "service \(name) answers later; call it with call_service_async", data: ["service": .string(name)]))
         }
     }
 
     /// Records a call in flight and returns its id.
     func startCall(
         _ service: String, caller: LoadedPlugin?, provider: LoadedPlugin?, synchronous: Bool,
-        onResult: @escaping (Result<JSON?, RPCError>) -> Void
+        onResult: @escaping (Result<JSON?, FlowHostError>) -> Void
     ) -> UInt64 {
         calls.start(service, caller: caller, provider: provider, synchronous: synchronous, onResult: onResult)
     }
@@ -75,17 +75,17 @@ final class ServiceRouter {
     /// `call_service_async`: returns the call's id at once; `onResult` runs
     /// once, later (never inside this call), on the loop thread.
     func callServiceAsync(
-        _ name: String, params: JSON, from caller: LoadedPlugin, onResult: @escaping (Result<JSON?, RPCError>) -> Void
-    ) -> Result<UInt64, RPCError> {
+        _ name: String, params: JSON, from caller: LoadedPlugin, onResult: @escaping (Result<JSON?, FlowHostError>) -> Void
+    ) -> Result<UInt64, FlowHostError> {
         guard calls.count < options.maxServiceCallsInFlight else {
-            return .failure(RPCError(.requestTimedOut, message: "too many service calls in flight", data: ["service": .string(name)]))
+            return .failure(FlowHostError(.requestTimedOut, message: "too many service calls in flight", data: ["service": .string(name)]))
         }
         let (provider, bound): (ServiceProvider, JSON)
         do { (provider, bound) = try engine.names.checkedService(name, params: params, from: caller).get() } catch { return .failure(error) }
         switch provider {
         case .host(_, let body):
             let id = startCall(name, caller: caller, provider: nil, synchronous: false, onResult: onResult)
-            let outcome: Result<JSON?, RPCError>
+            let outcome: Result<JSON?, FlowHostError>
             do { outcome = .success(try body(caller.name, bound)) } catch { outcome = .failure(error) }
             _ = completeCall(id, outcome)
             return .success(id)
@@ -107,7 +107,7 @@ final class ServiceRouter {
 
     /// A provider finished `id` (`complete_call`). False when the call is not
     /// pending (cancelled, or finished already): the completion is dropped.
-    func completeCall(_ id: UInt64, _ outcome: Result<JSON?, RPCError>, by provider: LoadedPlugin? = nil) -> Bool {
+    func completeCall(_ id: UInt64, _ outcome: Result<JSON?, FlowHostError>, by provider: LoadedPlugin? = nil) -> Bool {
         guard let call = calls[id] else {
             logger.debug("completion of call \(id) dropped: not pending")
             return false
@@ -147,7 +147,7 @@ final class ServiceRouter {
         withCall(call.id) { call.provider?.cancelCall(call.id) }
         if notifyCaller {
             withCall(call.parent) {
-                call.onResult(.failure(RPCError.requestCancelled.withData(["service": .string(call.service)])))
+                call.onResult(.failure(FlowHostError.requestCancelled.withData(["service": .string(call.service)])))
             }
         }
     }
@@ -156,7 +156,7 @@ final class ServiceRouter {
     /// requests are cancelled (the client is told), its timers stop.
     func endDialogue(of callID: UInt64) {
         engine.dialogues.challenge.close(belongingTo: callID)
-        withdraw(clientRequests.remove(where: { $0.call == callID }), RPCError.requestCancelled)
+        withdraw(clientRequests.remove(where: { $0.call == callID }), FlowHostError.requestCancelled)
         for timer in engine.scheduler.removeTimers(where: { $0.call == callID }) { withCall(callID) { timer.fire(false) } }
     }
 

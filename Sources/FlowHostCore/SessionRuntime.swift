@@ -1,3 +1,4 @@
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
@@ -58,9 +59,9 @@ public final class SessionRuntime {
     /// moves to now when it is `token`'s user's. False: no session of that
     /// user here (nothing to re-authenticate). Services that change
     /// credentials require a recent proof (`recentlyProved`).
-    public func reauthenticate(with token: String) throws(ServiceError) -> Bool {
+    public func reauthenticate(with token: String) throws(FlowHostError) -> Bool {
         switch controller.reauthenticate(token: token, now: engine.scheduler.now, wall: engine.clock.wallSeconds) {
-        case nil: throw ServiceError(.invalidParams, message: "reauthentication: unknown, spent or expired", data: ["field": "reauthentication"])
+        case nil: throw FlowHostError(.invalidParams, message: "reauthentication: unknown, spent or expired", data: ["field": "reauthentication"])
         case let done?: return done
         }
     }
@@ -111,9 +112,9 @@ public final class SessionRuntime {
 
     /// `session.extend` (the SDK's `extendSessionIdleTimeout`): the idle
     /// lifetime restarts now, and the store hears of it at once.
-    public func extend() throws(ServiceError) {
+    public func extend() throws(FlowHostError) {
         guard let extended = controller.extend(now: engine.scheduler.now) else {
-            throw ServiceError(.notAllowedNow, message: "No user is logged in on this host")
+            throw FlowHostError(.notAllowedNow, message: "No user is logged in on this host")
         }
         if let sessionID = extended.persist { recordUse(sessionID) }
         schedule(extended.deadlines)

@@ -1,4 +1,5 @@
 import FlowHostStore
+import FlowHostVocabulary
 
 /// What a user looks like to a flow on one device.
 public struct UserState: Sendable, Equatable {
@@ -46,12 +47,12 @@ public enum Refusal: Sendable, Equatable {
     /// The SDK status the client gets with `getUser`.
     public var status: Int {
         switch self {
-        case .blocked(.passwordAttempts): 141
-        case .blocked: 138
-        case .alreadyActive: 132
-        case .notRegisteredOnDevice, .deviceNotProven: 126
-        case .noPassword: 102
-        case .notBlocked: 100
+        case .blocked(.passwordAttempts): SDKCode.blockedByPasswordAttempts
+        case .blocked: SDKCode.blockedByActivationAttempts
+        case .alreadyActive: SDKCode.userAlreadyActive
+        case .notRegisteredOnDevice, .deviceNotProven: SDKCode.deviceNotRegistered
+        case .noPassword: SDKCode.authenticationFailed
+        case .notBlocked: SDKCode.success
         }
     }
 

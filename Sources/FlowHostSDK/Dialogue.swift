@@ -33,13 +33,13 @@ public final class Dialogue {
 
     /// `FlowHost.call(_:_:completion:)`, for this dialogue.
     @discardableResult
-    public func call(_ service: String, _ params: JSON = .object(), completion: @escaping (Result<JSON, FlowError>) -> Void) -> UInt64? {
+    public func call(_ service: String, _ params: JSON = .object(), completion: @escaping (Result<JSON, FlowHostError>) -> Void) -> UInt64? {
         host.call(service, params, completion: guarded(completion))
     }
 
     /// `FlowHost.request`, for this dialogue.
     public func request(
-        _ method: String, _ params: JSON, timeoutMilliseconds: UInt32 = 0, completion: @escaping (Result<JSON, FlowError>) -> Void
+        _ method: String, _ params: JSON, timeoutMilliseconds: UInt32 = 0, completion: @escaping (Result<JSON, FlowHostError>) -> Void
     ) {
         host.request(method, params, timeoutMilliseconds: timeoutMilliseconds, completion: guarded(completion))
     }
@@ -57,13 +57,13 @@ public final class Dialogue {
     }
 
     /// `FlowHost.createDeviceKey`, for this dialogue.
-    public func createDeviceKey(userID: String, deviceID: String, completion: @escaping (Result<JSON, FlowError>) -> Void) {
+    public func createDeviceKey(userID: String, deviceID: String, completion: @escaping (Result<JSON, FlowHostError>) -> Void) {
         host.createDeviceKey(userID: userID, deviceID: deviceID, completion: guarded(completion))
     }
 
     /// `FlowHost.stepUp`, for this dialogue.
     @discardableResult
-    public func stepUp(_ request: Services.StepupAuthenticate, completion: @escaping (Result<StepUpOutcome, FlowError>) -> Void) -> UInt64? {
+    public func stepUp(_ request: Services.StepupAuthenticate, completion: @escaping (Result<StepUpOutcome, FlowHostError>) -> Void) -> UInt64? {
         host.stepUp(request, completion: guarded(completion))
     }
 

@@ -1,3 +1,4 @@
-// A flow names spec §3's codes (`ErrorCode`) in its `FlowError`s and in
+
+// A flow names spec §3's codes (`ErrorCode`) in its `FlowHostError`s and in
 // the failures it matches; importing the SDK is enough for that.
 @_exported import FlowHostVocabulary

@@ -8,16 +8,16 @@ public protocol Flow: AnyObject {
     static var declaration: FlowDeclaration { get }
 
     /// `config` is the flow's section of the host config (an object).
-    init(host: FlowHost, config: JSON) throws(FlowError)
+    init(host: FlowHost, config: JSON) throws(FlowHostError)
 
     /// After the client's `initialize`; may emit events.
     func start()
 
     /// A declared method; `params` is an object the host already type-checked.
-    func handle(method: String, params: JSON) throws(FlowError) -> JSON?
+    func handle(method: String, params: JSON) throws(FlowHostError) -> JSON?
 
     /// A declared service, called by another flow.
-    func callService(_ name: String, params: JSON) throws(FlowError) -> JSON?
+    func callService(_ name: String, params: JSON) throws(FlowHostError) -> JSON?
 
     /// A call this flow serves was cancelled by its caller: stop its
     /// dialogue (its challenge, host requests and timers are gone already).
@@ -39,8 +39,8 @@ extension Flow {
     public func cancelled(_ call: UInt64) {}
     public func notified(topic: String, payload: JSON) {}
     public func finish() {}
-    public func callService(_ name: String, params: JSON) throws(FlowError) -> JSON? {
-        throw FlowError(.methodNotFound, message: "service \(name) not offered")
+    public func callService(_ name: String, params: JSON) throws(FlowHostError) -> JSON? {
+        throw FlowHostError(.methodNotFound, message: "service \(name) not offered")
     }
 }
 

@@ -21,7 +21,7 @@ public enum FlowExport {
             let key = ObjectIdentifier(type)
             if let existing = entries.first(where: { $0.type == key }) { return UnsafeRawPointer(existing.descriptor) }
             let descriptor = makeDescriptor(F.declaration)
-            entries.append(Entry(type: key, descriptor: descriptor, make: { host, config throws(FlowError) in
+            entries.append(Entry(type: key, descriptor: descriptor, make: { host, config throws(FlowHostError) in
                 try F(host: host, config: config)
             }))
             return UnsafeRawPointer(descriptor)
@@ -31,7 +31,7 @@ public enum FlowExport {
     struct Entry {
         let type: ObjectIdentifier
         let descriptor: UnsafeMutablePointer<flowhost_plugin_descriptor_v1>
-        let make: (FlowHost, JSON) throws(FlowError) -> any Flow
+        let make: (FlowHost, JSON) throws(FlowHostError) -> any Flow
     }
 
     /// Written when a library's entry symbol runs, read from create,
@@ -55,7 +55,7 @@ public enum FlowExport {
             }
             let host = FlowHost(table: table, context: context)
             let section = config.map { JSON(borrowing: $0) } ?? .object()
-            do throws(FlowError) {
+            do throws(FlowHostError) {
                 let flow = try entry.make(host, section)
                 return Unmanaged.passRetained(FlowBox(flow, host: host)).toOpaque()
             } catch let failure {
@@ -67,7 +67,7 @@ public enum FlowExport {
         d.handle = { instance, method, params, result, abiError in
             let flow = FlowBox.from(instance).flow
             let arguments = params.map { JSON(borrowing: $0) } ?? .object()
-            do throws(FlowError) {
+            do throws(FlowHostError) {
                 let value = try flow.handle(method: String(cString: method!), params: arguments)
                 result?.pointee = value?.newReference()
                 return FLOWHOST_OK
@@ -79,7 +79,7 @@ public enum FlowExport {
         d.call_service = { instance, name, params, result, abiError in
             let flow = FlowBox.from(instance).flow
             let arguments = params.map { JSON(borrowing: $0) } ?? .object()
-            do throws(FlowError) {
+            do throws(FlowHostError) {
                 let value = try flow.callService(String(cString: name!), params: arguments)
                 result?.pointee = value?.newReference()
                 return FLOWHOST_OK
@@ -95,7 +95,7 @@ public enum FlowExport {
             if let serving = box.flow as? any ServingFlow {
                 serving.serve(service, params: arguments, call: call)
             } else {
-                do throws(FlowError) {
+                do throws(FlowHostError) {
                     box.host.complete(call, .success(try box.flow.callService(service, params: arguments) ?? .null))
                 } catch let failure {
                     box.host.complete(call, .failure(failure))

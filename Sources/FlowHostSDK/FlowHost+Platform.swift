@@ -93,15 +93,15 @@ extension FlowHost {
 
     /// `device.createKey`: `{keyID, publicKey, custody}`, the fields an
     /// activation step registers with the device.
-    public func createDeviceKey(userID: String, deviceID: String, completion: @escaping (Result<JSON, FlowError>) -> Void) {
+    public func createDeviceKey(userID: String, deviceID: String, completion: @escaping (Result<JSON, FlowHostError>) -> Void) {
         call("device.createKey", ["userID": .string(userID), "deviceID": .string(deviceID)], completion: completion)
     }
 
     /// The user logged in on this host, or the SDK-style refusal of a
     /// method that needs one (-32006).
-    public func loggedInUser() throws(FlowError) -> String {
+    public func loggedInUser() throws(FlowHostError) -> String {
         guard let user = session?["userID"]?.stringValue else {
-            throw FlowError(.notAllowedNow, message: "No user is logged in on this device")
+            throw FlowHostError(.notAllowedNow, message: "No user is logged in on this device")
         }
         return user
     }

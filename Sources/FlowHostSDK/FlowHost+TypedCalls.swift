@@ -5,27 +5,27 @@ import FlowJSON
 /// instead of reading `result["outcome"]` by string.
 extension FlowHost {
     /// A synchronous typed call (see `call(_:_:)`).
-    public func call<Request: ServiceRequest>(_ request: Request) throws(FlowError) -> Request.Outcome {
+    public func call<Request: ServiceRequest>(_ request: Request) throws(FlowHostError) -> Request.Outcome {
         try Self.outcome(of: request, from: call(Request.service, request.params))
     }
 
     /// An asynchronous typed call (see `call(_:_:completion:)`).
     @discardableResult
     public func call<Request: ServiceRequest>(
-        _ request: Request, completion: @escaping (Result<Request.Outcome, FlowError>) -> Void
+        _ request: Request, completion: @escaping (Result<Request.Outcome, FlowHostError>) -> Void
     ) -> UInt64? {
         call(Request.service, request.params) { result in
             completion(result.flatMap { answer in
-                do throws(FlowError) { return .success(try Self.outcome(of: request, from: answer)) } catch { return .failure(error) }
+                do throws(FlowHostError) { return .success(try Self.outcome(of: request, from: answer)) } catch { return .failure(error) }
             })
         }
     }
 
     /// The answer read as the service's outcome; an answer its schema does
     /// not allow is the serving side's bug, reported as -32603.
-    static func outcome<Request: ServiceRequest>(of request: Request, from answer: JSON) throws(FlowError) -> Request.Outcome {
+    static func outcome<Request: ServiceRequest>(of request: Request, from answer: JSON) throws(FlowHostError) -> Request.Outcome {
         do { return try Request.Outcome(result: answer) } catch {
-            throw FlowError(.internalError, message: "\(Request.service) answered outside its schema: \(error)")
+            throw FlowHostError(.internalError, message: "\(Request.service) answered outside its schema: \(error)")
         }
     }
 }
@@ -34,7 +34,7 @@ extension Dialogue {
     /// An asynchronous typed call of this dialogue: dropped once it ended.
     @discardableResult
     public func call<Request: ServiceRequest>(
-        _ request: Request, completion: @escaping (Result<Request.Outcome, FlowError>) -> Void
+        _ request: Request, completion: @escaping (Result<Request.Outcome, FlowHostError>) -> Void
     ) -> UInt64? {
         host.call(request, completion: guarded(completion))
     }

@@ -25,12 +25,12 @@ public final class FlowHost {
     }
 
     /// Calls a service of the host or of another flow.
-    public func call(_ service: String, _ params: JSON = .object()) throws(FlowError) -> JSON {
+    public func call(_ service: String, _ params: JSON = .object()) throws(FlowHostError) -> JSON {
         var result: UnsafeMutablePointer<json_t>? = nil
         var error = flowhost_error_v1()
         let status = params.withUnsafeRaw { table.pointee.call_service(context, service, $0, &result, &error) }
         guard status == FLOWHOST_OK else {
-            let failure = FlowError(abi: &error)  // takes its own reference to data
+            let failure = FlowHostError(abi: &error)  // takes its own reference to data
             if let data = error.data { json_decref(data) }
             throw failure
         }
@@ -41,14 +41,14 @@ public final class FlowHost {
     /// `completion` runs once, later, with the answer or a timeout.
     public func request(
         _ method: String, _ params: JSON, timeoutMilliseconds: UInt32 = 0,
-        completion: @escaping (Result<JSON, FlowError>) -> Void
+        completion: @escaping (Result<JSON, FlowHostError>) -> Void
     ) {
         let box = Unmanaged.passRetained(CompletionBox(completion)).toOpaque()
         let status = table.pointee.send_request(context, method, params.newReference(), timeoutMilliseconds, Self.resultTrampoline, box)
         if status != FLOWHOST_OK {
             let box = Unmanaged<CompletionBox>.fromOpaque(box).takeRetainedValue()
             let reason = status == FLOWHOST_ERR_LIMIT ? "too many requests in flight" : "host refused the request (\(status))"
-            box.completion(.failure(FlowError(.internalError, message: reason)))
+            box.completion(.failure(FlowHostError(.internalError, message: reason)))
         }
     }
 
@@ -78,7 +78,7 @@ public final class FlowHost {
     /// the loop thread. Returns the call's id, or nil when the host refused
     /// at once (then `completion` runs at once with the reason).
     @discardableResult
-    public func call(_ service: String, _ params: JSON = .object(), completion: @escaping (Result<JSON, FlowError>) -> Void) -> UInt64? {
+    public func call(_ service: String, _ params: JSON = .object(), completion: @escaping (Result<JSON, FlowHostError>) -> Void) -> UInt64? {
         guard let callAsync = field(\.call_service_async) else {
             completion(.failure(Self.tooOld("call_service_async")))
             return nil
@@ -89,7 +89,7 @@ public final class FlowHost {
         guard status == FLOWHOST_OK else {
             Unmanaged<CompletionBox>.fromOpaque(box).takeRetainedValue().completion(
                 .failure(
-                    FlowError(
+                    FlowHostError(
                         status == FLOWHOST_ERR_UNDECLARED_SERVICE || status == FLOWHOST_ERR_UNKNOWN_SERVICE ? .methodNotFound : .internalError,
                         message: "host refused the call of \(service) (\(status))")))
             return nil
@@ -100,7 +100,7 @@ public final class FlowHost {
     /// Finishes a call this flow serves (see `Flow.serve`). False when the
     /// call is no longer pending (its caller cancelled it).
     @discardableResult
-    public func complete(_ call: UInt64, _ outcome: Result<JSON, FlowError>) -> Bool {
+    public func complete(_ call: UInt64, _ outcome: Result<JSON, FlowHostError>) -> Bool {
         guard let complete = field(\.complete_call) else { return false }
         switch outcome {
         case .success(let value):
@@ -232,8 +232,8 @@ public final class FlowHost {
         return Int(table.pointee.struct_size) >= offset + MemoryLayout<Field>.size
     }
 
-    static func tooOld(_ what: String) -> FlowError {
-        FlowError(.internalError, message: "the host is older than ABI 1.1 and has no \(what)")
+    static func tooOld(_ what: String) -> FlowHostError {
+        FlowHostError(.internalError, message: "the host is older than ABI 1.1 and has no \(what)")
     }
 
     /// Runs a `CompletionBox` once with a host request's or a service call's outcome.
@@ -242,7 +242,7 @@ public final class FlowHost {
         if let result {
             box.completion(.success(JSON(borrowing: result)))
         } else if let error {
-            box.completion(.failure(FlowError(abi: error)))
+            box.completion(.failure(FlowHostError(abi: error)))
         } else {
             box.completion(.failure(.internalError))
         }
@@ -264,6 +264,6 @@ private final class TimerBox {
 }
 
 private final class CompletionBox {
-    let completion: (Result<JSON, FlowError>) -> Void
-    init(_ completion: @escaping (Result<JSON, FlowError>) -> Void) { self.completion = completion }
+    let completion: (Result<JSON, FlowHostError>) -> Void
+    init(_ completion: @escaping (Result<JSON, FlowHostError>) -> Void) { self.completion = completion }
 }

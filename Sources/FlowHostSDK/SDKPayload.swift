@@ -1,3 +1,4 @@
+import FlowHostVocabulary
 import FlowJSON
 
 /// The REL-ID SDK's event payload parts: `response` (the iOS SDK's
@@ -5,15 +6,13 @@ import FlowJSON
 /// shared by every Swift flow (a C flow builds the same shapes, documented
 /// in Protocol/spec.md and the `sdk-event-base` schema).
 public enum SDKPayload {
-    public static let success = 100
-
     /// The SDK's `error` part when nothing went wrong (a new object each time: JSON values are shared references).
-    public static var noError: JSON { ["longErrorCode": 0, "shortErrorCode": 0, "errorString": "Success"] }
+    public static var noError: JSON { ["longErrorCode": .int(SDKCode.noError), "shortErrorCode": .int(SDKCode.noError), "errorString": "Success"] }
 
     /// A base event: `{response: {status, sessionInfo, additionalInfo, info}, error}` plus `fields`,
     /// named as the seeds' iOS handlers read them (`response.sessionInfo.sessionID`, `response.info`).
     public static func event(
-        status: Int = success, message: String = "Success", sessionType: Int = 0, sessionID: String = "",
+        status: Int = SDKCode.success, message: String = "Success", sessionType: Int = 0, sessionID: String = "",
         workflow: String = "NA", challengeInfo: [(String, String)] = [], fields: KeyValuePairs<String, JSON> = [:]
     ) -> JSON {
         let event = JSON.object()
@@ -35,7 +34,7 @@ extension SDKPayload {
     /// {service_details, response: {ResponseData, ResponseDataLen, StatusMsg,
     /// StatusCode, CredOpMode}, pxyDetails}}`, plus the SDK's `status`.
     public static func serverCall(
-        statusCode: Int = success, message: String = "Success", responseData: JSON = .object(), errorCode: Int = 0,
+        statusCode: Int = SDKCode.success, message: String = "Success", responseData: JSON = .object(), errorCode: Int = SDKCode.noError,
         errorString: String = "Success", method: Int = 0
     ) -> JSON {
         let data = responseData.serialized()
@@ -62,7 +61,7 @@ extension SDKPayload {
     /// A status object as the iOS SDK hands it to `onGetNotifications`:
     /// `{errCode, error, eMethId, status {statusCode, statusMessage}, <member>: data}`
     /// (seed 004 reads `status.notificationResponse.notifications`).
-    public static func status(member: String, _ data: JSON, statusCode: Int = success, message: String = "Success") -> JSON {
+    public static func status(member: String, _ data: JSON, statusCode: Int = SDKCode.success, message: String = "Success") -> JSON {
         let status: JSON = [
             "errCode": 0, "error": noError, "eMethId": 0,
             "status": ["statusCode": .int(statusCode), "statusMessage": .string(message)],

@@ -41,7 +41,7 @@ public enum StepUpOutcome: Equatable, Sendable {
         case .expired: self = .expired
         case .ldaCancelled: self = .ldaCancelled
         case .cancelled: self = .cancelled
-        case .refused(let status): self = .refused(status: status ?? 126)
+        case .refused(let status): self = .refused(status: status ?? SDKCode.deviceNotRegistered)
         case .biometricUnavailable: self = .biometricUnavailable
         case .biometricCancelled: self = .biometricCancelled
         case .biometricFailed: self = .biometricFailed
@@ -51,12 +51,12 @@ public enum StepUpOutcome: Equatable, Sendable {
     /// The SDK status the flow's event carries for this outcome.
     public var status: Int {
         switch self {
-        case .authenticated, .ldaCancelled, .biometricUnavailable, .biometricCancelled, .biometricFailed: 100
-        case .exhausted: 153
-        case .expired: 110
-        case .cancelled: 121
+        case .authenticated, .ldaCancelled, .biometricUnavailable, .biometricCancelled, .biometricFailed: SDKCode.success
+        case .exhausted: SDKCode.attemptsExhausted
+        case .expired: SDKCode.passwordExpired
+        case .cancelled: SDKCode.challengeExpired
         case .refused(let status): status
-        case .unknown: 114
+        case .unknown: SDKCode.serverFailed
         }
     }
 
@@ -76,7 +76,7 @@ extension FlowHost {
     /// or with the call's failure (`.requestCancelled` when the dialogue was
     /// abandoned). Returns the call's id.
     @discardableResult
-    public func stepUp(_ request: Services.StepupAuthenticate, completion: @escaping (Result<StepUpOutcome, FlowError>) -> Void) -> UInt64? {
+    public func stepUp(_ request: Services.StepupAuthenticate, completion: @escaping (Result<StepUpOutcome, FlowHostError>) -> Void) -> UInt64? {
         call(Services.StepupAuthenticate.service, request.params) { [self] result in
             switch result {
             case .failure(let error): completion(.failure(error))

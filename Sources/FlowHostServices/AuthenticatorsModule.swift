@@ -1,5 +1,6 @@
 import FlowHostCore
 import FlowHostCredentials
+import FlowHostVocabulary
 import FlowJSON
 
 /// How the logged-in user authenticates on this device, offered to flows:
@@ -14,9 +15,9 @@ enum AuthenticatorsModule {
     static func register(_ authenticators: DeviceAuthenticators, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
-        func requireFreshProof(_ userID: String, _ deviceID: String) throws(ServiceError) {
+        func requireFreshProof(_ userID: String, _ deviceID: String) throws(FlowHostError) {
             guard engine.session.recentlyProved(userID: userID, deviceID: deviceID, within: freshSeconds) else {
-                throw ServiceError(.notAllowedNow, message: "changing how a user authenticates needs that user logged in here and re-authenticated in the last \(freshSeconds) seconds")
+                throw FlowHostError(.notAllowedNow, message: "changing how a user authenticates needs that user logged in here and re-authenticated in the last \(freshSeconds) seconds")
             }
         }
 

@@ -138,15 +138,15 @@ enum CredentialsModule {
     static func newKey(_ p: ServiceParams, prefix: String) throws -> NewDeviceKey {
         func name(_ field: String) -> String { prefix.isEmpty ? field : prefix + field.prefix(1).uppercased() + field.dropFirst() }
         guard let key = Base64.decode(try p.string(name("publicKey"))), key.count == Ed25519.publicKeyBytes else {
-            throw ServiceError.invalidParams(field: name("publicKey"), reason: "a 32-byte Ed25519 public key in base64")
+            throw FlowHostError.invalidParams(field: name("publicKey"), reason: "a 32-byte Ed25519 public key in base64")
         }
         guard Ed25519.isStrongPublicKey(key) else {
-            throw ServiceError.invalidParams(field: name("publicKey"), reason: "not a usable Ed25519 public key (small order, or not in the main subgroup)")
+            throw FlowHostError.invalidParams(field: name("publicKey"), reason: "not a usable Ed25519 public key (small order, or not in the main subgroup)")
         }
         let custody = try p.string(name("custody"))
-        guard custody == "host" || custody == "platform" else { throw ServiceError.invalidParams(field: name("custody"), reason: "host or platform") }
+        guard custody == "host" || custody == "platform" else { throw FlowHostError.invalidParams(field: name("custody"), reason: "host or platform") }
         let keyID = try p.string(name("keyID"))
-        guard !keyID.isEmpty, keyID.utf8.count <= 128 else { throw ServiceError.invalidParams(field: name("keyID"), reason: "1 to 128 bytes") }
+        guard !keyID.isEmpty, keyID.utf8.count <= 128 else { throw FlowHostError.invalidParams(field: name("keyID"), reason: "1 to 128 bytes") }
         return NewDeviceKey(keyID: keyID, publicKey: key, custody: custody)
     }
 

@@ -20,9 +20,9 @@ enum DevicesModule {
         unowned let engine = engine
         func custody() -> String { engine.clientDevice["keyCustody"]?.stringValue ?? "host" }
 
-        offerAsync(engine, "device.createKey", [string("userID", userID: true), string("deviceID")]) { caller, p, finish throws(ServiceError) in
+        offerAsync(engine, "device.createKey", [string("userID", userID: true), string("deviceID")]) { caller, p, finish throws(FlowHostError) in
             if custody() == "host" {
-                guard let keyring else { return finish(.failure(ServiceError(.internalError, message: "no device folder configured"))) }
+                guard let keyring else { return finish(.failure(FlowHostError(.internalError, message: "no device folder configured"))) }
                 do {
                     let (keyID, publicKey) = try keyring.create()
                     finish(.success(["keyID": .string(keyID), "publicKey": .string(Base64.encode(publicKey)), "custody": "host"]))
@@ -37,16 +37,16 @@ enum DevicesModule {
                 guard case .success(let answer) = outcome, let keyID = answer["keyID"]?.stringValue, !keyID.isEmpty, keyID.utf8.count <= 128,
                     let key = answer["publicKey"]?.stringValue.flatMap(Base64.decode), key.count == Ed25519.publicKeyBytes
                 else {
-                    return finish(.failure(ServiceError(.platformAnswerUnusable, message: "the platform made no usable key (keyID, 32-byte Ed25519 publicKey)")))
+                    return finish(.failure(FlowHostError(.platformAnswerUnusable, message: "the platform made no usable key (keyID, 32-byte Ed25519 publicKey)")))
                 }
                 finish(.success(["keyID": .string(keyID), "publicKey": .string(Base64.encode(key)), "custody": "platform"]))
             }
         }
 
         offerAsync(engine, Services.DeviceProve.self, [string("userID", userID: true), string("deviceID"), string("reason")]) {
-            caller, call, finish throws(ServiceError) in
+            caller, call, finish throws(FlowHostError) in
             let (userID, deviceID, reason) = (call.userID, call.deviceID, call.reason)
-            let refused: (String) -> Void = { why in finish(.success(.refused(status: 126, reason: why))) }
+            let refused: (String) -> Void = { why in finish(.success(.refused(status: SDKCode.deviceNotRegistered, reason: why))) }
             let start: DeviceProofs.Start
             do { start = try credentials.devices.begin(userID: userID, deviceID: deviceID, reason: reason) } catch {
                 engine.logger.error("device proof failed: \(error)")

@@ -1,6 +1,7 @@
 import FlowHostCore
 import FlowHostCredentials
 import FlowHostNotifications
+import FlowHostVocabulary
 import FlowJSON
 
 /// A known user's additional device, offered to the `device-activation`
@@ -27,7 +28,7 @@ enum NewDevicesModule {
             if let approval = try p.optionalString("approval") { authorization = .approval(approval) } else if let grant = try p.optionalString("grant") {
                 authorization = .codeGrant(grant)
             } else {
-                throw ServiceError.invalidParams(field: "approval", reason: "an approval or a code's grant is required")
+                throw FlowHostError.invalidParams(field: "approval", reason: "an approval or a code's grant is required")
             }
             // password: verify it (newPassword: its replacement, if it expired); newPassword alone: a first password.
             let password: NewDevicePassword? =

@@ -1,6 +1,7 @@
 import FlowHostCore
 import FlowHostNotifications
 import FlowHostStore
+import FlowHostVocabulary
 import FlowJSON
 
 #if canImport(Glibc)
@@ -20,7 +21,7 @@ enum NotificationsModule {
                 integer("expiresInSeconds"), string("kind", required: false), ParamSpec(name: "context", type: .object, required: false),
             ]
         ) { _, p in
-            let actions = try p.objects("actions", members: ["label", "action", "authlevel"]).map { item throws(ServiceError) in
+            let actions = try p.objects("actions", members: ["label", "action", "authlevel"]).map { item throws(FlowHostError) in
                 NotificationAction(label: try item.string("label"), action: try item.string("action"), authLevel: try item.optionalString("authlevel") ?? "0")
             }
             do {
@@ -30,9 +31,9 @@ enum NotificationsModule {
                     context: p.opaque("context"))
                 return ["uuid": .string(uuid)]
             } catch let error as NotificationError {
-                throw ServiceError.invalidParams(field: "notification", reason: error.description)
+                throw FlowHostError.invalidParams(field: "notification", reason: error.description)
             } catch let refused as ApprovalRefused {
-                throw ServiceError(.tooManyRequests, message: "Too many approval requests: try again later",
+                throw FlowHostError(.tooManyRequests, message: "Too many approval requests: try again later",
                     data: ["reason": .string(refused.reason), "retryAfterSeconds": .int(Int(refused.retryAfterSeconds))])
             }
         }

@@ -1,5 +1,6 @@
 import FlowHostCore
 import FlowHostStore
+import FlowHostVocabulary
 import FlowJSON
 
 #if canImport(Glibc)
@@ -36,7 +37,7 @@ enum RecordsModule {
         offer(engine, "records.apply", [ParamSpec(name: "operations", type: .array)]) { caller, p in
             let operations = try p.objects("operations", members: ["op", "collection", "key", "value", "expectVersion"])
             guard (1...maxOperations).contains(operations.count) else {
-                throw ServiceError.invalidParams(field: "operations", reason: "1 to \(maxOperations) operations")
+                throw FlowHostError.invalidParams(field: "operations", reason: "1 to \(maxOperations) operations")
             }
             let now = Int64(time(nil))
             return try store.write { tx in
@@ -52,23 +53,23 @@ enum RecordsModule {
                     if let expected = try operation.optionalInt("expectVersion") {
                         // 0 means "must not exist".
                         guard Int64(expected) == (current?.version ?? 0) else {
-                            throw ServiceError(.versionConflict, message: "Version conflict at \(at)",
+                            throw FlowHostError(.versionConflict, message: "Version conflict at \(at)",
                                 data: ["index": .int(index), "currentVersion": .int(Int(current?.version ?? 0))])
                         }
                     }
                     switch kind {
                     case "put":
-                        guard let value = operation.opaque("value") else { throw ServiceError.invalidParams(field: "\(at).value", reason: "required") }
+                        guard let value = operation.opaque("value") else { throw FlowHostError.invalidParams(field: "\(at).value", reason: "required") }
                         let text = value.serialized()
                         guard text.utf8.count <= maxValueBytes else {
-                            throw ServiceError.invalidParams(field: "\(at).value", reason: "at most \(maxValueBytes) bytes")
+                            throw FlowHostError.invalidParams(field: "\(at).value", reason: "at most \(maxValueBytes) bytes")
                         }
                         versions.append(.int(Int(try tx.putRecord(namespace: caller, collection: collection, key: key, value: text, at: now))))
                     case "delete":
                         try tx.deleteRecord(namespace: caller, collection: collection, key: key)
                         versions.append(0)
                     default:
-                        throw ServiceError.invalidParams(field: "\(at).op", reason: "put or delete")
+                        throw FlowHostError.invalidParams(field: "\(at).op", reason: "put or delete")
                     }
                 }
                 return ["versions": versions]
@@ -83,7 +84,7 @@ enum RecordsModule {
     /// Collections and keys: 1 to 256 bytes, no control characters.
     private static func name(_ text: String, _ field: String) throws -> String {
         guard !text.isEmpty, text.utf8.count <= 256, !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw ServiceError.invalidParams(field: field, reason: "1 to 256 bytes without control characters")
+            throw FlowHostError.invalidParams(field: field, reason: "1 to 256 bytes without control characters")
         }
         return text
     }

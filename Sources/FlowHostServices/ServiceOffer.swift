@@ -12,19 +12,19 @@ func offer(
 ) {
     // The engine owns the service: capturing it strongly would keep it alive forever.
     unowned let engine = engine
-    engine.registerService(name, params: params) { caller, json throws(ServiceError) in
+    engine.registerService(name, params: params) { caller, json throws(FlowHostError) in
         do {
             return try body(caller, ServiceParams(json: json, declared: params))
-        } catch let error as ServiceError {
+        } catch let error as FlowHostError {
             throw error
         } catch let error as StoreError where error == .notFound {
-            throw ServiceError.unknownUser
+            throw FlowHostError.unknownUser
         } catch let error as StoreError where error == .unreachable {
             engine.logger.error("service \(name): the store is unreachable")
-            throw ServiceError.storeUnreachable
+            throw FlowHostError.storeUnreachable
         } catch {
             engine.logger.error("service \(name) failed: \(error)")
-            throw ServiceError.internalError
+            throw FlowHostError.internalError
         }
     }
 }
@@ -34,10 +34,10 @@ func offer(
 /// thrown before the service goes asynchronous finishes the call with it.
 func offerAsync(
     _ engine: HostEngine, _ name: String, _ params: [ParamSpec],
-    _ body: @escaping (_ caller: LoadedPlugin, ServiceParams, _ finish: @escaping (Result<JSON?, ServiceError>) -> Void) throws(ServiceError) -> Void
+    _ body: @escaping (_ caller: LoadedPlugin, ServiceParams, _ finish: @escaping (Result<JSON?, FlowHostError>) -> Void) throws(FlowHostError) -> Void
 ) {
     engine.registerAsyncService(name, params: params) { caller, json, finish in
-        do throws(ServiceError) { try body(caller, ServiceParams(json: json, declared: params), finish) } catch { finish(.failure(error)) }
+        do throws(FlowHostError) { try body(caller, ServiceParams(json: json, declared: params), finish) } catch { finish(.failure(error)) }
     }
 }
 
@@ -54,9 +54,9 @@ func offer<Request: ServiceRequest>(
 /// An asynchronous service typed by its generated request and outcome.
 func offerAsync<Request: ServiceRequest>(
     _ engine: HostEngine, _ type: Request.Type, _ params: [ParamSpec],
-    _ body: @escaping (_ caller: LoadedPlugin, Request, _ finish: @escaping (Result<Request.Outcome, ServiceError>) -> Void) throws(ServiceError) -> Void
+    _ body: @escaping (_ caller: LoadedPlugin, Request, _ finish: @escaping (Result<Request.Outcome, FlowHostError>) -> Void) throws(FlowHostError) -> Void
 ) {
-    offerAsync(engine, Request.service, params) { caller, p, finish throws(ServiceError) in
+    offerAsync(engine, Request.service, params) { caller, p, finish throws(FlowHostError) in
         try body(caller, try p.request(Request.self)) { outcome in finish(outcome.map(\.result)) }
     }
 }

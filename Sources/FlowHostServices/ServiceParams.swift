@@ -38,43 +38,43 @@ struct ServiceParams {
 
     /// The params as the service's generated request type (a mistyped
     /// member is -32602 naming it, as for the other reads).
-    func request<Request: ServiceRequest>(_ type: Request.Type) throws(ServiceError) -> Request {
-        do { return try Request(params: json) } catch { throw ServiceError.invalidParams(field: field(error.field), reason: error.reason) }
+    func request<Request: ServiceRequest>(_ type: Request.Type) throws(FlowHostError) -> Request {
+        do { return try Request(params: json) } catch { throw FlowHostError.invalidParams(field: field(error.field), reason: error.reason) }
     }
 
-    func string(_ key: String) throws(ServiceError) -> String {
-        guard let value = member(key)?.stringValue else { throw ServiceError.invalidParams(field: field(key), reason: "required string") }
+    func string(_ key: String) throws(FlowHostError) -> String {
+        guard let value = member(key)?.stringValue else { throw FlowHostError.invalidParams(field: field(key), reason: "required string") }
         return value
     }
 
-    func int(_ key: String) throws(ServiceError) -> Int {
-        guard let value = member(key)?.intValue else { throw ServiceError.invalidParams(field: field(key), reason: "required integer") }
+    func int(_ key: String) throws(FlowHostError) -> Int {
+        guard let value = member(key)?.intValue else { throw FlowHostError.invalidParams(field: field(key), reason: "required integer") }
         return value
     }
 
-    func optionalString(_ key: String) throws(ServiceError) -> String? {
+    func optionalString(_ key: String) throws(FlowHostError) -> String? {
         guard let value = member(key), !value.isNull else { return nil }
-        guard let text = value.stringValue else { throw ServiceError.invalidParams(field: field(key), reason: "expected string") }
+        guard let text = value.stringValue else { throw FlowHostError.invalidParams(field: field(key), reason: "expected string") }
         return text
     }
 
-    func optionalInt(_ key: String) throws(ServiceError) -> Int? {
+    func optionalInt(_ key: String) throws(FlowHostError) -> Int? {
         guard let value = member(key), !value.isNull else { return nil }
-        guard let number = value.intValue else { throw ServiceError.invalidParams(field: field(key), reason: "expected integer") }
+        guard let number = value.intValue else { throw FlowHostError.invalidParams(field: field(key), reason: "expected integer") }
         return number
     }
 
     /// An array of objects, each read in turn with its own typed accessors;
     /// an element that is not an object, or that has a member not in
     /// `members`, is -32602 naming it.
-    func objects(_ key: String, members allowed: Set<String>) throws(ServiceError) -> [ServiceParams] {
-        guard let list = member(key), list.kind == .array else { throw ServiceError.invalidParams(field: field(key), reason: "required array") }
+    func objects(_ key: String, members allowed: Set<String>) throws(FlowHostError) -> [ServiceParams] {
+        guard let list = member(key), list.kind == .array else { throw FlowHostError.invalidParams(field: field(key), reason: "required array") }
         var items: [ServiceParams] = []
         for (index, element) in list.elements.enumerated() {
             let at = field(key) + "[\(index)]"
-            guard element.kind == .object else { throw ServiceError.invalidParams(field: at, reason: "expected object") }
+            guard element.kind == .object else { throw FlowHostError.invalidParams(field: at, reason: "expected object") }
             if let unknown = element.keys.sorted().first(where: { !allowed.contains($0) }) {
-                throw ServiceError.invalidParams(field: at + "." + unknown, reason: "unknown member (known: \(allowed.sorted().joined(separator: ", ")))")
+                throw FlowHostError.invalidParams(field: at + "." + unknown, reason: "unknown member (known: \(allowed.sorted().joined(separator: ", ")))")
             }
             items.append(ServiceParams(json: element, members: allowed, path: at))
         }

@@ -36,7 +36,7 @@ enum SessionsModule {
         // The logged-in session's token (onUserLoggedIn's jwtJsonTokenInfo): only for this host's own session.
         offer(engine, "session.token", [string("sessionID")]) { _, p in
             guard let current = engine.session.current, current.sessionID == (try p.string("sessionID")) else {
-                throw ServiceError(.notAllowedNow, message: "a session token is for the session logged in on this host")
+                throw FlowHostError(.notAllowedNow, message: "a session token is for the session logged in on this host")
             }
             do {
                 let token = try SessionToken.make(
@@ -45,7 +45,7 @@ enum SessionsModule {
                 return ["token": .string(token)]
             } catch {
                 engine.logger.error("making a session token failed: \(error)")
-                throw ServiceError.internalError
+                throw FlowHostError.internalError
             }
         }
 

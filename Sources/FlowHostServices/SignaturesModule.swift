@@ -2,6 +2,7 @@ import FlowHostCore
 import FlowHostCredentials
 import FlowHostDevices
 import FlowHostStore
+import FlowHostVocabulary
 import FlowJSON
 
 /// Data signatures with the device's key, offered to flows:
@@ -22,7 +23,7 @@ enum SignaturesModule {
                 string("userID", userID: true), string("deviceID"), string("payload"), string("reason"), integer("authLevel"),
                 integer("authenticatorType"), string("verifiedBy"),
             ]
-        ) { caller, p, finish throws(ServiceError) in
+        ) { caller, p, finish throws(FlowHostError) in
             let userID = try p.string("userID")
             let deviceID = try p.string("deviceID")
             let level = try p.int("authLevel")
@@ -33,7 +34,7 @@ enum SignaturesModule {
             guard engine.session.recentlyProved(userID: userID, deviceID: deviceID, within: level == 0 ? nil : freshSeconds) else {
                 return finish(
                     .failure(
-                        ServiceError(.notAllowedNow,
+                        FlowHostError(.notAllowedNow,
                             message: "signing needs that user logged in here (and, above level 0, re-authenticated in the last \(freshSeconds) seconds)")))
             }
             let start: DataSignatures.Start
@@ -89,7 +90,7 @@ enum SignaturesModule {
             } else if let id = try p.optionalString("dataSignatureID") {
                 verdict = try signatures.verify(dataSignatureID: id)
             } else {
-                throw ServiceError.invalidParams(field: "dataSignatureID", reason: "a dataSignatureID or a receipt is required")
+                throw FlowHostError.invalidParams(field: "dataSignatureID", reason: "a dataSignatureID or a receipt is required")
             }
             return verdictJSON(verdict)
         }

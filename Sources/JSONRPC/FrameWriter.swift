@@ -1,5 +1,6 @@
 import CJansson
 import FlowHostPOSIX
+import FlowHostVocabulary
 import FlowJSON
 
 #if canImport(Glibc)
@@ -88,7 +89,7 @@ public final class FrameWriter {
         try endFrame()
     }
 
-    public func writeError(id: JSON, error: RPCError) throws {
+    public func writeError(id: JSON, error: FlowHostError) throws {
         appendError(id: id, error: error)
         try endFrame()
     }
@@ -173,7 +174,7 @@ public final class FrameWriter {
         }
     }
 
-    private func appendError(id: JSON, error: RPCError) {
+    private func appendError(id: JSON, error: FlowHostError) {
         append(#"{"jsonrpc":"2.0","id":"#)
         appendID(id)
         append(#","error":"#)
@@ -185,5 +186,5 @@ public final class FrameWriter {
 /// The answer to one request.
 public enum Reply {
     case result(id: JSON, result: JSON?)
-    case error(id: JSON, error: RPCError)
+    case error(id: JSON, error: FlowHostError)
 }

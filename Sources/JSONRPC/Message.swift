@@ -1,4 +1,5 @@
 import CJansson
+import FlowHostVocabulary
 import FlowJSON
 
 /// One JSON-RPC message as it came in, checked against the 2.0 envelope rules.
@@ -10,7 +11,7 @@ public enum IncomingMessage {
     /// The client's answer to a request the host sent.
     case response(id: JSON, result: JSON?, error: JSON?)
     /// Not a valid message; answered with `error` and `id` (null when unknown).
-    case invalid(id: JSON, error: RPCError)
+    case invalid(id: JSON, error: FlowHostError)
 
     /// Classifies one parsed value (an element of a batch, or a whole frame
     /// that is not an array).
@@ -23,7 +24,7 @@ public enum IncomingMessage {
 
     private static func classify(_ raw: UnsafeMutablePointer<json_t>) -> IncomingMessage {
         guard raw.pointee.type == JSON_OBJECT else {
-            return .invalid(id: .null, error: RPCError.invalidRequest.withMessage("Invalid Request: not an object"))
+            return .invalid(id: .null, error: FlowHostError.invalidRequest.withMessage("Invalid Request: not an object"))
         }
         let rawID = json_object_get(raw, "id")
         let idIsValid = rawID.map { isValidID($0) } ?? true
@@ -32,25 +33,25 @@ public enum IncomingMessage {
         guard let version = json_object_get(raw, "jsonrpc"), version.pointee.type == JSON_STRING,
             strcmp(json_string_value(version), "2.0") == 0
         else {
-            return .invalid(id: replyID, error: RPCError.invalidRequest.withMessage("Invalid Request: jsonrpc must be \"2.0\""))
+            return .invalid(id: replyID, error: FlowHostError.invalidRequest.withMessage("Invalid Request: jsonrpc must be \"2.0\""))
         }
         guard idIsValid else {
-            return .invalid(id: .null, error: RPCError.invalidRequest.withMessage("Invalid Request: id must be a string, a number or null"))
+            return .invalid(id: .null, error: FlowHostError.invalidRequest.withMessage("Invalid Request: id must be a string, a number or null"))
         }
 
         if let method = json_object_get(raw, "method") {
             guard method.pointee.type == JSON_STRING else {
-                return .invalid(id: replyID, error: RPCError.invalidRequest.withMessage("Invalid Request: method must be a string"))
+                return .invalid(id: replyID, error: FlowHostError.invalidRequest.withMessage("Invalid Request: method must be a string"))
             }
             let name = string(method)
             let params = json_object_get(raw, "params")
             if let params, params.pointee.type != JSON_OBJECT, params.pointee.type != JSON_ARRAY {
-                return .invalid(id: replyID, error: RPCError.invalidRequest.withMessage("Invalid Request: params must be an object or an array"))
+                return .invalid(id: replyID, error: FlowHostError.invalidRequest.withMessage("Invalid Request: params must be an object or an array"))
             }
             let known = 2 + (rawID == nil ? 0 : 1) + (params == nil ? 0 : 1)
             if json_object_size(raw) != known {
                 let extra = JSON(borrowing: raw).keys.first { !["jsonrpc", "id", "method", "params"].contains($0) } ?? ""
-                return .invalid(id: replyID, error: RPCError.invalidRequest.withMessage("Invalid Request: unknown member \"\(extra)\""))
+                return .invalid(id: replyID, error: FlowHostError.invalidRequest.withMessage("Invalid Request: unknown member \"\(extra)\""))
             }
             let wrappedParams = params.map { JSON(borrowing: $0) }
             if rawID != nil { return .request(id: replyID, method: name, params: wrappedParams) }
@@ -62,7 +63,7 @@ public enum IncomingMessage {
         if rawID != nil, (result == nil) != (error == nil) {
             return .response(id: replyID, result: result.map { JSON(borrowing: $0) }, error: error.map { JSON(borrowing: $0) })
         }
-        return .invalid(id: replyID, error: RPCError.invalidRequest.withMessage("Invalid Request: no method, and not a response"))
+        return .invalid(id: replyID, error: FlowHostError.invalidRequest.withMessage("Invalid Request: no method, and not a response"))
     }
 
     private static func isValidID(_ id: UnsafeMutablePointer<json_t>) -> Bool {

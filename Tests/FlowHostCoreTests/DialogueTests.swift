@@ -14,12 +14,12 @@ final class DialogueFlow: Flow {
     let host: FlowHost
     var dialogue: Dialogue
 
-    init(host: FlowHost, config: JSON) throws(FlowError) {
+    init(host: FlowHost, config: JSON) throws(FlowHostError) {
         self.host = host
         dialogue = host.beginDialogue()
     }
 
-    func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
+    func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? {
         switch method {
         case "dlg.start":
             dialogue.request("platform/ask", .object()) { [host] outcome in
@@ -32,7 +32,7 @@ final class DialogueFlow: Flow {
         case "dlg.end":
             dialogue.end()
         default:
-            throw FlowError.methodNotFound
+            throw FlowHostError.methodNotFound
         }
         return nil
     }

@@ -1,4 +1,5 @@
 import FlowHostCore
+import FlowHostVocabulary
 import FlowJSON
 import Testing
 
@@ -150,8 +151,8 @@ import Testing
 
     @Test func servicesOfferedByTheHost() {
         let h = Harness(ProbeFlow.self)
-        h.engine.registerService("host.answer") { caller, _ throws(ServiceError) in ["answer": 42, "caller": .string(caller)] }
-        h.engine.registerService("host.secret") { _, _ throws(ServiceError) in ["secret": true] }
+        h.engine.registerService("host.answer") { caller, _ throws(FlowHostError) in ["answer": 42, "caller": .string(caller)] }
+        h.engine.registerService("host.secret") { _, _ throws(FlowHostError) in ["secret": true] }
         h.initialize()
         var reply = h.exchange(request(1, "probe.call", #"{"service":"host.answer"}"#))
         #expect(reply[0]["result"]?["answer"]?.intValue == 42)

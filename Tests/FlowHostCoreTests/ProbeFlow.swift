@@ -26,14 +26,14 @@ final class ProbeFlow: Flow {
     let host: FlowHost
     var mode = 0
 
-    init(host: FlowHost, config: JSON) throws(FlowError) {
-        if config["refuse"]?.boolValue == true { throw FlowError(.internalError, message: "refused by config") }
+    init(host: FlowHost, config: JSON) throws(FlowHostError) {
+        if config["refuse"]?.boolValue == true { throw FlowHostError(.internalError, message: "refused by config") }
         self.host = host
     }
 
     func start() { host.emit("onProbe", ["text": "started"]) }
 
-    func handle(method: String, params: JSON) throws(FlowError) -> JSON? {
+    func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? {
         switch method {
         case "probe.emit":
             host.emit("onProbe", ["text": params["text"]!])
@@ -53,7 +53,7 @@ final class ProbeFlow: Flow {
             return nil
         case "setSecret":
             switch params["secret"]!.stringValue! {
-            case "": throw FlowError.sdk(4, "empty secret")
+            case "": throw FlowHostError.sdk(4, "empty secret")
             case "right":
                 host.emit("onProbe", ["text": "unlocked"])
             default:
@@ -61,7 +61,8 @@ final class ProbeFlow: Flow {
             }
             return nil
         case "probe.fail":
-            throw FlowError(ErrorCode(rawValue: params["code"]!.intValue!), shortCode: 7, message: "failed on purpose")
+            let code = params["code"]!.intValue!
+            throw code > 0 ? FlowHostError.sdk(code, shortCode: 7, "failed on purpose") : FlowHostError(ErrorCode(rawValue: code), message: "failed on purpose")
         case "probe.call":
             return try host.call(params["service"]!.stringValue!, params["params"] ?? .object())
         case "probe.timer":
@@ -69,12 +70,12 @@ final class ProbeFlow: Flow {
             let canary = Canary()
             return ["timerID": .optional(host.setTimer(milliseconds: 3_600_000) { _ = canary }.map { Int($0) }, JSON.int)]
         default:
-            throw FlowError.methodNotFound
+            throw FlowHostError.methodNotFound
         }
     }
 
-    func callService(_ name: String, params: JSON) throws(FlowError) -> JSON? {
-        guard let value = params["n"]?.intValue else { throw FlowError.invalidParams(field: "n", reason: "required integer") }
+    func callService(_ name: String, params: JSON) throws(FlowHostError) -> JSON? {
+        guard let value = params["n"]?.intValue else { throw FlowHostError.invalidParams(field: "n", reason: "required integer") }
         return ["n": .int(value * 2)]
     }
 }
@@ -95,20 +96,20 @@ final class TwinFlow: Flow {
                 answers: ["getSecret"])
         ],
         events: [FlowEvent("getSecret", challenge: true)])
-    init(host: FlowHost, config: JSON) throws(FlowError) {}
-    func handle(method: String, params: JSON) throws(FlowError) -> JSON? { nil }
+    init(host: FlowHost, config: JSON) throws(FlowHostError) {}
+    func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? { nil }
 }
 
 /// Takes the name `probe` again: must be refused.
 final class ImpostorFlow: Flow {
     static let declaration = FlowDeclaration(name: "probe", version: "9")
-    init(host: FlowHost, config: JSON) throws(FlowError) {}
-    func handle(method: String, params: JSON) throws(FlowError) -> JSON? { nil }
+    init(host: FlowHost, config: JSON) throws(FlowHostError) {}
+    func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? { nil }
 }
 
 /// Takes the ordinary method `probe.emit`: must be refused.
 final class MethodThiefFlow: Flow {
     static let declaration = FlowDeclaration(name: "thief", version: "1", methods: [FlowMethod("probe.emit")])
-    init(host: FlowHost, config: JSON) throws(FlowError) {}
-    func handle(method: String, params: JSON) throws(FlowError) -> JSON? { nil }
+    init(host: FlowHost, config: JSON) throws(FlowHostError) {}
+    func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? { nil }
 }

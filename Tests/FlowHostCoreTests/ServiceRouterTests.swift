@@ -6,7 +6,7 @@ import Testing
 
 /// The service router alone: calls, what they start, and each caller's one callback.
 @Suite struct ServiceRouterTests {
-    final class Heard { var results: [Result<JSON?, RPCError>] = []; var answers: [Result<JSON, RPCError>] = [] }
+    final class Heard { var results: [Result<JSON?, FlowHostError>] = []; var answers: [Result<JSON, FlowHostError>] = [] }
 
     let h: Harness
     var probe: LoadedPlugin { h.engine.plugins[0] }

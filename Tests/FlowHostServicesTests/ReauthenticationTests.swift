@@ -1,7 +1,8 @@
-@testable import FlowHostCore
+import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 import Testing
+@testable import FlowHostCore
 
 /// Re-authentication is an explicit step of the session: a verification
 /// gives a one-time token, and only spending it moves `lastProvedAt`.
@@ -15,7 +16,7 @@ import Testing
         clock.advance(milliseconds: 600_000)
     }
 
-    func spend(_ token: String) -> Result<JSON?, RPCError> { h.call("session.reauthenticate", ["reauthentication": .string(token)]) }
+    func spend(_ token: String) -> Result<JSON?, FlowHostError> { h.call("session.reauthenticate", ["reauthentication": .string(token)]) }
 
     @Test func aVerificationsTokenMovesTheProofOnceAndOnlyForItsUser() throws {
         let loggedInAt = try #require(h.engine.session.current?.lastProvedAt)

@@ -1,13 +1,14 @@
-@testable import FlowHostCore
 import FlowHostCredentials
 import FlowHostDelivery
 import FlowHostDevices
 import FlowHostServices
 import FlowHostStore
+import FlowHostVocabulary
 import FlowJSON
 import Foundation
 import JSONRPC
 import Logging
+@testable import FlowHostCore
 
 /// An engine with every host module over a real SQLite store in a
 /// throw-away folder; services are called as the host itself would.
@@ -31,5 +32,5 @@ final class ServicesHarness {
     deinit { try? FileManager.default.removeItem(atPath: folder) }
 
     /// Calls a host service synchronously, with no flow as the caller.
-    func call(_ name: String, _ params: JSON) -> Result<JSON?, RPCError> { engine.callService(name, params: params, from: nil) }
+    func call(_ name: String, _ params: JSON) -> Result<JSON?, FlowHostError> { engine.callService(name, params: params, from: nil) }
 }

@@ -37,7 +37,7 @@ final class DemoClient {
         let description: String
     }
 
-    func request(_ method: String, _ params: JSON? = nil) throws -> Result<JSON, RPCError> {
+    func request(_ method: String, _ params: JSON? = nil) throws -> Result<JSON, FlowHostError> {
         let id = nextID
         nextID += 1
         let message: JSON = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
@@ -50,7 +50,7 @@ final class DemoClient {
                 if let error = reply["error"] {
                     print("  ✗ error \(error.serialized())")
                     return .failure(
-                        RPCError(ErrorCode(rawValue: error["code"]?.intValue ?? 0), message: error["message"]?.stringValue ?? "", data: error["data"]))
+                        FlowHostError(ErrorCode(rawValue: error["code"]?.intValue ?? 0), message: error["message"]?.stringValue ?? "", data: error["data"]))
                 }
                 let result = reply["result"] ?? .null
                 if echo, !result.isNull { print("  ← result \(result.serialized())") }

@@ -49,7 +49,7 @@ static void tp_serve(void *instance, const char *name, json_t *params, uint64_t 
     flow->attempts = 0;
     flow->host->send_request(flow->context, "platform/confirm",
                              json_pack("{sO}", "purpose", json_object_get(params, "purpose")), 0, on_confirm, flow);
-    ask(flow, 100);
+    ask(flow, FLOWHOST_SDK_SUCCESS);
 }
 
 static void tp_cancel(void *instance, uint64_t call_id) {
@@ -73,11 +73,11 @@ static int32_t tp_handle(void *instance, const char *method, json_t *params, jso
         flow->host->complete_call(flow->context, call, json_pack("{sb}", "verified", 1), NULL);
     } else if (++flow->attempts >= 3) {
         flowhost_error_v1 failure = {0};
-        flowhost_error_set(&failure, 153, 153, "attempts exhausted");
+        flowhost_error_set(&failure, FLOWHOST_SDK_ATTEMPTS_EXHAUSTED, FLOWHOST_SDK_ATTEMPTS_EXHAUSTED, "attempts exhausted");
         flow->call = 0;
         flow->host->complete_call(flow->context, call, NULL, &failure);
     } else {
-        ask(flow, 102);
+        ask(flow, FLOWHOST_SDK_AUTHENTICATION_FAILED);
     }
     *result = json_null();
     return FLOWHOST_OK;

@@ -1,0 +1,67 @@
+import FlowHostAudit
+import FlowHostCredentials
+import FlowHostDelivery
+import FlowHostNotifications
+import FlowHostStore
+import FlowJSON
+
+/// What the scenarios share: the executable to spawn as hosts, and the
+/// store they and the operator's commands use.
+struct DemoContext: Sendable {
+    let executable: String
+    let storePath: String
+
+    /// Starts a host as a device of the demo deployment and initializes it.
+    func startHost(deviceID: String, ldaCapabilities: [Int] = []) throws -> DemoClient {
+        let client = try DemoClient(executable: executable, arguments: ["serve", "--store", storePath, "--examples"])
+        client.hostRequestHandlers["platform/authenticateLDA"] = { _ in ["authenticated": true] }
+        // The demo stands in for an IDV service: the level-4 signing's server biometric matches.
+        client.hostRequestHandlers["platform/verifyServerBiometric"] = { _ in ["verified": true] }
+        client.echo = false
+        defer { client.echo = true }
+        let result = try client.call(
+            "initialize",
+            [
+                "protocolVersion": "1.1", "clientInfo": ["name": "flowhost demo", "version": "1"],
+                "device": [
+                    "deviceID": .string(deviceID), "deviceName": .string("Demo \(deviceID)"),
+                    "ldaCapabilities": .array(ldaCapabilities.map(JSON.int)),
+                ],
+            ])
+        let flows = result["flows"]?.elements.compactMap { $0["name"]?.stringValue } ?? []
+        print("  ← result: device \(result["device"]?["deviceID"]?.stringValue ?? "?"), flows \(flows.joined(separator: ", "))")
+        return client
+    }
+
+    /// What the operator does first: `flowhost admin add-user NAME`. The
+    /// code reaches the script directly; it is not printed.
+    func addUser(_ userID: String) throws -> String {
+        let store = try SQLiteStore(path: storePath)
+        let outbox = try OutboxDelivery(keyPath: storePath + ".key")
+        let service = CredentialService(store: store, settings: CredentialSettings(), delivery: outbox)
+        let issued = try service.addUser(userID)
+        print("  (operator) flowhost admin add-user \(userID) → activation code •••, verification key \(issued.verificationKey)")
+        return issued.activationCode
+    }
+
+    /// What an operator (or a service) does: `flowhost admin notify USER …`.
+    func notify(_ userID: String, subject: String, actions: [(String, String, String)]) throws -> String {
+        let store = try SQLiteStore(path: storePath)
+        let service = NotificationService(store: store, audit: AuditLog(clock: CredentialService.now), clock: CredentialService.now)
+        let wake = try FeedWake(path: storePath + ".feed")
+        service.ringFeed = { wake.ring() }
+        let uuid = try service.create(
+            userID: userID, subject: subject, message: "Invoice 42",
+            actions: actions.map { NotificationAction(label: $0.0, action: $0.1, authLevel: $0.2) }, expiresInSeconds: 600)
+        print("  (operator) flowhost admin notify \(userID) --subject \"\(subject)\" … → \(uuid)")
+        return uuid
+    }
+
+    func stop(_ client: DemoClient) throws {
+        client.echo = false
+        try client.call("shutdown")
+        try client.notify("exit")
+        let status = try client.finish()
+        guard status == 0 else { throw DemoClient.Failure(description: "host exited with \(status)") }
+    }
+}
