@@ -77,34 +77,38 @@ let package = Package(
         // Protocols plus the SQLite implementation on SQLite's C API.
         // libpq, loaded with dlopen only when a PostgreSQL store is named (the header from libpq-dev).
         .target(name: "CLibPQ", path: "Sources/CLibPQ"),
+        // Connections, transactions, dialects and the migrator; the domains below own their tables and SQL.
         .target(name: "FlowHostStore", dependencies: ["CSQLite", "CLibPQ", "FlowHostPOSIX"]),
 
+        // The accounts domain: users and the devices registered to them, which the other domains name.
+        .target(name: "FlowHostAccounts", dependencies: ["FlowHostStore"]),
+
         // The audit domain: rows for changes of state, hourly counts for the rest.
-        .target(name: "FlowHostAudit", dependencies: ["FlowHostStore", "FlowJSON"]),
+        .target(name: "FlowHostAudit", dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowJSON"]),
 
         // The sessions domain: lifetimes, opening and ending sessions.
-        .target(name: "FlowHostSessions", dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowJSON"]),
+        .target(name: "FlowHostSessions", dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowJSON"]),
 
         // The devices domain: each device's key (Ed25519), challenges and proofs of possession.
         .target(
             name: "FlowHostDevices",
-            dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "FlowJSON"]),
+            dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "FlowJSON"]),
 
         // The notifications domain: messages a user's devices answer once.
-        .target(name: "FlowHostNotifications", dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowJSON"]),
+        .target(name: "FlowHostNotifications", dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowJSON"]),
 
         // The delivery domain: the sealed outbox, and a command run after the commit.
         .target(
             name: "FlowHostDelivery",
-            dependencies: ["FlowHostStore", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "CFlowHostSystem", "FlowJSON"]),
+            dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "CFlowHostSystem", "FlowJSON"]),
 
         // Passwords (Argon2id, policy, history), activation codes, attempts,
         // code delivery: the security logic over the store protocols.
         .target(
             name: "FlowHostCredentials",
             dependencies: [
-                "FlowHostStore", "FlowHostAudit", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices", "FlowHostVocabulary",
-                "FlowHostPOSIX", "CArgon2", "CSodium", "FlowJSON",
+                "FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
+                "FlowHostNotifications", "FlowHostVocabulary", "FlowHostPOSIX", "CArgon2", "CSodium", "FlowJSON",
             ]
         ),
 
@@ -112,8 +116,8 @@ let package = Package(
         .target(
             name: "FlowHostServices",
             dependencies: [
-                "FlowHostCore", "FlowHostCredentials", "FlowHostSessions", "FlowHostAudit", "FlowHostDelivery", "FlowHostDevices",
-                "FlowHostNotifications", "FlowHostStore", "FlowJSON",
+                "FlowHostCore", "FlowHostAccounts", "FlowHostCredentials", "FlowHostSessions", "FlowHostAudit", "FlowHostDelivery",
+                "FlowHostDevices", "FlowHostNotifications", "FlowHostStore", "FlowJSON",
             ]
         ),
 
@@ -124,7 +128,7 @@ let package = Package(
             name: "flowhost",
             dependencies: [
                 "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
-                "FlowHostNotifications", "FlowHostAudit", "FlowHostStore",
+                "FlowHostNotifications", "FlowHostAudit", "FlowHostAccounts", "FlowHostStore",
                 "CFlowHostSystem", "JSONRPC", "FlowHostVocabulary",
                 "FlowJSON", "FlowHostPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -158,18 +162,23 @@ let package = Package(
             ], path: "Tests/Fuzz/Dispatch"),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON", "TestSupport"]),
         .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore", "FlowHostPOSIX"]),
-        .testTarget(name: "FlowHostAuditTests", dependencies: ["FlowHostAudit", "FlowHostStore"]),
-        .testTarget(name: "FlowHostNotificationsTests", dependencies: ["FlowHostNotifications", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
-        .testTarget(name: "FlowHostSessionsTests", dependencies: ["FlowHostSessions", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
+        .testTarget(name: "FlowHostAccountsTests", dependencies: ["FlowHostAccounts", "FlowHostStore"]),
+        .testTarget(name: "FlowHostAuditTests", dependencies: ["FlowHostAudit", "FlowHostAccounts", "FlowHostStore"]),
+        .testTarget(name: "FlowHostNotificationsTests", dependencies: ["FlowHostNotifications", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
+        .testTarget(name: "FlowHostSessionsTests", dependencies: ["FlowHostSessions", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
         .testTarget(
             name: "FlowHostCredentialsTests",
-            dependencies: ["FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostVocabulary", "FlowHostStore", "FlowJSON"]),
-        .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
+            dependencies: [
+                "FlowHostCredentials", "FlowHostAccounts", "FlowHostAudit", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
+                "FlowHostNotifications", "FlowHostVocabulary", "FlowHostStore", "FlowJSON",
+            ]),
+        .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
         .testTarget(name: "FlowHostClientTests", dependencies: ["FlowHostClient"]),
         .testTarget(
             name: "FlowHostServicesTests",
             dependencies: [
-                "FlowHostServices", "FlowHostCore", "FlowHostCredentials", "FlowHostDelivery", "FlowHostDevices", "FlowHostStore", "JSONRPC",
+                "FlowHostServices", "FlowHostCore", "FlowHostAccounts", "FlowHostCredentials", "FlowHostDelivery", "FlowHostDevices",
+                "FlowHostStore", "JSONRPC",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "FlowHostSDK", "JSONRPC", "FlowJSON", "TestSupport", "CFlowHostSystem"]),

@@ -1,3 +1,4 @@
+import FlowHostAccounts
 import FlowHostStore
 import FlowJSON
 

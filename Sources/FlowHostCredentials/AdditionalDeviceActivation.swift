@@ -1,4 +1,6 @@
+import FlowHostAccounts
 import FlowHostAudit
+import FlowHostNotifications
 import FlowHostStore
 import FlowHostVocabulary
 import FlowJSON

@@ -1,3 +1,4 @@
+import FlowHostAccounts
 import FlowHostDelivery
 import FlowHostStore
 import FlowHostVocabulary

@@ -1,3 +1,5 @@
+import FlowHostAccounts
+import FlowHostDevices
 import FlowHostSessions
 import FlowHostStore
 import FlowJSON

@@ -1,3 +1,4 @@
+import FlowHostAccounts
 import FlowHostStore
 
 /// The LDA login: a session for a user the credentials domain lets in.

@@ -1,3 +1,4 @@
+import FlowHostAccounts
 import FlowHostAudit
 import FlowHostDelivery
 import FlowHostDevices
@@ -11,9 +12,11 @@ import Glibc
 import Darwin
 #endif
 
-/// The security logic over the store: codes, passwords, attempts, devices,
-/// sessions, audit. Flows reach it through the host's services; the admin
-/// CLI calls it directly.
+/// The credentials domain's logic: codes, passwords, attempts, and the
+/// steps of activation and login that use the sessions and devices domains.
+/// Flows reach it through the host's services; the admin CLI calls it
+/// directly. It is made over a `DomainContext`, which is how anything else
+/// reaches the store, the audit log and the other domains.
 ///
 /// Every counter lives in the store and every change is one transaction, so
 /// a restart never resets an attempt count and two hosts on one store agree.
@@ -26,45 +29,35 @@ import Darwin
 /// Code delivery runs on its own thread (`DeliveryWorker`) and shares only
 /// the store, which serialises its own use.
 public final class CredentialService {
-    public let store: any FlowStore
+    let context: DomainContext
     public let settings: CredentialSettings
     let delivery: any CodeDelivery
-    let clock: () -> Int64
-    /// The audit domain (rows and counts).
-    public let audit: AuditLog
+    var store: any FlowStore { context.store }
+    var clock: () -> Int64 { context.clock }
+    var audit: AuditLog { context.audit }
     /// The sessions domain, for the steps that open or end sessions in their own transactions.
     let sessionLedger: SessionLedger
     /// The sessions domain's own operations.
-    public let sessions: SessionService
-    /// The devices domain: keys, challenges, proofs.
-    public let devices: DeviceProofs
-    /// Rings the change feed's wake-up after a commit that appended to the
-    /// feed (sessions ended by a block, say), so other hosts learn at once.
-    public var ringFeed: (() -> Void)?
+    let sessions: SessionService
+    /// The devices domain: keys, challenges, proofs (a login with a device key).
+    let devices: DeviceProofs
     /// Set inside a transaction that appended to the feed.
     var feedAppended = false
 
-    public init(
-        store: any FlowStore, settings: CredentialSettings, delivery: any CodeDelivery, sessions: SessionSettings = SessionSettings(),
-        clock: @escaping () -> Int64 = CredentialService.now
-    ) {
-        self.store = store
+    public init(_ context: DomainContext, settings: CredentialSettings, delivery: any CodeDelivery, sessions: SessionSettings = SessionSettings()) {
+        self.context = context
         self.settings = settings
         self.delivery = delivery
-        self.clock = clock
-        audit = AuditLog(clock: clock)
-        sessionLedger = SessionLedger(settings: sessions, audit: audit, clock: clock)
-        self.sessions = SessionService(store: store, ledger: sessionLedger, audit: audit, clock: clock)
-        devices = DeviceProofs(store: store, audit: audit, clock: clock)
+        self.sessions = SessionService(context, settings: sessions)
+        sessionLedger = self.sessions.ledger
+        devices = DeviceProofs(context)
     }
-
-    public static func now() -> Int64 { Int64(time(nil)) }
 
     /// `store.write`, then the feed's wake-up if the transaction appended to it.
     func write<T>(durability: Durability = .full, _ body: (any StoreWriter) throws -> T) throws -> T {
         feedAppended = false
         defer {
-            if feedAppended { ringFeed?() }
+            if feedAppended { context.ringFeed?() }
             feedAppended = false
         }
         return try store.write(durability: durability, body)
@@ -132,13 +125,6 @@ public final class CredentialService {
         case nil:
             return .deviceNotProven
         }
-    }
-
-    // MARK: Audit
-
-    /// A flow's own event: counted, never one row per call (see `AuditLog`).
-    public func record(userID: String?, deviceID: String?, action: String, outcome: String) throws {
-        try audit.record(in: store, userID: userID, action: action, outcome: outcome)
     }
 
     // MARK: Helpers

@@ -1,3 +1,4 @@
+import FlowHostAccounts
 import FlowHostAudit
 import FlowHostStore
 import FlowJSON

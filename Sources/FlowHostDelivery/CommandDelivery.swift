@@ -1,5 +1,6 @@
 import FlowHostPOSIX
 import CFlowHostSystem
+import FlowHostAudit
 import FlowHostStore
 import FlowHostVocabulary
 

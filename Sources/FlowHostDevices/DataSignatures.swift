@@ -18,11 +18,11 @@ public final class DataSignatures {
     /// Countersigns every receipt, and is the only key a receipt's issuance is checked with.
     public let issuer: ReceiptIssuer
 
-    public init(store: any FlowStore, audit: AuditLog, issuer: ReceiptIssuer, clock: @escaping () -> Int64) {
-        self.store = store
-        self.audit = audit
+    public init(_ context: DomainContext, issuer: ReceiptIssuer) {
+        store = context.store
+        audit = context.audit
         self.issuer = issuer
-        self.clock = clock
+        clock = context.clock
     }
 
     /// What to sign: the message, and the key to sign it with.

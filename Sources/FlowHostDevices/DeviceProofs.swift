@@ -1,4 +1,5 @@
 import CSodium
+import FlowHostAccounts
 import FlowHostAudit
 import FlowHostStore
 import FlowHostVocabulary
@@ -17,10 +18,10 @@ public final class DeviceProofs {
     public static let challengeSeconds: Int64 = 60
     public static let proofSeconds: Int64 = 300
 
-    public init(store: any FlowStore, audit: AuditLog, clock: @escaping () -> Int64) {
-        self.store = store
-        self.audit = audit
-        self.clock = clock
+    public init(_ context: DomainContext) {
+        store = context.store
+        audit = context.audit
+        clock = context.clock
     }
 
     /// What a device signs: domain-separated, naming the user, the device,

@@ -1,4 +1,14 @@
-import FlowHostStore
+
+/// Creation times a listing keeps: `from` inclusive, `until` exclusive (seconds).
+public struct CreationWindow: Sendable, Equatable {
+    public var from: Int64
+    public var until: Int64
+    public init(from: Int64, until: Int64) {
+        self.from = from
+        self.until = until
+    }
+    public static let all = CreationWindow(from: .min, until: .max)
+}
 
 /// `startDate` / `endDate` of `getNotifications` and `getNotificationHistory`
 /// as a window on creation times. The SDK leaves their format to the server;

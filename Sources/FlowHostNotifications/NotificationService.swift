@@ -1,3 +1,4 @@
+import FlowHostAccounts
 import FlowHostAudit
 import FlowHostStore
 import FlowHostVocabulary
@@ -24,11 +25,12 @@ public struct NotificationAction: Sendable, Equatable {
 ///
 /// Used from one thread at a time (the host's loop, or an admin command).
 public final class NotificationService {
-    public let store: any FlowStore
-    let audit: AuditLog
-    let clock: () -> Int64
-    /// Rings the change feed's wake-up after a commit that appended to it.
-    public var ringFeed: (() -> Void)?
+    /// The store, the clock, the audit and the feed's bell (not a flow's
+    /// `context`, which some methods here take as JSON).
+    let context: DomainContext
+    var store: any FlowStore { context.store }
+    var audit: AuditLog { context.audit }
+    var clock: () -> Int64 { context.clock }
 
     /// Limits on device-approval requests (`ApprovalLimits`).
     public var approvalLimits = ApprovalLimits()
@@ -38,10 +40,8 @@ public final class NotificationService {
     public static let updatedTopic = "notifications.updated"
     public static let maxActions = 8
 
-    public init(store: any FlowStore, audit: AuditLog, clock: @escaping () -> Int64) {
-        self.store = store
-        self.audit = audit
-        self.clock = clock
+    public init(_ context: DomainContext) {
+        self.context = context
     }
 
     /// Creates a notification for an existing user; returns its uuid.
@@ -85,7 +85,7 @@ public final class NotificationService {
             return nil
         }
         if let refused { throw refused }
-        ringFeed?()
+        self.context.ringFeed?()
         return uuid
     }
 
@@ -150,7 +150,7 @@ public final class NotificationService {
             try tx.appendFeedEvent(topic: Self.updatedTopic, payload: notice.serialized(), at: now)
             return .updated(updated)
         }
-        if case .updated = outcome { ringFeed?() }
+        if case .updated = outcome { context.ringFeed?() }
         return outcome
     }
 

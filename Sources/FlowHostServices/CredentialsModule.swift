@@ -12,7 +12,7 @@ import FlowJSON
 /// memory only.
 enum CredentialsModule {
     static func register(
-        _ credentials: CredentialService, keyring: DeviceKeyring?, in engine: HostEngine
+        _ credentials: CredentialService, store: any FlowStore, keyring: DeviceKeyring?, in engine: HostEngine
     ) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
@@ -33,7 +33,7 @@ enum CredentialsModule {
         offer(engine, "credentials.rememberedUsers", [string("deviceID")]) { _, p in
             let deviceID = try p.string("deviceID")
             let users = try DevicesModule.provable(
-                try credentials.rememberedUsers(deviceID: deviceID), deviceID: deviceID, credentials: credentials, keyring: keyring)
+                try credentials.rememberedUsers(deviceID: deviceID), deviceID: deviceID, store: store, keyring: keyring)
             return ["users": .array(users.map(JSON.string))]
         }
 

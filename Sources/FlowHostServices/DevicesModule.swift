@@ -15,7 +15,7 @@ enum DevicesModule {
     /// The `reason` of the proof that ends an LDA step-up.
     static let ldaStepUpReason = "step-up-lda"
 
-    static func register(_ credentials: CredentialService, keyring: DeviceKeyring?, in engine: HostEngine) {
+    static func register(_ devices: DeviceProofs, keyring: DeviceKeyring?, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
         func custody() -> String { engine.clientDevice["keyCustody"]?.stringValue ?? "host" }
@@ -48,7 +48,7 @@ enum DevicesModule {
             let (userID, deviceID, reason) = (call.userID, call.deviceID, call.reason)
             let refused: (String) -> Void = { why in finish(.success(.refused(status: SDKCode.deviceNotRegistered, reason: why))) }
             let start: DeviceProofs.Start
-            do { start = try credentials.devices.begin(userID: userID, deviceID: deviceID, reason: reason) } catch {
+            do { start = try devices.begin(userID: userID, deviceID: deviceID, reason: reason) } catch {
                 engine.logger.error("device proof failed: \(error)")
                 return finish(.failure(.internalError))
             }
@@ -58,7 +58,7 @@ enum DevicesModule {
             case .challenge(let nonce, let message, let key):
                 let check: ([UInt8]?) -> Void = { signature in
                     do {
-                        switch try credentials.devices.finish(
+                        switch try devices.finish(
                             userID: userID, deviceID: deviceID, nonce: nonce, message: message, signature: signature ?? [])
                         {
                         case .proven(let proof):
@@ -94,8 +94,8 @@ enum DevicesModule {
     /// The users whose key for this device this host can use: only they may
     /// be offered as remembered users (a device that claims another's id
     /// learns nothing).
-    static func provable(_ users: [String], deviceID: String, credentials: CredentialService, keyring: DeviceKeyring?) throws -> [String] {
-        try credentials.store.read { tx in
+    static func provable(_ users: [String], deviceID: String, store: any FlowStore, keyring: DeviceKeyring?) throws -> [String] {
+        try store.read { tx in
             try users.filter { user in
                 guard let key = try tx.deviceKey(userID: user, deviceID: deviceID), key.revokedAt == nil, key.custody == "host" else { return false }
                 return keyring?.holds(key.keyID) == true

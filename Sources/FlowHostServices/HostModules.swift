@@ -1,3 +1,4 @@
+import FlowHostAudit
 import FlowHostCore
 import FlowHostCredentials
 import FlowHostDelivery
@@ -15,30 +16,27 @@ public enum HostModules {
     ])
 
     public static func register(
-        _ credentials: CredentialService, feedWake: (any FeedSignal)?, keyring: DeviceKeyring?, issuer: ReceiptIssuer,
-        retention: RetentionSettings = RetentionSettings(), approvals: ApprovalLimits = ApprovalLimits(), in engine: HostEngine
+        _ domains: HostDomains, feedWake: (any FeedSignal)?,
+        keyring: DeviceKeyring?, issuer: ReceiptIssuer, retention: RetentionSettings = RetentionSettings(),
+        approvals: ApprovalLimits = ApprovalLimits(), in engine: HostEngine
     ) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
-        let notifications = NotificationService(store: credentials.store, audit: credentials.audit, clock: CredentialService.now)
+        let (context, credentials, sessions) = (domains.context, domains.credentials, domains.sessions)
+        if let feedWake { context.ringFeed = { feedWake.ring() } }
+        let notifications = NotificationService(context)
         notifications.approvalLimits = approvals
-        if let feedWake { notifications.ringFeed = { feedWake.ring() } }
-        CredentialsModule.register(credentials, keyring: keyring, in: engine)
+        CredentialsModule.register(credentials, store: context.store, keyring: keyring, in: engine)
         NewDevicesModule.register(AdditionalDeviceActivation(credentials), notifications: notifications, in: engine)
         AuthenticatorsModule.register(DeviceAuthenticators(credentials), in: engine)
         RecoveryModule.register(AccountRecovery(credentials), in: engine)
-        SignaturesModule.register(
-            DataSignatures(store: credentials.store, audit: credentials.audit, issuer: issuer, clock: CredentialService.now), keyring: keyring,
-            in: engine)
-        DevicesModule.register(credentials, keyring: keyring, in: engine)
-        SessionsModule.register(credentials, issuer: issuer, in: engine)
-        AuditModule.register(credentials, in: engine)
-        RecordsModule.register(credentials.store, in: engine)
+        SignaturesModule.register(DataSignatures(context, issuer: issuer), keyring: keyring, in: engine)
+        DevicesModule.register(DeviceProofs(context), keyring: keyring, in: engine)
+        SessionsModule.register(credentials, sessions: sessions, issuer: issuer, in: engine)
+        AuditModule.register(context.audit, store: context.store, in: engine)
+        RecordsModule.register(context.store, in: engine)
         NotificationsModule.register(notifications, in: engine)
-        engine.afterLogin = RetentionSweep.hourly(credentials.store, retention, logger: engine.logger)
-        if let feedWake {
-            engine.feed = StoreChangeFeed(store: credentials.store, wake: feedWake, retention: retention)
-            credentials.ringFeed = { feedWake.ring() }
-        }
+        engine.afterLogin = RetentionSweep.hourly(context.store, retention, logger: engine.logger)
+        if let feedWake { engine.feed = StoreChangeFeed(store: context.store, wake: feedWake, retention: retention) }
     }
 }

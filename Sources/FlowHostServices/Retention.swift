@@ -1,3 +1,7 @@
+import FlowHostAudit
+import FlowHostDevices
+import FlowHostNotifications
+import FlowHostSessions
 import FlowHostStore
 import FlowHostVocabulary
 import FlowJSON

@@ -1,5 +1,7 @@
+import FlowHostAudit
 import FlowHostCore
 import FlowHostCredentials
+import FlowHostSessions
 import FlowHostDevices
 import FlowHostStore
 import FlowHostVocabulary
@@ -9,10 +11,10 @@ import FlowJSON
 /// `session.extend`, `session.reauthenticate`, `session.token` and
 /// `session.close`, and the store behind the host-owned session.
 enum SessionsModule {
-    static func register(_ credentials: CredentialService, issuer: ReceiptIssuer, in engine: HostEngine) {
+    static func register(_ credentials: CredentialService, sessions: SessionService, issuer: ReceiptIssuer, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
-        engine.session.keeper = StoreSessionKeeper(credentials: credentials)
+        engine.session.keeper = StoreSessionKeeper(sessions: sessions)
 
         offer(
             engine, "session.open",
@@ -40,8 +42,8 @@ enum SessionsModule {
             }
             do {
                 let token = try SessionToken.make(
-                    issuer: issuer, userID: current.userID, sessionID: current.sessionID, deviceID: current.deviceID, issuedAt: CredentialService.now(),
-                    expiresAt: current.since + credentials.sessions.settings.lifetimeSeconds, factors: current.factors)
+                    issuer: issuer, userID: current.userID, sessionID: current.sessionID, deviceID: current.deviceID, issuedAt: DomainContext.now(),
+                    expiresAt: current.since + sessions.settings.lifetimeSeconds, factors: current.factors)
                 return ["token": .string(token)]
             } catch {
                 engine.logger.error("making a session token failed: \(error)")
@@ -63,7 +65,7 @@ enum SessionsModule {
         offer(engine, "session.close", [string("sessionID"), string("reason", required: false)]) { _, p in
             let sessionID = try p.string("sessionID")
             let reason = try p.optionalString("reason").map(reasonName) ?? "logoff"
-            try credentials.sessions.end(sessionID, reason: reason)
+            try sessions.end(sessionID, reason: reason)
             engine.session.ended(sessionID: sessionID, reason: reason)
             return .object()
         }
@@ -77,13 +79,13 @@ enum SessionsModule {
 
 /// The host-owned session's store side.
 final class StoreSessionKeeper: SessionKeeper {
-    let credentials: CredentialService
+    let sessions: SessionService
 
-    init(credentials: CredentialService) { self.credentials = credentials }
+    init(sessions: SessionService) { self.sessions = sessions }
 
-    func end(sessionID: String, reason: String) throws { try credentials.sessions.end(sessionID, reason: reason) }
-    func touch(sessionID: String) throws { try credentials.sessions.touch(sessionID) }
-    var idleTimeoutSeconds: Int64 { credentials.sessions.settings.idleTimeoutSeconds }
-    var lifetimeSeconds: Int64 { credentials.sessions.settings.lifetimeSeconds }
-    var idleWarningSeconds: Int64 { min(60, credentials.sessions.settings.idleTimeoutSeconds / 4) }
+    func end(sessionID: String, reason: String) throws { try sessions.end(sessionID, reason: reason) }
+    func touch(sessionID: String) throws { try sessions.touch(sessionID) }
+    var idleTimeoutSeconds: Int64 { sessions.settings.idleTimeoutSeconds }
+    var lifetimeSeconds: Int64 { sessions.settings.lifetimeSeconds }
+    var idleWarningSeconds: Int64 { min(60, sessions.settings.idleTimeoutSeconds / 4) }
 }

@@ -11,11 +11,11 @@ public final class SessionService {
     let audit: AuditLog
     let clock: () -> Int64
 
-    public init(store: any FlowStore, ledger: SessionLedger, audit: AuditLog, clock: @escaping () -> Int64) {
-        self.store = store
-        self.ledger = ledger
-        self.audit = audit
-        self.clock = clock
+    public init(_ context: DomainContext, settings: SessionSettings) {
+        store = context.store
+        ledger = SessionLedger(settings: settings, audit: context.audit, clock: context.clock)
+        audit = context.audit
+        clock = context.clock
     }
 
     public var settings: SessionSettings { ledger.settings }

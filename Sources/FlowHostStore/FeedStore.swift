@@ -1,16 +1,35 @@
-/// The change feed's part of a transaction.
-public protocol FeedReader {
+/// The change feed: events appended in the transaction of the change they
+/// describe, read by every host after its own cursor. The store keeps it
+/// itself, beside its transactions: it is how stores wake one another
+/// (`FeedWake` for SQLite, NOTIFY for PostgreSQL), and every domain appends to it.
+extension StoreReader {
     /// The newest event's sequence number (0 when the feed is empty).
-    func latestFeedSequence() throws -> Int64
+    public func latestFeedSequence() throws -> Int64 {
+        try query("SELECT COALESCE(MAX(sequence), 0) FROM feed_event", []) { $0.int64(0) }.first ?? 0
+    }
+
     /// Events after `sequence` whose topic is in `topics`, oldest first.
-    func feedEvents(after sequence: Int64, topics: [String], limit: Int) throws -> [StoredFeedEvent]
+    public func feedEvents(after sequence: Int64, topics: [String], limit: Int) throws -> [StoredFeedEvent] {
+        guard !topics.isEmpty else { return [] }
+        // One statement per topic count keeps the statement cache small and exact.
+        let marks = Array(repeating: "?", count: topics.count).joined(separator: ", ")
+        return try query(
+            "SELECT sequence, topic, payload, at FROM feed_event WHERE sequence > ? AND topic IN (\(marks)) ORDER BY sequence LIMIT ?",
+            [.integer(sequence)] + topics.map { .text($0) } + [.int(limit)]
+        ) { StoredFeedEvent(sequence: $0.int64(0), topic: $0.string(1), payload: $0.string(2), at: $0.int64(3)) }
+    }
 }
 
-public protocol FeedWriter: FeedReader {
+extension StoreWriter {
     /// Appends an event; returns its sequence number.
-    @discardableResult func appendFeedEvent(topic: String, payload: String, at: Int64) throws -> Int64
+    @discardableResult public func appendFeedEvent(topic: String, payload: String, at: Int64) throws -> Int64 {
+        try insert("INSERT INTO feed_event (topic, payload, at) VALUES (?, ?, ?)", [.text(topic), .text(payload), .integer(at)], returning: "sequence")
+    }
+
     /// Drops events older than `before` (seconds since the epoch).
-    @discardableResult func pruneFeed(before: Int64) throws -> Int
+    @discardableResult public func pruneFeed(before: Int64) throws -> Int {
+        try run("DELETE FROM feed_event WHERE at < ?", [.integer(before)])
+    }
 }
 
 public struct StoredFeedEvent: Sendable, Equatable {

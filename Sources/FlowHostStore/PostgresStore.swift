@@ -33,7 +33,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
 
     /// Connects and migrates. `url` is a `postgresql://` or `postgres://` URL
     /// (the scheme in any case).
-    public init(url given: String) throws {
+    public init(url given: String, schema: SchemaMigrator) throws {
         try Self.refusePassword(given)
         let url = Self.normalized(given)
         conninfo = url
@@ -41,11 +41,14 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
         let opened: PostgresConnection
         do { opened = try Self.open(url) } catch { throw StoreError("cannot connect to the store: \(error.message)") }
         connection = opened
-        try Self.migrate(opened)
+        self.schema = schema
+        try Self.migrate(opened, SchemaMigrator.withStoreTables(schema))
     }
 
+    private let schema: SchemaMigrator
+
     /// Another connection to the same database (already migrated).
-    public func newConnection() throws -> any FlowStore { try PostgresStore(url: conninfo) }
+    public func newConnection() throws -> any FlowStore { try PostgresStore(url: conninfo, schema: schema) }
 
     /// A `postgresql://` or `postgres://` URL; schemes are case-insensitive (RFC 3986 §3.1).
     public static func isURL(_ location: String) -> Bool {
@@ -175,24 +178,18 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
 
     // MARK: Schema
 
-    /// Every module's migrations (the SQLite ones, translated), applied once
-    /// each under a transaction-scoped advisory lock, so that hosts starting
-    /// at once never race: the second waits, then finds nothing to do.
-    static func migrate(_ connection: PostgresConnection) throws {
-        let all = SQLiteStore.schema.flatMap { module in
-            module.migrations.map { migration in
-                let name = module.name + "/" + migration.id
-                return (name: name, sql: PostgresSchema.replacements[name] ?? PostgresSchema.translate(migration.sql, migration: name))
-            }
-        } + PostgresSchema.ownMigrations
+    /// The schema's migrations, each applied once, under a transaction-scoped
+    /// advisory lock, so that hosts starting at once never race: the second
+    /// waits, then finds nothing to do.
+    static func migrate(_ connection: PostgresConnection, _ schema: SchemaMigrator) throws {
         do {
             try connection.execute("BEGIN")
             try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
             try connection.execute(PostgresSchema.prelude)
             let applied = Set(try connection.query("SELECT name FROM schema_migration", []) { $0.string(0) })
-            for migration in all where !applied.contains(migration.name) {
-                try connection.execute(migration.sql)
-                try connection.run("INSERT INTO schema_migration (name, applied_at) VALUES (?, ?)", [.text(migration.name), .integer(Int64(time(nil)))])
+            for step in schema.plan(applied: applied, dialect: .postgres) {
+                if let sql = step.sql, !sql.isEmpty { try connection.execute(sql) }
+                try connection.run("INSERT INTO schema_migration (name, applied_at) VALUES (?, ?)", [.text(step.name), .integer(Int64(time(nil)))])
             }
             try connection.execute("COMMIT")
         } catch {

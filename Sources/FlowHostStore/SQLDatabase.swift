@@ -1,6 +1,6 @@
 import CSQLite
 
-/// What the store's SQL (`SQLTransaction`) needs of a database connection:
+/// What a transaction (`SQLTransaction`) needs of a database connection:
 /// one statement at a time with bound values, `?` placeholders, rows read by
 /// column index. SQLite and PostgreSQL connections provide it, so the SQL of
 /// every domain is written once for both.
@@ -19,22 +19,22 @@ extension SQLDatabase {
 }
 
 /// A value bound to a statement parameter.
-enum SQLValue {
+public enum SQLValue: Sendable {
     case integer(Int64)
     case text(String)
     case blob([UInt8])
     case null
 
-    static func optional(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
-    static func optional(_ value: Int64?) -> SQLValue { value.map { .integer($0) } ?? .null }
-    static func optional(_ value: Int?) -> SQLValue { value.map { .integer(Int64($0)) } ?? .null }
-    static func bool(_ value: Bool) -> SQLValue { .integer(value ? 1 : 0) }
-    static func int(_ value: Int) -> SQLValue { .integer(Int64(value)) }
+    public static func optional(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
+    public static func optional(_ value: Int64?) -> SQLValue { value.map { .integer($0) } ?? .null }
+    public static func optional(_ value: Int?) -> SQLValue { value.map { .integer(Int64($0)) } ?? .null }
+    public static func bool(_ value: Bool) -> SQLValue { .integer(value ? 1 : 0) }
+    public static func int(_ value: Int) -> SQLValue { .integer(Int64(value)) }
 }
 
 /// One row of a result, read by column index, from either database. Valid
 /// only inside the `query` closure it is given to.
-struct SQLRow {
+public struct SQLRow {
     private enum Source {
         case sqlite(OpaquePointer)
         case postgres(PostgresResult, Int32)
@@ -44,26 +44,26 @@ struct SQLRow {
     init(sqlite statement: OpaquePointer) { source = .sqlite(statement) }
     init(postgres result: PostgresResult, row: Int32) { source = .postgres(result, row) }
 
-    func isNull(_ column: Int32) -> Bool {
+    public func isNull(_ column: Int32) -> Bool {
         switch source {
         case .sqlite(let statement): return sqlite3_column_type(statement, column) == SQLITE_NULL
         case .postgres(let result, let row): return result.isNull(row, column)
         }
     }
 
-    func int64(_ column: Int32) -> Int64 {
+    public func int64(_ column: Int32) -> Int64 {
         switch source {
         case .sqlite(let statement): return sqlite3_column_int64(statement, column)
         case .postgres(let result, let row): return Int64(result.string(row, column)) ?? 0
         }
     }
 
-    func int(_ column: Int32) -> Int { Int(int64(column)) }
-    func bool(_ column: Int32) -> Bool { int64(column) != 0 }
-    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
-    func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
+    public func int(_ column: Int32) -> Int { Int(int64(column)) }
+    public func bool(_ column: Int32) -> Bool { int64(column) != 0 }
+    public func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+    public func optionalInt(_ column: Int32) -> Int? { isNull(column) ? nil : int(column) }
 
-    func string(_ column: Int32) -> String {
+    public func string(_ column: Int32) -> String {
         switch source {
         case .sqlite(let statement):
             guard let text = sqlite3_column_text(statement, column) else { return "" }
@@ -73,9 +73,9 @@ struct SQLRow {
         }
     }
 
-    func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
+    public func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
 
-    func blob(_ column: Int32) -> [UInt8] {
+    public func blob(_ column: Int32) -> [UInt8] {
         switch source {
         case .sqlite(let statement):
             let count = Int(sqlite3_column_bytes(statement, column))

@@ -21,8 +21,9 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
     private let connection: SQLiteConnection
     private let lock = Lock()
 
-    /// Opens (creating with mode 0600 if needed) and migrates the store.
-    public init(path: String, busyTimeoutSeconds: Double = 10) throws {
+    /// Opens (creating with mode 0600 if needed) and migrates the store to
+    /// `schema` (the domains' tables; the change feed's are added).
+    public init(path: String, schema: SchemaMigrator, busyTimeoutSeconds: Double = 10) throws {
         // Something shaped like a URL is never a file name: it would create
         // folders named after its parts (a password among them).
         guard PostgresStore.scheme(of: path) == nil else { throw StoreError("the store location is a URL, not a SQLite file path") }
@@ -32,7 +33,8 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
         let timeout = Int32(busyTimeoutSeconds * 1000)
         connection = try Self.retryingBusy { try Self.connect(path, busyTimeoutMilliseconds: timeout) }
         busyTimeoutMilliseconds = timeout
-        try Self.retryingBusy { try Self.migrate(connection) }
+        let all = SchemaMigrator.withStoreTables(schema)
+        try Self.retryingBusy { try Self.migrate(connection, all) }
     }
 
     /// Runs `body` again while SQLite says busy, a few times, briefly. Some
@@ -151,22 +153,17 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
 
     // MARK: Schema
 
-    /// Every module's migrations, applied once each, in this order, under
-    /// the write lock. A migration is named `module/id` in the store.
-    static let schema: [SQLiteSchemaModule] = [.credentials, .feed, .records, .devices, .notifications, .signatures]
-
-    static func migrate(_ connection: SQLiteConnection) throws {
+    /// The schema's migrations, applied once each, in order, under the write lock.
+    static func migrate(_ connection: SQLiteConnection, _ schema: SchemaMigrator) throws {
         try connection.execute("CREATE TABLE IF NOT EXISTS schema_migration (name TEXT PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL)")
-        let all = schema.flatMap { module in module.migrations.map { (name: module.name + "/" + $0.id, sql: $0.sql) } }
-        func pending(_ applied: Set<String>) -> [(name: String, sql: String)] { all.filter { !applied.contains($0.name) } }
-        guard !pending(Set(try connection.query("SELECT name FROM schema_migration", []) { $0.string(0) })).isEmpty else { return }
+        func applied() throws -> Set<String> { Set(try connection.query("SELECT name FROM schema_migration", []) { $0.string(0) }) }
+        guard !schema.plan(applied: try applied(), dialect: .sqlite).isEmpty else { return }
         try connection.execute("BEGIN IMMEDIATE")
         do {
             // Read again under the lock: another process may have migrated meanwhile.
-            let current = Set(try connection.query("SELECT name FROM schema_migration", []) { $0.string(0) })
-            for migration in pending(current) {
-                try connection.execute(migration.sql)
-                try connection.run("INSERT INTO schema_migration (name, applied_at) VALUES (?, ?)", [.text(migration.name), .integer(Int64(time(nil)))])
+            for step in schema.plan(applied: try applied(), dialect: .sqlite) {
+                if let sql = step.sql, !sql.isEmpty { try connection.execute(sql) }
+                try connection.run("INSERT INTO schema_migration (name, applied_at) VALUES (?, ?)", [.text(step.name), .integer(Int64(time(nil)))])
             }
             try connection.execute("COMMIT")
         } catch {

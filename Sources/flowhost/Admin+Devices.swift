@@ -1,14 +1,15 @@
-import FlowHostPOSIX
 import ArgumentParser
 import FlowHostCore
-import FlowHostServices
 import FlowHostCredentials
 import FlowHostDelivery
+import FlowHostDevices
 import FlowHostNotifications
+import FlowHostPOSIX
+import FlowHostServices
 import FlowHostStore
 import FlowJSON
-import JSONRPC
 import Glibc
+import JSONRPC
 
 /// `flowhost admin`: a user's devices, and revoking one.
 extension Admin {
@@ -19,7 +20,7 @@ extension Admin {
         func run() throws {
             try adminRun {
                 let (_, devices, _) = try options.userAndDevices(userID)
-                let keys = try options.credentials().store.read { tx in
+                let keys = try options.store().read { tx in
                     try devices.map { try tx.deviceKey(userID: userID, deviceID: $0.deviceID) }
                 }
                 let value = JSON.array(

@@ -1,14 +1,15 @@
-import FlowHostPOSIX
 import ArgumentParser
+import FlowHostAudit
 import FlowHostCore
-import FlowHostServices
 import FlowHostCredentials
 import FlowHostDelivery
 import FlowHostNotifications
+import FlowHostPOSIX
+import FlowHostServices
 import FlowHostStore
 import FlowJSON
-import JSONRPC
 import Glibc
+import JSONRPC
 
 /// `flowhost admin`: approval notifications: send one, list them.
 extension Admin {
@@ -31,10 +32,8 @@ extension Admin {
                 return NotificationAction(label: label, action: parts.first ?? "", authLevel: parts.count > 1 ? parts[1] : "0")
             }
             try adminRun {
-                let credentials = try options.credentials()
-                let service = NotificationService(store: credentials.store, audit: credentials.audit, clock: CredentialService.now)
-                let wake = try options.storage.feedWake()
-                service.ringFeed = { wake.ring() }
+                // The context rings the feed: hosts where the user is logged in learn at once.
+                let service = NotificationService(try options.domains().context)
                 do {
                     let uuid = try service.create(
                         userID: userID, subject: subject, message: message, actions: actions, expiresInSeconds: expiresIn)
@@ -54,9 +53,8 @@ extension Admin {
 
         func run() throws {
             try adminRun {
-                let credentials = try options.credentials()
-                let service = NotificationService(store: credentials.store, audit: credentials.audit, clock: CredentialService.now)
-                let now = CredentialService.now()
+                let service = NotificationService(try options.domains().context)
+                let now = DomainContext.now()
                 let items = try service.history(userID: userID, startIndex: 1, recordCount: 0).map { NotificationShapes.historyItem($0, now: now) }
                 options.emit(.array(items)) {
                     TerminalText(lines: items.map { "\($0["notification_uuid"]!.stringValue!)  \($0["status"]!.stringValue!)  \($0["action_performed"]!.stringValue!)" })

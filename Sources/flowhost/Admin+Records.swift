@@ -1,14 +1,15 @@
-import FlowHostPOSIX
 import ArgumentParser
+import FlowHostAudit
 import FlowHostCore
-import FlowHostServices
 import FlowHostCredentials
 import FlowHostDelivery
 import FlowHostNotifications
+import FlowHostPOSIX
+import FlowHostServices
 import FlowHostStore
 import FlowJSON
-import JSONRPC
 import Glibc
+import JSONRPC
 
 /// `flowhost admin`: the delivery outbox and the audit.
 extension Admin {
@@ -20,9 +21,9 @@ extension Admin {
 
         func run() throws {
             try adminRun {
-                let credentials = try options.credentials()
+                let store = try options.store()
                 let outbox = try options.storage.outbox()
-                let messages = try credentials.store.read { try $0.outbox(includeDelivered: all) }
+                let messages = try store.read { try $0.outbox(includeDelivered: all) }
                 let opened = JSON.array()
                 for message in messages {
                     let body = try outbox.open(message)
@@ -36,8 +37,8 @@ extension Admin {
                     opened.append(body)
                 }
                 if markDelivered {
-                    let now = CredentialService.now()
-                    try credentials.store.write { tx in for message in messages { try tx.markDelivered(outboxID: message.id!, at: now) } }
+                    let now = DomainContext.now()
+                    try store.write { tx in for message in messages { try tx.markDelivered(outboxID: message.id!, at: now) } }
                 }
                 options.emit(opened) {
                     TerminalText(lines: opened.elements.map {
@@ -59,7 +60,7 @@ extension Admin {
         func run() throws {
             if counts { return try runCounts() }
             try adminRun {
-                let entries = try options.credentials().store.read { try $0.auditEntries(userID: user, limit: limit) }
+                let entries = try options.store().read { try $0.auditEntries(userID: user, limit: limit) }
                 let value = JSON.array(
                     entries.map { entry in
                         let item: JSON = [
@@ -81,7 +82,7 @@ extension Admin {
 extension Admin.Audit {
     func runCounts() throws {
         try adminRun {
-            let rows = try options.credentials().store.read { try $0.auditCounts(userID: user, limit: limit) }
+            let rows = try options.store().read { try $0.auditCounts(userID: user, limit: limit) }
             let value = JSON.array(
                 rows.map {
                     [

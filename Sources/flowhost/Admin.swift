@@ -1,10 +1,12 @@
-import FlowHostPOSIX
 import ArgumentParser
+import FlowHostAccounts
 import FlowHostCore
-import FlowHostServices
 import FlowHostCredentials
 import FlowHostDelivery
 import FlowHostNotifications
+import FlowHostPOSIX
+import FlowHostServices
+import FlowHostSessions
 import FlowHostStore
 import FlowJSON
 import JSONRPC
@@ -34,12 +36,17 @@ struct AdminOptions: ParsableArguments {
     @Flag(help: "Print JSON for machines.")
     var json = false
 
-    func credentials() throws -> CredentialService {
+    func domains() throws -> HostDomains {
         let configuration = try config.map { path in
             do { return try HostConfiguration.load(path: path, moduleSections: HostModules.configSections) } catch { throw ValidationError("\(error)") }
         } ?? HostConfiguration()
-        return try storage.credentials(configuration)
+        return try storage.domains(configuration)
     }
+
+    func credentials() throws -> CredentialService { try domains().credentials }
+
+    /// The store, read or written directly (listings, the outbox).
+    func store() throws -> any FlowStore { try domains().context.store }
 
     /// JSON for machines, or text for a person (its values escaped: `TerminalText`).
     func emit(_ value: JSON, text: () -> TerminalText) {
@@ -88,9 +95,9 @@ extension AdminOptions {
     /// A user, their devices and open sessions, read together (after ending
     /// the sessions whose lifetime ran out); an unknown user is `notFound`.
     func userAndDevices(_ userID: String) throws -> (UserRecord, [DeviceRecord], openSessions: Int) {
-        let credentials = try credentials()
-        try credentials.sessions.endExpired()
-        return try credentials.store.read { tx in
+        let domains = try domains()
+        try domains.sessions.endExpired()
+        return try domains.context.store.read { tx in
             guard let user = try tx.user(userID) else { throw StoreError.notFound }
             return (user, try tx.devices(userID: userID), try tx.openSessions(userID: userID).count)
         }

@@ -20,7 +20,7 @@ extension Admin {
                     let configuration = try options.config.map { try HostConfiguration.load(path: $0, moduleSections: HostModules.configSections) }
                     settings = try RetentionSettings.parse(configuration?.sections[RetentionSettings.configKey])
                 } catch { throw ValidationError("\(error)") }
-                let removed = try RetentionSweep.run(try options.credentials().store, settings, now: Int64(time(nil)))
+                let removed = try RetentionSweep.run(try options.store(), settings, now: Int64(time(nil)))
                 let report: JSON = [
                     "feedEvents": .int(removed.feedEvents), "notifications": .int(removed.notifications),
                     "endedSessions": .int(removed.endedSessions), "deviceChallenges": .int(removed.deviceChallenges),

@@ -23,9 +23,7 @@ extension Admin {
         func run() throws {
             var valid = false
             try adminRun {
-                let credentials = try options.credentials()
-                let signatures = DataSignatures(
-                    store: credentials.store, audit: credentials.audit, issuer: try options.storage.issuer(), clock: CredentialService.now)
+                let signatures = DataSignatures(try options.domains().context, issuer: try options.storage.issuer())
                 let verdict: DataSignatures.Verdict
                 if let receipt {
                     let text: [UInt8]
@@ -77,7 +75,7 @@ extension Admin {
                     do { (keyID, publicKey) = try options.storage.issuer().publicKey() } catch { throw CredentialError("\(error)") }
                 } else {
                     let (userID, deviceID) = (userID ?? "", deviceID ?? "")
-                    guard let key = try options.credentials().store.read({ try $0.deviceKey(userID: userID, deviceID: deviceID) }),
+                    guard let key = try options.store().read({ try $0.deviceKey(userID: userID, deviceID: deviceID) }),
                         let bytes = HexBytes.decode(key.publicKey)
                     else { throw CredentialError("\(userID) has no key on device \(deviceID)") }
                     (keyID, publicKey, revoked) = (key.keyID, bytes, key.revokedAt != nil)

@@ -44,7 +44,8 @@ struct Serve: ParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
-        HostModules.register(try storage.credentials(configuration, logger: logger, deliver: true), feedWake: try storage.feedWake(),
+        let domains = try storage.domains(configuration, logger: logger, deliver: true)
+        HostModules.register(domains, feedWake: try storage.feedWake(),
             keyring: try storage.keyring(), issuer: try storage.issuer(), retention: retention, approvals: approvals, in: engine)
         try host.loadPlugins(into: engine, configuration: configuration)
         let status = StdioServer(connection: engine).run()

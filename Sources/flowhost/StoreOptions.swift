@@ -4,6 +4,7 @@ import FlowHostCore
 import FlowHostCredentials
 import FlowHostDelivery
 import FlowHostDevices
+import FlowHostServices
 import FlowHostSessions
 import FlowHostStore
 import JSONRPC
@@ -53,14 +54,14 @@ struct StoreOptions: ParsableArguments {
         if let scheme = PostgresStore.scheme(of: path), !isPostgres {
             throw ValidationError("the store \(scheme)://… is a URL of a kind FlowHost does not know (postgresql:// is; anything else is a SQLite file path)")
         }
-        guard isPostgres else { return try SQLiteStore(path: path) }
-        do { return try PostgresStore(url: path) } catch { throw ValidationError("\(error)") }
+        guard isPostgres else { return try SQLiteStore(path: path, schema: HostSchema.migrator) }
+        do { return try PostgresStore(url: path, schema: HostSchema.migrator) } catch { throw ValidationError("\(error)") }
     }
 
-    /// Opens the store and builds the credential service with the config's
+    /// Opens the store and builds the domain services with the config's
     /// settings. With a delivery command, its worker starts when `deliver` is
     /// set (the host), and takes up what a stopped host left undelivered.
-    func credentials(_ configuration: HostConfiguration, logger: Logger? = nil, deliver: Bool = false) throws -> CredentialService {
+    func domains(_ configuration: HostConfiguration, logger: Logger? = nil, deliver: Bool = false) throws -> HostDomains {
         let settings: CredentialSettings
         let sessionSettings: SessionSettings
         let deliverySettings: DeliverySettings
@@ -82,11 +83,11 @@ struct StoreOptions: ParsableArguments {
         } else {
             delivery = try outbox()
         }
-        let credentials = CredentialService(store: store, settings: settings, delivery: delivery, sessions: sessionSettings)
+        let domains = HostDomains(store: store, credentials: settings, sessions: sessionSettings, delivery: delivery)
         // An operator's block ends sessions through the feed: hosts learn at once.
         let wake = try feedWake()
-        credentials.ringFeed = { wake.ring() }
-        return credentials
+        domains.context.ringFeed = { wake.ring() }
+        return domains
     }
 
     /// The change feed's wake-up: LISTEN/NOTIFY on PostgreSQL, else a file beside the store.

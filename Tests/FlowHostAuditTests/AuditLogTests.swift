@@ -1,3 +1,4 @@
+import FlowHostAccounts
 import FlowHostAudit
 import FlowHostStore
 import Foundation
@@ -7,7 +8,7 @@ import Testing
     @Test func aFlowsEventsAreCountedUnderShortNamesAndNeverNameAnUnknownUser() throws {
         let folder = NSTemporaryDirectory() + "flowhost-audit-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = try SQLiteStore(path: folder + "/store.sqlite")
+        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(AuditSchema.register(in:)))
         try store.write { try $0.insert(UserRecord(userID: "known", activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0)) }
         let audit = AuditLog(clock: { 7200 })
         for _ in 0..<3 { try audit.record(in: store, userID: "known", action: "login.lda", outcome: "failed") }

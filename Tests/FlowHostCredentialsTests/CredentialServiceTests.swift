@@ -1,6 +1,8 @@
+import FlowHostAudit
 import FlowHostCredentials
 import FlowHostDelivery
 import FlowHostDevices
+import FlowHostNotifications
 import FlowHostSessions
 import FlowHostStore
 import FlowJSON
@@ -9,17 +11,26 @@ import Testing
 
 /// A credential service on a real SQLite file, with a clock the test moves.
 final class Fixture {
+    /// The tables the credential service works on, each registered by its domain.
+    static let schema = SchemaMigrator(
+        CredentialsSchema.register(in:), SessionsSchema.register(in:), OutboxSchema.register(in:), DevicesSchema.register(in:),
+        NotificationsSchema.register(in:))
+
     let folder: String
     let store: SQLiteStore
     var now: Int64 = 1_800_000_000
     var service: CredentialService!
+    /// The sessions and devices domains over the same context, as the host has them.
+    var sessions: SessionService!
+    var devices: DeviceProofs!
+    var context: DomainContext!
     let outbox: OutboxDelivery
     let keyring: DeviceKeyring
 
     init(configure: (inout CredentialSettings) -> Void = { _ in }, sessions: (inout SessionSettings) -> Void = { _ in }) throws {
         folder = NSTemporaryDirectory() + "flowhost-tests-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        store = try SQLiteStore(path: folder + "/store.sqlite")
+        store = try SQLiteStore(path: folder + "/store.sqlite", schema: Self.schema)
         outbox = try OutboxDelivery(keyPath: folder + "/store.sqlite.key")
         keyring = try DeviceKeyring(folder: folder + "/devices")
         var settings = CredentialSettings()
@@ -29,8 +40,10 @@ final class Fixture {
         configure(&settings)
         var sessionSettings = SessionSettings()
         sessions(&sessionSettings)
-        service = CredentialService(
-            store: store, settings: settings, delivery: outbox, sessions: sessionSettings, clock: { [unowned self] in now })
+        context = DomainContext(store: store, clock: { [unowned self] in now })
+        service = CredentialService(context, settings: settings, delivery: outbox, sessions: sessionSettings)
+        self.sessions = SessionService(context, settings: sessionSettings)
+        devices = DeviceProofs(context)
     }
 
     deinit { try? FileManager.default.removeItem(atPath: folder) }
@@ -54,9 +67,9 @@ final class Fixture {
 
     /// A fresh proof that `device` holds the user's key (signed with the keyring).
     func proof(_ userID: String = "alice", device: String = "d1") throws -> DevicePossession {
-        guard case .challenge(let nonce, let message, let key) = try service.devices.begin(userID: userID, deviceID: device, reason: "login"),
+        guard case .challenge(let nonce, let message, let key) = try devices.begin(userID: userID, deviceID: device, reason: "login"),
             let signature = try keyring.sign(message, keyID: key.keyID),
-            case .proven(let proof) = try service.devices.finish(userID: userID, deviceID: device, nonce: nonce, message: message, signature: signature)
+            case .proven(let proof) = try devices.finish(userID: userID, deviceID: device, nonce: nonce, message: message, signature: signature)
         else { throw StoreError("no proof for \(userID) on \(device)") }
         return .proof(proof)
     }
@@ -193,7 +206,8 @@ final class Fixture {
         try f.activeUser()
         _ = try f.service.verifyPassword("alice", "wrong", deviceID: "d1")
         let reopened = CredentialService(
-            store: try SQLiteStore(path: f.folder + "/store.sqlite"), settings: f.service.settings, delivery: f.outbox)
+            DomainContext(store: try SQLiteStore(path: f.folder + "/store.sqlite", schema: Fixture.schema)), settings: f.service.settings,
+            delivery: f.outbox)
         #expect(try reopened.userState("alice", deviceID: "d1")?.passwordAttemptsLeft == 2)
     }
 
@@ -229,7 +243,7 @@ final class Fixture {
         let grant = try f.accept("alice", code.activationCode)
         _ = try f.service.completeActivation("alice", deviceID: "d1", deviceName: "p", grant: grant, password: "Tr0ub4dor&Zebra", ldaType: nil, key: try f.newKey(), workflow: "x")
         _ = try f.service.verifyPassword("alice", "WrongSecret9!", deviceID: "d1")
-        try f.service.record(userID: "Hunter2-Secret!", deviceID: "d1", action: "login.user", outcome: "unknown")
+        try f.context.audit.record(in: f.store, userID: "Hunter2-Secret!", action: "login.user", outcome: "unknown")
         let entries = try f.store.read { try $0.auditEntries(userID: nil, limit: 100) }
         #expect(entries.count >= 5)
         let text = entries.map { "\($0.action) \($0.outcome) \($0.detail ?? "")" }.joined(separator: "\n")

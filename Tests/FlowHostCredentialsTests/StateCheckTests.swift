@@ -1,4 +1,7 @@
+import FlowHostAccounts
+import FlowHostAudit
 import FlowHostCredentials
+import FlowHostSessions
 import FlowHostStore
 import Testing
 
@@ -118,7 +121,7 @@ import Testing
         #expect(try f.store.read { try $0.session(sessions[7]) }?.endReason == "blocked")
         try f.service.unblock("alice")
         let (_, session) = try f.logIn("alice", "Tr0ub4dor&Zebra")
-        #expect(try f.service.sessions.isOpen(session!))
+        #expect(try f.sessions.isOpen(session!))
     }
 
     @Test func sessionsEndAtTheirIdleAndAbsoluteLifetimes() throws {
@@ -128,12 +131,12 @@ import Testing
         })
         let session = try f.activeUser()
         f.now += 99
-        #expect(try f.service.sessions.isOpen(session))
+        #expect(try f.sessions.isOpen(session))
         try f.store.write { try $0.touchSession(session, at: f.now) }
         f.now += 99
-        #expect(try f.service.sessions.isOpen(session), "idle for 99 s since it was used")
+        #expect(try f.sessions.isOpen(session), "idle for 99 s since it was used")
         f.now += 2
-        #expect(try !f.service.sessions.isOpen(session))
+        #expect(try !f.sessions.isOpen(session))
         #expect(try f.store.read { try $0.session(session) }?.endReason == "idle")
 
         let (_, second) = try f.logIn("alice", "Tr0ub4dor&Zebra")
@@ -141,7 +144,7 @@ import Testing
             f.now += 95
             try f.store.write { try $0.touchSession(second!, at: f.now) }
         }
-        #expect(try !f.service.sessions.isOpen(second!))
+        #expect(try !f.sessions.isOpen(second!))
         #expect(try f.store.read { try $0.session(second!) }?.endReason == "lifetime")
     }
 
@@ -150,8 +153,8 @@ import Testing
         try f.activeUser()
         let rowsBefore = try f.store.read { try $0.auditEntries(userID: nil, limit: 10_000) }.count
         for index in 0..<500 {
-            try f.service.record(userID: "someone-\(index)", deviceID: "d1", action: "login.user", outcome: "unknown")
-            try f.service.record(userID: nil, deviceID: "d1", action: "flow.reset", outcome: "ok")
+            try f.context.audit.record(in: f.store, userID: "someone-\(index)", action: "login.user", outcome: "unknown")
+            try f.context.audit.record(in: f.store, userID: nil, action: "flow.reset", outcome: "ok")
             _ = try f.service.resendActivationCode("alice", deviceID: "d1")
         }
         #expect(try f.store.read { try $0.auditEntries(userID: nil, limit: 10_000) }.count == rowsBefore)
@@ -177,14 +180,14 @@ import Testing
     @Test func aChallengeIsUsedOnceAndAProofIsSpentOnce() throws {
         let f = try Fixture()
         try f.activeUser()
-        guard case .challenge(let nonce, let message, let key) = try f.service.devices.begin(userID: "alice", deviceID: "d1", reason: "login"),
+        guard case .challenge(let nonce, let message, let key) = try f.devices.begin(userID: "alice", deviceID: "d1", reason: "login"),
             let signature = try f.keyring.sign(message, keyID: key.keyID)
         else { Issue.record("no challenge"); return }
-        guard case .proven(let proof) = try f.service.devices.finish(userID: "alice", deviceID: "d1", nonce: nonce, message: message, signature: signature)
+        guard case .proven(let proof) = try f.devices.finish(userID: "alice", deviceID: "d1", nonce: nonce, message: message, signature: signature)
         else { Issue.record("not proven"); return }
         // The same nonce and signature again: refused, and no second proof.
         #expect(
-            try f.service.devices.finish(userID: "alice", deviceID: "d1", nonce: nonce, message: message, signature: signature)
+            try f.devices.finish(userID: "alice", deviceID: "d1", nonce: nonce, message: message, signature: signature)
                 == .refused(reason: "stale-challenge"))
         let first = try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin", possession: .proof(proof))
         #expect(first.0 == .accepted(expired: false))

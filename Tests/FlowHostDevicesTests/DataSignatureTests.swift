@@ -1,3 +1,4 @@
+import FlowHostAccounts
 import FlowHostAudit
 import FlowHostDevices
 import FlowHostStore
@@ -61,7 +62,7 @@ import Testing
     @Test func onlyASignatureThatVerifiesIsStoredAndAnIDIsUsedOnce() throws {
         let folder = NSTemporaryDirectory() + "flowhost-signatures-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = try SQLiteStore(path: folder + "/store.sqlite")
+        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(DevicesSchema.register(in:)))
         let keys = try keyring()
         let (keyID, publicKey) = try keys.create()
         try store.write { tx in
@@ -71,8 +72,7 @@ import Testing
                     userID: "alice", deviceID: "d1", keyID: keyID, publicKey: publicKey.map { String(format: "%02x", $0) }.joined(), custody: "host",
                     createdAt: 0))
         }
-        let signatures = DataSignatures(
-            store: store, audit: AuditLog(clock: { 1_800_000_000 }), issuer: ReceiptIssuer(path: folder + "/issuer.key"), clock: { 1_800_000_000 })
+        let signatures = DataSignatures(DomainContext(store: store, clock: { 1_800_000_000 }), issuer: ReceiptIssuer(path: folder + "/issuer.key"))
         guard case .sign(let pending) = try signatures.begin(
             userID: "alice", deviceID: "d1", payload: "p", reason: "r", authLevel: 0, authenticatorType: 0, verifiedBy: "none")
         else { Issue.record("expected a key"); return }

@@ -1,3 +1,4 @@
+import FlowHostAccounts
 import FlowHostAudit
 import FlowHostNotifications
 import FlowHostStore
@@ -11,14 +12,14 @@ import Testing
     private func fixture() throws -> (NotificationService, SQLiteStore, Clock) {
         let folder = NSTemporaryDirectory() + "flowhost-notifications-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = try SQLiteStore(path: folder + "/store.sqlite")
+        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(NotificationsSchema.register(in:)))
         try store.write { tx in
             for user in ["alice", "bob"] {
                 try tx.insert(UserRecord(userID: user, status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0))
             }
         }
         let clock = Clock()
-        return (NotificationService(store: store, audit: AuditLog(clock: { clock.now }), clock: { clock.now }), store, clock)
+        return (NotificationService(DomainContext(store: store, clock: { clock.now })), store, clock)
     }
 
     private let approve = [NotificationAction(label: "Accept", action: "accept", authLevel: "1"), NotificationAction(label: "Reject", action: "reject")]

@@ -18,9 +18,8 @@ import Testing
         let folder = NSTemporaryDirectory() + "flowhost-services-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try SQLiteStore(path: folder + "/store.sqlite")
-        let credentials = CredentialService(
-            store: store, settings: CredentialSettings(), delivery: try OutboxDelivery(keyPath: folder + "/store.sqlite.key"))
+        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: HostSchema.migrator)
+        let domains = HostDomains(store: store, delivery: try OutboxDelivery(keyPath: folder + "/store.sqlite.key"))
         let wake = try FeedWake(path: folder + "/store.sqlite.feed")
         let keyring = try DeviceKeyring(folder: folder + "/devices")
 
@@ -28,7 +27,7 @@ import Testing
         do {
             let engine = HostEngine(sink: MemorySink(), logger: Logger(label: "test"))
             HostModules.register(
-                credentials, feedWake: wake, keyring: keyring, issuer: ReceiptIssuer(path: folder + "/store.sqlite.issuer.key"), in: engine)
+                domains, feedWake: wake, keyring: keyring, issuer: ReceiptIssuer(path: folder + "/store.sqlite.issuer.key"), in: engine)
             #expect(engine.names.services.count > 20)
             released = engine
         }

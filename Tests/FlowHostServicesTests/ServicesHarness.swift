@@ -14,18 +14,18 @@ import Logging
 /// throw-away folder; services are called as the host itself would.
 final class ServicesHarness {
     let folder: String
-    let credentials: CredentialService
+    let domains: HostDomains
+    var credentials: CredentialService { domains.credentials }
     let engine: HostEngine
 
     init(clock: any HostClock = SystemClock()) throws {
         folder = NSTemporaryDirectory() + "flowhost-services-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = try SQLiteStore(path: folder + "/store.sqlite")
-        credentials = CredentialService(
-            store: store, settings: CredentialSettings(), delivery: try OutboxDelivery(keyPath: folder + "/store.sqlite.key"))
+        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: HostSchema.migrator)
+        domains = HostDomains(store: store, delivery: try OutboxDelivery(keyPath: folder + "/store.sqlite.key"))
         engine = HostEngine(sink: MemorySink(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: clock)
         HostModules.register(
-            credentials, feedWake: try FeedWake(path: folder + "/store.sqlite.feed"), keyring: try DeviceKeyring(folder: folder + "/devices"),
+            domains, feedWake: try FeedWake(path: folder + "/store.sqlite.feed"), keyring: try DeviceKeyring(folder: folder + "/devices"),
             issuer: ReceiptIssuer(path: folder + "/store.sqlite.issuer.key"), in: engine)
     }
 

@@ -1,3 +1,4 @@
+import FlowHostAccounts
 import FlowHostAudit
 import FlowHostSessions
 import FlowHostStore
@@ -11,14 +12,12 @@ import Testing
     private func fixture(_ configure: (inout SessionSettings) -> Void = { _ in }) throws -> (SQLiteStore, SessionService, Clock) {
         let folder = NSTemporaryDirectory() + "flowhost-sessions-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = try SQLiteStore(path: folder + "/store.sqlite")
+        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(SessionsSchema.register(in:)))
         try store.write { try $0.insert(UserRecord(userID: "u", status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0)) }
         let clock = Clock()
         var settings = SessionSettings()
         configure(&settings)
-        let audit = AuditLog(clock: { clock.now })
-        let ledger = SessionLedger(settings: settings, audit: audit, clock: { clock.now })
-        return (store, SessionService(store: store, ledger: ledger, audit: audit, clock: { clock.now }), clock)
+        return (store, SessionService(DomainContext(store: store, clock: { clock.now }), settings: settings), clock)
     }
 
     @Test func endingAllOfAUsersSessionsIsAnnouncedOnTheFeedInTheSameTransaction() throws {

@@ -1,15 +1,27 @@
-@testable import FlowHostStore
 import Foundation
 import Testing
+@testable import FlowHostStore
 
+/// The store's own machinery, on a table of the test's own: the domains'
+/// tables and SQL are tested in their modules.
 @Suite struct SQLiteStoreTests {
     private func temporaryPath() -> String {
         NSTemporaryDirectory() + "flowhost-store-\(UUID().uuidString)/nested/store.sqlite"
     }
 
+    static let schema = SchemaMigrator({ migrator in
+        migrator.registerMigration(
+            "test/v1-counters", sqlite: "CREATE TABLE counter (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL);",
+            postgres: "CREATE TABLE counter (name TEXT PRIMARY KEY NOT NULL, value BIGINT NOT NULL);")
+    })
+
+    private func open(_ path: String, busyTimeoutSeconds: Double = 10) throws -> SQLiteStore {
+        try SQLiteStore(path: path, schema: Self.schema, busyTimeoutSeconds: busyTimeoutSeconds)
+    }
+
     @Test func createdPrivately() throws {
         let path = temporaryPath()
-        _ = try SQLiteStore(path: path)
+        _ = try open(path)
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         let folder = try FileManager.default.attributesOfItem(atPath: (path as NSString).deletingLastPathComponent)
@@ -17,86 +29,41 @@ import Testing
     }
 
     @Test func failedTransactionLeavesNothing() throws {
-        let store = try SQLiteStore(path: temporaryPath())
+        let store = try open(temporaryPath())
         #expect(throws: StoreError.self) {
             try store.write { tx in
-                try tx.insert(UserRecord(userID: "u", activationAttemptsLeft: 1, passwordAttemptsLeft: 1, createdAt: 0))
+                try tx.run("INSERT INTO counter (name, value) VALUES ('u', 1)", [])
                 throw StoreError("abort")
             }
         }
-        #expect(try store.read { try $0.user("u") } == nil)
-    }
-
-    @Test func duplicateUserIsRefused() throws {
-        let store = try SQLiteStore(path: temporaryPath())
-        let user = UserRecord(userID: "u", activationAttemptsLeft: 1, passwordAttemptsLeft: 1, createdAt: 0)
-        try store.write { try $0.insert(user) }
-        #expect(throws: StoreError.userExists) { try store.write { try $0.insert(user) } }
-    }
-
-    @Test func passwordHistoryIsPruned() throws {
-        let store = try SQLiteStore(path: temporaryPath())
-        try store.write { tx in
-            try tx.insert(UserRecord(userID: "u", activationAttemptsLeft: 1, passwordAttemptsLeft: 1, createdAt: 0))
-            for index in 0..<8 { try tx.insert(PasswordRecord(userID: "u", hash: "h\(index)", createdAt: Int64(index))) }
-            try tx.prunePasswords(userID: "u", keep: 5)
-        }
-        #expect(try store.read { try $0.passwords(userID: "u", limit: 100) }.map(\.hash) == ["h7", "h6", "h5", "h4", "h3"])
+        #expect(try store.read { try $0.query("SELECT value FROM counter", []) { $0.int(0) } }.isEmpty)
     }
 
     @Test func twoConnectionsCountWithoutLosingUpdates() throws {
         let path = temporaryPath()
-        let first = try SQLiteStore(path: path)
-        let second = try SQLiteStore(path: path)
-        try first.write { try $0.insert(UserRecord(userID: "u", activationAttemptsLeft: 400, passwordAttemptsLeft: 1, createdAt: 0)) }
+        let first = try open(path)
+        let second = try open(path)
+        try first.write { try $0.run("INSERT INTO counter (name, value) VALUES ('u', 400)", []) }
         DispatchQueue.concurrentPerform(iterations: 2) { index in
             let store = index == 0 ? first : second
             for _ in 0..<100 {
+                // Read, then write what was read minus one: a lost update would leave more than 200.
                 try! store.write { tx in
-                    var user = try tx.user("u")!
-                    user.activationAttemptsLeft -= 1
-                    try tx.update(user)
+                    let value = try tx.query("SELECT value FROM counter WHERE name = 'u'", []) { $0.int64(0) }[0]
+                    try tx.run("UPDATE counter SET value = ? WHERE name = 'u'", [.integer(value - 1)])
                 }
             }
         }
-        #expect(try first.read { try $0.user("u") }?.activationAttemptsLeft == 200)
-    }
-
-    /// The database itself refuses to change or remove audit rows and to
-    /// lower a count: tried with SQL on a second connection, past the Swift API.
-    @Test func auditIsAppendOnlyInTheDatabase() throws {
-        let path = temporaryPath()
-        let store = try SQLiteStore(path: path)
-        try store.write { tx in
-            try tx.append(AuditEntry(at: 1, userID: "u", deviceID: nil, action: "user.create", outcome: "ok"))
-            try tx.count(action: "login.user", outcome: "unknown", userID: nil, at: 7200)
-            try tx.count(action: "login.user", outcome: "unknown", userID: nil, at: 7201)
-        }
-        // A recent hour's count (an hour older than 90 days may be pruned: retention).
-        let recentHour = (Int64(Date().timeIntervalSince1970) / 3600 - 24) * 3600
-        try store.write { tx in try tx.count(action: "login.user", outcome: "unknown", userID: nil, at: recentHour) }
-        let raw = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1000)
-        for statement in [
-            "UPDATE audit SET outcome = 'forged'", "DELETE FROM audit", "DELETE FROM audit_count WHERE hour = \(recentHour)",
-            "UPDATE audit_count SET count = 0", "UPDATE audit_count SET action = 'other'",
-        ] {
-            #expect(throws: SQLiteError.self, "\(statement)") { try raw.execute(statement) }
-        }
-        try raw.execute("UPDATE audit_count SET count = count + 1")  // counting up is what counts do
-        #expect(try store.read { try $0.auditEntries(userID: nil, limit: 10) }.map(\.outcome) == ["ok"])
-        #expect(try store.read { try $0.auditCounts(userID: nil, limit: 10) }.map(\.count) == [2, 3])
-        // The 1970 hour is past any retention: the database lets it go, and only it.
-        #expect(try store.write { try $0.pruneAuditCounts(before: recentHour - 91 * 86_400) } == 1)
-        #expect(try store.read { try $0.auditCounts(userID: nil, limit: 10) }.map(\.count) == [2])
+        #expect(try first.read { try $0.query("SELECT value FROM counter WHERE name = 'u'", []) { $0.int(0) } } == [200])
     }
 
     @Test func aLockedDatabaseIsRetriedThenReportedAsBusy() throws {
         let path = temporaryPath()
-        let store = try SQLiteStore(path: path, busyTimeoutSeconds: 0.05)
+        let store = try open(path, busyTimeoutSeconds: 0.05)
         let holder = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 0)
         try holder.execute("BEGIN IMMEDIATE")
         let started = DispatchTime.now()
-        #expect { try store.write { try $0.insert(UserRecord(userID: "u", activationAttemptsLeft: 1, passwordAttemptsLeft: 1, createdAt: 0)) } }
+        #expect { try store.write { try $0.run("INSERT INTO counter (name, value) VALUES ('u', 1)", []) } }
             throws: { ($0 as? SQLiteError)?.isBusy == true }
         let waited = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         #expect(waited >= 0.15, "three runs of 50 ms each, with pauses")
@@ -104,7 +71,7 @@ import Testing
         // Freed after the first run gave up (busy timeout 200 ms, freed at
         // 250 ms, on a thread of its own so a busy test runner cannot delay
         // it much): a retry goes through.
-        let retrying = try SQLiteStore(path: path, busyTimeoutSeconds: 0.2)
+        let retrying = try open(path, busyTimeoutSeconds: 0.2)
         try holder.execute("BEGIN IMMEDIATE")
         // nonisolated(unsafe): the other thread is the only user of the connection from here on.
         nonisolated(unsafe) let releasing = holder
@@ -112,7 +79,7 @@ import Testing
             usleep(250_000)
             try? releasing.execute("COMMIT")
         }
-        try retrying.write { try $0.insert(UserRecord(userID: "u", activationAttemptsLeft: 1, passwordAttemptsLeft: 1, createdAt: 0)) }
-        #expect(try store.read { try $0.user("u") } != nil)
+        try retrying.write { try $0.run("INSERT INTO counter (name, value) VALUES ('u', 1)", []) }
+        #expect(try store.read { try $0.query("SELECT value FROM counter", []) { $0.int(0) } } == [1])
     }
 }

@@ -2,6 +2,7 @@ import FlowHostAudit
 import FlowHostCredentials
 import FlowHostDelivery
 import FlowHostNotifications
+import FlowHostServices
 import FlowHostStore
 import FlowJSON
 
@@ -36,9 +37,9 @@ struct DemoContext: Sendable {
     /// What the operator does first: `flowhost admin add-user NAME`. The
     /// code reaches the script directly; it is not printed.
     func addUser(_ userID: String) throws -> String {
-        let store = try SQLiteStore(path: storePath)
+        let store = try SQLiteStore(path: storePath, schema: HostSchema.migrator)
         let outbox = try OutboxDelivery(keyPath: storePath + ".key")
-        let service = CredentialService(store: store, settings: CredentialSettings(), delivery: outbox)
+        let service = CredentialService(DomainContext(store: store), settings: CredentialSettings(), delivery: outbox)
         let issued = try service.addUser(userID)
         print("  (operator) flowhost admin add-user \(userID) → activation code •••, verification key \(issued.verificationKey)")
         return issued.activationCode
@@ -46,10 +47,11 @@ struct DemoContext: Sendable {
 
     /// What an operator (or a service) does: `flowhost admin notify USER …`.
     func notify(_ userID: String, subject: String, actions: [(String, String, String)]) throws -> String {
-        let store = try SQLiteStore(path: storePath)
-        let service = NotificationService(store: store, audit: AuditLog(clock: CredentialService.now), clock: CredentialService.now)
+        let store = try SQLiteStore(path: storePath, schema: HostSchema.migrator)
+        let context = DomainContext(store: store)
         let wake = try FeedWake(path: storePath + ".feed")
-        service.ringFeed = { wake.ring() }
+        context.ringFeed = { wake.ring() }
+        let service = NotificationService(context)
         let uuid = try service.create(
             userID: userID, subject: subject, message: "Invoice 42",
             actions: actions.map { NotificationAction(label: $0.0, action: $0.1, authLevel: $0.2) }, expiresInSeconds: 600)

@@ -23,7 +23,7 @@ final class DispatchFixture {
     /// on one thread; nothing else touches it.
     nonisolated(unsafe) static let shared = DispatchFixture()
 
-    let credentials: CredentialService
+    let domains: HostDomains
     let feedWake: FeedWake
     let keyring: DeviceKeyring
     let issuer: ReceiptIssuer
@@ -38,15 +38,15 @@ final class DispatchFixture {
         let folder = "/tmp/flowhost-fuzz-\(getpid())"
         mkdir(folder, 0o700)
         do {
-            let store = try SQLiteStore(path: folder + "/store.sqlite")
+            let store = try SQLiteStore(path: folder + "/store.sqlite", schema: HostSchema.migrator)
             let settings = try CredentialSettings.parse(
                 passwords: ["argon2": ["memoryKiB": 8, "iterations": 1, "parallelism": 1]], activation: nil)
-            credentials = CredentialService(store: store, settings: settings, delivery: try OutboxDelivery(keyPath: folder + "/store.sqlite.key"))
+            domains = HostDomains(store: store, credentials: settings, delivery: try OutboxDelivery(keyPath: folder + "/store.sqlite.key"))
             feedWake = try FeedWake(path: folder + "/store.sqlite.feed")
             keyring = try DeviceKeyring(folder: folder + "/devices")
             issuer = ReceiptIssuer(path: folder + "/store.sqlite.issuer.key")
-            _ = try credentials.addUser("alice")
-            _ = try credentials.addUser("bob")
+            _ = try domains.credentials.addUser("alice")
+            _ = try domains.credentials.addUser("bob")
         } catch {
             fatalError("fuzz fixture: \(error)")
         }
@@ -63,7 +63,7 @@ final class DispatchFixture {
     func run(_ input: UnsafeRawBufferPointer) {
         let sink = MemorySink()
         let engine = HostEngine(sink: sink, logger: logger)
-        HostModules.register(credentials, feedWake: feedWake, keyring: keyring, issuer: issuer, in: engine)
+        HostModules.register(domains, feedWake: feedWake, keyring: keyring, issuer: issuer, in: engine)
         let loaded = plugins.compactMap { try? PluginLoader.open(path: $0).get() }
         engine.install(loaded) { _ in .object() }
         var framed = FramedInput(connection: engine)

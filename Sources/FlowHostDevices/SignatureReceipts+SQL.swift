@@ -1,6 +1,9 @@
-extension SQLTransaction: SignatureWriter {
-    func signatureReceipt(_ dataSignatureID: String) throws -> SignatureReceiptRecord? {
-        try db.query(
+import FlowHostStore
+
+/// The SQL of signature receipts.
+extension StoreReader {
+    public func signatureReceipt(_ dataSignatureID: String) throws -> SignatureReceiptRecord? {
+        try query(
             """
             SELECT id, user_id, device_id, key_id, public_key, auth_level, authenticator_type, verified_by, signed_at, reason, payload, signature,
                 issuer_key_id, issuer_signature
@@ -14,9 +17,12 @@ extension SQLTransaction: SignatureWriter {
                 issuerSignature: $0.isNull(13) ? nil : $0.string(13))
         }.first
     }
+}
 
-    func insert(_ receipt: SignatureReceiptRecord) throws {
-        try db.run(
+extension StoreWriter {
+    /// Receipts are never changed or deleted (the store refuses it).
+    public func insert(_ receipt: SignatureReceiptRecord) throws {
+        try run(
             """
             INSERT INTO signature_receipt (id, user_id, device_id, key_id, public_key, auth_level, authenticator_type, verified_by, signed_at,
                 reason, payload, signature, issuer_key_id, issuer_signature) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

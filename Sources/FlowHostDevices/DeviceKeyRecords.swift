@@ -1,22 +1,5 @@
-/// The devices domain's part of a transaction: each registered device's
-/// public key, and the single-use challenges and proofs of possession.
-public protocol DeviceKeyReader {
-    func deviceKey(userID: String, deviceID: String) throws -> DeviceKeyRecord?
-}
-
-public protocol DeviceKeyWriter: DeviceKeyReader {
-    func save(_ key: DeviceKeyRecord) throws
-    /// Marks the key revoked; false when there was none or it was revoked already.
-    @discardableResult func revokeDeviceKey(userID: String, deviceID: String, at: Int64) throws -> Bool
-    func insert(_ challenge: DeviceChallengeRecord) throws
-    /// Uses a challenge once, recording the proof it became (nil when the
-    /// answer was wrong): false when it is unknown, used, expired, or not this device's.
-    func useDeviceChallenge(nonceHash: String, userID: String, deviceID: String, now: Int64, proofHash: String?, proofExpiresAt: Int64?) throws -> Bool
-    /// Spends a proof once: false when it is unknown, spent, expired, or not this device's.
-    func spendDeviceProof(proofHash: String, userID: String, deviceID: String, now: Int64) throws -> Bool
-    /// Drops challenges and proofs that expired before `before`.
-    @discardableResult func pruneDeviceChallenges(before: Int64) throws -> Int
-}
+/// The devices domain's records: each registered device's public key, and the
+/// single-use challenges (and the proofs they become) of possession.
 
 /// A device's key pair, public half: Ed25519, named by its key id.
 public struct DeviceKeyRecord: Sendable, Equatable {

@@ -1,14 +1,6 @@
-/// The signatures domain's store: receipts of data signatures, kept so that
+/// The signatures domain's record: receipts of data signatures, kept so that
 /// a signature can be checked later by its id, with the public key that was
 /// registered when it was made (a device's key may change afterwards).
-public protocol SignatureReader {
-    func signatureReceipt(_ dataSignatureID: String) throws -> SignatureReceiptRecord?
-}
-
-public protocol SignatureWriter: SignatureReader {
-    /// Receipts are never changed or deleted (the store refuses it).
-    func insert(_ receipt: SignatureReceiptRecord) throws
-}
 
 /// What was signed, by which key, when: everything the canonical message
 /// covers, the signature, and the public key it verifies with.

@@ -1,6 +1,9 @@
+import FlowHostStore
+
 /// The SQL of the audit and its counts.
-extension SQLTransaction {
-    func auditEntries(userID: String?, limit: Int) throws -> [AuditEntry] {
+extension StoreReader {
+    /// Newest first; all users when `userID` is nil.
+    public func auditEntries(userID: String?, limit: Int) throws -> [AuditEntry] {
         let map: (SQLRow) -> AuditEntry = {
             AuditEntry(
                 id: $0.int64(0), at: $0.int64(1), userID: $0.optionalString(2), deviceID: $0.optionalString(3), action: $0.string(4),
@@ -8,30 +11,35 @@ extension SQLTransaction {
         }
         let columns = "id, at, user_id, device_id, action, outcome, detail"
         if let userID {
-            return try db.query("SELECT \(columns) FROM audit WHERE user_id = ? ORDER BY id DESC LIMIT ?", [.text(userID), .int(limit)], map)
+            return try query("SELECT \(columns) FROM audit WHERE user_id = ? ORDER BY id DESC LIMIT ?", [.text(userID), .int(limit)], map)
         }
-        return try db.query("SELECT \(columns) FROM audit ORDER BY id DESC LIMIT ?", [.int(limit)], map)
+        return try query("SELECT \(columns) FROM audit ORDER BY id DESC LIMIT ?", [.int(limit)], map)
     }
 
-    func auditCounts(userID: String?, limit: Int) throws -> [AuditCount] {
+    /// Newest hour first; all users when `userID` is nil.
+    public func auditCounts(userID: String?, limit: Int) throws -> [AuditCount] {
         let columns = "hour, user_id, action, outcome, count, last_at"
         let map: (SQLRow) -> AuditCount = {
             AuditCount(hour: $0.int64(0), userID: $0.string(1), action: $0.string(2), outcome: $0.string(3), count: $0.int64(4), lastAt: $0.int64(5))
         }
         if let userID {
-            return try db.query(
+            return try query(
                 "SELECT \(columns) FROM audit_count WHERE user_id = ? ORDER BY hour DESC, action, outcome LIMIT ?",
                 [.text(userID), .int(limit)], map)
         }
-        return try db.query("SELECT \(columns) FROM audit_count ORDER BY hour DESC, user_id, action, outcome LIMIT ?", [.int(limit)], map)
+        return try query("SELECT \(columns) FROM audit_count ORDER BY hour DESC, user_id, action, outcome LIMIT ?", [.int(limit)], map)
+    }
+}
+
+extension StoreWriter {
+    /// Deletes the hourly counts of hours before `before` (the database
+    /// refuses any younger than 90 days); returns how many.
+    @discardableResult public func pruneAuditCounts(before: Int64) throws -> Int {
+        try run("DELETE FROM audit_count WHERE hour < ?", [.integer(before)])
     }
 
-    func pruneAuditCounts(before: Int64) throws -> Int {
-        try db.run("DELETE FROM audit_count WHERE hour < ?", [.integer(before)])
-    }
-
-    func append(_ entry: AuditEntry) throws -> Int64 {
-        try db.insert(
+    @discardableResult public func append(_ entry: AuditEntry) throws -> Int64 {
+        try insert(
             "INSERT INTO audit (at, user_id, device_id, action, outcome, detail) VALUES (?, ?, ?, ?, ?, ?)",
             [
                 .integer(entry.at), .optional(entry.userID), .optional(entry.deviceID), .text(entry.action), .text(entry.outcome),
@@ -39,8 +47,9 @@ extension SQLTransaction {
             ])
     }
 
-    func count(action: String, outcome: String, userID: String?, at: Int64) throws {
-        try db.run(
+    /// Adds one to the hour's count of like events (see `AuditCount`).
+    public func count(action: String, outcome: String, userID: String?, at: Int64) throws {
+        try run(
             """
             INSERT INTO audit_count (hour, user_id, action, outcome, count, last_at) VALUES (?, ?, ?, ?, 1, ?)
             ON CONFLICT(hour, user_id, action, outcome) DO UPDATE SET count = audit_count.count + 1, last_at = excluded.last_at
