@@ -48,8 +48,8 @@ final class DataSigningFlow: Flow {
         switch method {
         case "authenticateUserAndSignData":
             try authenticate(
-                payload: params["payload"]!.stringValue!, level: params["authLevel"]!.intValue!, type: params["authenticatorType"]!.intValue!,
-                reason: params["reason"]!.stringValue!)
+                payload: try params.requiredString("payload"), level: try params.requiredInt("authLevel"), type: try params.requiredInt("authenticatorType"),
+                reason: try params.requiredString("reason"))
             return nil
         case "resetAuthenticateUserAndSignDataState":
             reset()

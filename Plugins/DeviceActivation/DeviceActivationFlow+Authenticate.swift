@@ -72,35 +72,31 @@ extension DeviceActivationFlow {
             guard case .success(let key) = made else {
                 return stop(SDKCode.serverFailed, "The device key could not be created; try again.")
             }
-            let params: JSON = [
-                "userID": .string(current.userID), "deviceID": .string(deviceID), "deviceName": .string(current.deviceName),
-                "workflow": .string(Self.workflow), "keyID": key["keyID"] ?? "", "publicKey": key["publicKey"] ?? "",
-                "custody": key["custody"] ?? "",
-            ]
+            var call = Services.NewdeviceComplete(
+                userID: current.userID, deviceID: deviceID, deviceName: current.deviceName, workflow: Self.workflow, password: password,
+                newPassword: newPassword, ldaType: ldaType, keyID: key["keyID"]?.stringValue ?? "", publicKey: key["publicKey"]?.stringValue ?? "",
+                custody: key["custody"]?.stringValue ?? "")
             switch authorization {
-            case .approval(let uuid): params["approval"] = .string(uuid)
-            case .grant(let grant): params["grant"] = .string(grant)
+            case .approval(let uuid): call.approval = uuid
+            case .grant(let grant): call.grant = grant
             }
-            if let password { params["password"] = .string(password) }
-            if let newPassword { params["newPassword"] = .string(newPassword) }
-            if let ldaType { params["ldaType"] = .int(ldaType) }
-            let outcome: JSON
-            do throws(FlowHostError) { outcome = try host.call("newdevice.complete", params) } catch {
+            let outcome: Services.NewdeviceCompleteOutcome
+            do throws(FlowHostError) { outcome = try host.call(call) } catch {
                 host.log(.error, "adding a device failed: \(error.message)")
                 return stop(SDKCode.serverFailed, "Adding this device failed on the server side; try again.")
             }
-            switch outcome["outcome"]?.stringValue {
-            case "completed": finish(["outcome": "completed", "sessionID": outcome["sessionID"] ?? "", "workflow": .string(Self.workflow)])
-            case "wrong": stop(SDKCode.authenticationFailed, "Invalid password: start adding this device again.")
-            case "expired":
+            let mode = newPassword != nil && password != nil ? ChallengeMode.updateOnExpiry : ChallengeMode.set
+            switch outcome {
+            case .completed(let sessionID): finish(["outcome": "completed", "sessionID": .string(sessionID), "workflow": .string(Self.workflow)])
+            case .wrong: stop(SDKCode.authenticationFailed, "Invalid password: start adding this device again.")
+            case .expired:
                 askForNewPassword(current, authorization, mode: ChallengeMode.updateOnExpiry, message: "Your password has expired. Set a new one with updatePassword.")
-            case "policy", "reused":
-                let mode = newPassword != nil && password != nil ? ChallengeMode.updateOnExpiry : ChallengeMode.set
+            case .policy(let problems):
                 askForNewPassword(
-                    current, authorization, mode: mode, status: outcome["outcome"]?.stringValue == "reused" ? SDKCode.passwordReused : SDKCode.passwordPolicyViolated,
-                    message: FlowHost.newPasswordMessage(outcome))
-            case "refused": refused(outcome)
-            default: unexpected("newdevice.complete", outcome)
+                    current, authorization, mode: mode, status: SDKCode.passwordPolicyViolated, message: FlowHost.policyMessage(problems: problems))
+            case .reused:
+                askForNewPassword(current, authorization, mode: mode, status: SDKCode.passwordReused, message: FlowHost.reusedPasswordMessage)
+            case .refused(let status, _): refused(status: status)
             }
         }
     }

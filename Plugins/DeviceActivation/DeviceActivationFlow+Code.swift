@@ -5,22 +5,20 @@ import FlowJSON
 /// operator's delivery; a wrong one asks again, with the tries left.
 extension DeviceActivationFlow {
     func sendCode(_ current: Joining) {
-        let outcome: JSON
+        let outcome: Services.NewdeviceSendCodeOutcome
         do {
-            outcome = try host.call("newdevice.sendCode", ["userID": .string(current.userID), "deviceID": .string(deviceID)])
+            outcome = try host.call(Services.NewdeviceSendCode(userID: current.userID, deviceID: deviceID))
         } catch {
             host.log(.error, "sending a device code failed: \(error.message)")
             return stop(SDKCode.serverFailed, "The code could not be sent; try again.")
         }
-        switch outcome["outcome"]?.stringValue {
-        case "sent":
-            let key = outcome["verificationKey"]?.stringValue ?? ""
+        switch outcome {
+        case .sent(let key, let attemptsLeft):
             joining?.stage = .awaitingCode(verificationKey: key)
-            askForCode(current, verificationKey: key, attemptsLeft: outcome["attemptsLeft"] ?? 0)
-        case "tooSoon":
-            stop(SDKCode.success, "A code was sent moments ago; try again in \(outcome["retryAfterSeconds"]?.intValue ?? 0) seconds.")
-        case "refused": refused(outcome)
-        default: unexpected("newdevice.sendCode", outcome)
+            askForCode(current, verificationKey: key, attemptsLeft: .int(attemptsLeft))
+        case .tooSoon(let after):
+            stop(SDKCode.success, "A code was sent moments ago; try again in \(after) seconds.")
+        case .refused(let status, _): refused(status: status)
         }
     }
 
@@ -33,17 +31,16 @@ extension DeviceActivationFlow {
     }
 
     func verifyCode(_ current: Joining, code: String, verificationKey: String) throws(FlowHostError) {
-        let outcome = try host.call(
-            "newdevice.verifyCode", ["userID": .string(current.userID), "code": .string(code), "deviceID": .string(deviceID)])
-        switch outcome["outcome"]?.stringValue {
-        case "accepted":
-            authenticate(.grant(outcome["grant"]?.stringValue ?? ""))
-        case "wrong":
-            askForCode(current, verificationKey: verificationKey, attemptsLeft: outcome["attemptsLeft"] ?? 0, status: SDKCode.activationCodeFailed, message: "Invalid activation code.")
-        case "expired":
+        switch try host.call(Services.NewdeviceVerifyCode(userID: current.userID, code: code, deviceID: deviceID)) {
+        case .accepted(let grant):
+            authenticate(.grant(grant))
+        case .wrong(let attemptsLeft):
+            askForCode(
+                current, verificationKey: verificationKey, attemptsLeft: .int(attemptsLeft), status: SDKCode.activationCodeFailed,
+                message: "Invalid activation code.")
+        case .expired:
             stop(SDKCode.activationCodeFailed, "The code no longer works; ask for a new one.")
-        case "refused": refused(outcome)
-        default: unexpected("newdevice.verifyCode", outcome)
+        case .refused(let status, _): refused(status: status)
         }
     }
 }

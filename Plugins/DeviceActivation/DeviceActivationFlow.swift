@@ -82,9 +82,15 @@ final class DeviceActivationFlow: ServingFlow {
     }
 
     func serve(_ name: String, params: JSON, call: UInt64) {
-        let userID = params["userID"]!.stringValue!
+        let userID: String, deviceName: String
+        do throws(FlowHostError) {
+            (userID, deviceName) = (try params.requiredString("userID"), try params.requiredString("deviceName"))
+        } catch {
+            _ = host.complete(call, .failure(error))
+            return
+        }
         let key = Self.verificationKey()
-        joining = Joining(dialogue: host.beginDialogue(serving: call), userID: userID, deviceName: params["deviceName"]!.stringValue!, verificationKey: key)
+        joining = Joining(dialogue: host.beginDialogue(serving: call), userID: userID, deviceName: deviceName, verificationKey: key)
         // The seed's iOS delegate: getAddNewDeviceOptions(userID, newDeviceOptions, challengeInfo), no response or error.
         host.emit(
             "addNewDeviceOptions",
@@ -98,25 +104,25 @@ final class DeviceActivationFlow: ServingFlow {
         guard let current = joining else { throw FlowHostError(.notAllowedNow, message: "no device activation in progress") }
         switch (method, current.stage) {
         case ("performVerifyAuth", .choosing):
-            if params["verifyAuthStatus"]!.boolValue! { try askForApproval(current) } else { stop(SDKCode.success, "Adding this device was cancelled.") }
+            if try params.requiredBool("verifyAuthStatus") { try askForApproval(current) } else { stop(SDKCode.success, "Adding this device was cancelled.") }
         case ("fallbackNewDeviceActivationFlow", .choosing):
             sendCode(current)
         case ("setActivationCode", .awaitingCode(let key)):
-            try verifyCode(current, code: params["activationCode"]!.stringValue!, verificationKey: key)
+            try verifyCode(current, code: try params.requiredString("activationCode"), verificationKey: key)
         case ("resendActivationCode", .awaitingCode):
             sendCode(current)
         case ("setUserConsentForLDA", .awaitingConsent(let authorization)):
-            try consent(current, authorization, enroll: params["shouldEnrollLDA"]!.boolValue!, type: params["authenticationType"]!.intValue!)
+            try consent(current, authorization, enroll: try params.requiredBool("shouldEnrollLDA"), type: try params.requiredInt("authenticationType"))
         case ("setPassword", .awaitingPassword(let authorization)):
             try expect(params, mode: ChallengeMode.verify)
-            complete(current, authorization, password: params["password"]!.stringValue!, ldaType: nil)
+            complete(current, authorization, password: try params.requiredString("password"), ldaType: nil)
         case ("setPassword", .awaitingNewPassword(let authorization)):
             try expect(params, mode: ChallengeMode.set)
-            complete(current, authorization, password: nil, newPassword: params["password"]!.stringValue!, ldaType: nil)
+            complete(current, authorization, password: nil, newPassword: try params.requiredString("password"), ldaType: nil)
         case ("updatePassword", .awaitingExpiredUpdate(let authorization)):
             try expect(params, mode: ChallengeMode.updateOnExpiry)
             complete(
-                current, authorization, password: params["currentPassword"]!.stringValue!, newPassword: params["newPassword"]!.stringValue!,
+                current, authorization, password: try params.requiredString("currentPassword"), newPassword: try params.requiredString("newPassword"),
                 ldaType: nil)
         case ("setPassword", .awaitingExpiredUpdate):
             throw FlowHostError.sdk(SDKCode.invalidArguments, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
@@ -127,7 +133,7 @@ final class DeviceActivationFlow: ServingFlow {
     }
 
     private func expect(_ params: JSON, mode: Int) throws(FlowHostError) {
-        guard params["challengeMode"]!.intValue! == mode else {
+        guard try params.requiredInt("challengeMode") == mode else {
             throw FlowHostError.invalidParams(field: "challengeMode", reason: "this getPassword asked with challengeMode \(mode)")
         }
     }
@@ -164,13 +170,7 @@ final class DeviceActivationFlow: ServingFlow {
 
     /// A service outcome that says the user's state forbids this (a block,
     /// an activation meanwhile): the caller maps the status.
-    func refused(_ outcome: JSON) {
-        finish(["outcome": "refused", "status": outcome["status"] ?? .int(SDKCode.serverFailed)])
-    }
-
-    /// An outcome this flow does not know: an error, never a default.
-    func unexpected(_ service: String, _ outcome: JSON) {
-        host.log(.error, "\(service) gave an outcome this flow does not know: \(outcome["outcome"]?.stringValue ?? "none")")
-        stop(SDKCode.serverFailed, "The server could not complete the request; try again.")
+    func refused(status: Int) {
+        finish(["outcome": "refused", "status": .int(status)])
     }
 }

@@ -99,7 +99,10 @@ extension LDAToggleFlow {
             switch check {
             case .abandoned: toggle = nil
             case .failed: report(status: SDKCode.success, message: "The LDA check was cancelled or failed; nothing changed.", error: Self.cancelledByUser)
-            case .passed: change("authenticators.enableLDA", ["userID": .string(current.userID), "deviceID": .string(deviceID), "ldaType": .int(type)])
+            case .passed:
+                change(Services.AuthenticatorsEnableLDA.service) { [self] () throws(FlowHostError) in
+                    try host.call(Services.AuthenticatorsEnableLDA(userID: current.userID, deviceID: deviceID, ldaType: type))
+                }
             }
         }
     }
@@ -107,9 +110,9 @@ extension LDAToggleFlow {
     // MARK: Disable
 
     func disable(_ current: Toggle, newPassword: String?) {
-        let params: JSON = ["userID": .string(current.userID), "deviceID": .string(deviceID)]
-        if let newPassword { params["newPassword"] = .string(newPassword) }
-        change("authenticators.disableLDA", params)
+        change(Services.AuthenticatorsDisableLDA.service) { [self] () throws(FlowHostError) in
+            try host.call(Services.AuthenticatorsDisableLDA(userID: current.userID, deviceID: deviceID, newPassword: newPassword))
+        }
     }
 
     func askForNewPassword(_ current: Toggle, status: Int = SDKCode.success, message: String = "Success") {
@@ -130,26 +133,26 @@ extension LDAToggleFlow {
 
     // MARK: The change, and the status
 
-    func change(_ service: String, _ params: JSON) {
+    /// `authenticators.enableLDA` or `…disableLDA` (the same answers), then the status.
+    func change(_ service: String, _ call: () throws(FlowHostError) -> Services.AuthenticatorsEnableLDAOutcome) {
         guard let current = toggle else { return }
         toggle?.stage = .changing
-        let outcome: JSON
-        do { outcome = try host.call(service, params) } catch {
+        let outcome: Services.AuthenticatorsEnableLDAOutcome
+        do throws(FlowHostError) { outcome = try call() } catch {
             host.log(.error, "\(service) failed: \(error.message)")
             return report(status: SDKCode.serverFailed, message: "The change could not be made; nothing changed.")
         }
-        switch outcome["outcome"]?.stringValue {
-        case "changed", "unchanged":
+        switch outcome {
+        case .changed, .unchanged:
             report(status: SDKCode.success, message: "LDA type \(current.ldaType) has been \(current.enable ? "enabled" : "disabled").")
-        case "passwordRequired":
+        case .passwordRequired:
             askForNewPassword(current)
-        case "policy", "reused":
-            askForNewPassword(current, status: outcome["outcome"]?.stringValue == "reused" ? SDKCode.passwordReused : SDKCode.passwordPolicyViolated, message: FlowHost.newPasswordMessage(outcome))
-        case "refused":
-            report(status: outcome["status"]?.intValue ?? SDKCode.serverFailed, message: "Your account no longer allows this change; nothing changed.")
-        default:
-            host.log(.error, "\(service) gave an outcome this flow does not know")
-            report(status: SDKCode.serverFailed, message: "The change could not be made.")
+        case .policy(let problems):
+            askForNewPassword(current, status: SDKCode.passwordPolicyViolated, message: FlowHost.policyMessage(problems: problems))
+        case .reused:
+            askForNewPassword(current, status: SDKCode.passwordReused, message: FlowHost.reusedPasswordMessage)
+        case .refused(let status, _):
+            report(status: status, message: "Your account no longer allows this change; nothing changed.")
         }
     }
 

@@ -54,10 +54,10 @@ final class LDAToggleFlow: Flow {
         switch method {
         case "getDeviceAuthenticationDetails": return try details()
         case "manageDeviceAuthenticationModes":
-            try manage(enable: params["isEnabled"]!.boolValue!, type: params["authenticationType"]!.intValue!)
+            try manage(enable: try params.requiredBool("isEnabled"), type: try params.requiredInt("authenticationType"))
         case "setUserConsentForLDA":
-            try consent(params["shouldEnrollLDA"]!.boolValue!, type: params["authenticationType"]!.intValue!)
-        case "setPassword": try newPassword(params["password"]!.stringValue!, mode: params["challengeMode"]!.intValue!)
+            try consent(try params.requiredBool("shouldEnrollLDA"), type: try params.requiredInt("authenticationType"))
+        case "setPassword": try newPassword(try params.requiredString("password"), mode: try params.requiredInt("challengeMode"))
         default: throw FlowHostError.methodNotFound
         }
         return nil

@@ -20,34 +20,29 @@ extension MFAFlow {
 
     func setActivationCode(_ code: String) throws(FlowHostError) {
         guard case .awaitingActivationCode(let userID, let key) = stage else { throw Self.wrongStage }
-        let outcome = try host.call(
-            "activation.verify", ["userID": .string(userID), "code": .string(code), "deviceID": .string(deviceID)])
-        switch outcome["outcome"]?.stringValue {
-        case "accepted":
-            stage = .awaitingDeviceName(userID: userID, grant: outcome["grant"]?.stringValue ?? "")
+        switch try host.call(Services.ActivationVerify(userID: userID, code: code, deviceID: deviceID)) {
+        case .accepted(let grant):
+            stage = .awaitingDeviceName(userID: userID, grant: grant)
             host.emit(
                 "getDeviceName",
                 SDKPayload.event(workflow: Workflow.activation, fields: ["userID": .string(userID), "deviceName": .string(defaultDeviceName)]))
-        case "wrong":
+        case .wrong(let attemptsLeft):
             askForActivationCode(
-                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: key, status: SDKCode.activationCodeFailed,
-                message: "Invalid activation code.")
-        case "expired":
+                userID, attemptsLeft: attemptsLeft, verificationKey: key, status: SDKCode.activationCodeFailed, message: "Invalid activation code.")
+        case .expired(let attemptsLeft):
             askForActivationCode(
-                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: "", status: SDKCode.activationCodeFailed,
+                userID, attemptsLeft: attemptsLeft, verificationKey: "", status: SDKCode.activationCodeFailed,
                 message: "The activation code has expired. Request a new one with resendActivationCode.")
-        case "superseded":
+        case .superseded(let attemptsLeft):
             askForActivationCode(
-                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: currentVerificationKey(userID) ?? key,
+                userID, attemptsLeft: attemptsLeft, verificationKey: currentVerificationKey(userID) ?? key,
                 status: SDKCode.activationCodeFailed, message: "A newer activation code was sent; enter that one. This try did not count.")
-        case "alreadyUsed":
+        case .alreadyUsed(let attemptsLeft):
             askForActivationCode(
-                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: "", status: SDKCode.activationCodeFailed,
+                userID, attemptsLeft: attemptsLeft, verificationKey: "", status: SDKCode.activationCodeFailed,
                 message: "This activation code was used already. Request a new one with resendActivationCode.")
-        case "refused":
-            refused(outcome)
-        default:
-            unexpected("activation.verify", outcome)
+        case .refused(let status, _):
+            refused(status: status)
         }
     }
 
@@ -58,19 +53,14 @@ extension MFAFlow {
 
     func resendActivationCode() throws(FlowHostError) {
         guard case .awaitingActivationCode(let userID, _) = stage else { throw Self.wrongStage }
-        let outcome = try host.call("activation.resend", ["userID": .string(userID), "deviceID": .string(deviceID)])
-        switch outcome["outcome"]?.stringValue {
-        case "sent":
-            askForActivationCode(
-                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: outcome["verificationKey"]?.stringValue)
-        case "tooSoon":
-            let after = outcome["retryAfterSeconds"]?.intValue ?? 0
+        switch try host.call(Services.ActivationResend(userID: userID, deviceID: deviceID)) {
+        case .sent(let verificationKey, let attemptsLeft):
+            askForActivationCode(userID, attemptsLeft: attemptsLeft, verificationKey: verificationKey)
+        case .tooSoon(let after):
             throw FlowHostError(.tooManyRequests, message: "Too many requests: retry after \(after) seconds",
                 data: ["retryAfterSeconds": .int(after)])
-        case "refused":
-            refused(outcome)
-        default:
-            unexpected("activation.resend", outcome)
+        case .refused(let status, _):
+            refused(status: status)
         }
     }
 
@@ -129,29 +119,24 @@ extension MFAFlow {
     }
 
     func completeActivation(_ userID: String, grant: String, password: String?, ldaType: Int?, key: JSON) {
-        let params: JSON = [
-            "userID": .string(userID), "deviceID": .string(deviceID), "deviceName": .string(chosenDeviceName),
-            "grant": .string(grant), "workflow": .string(Workflow.activation), "keyID": key["keyID"] ?? "",
-            "publicKey": key["publicKey"] ?? "", "custody": key["custody"] ?? "",
-        ]
-        if let password { params["password"] = .string(password) }
-        if let ldaType { params["ldaType"] = .int(ldaType) }
-        let outcome: JSON
+        let call = Services.ActivationComplete(
+            userID: userID, deviceID: deviceID, deviceName: chosenDeviceName, grant: grant, workflow: Workflow.activation, password: password,
+            ldaType: ldaType, keyID: key["keyID"]?.stringValue ?? "", publicKey: key["publicKey"]?.stringValue ?? "",
+            custody: key["custody"]?.stringValue ?? "")
+        let outcome: Services.ActivationCompleteOutcome
         do {
-            outcome = try host.call("activation.complete", params)
+            outcome = try host.call(call)
         } catch {
             host.log(.error, "activation of a user failed: \(error.message)")
             return askForUser(status: SDKCode.serverFailed, message: "Activation failed on the server side; try again.")
         }
-        switch outcome["outcome"]?.stringValue {
-        case "completed":
-            loggedIn(userID, sessionID: outcome["sessionID"]?.stringValue ?? "", workflow: Workflow.activation)
-        case "grantInvalid":
+        switch outcome {
+        case .completed(let sessionID):
+            loggedIn(userID, sessionID: sessionID, workflow: Workflow.activation)
+        case .grantInvalid:
             askForUser(status: SDKCode.activationCodeFailed, message: "The accepted activation code is no longer valid; start again.")
-        case "refused":
-            refused(outcome)
-        default:
-            unexpected("activation.complete", outcome)
+        case .refused(let status, _):
+            refused(status: status)
         }
     }
 }

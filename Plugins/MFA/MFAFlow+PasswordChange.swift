@@ -61,35 +61,29 @@ extension MFAFlow {
             guard case .success(.proven) = outcome else {
                 return credentialUpdated(userID, status: SDKCode.deviceNotRegistered, message: "This device could not prove it is registered for this user.")
             }
-            let result: JSON
+            let result: Services.PasswordUpdateOutcome
             do throws(FlowHostError) {
-                result = try host.call(
-                    "password.update",
-                    ["userID": .string(userID), "currentPassword": .string(current), "newPassword": .string(new), "deviceID": .string(deviceID)])
+                result = try host.call(Services.PasswordUpdate(userID: userID, currentPassword: current, newPassword: new, deviceID: deviceID))
             } catch {
+                // An answer outside the schema too: not `unexpected`, which returns a
+                // logged-in user to getUser with the session still open.
                 host.log(.error, "password.update failed: \(error.message)")
                 return credentialUpdated(userID, status: SDKCode.serverFailed, message: "The password could not be changed; try again.")
             }
-            switch result["outcome"]?.stringValue {
-            case "updated":
+            switch result {
+            case .updated:
                 credentialUpdated(userID, status: SDKCode.success, message: "Your password has been changed; log in with the new one.")
-            case "wrongCurrent" where (result["attemptsLeft"]?.intValue ?? 0) > 0:
-                askForPasswordChange(
-                    userID, attemptsLeft: result["attemptsLeft"]?.intValue ?? 0, status: SDKCode.authenticationFailed, message: "The current password is wrong.")
-            case "wrongCurrent":
+            case .wrongCurrent(let attemptsLeft) where attemptsLeft > 0:
+                askForPasswordChange(userID, attemptsLeft: attemptsLeft, status: SDKCode.authenticationFailed, message: "The current password is wrong.")
+            case .wrongCurrent, .refused(SDKCode.blockedByPasswordAttempts, _):
                 credentialUpdated(userID, status: SDKCode.attemptsExhausted, message: "Too many wrong attempts: you are logged off.")
-            case "refused" where result["status"]?.intValue == SDKCode.blockedByPasswordAttempts:
-                credentialUpdated(userID, status: SDKCode.attemptsExhausted, message: "Too many wrong attempts: you are logged off.")
-            case "reused":
+            case .reused:
                 askForPasswordChange(userID, attemptsLeft: attemptsLeft(userID), status: SDKCode.passwordReused, message: Self.reusedMessage)
-            case "policy":
-                askForPasswordChange(userID, attemptsLeft: attemptsLeft(userID), status: SDKCode.passwordPolicyViolated, message: Self.policyMessage(result))
-            case "refused":
-                credentialUpdated(userID, status: result["status"]?.intValue ?? SDKCode.deviceNotRegistered, message: "Your account no longer allows this change.")
-            default:
-                // Not `unexpected`: that returns a logged-in user to getUser with the session still open.
-                host.log(.error, "password.update gave an outcome this flow does not know")
-                credentialUpdated(userID, status: SDKCode.serverFailed, message: "The password could not be changed; try again.")
+            case .policy(let problems):
+                askForPasswordChange(
+                    userID, attemptsLeft: attemptsLeft(userID), status: SDKCode.passwordPolicyViolated, message: FlowHost.policyMessage(problems: problems))
+            case .refused(let status, _):
+                credentialUpdated(userID, status: status, message: "Your account no longer allows this change.")
             }
         }
     }

@@ -35,36 +35,35 @@ extension MFAFlow {
     func setPassword(_ password: String, mode: Int) throws(FlowHostError) {
         switch stage {
         case .awaitingNewPassword(let userID, let grant):
-            let check = try host.call("password.check", ["userID": .string(userID), "password": .string(password)])
-            switch check["outcome"]?.stringValue {
-            case "acceptable":
+            switch try host.call(Services.PasswordCheck(userID: userID, password: password)) {
+            case .acceptable:
                 completeActivation(userID, grant: grant, password: password, ldaType: nil)
-            case "reused":
+            case .reused:
                 askForNewPassword(userID, grant: grant, status: SDKCode.passwordReused, message: Self.reusedMessage)
-            case "policy":
-                askForNewPassword(userID, grant: grant, status: SDKCode.passwordPolicyViolated, message: Self.policyMessage(check))
-            default:
-                unexpected("password.check", check)
+            case .policy(let problems):
+                askForNewPassword(userID, grant: grant, status: SDKCode.passwordPolicyViolated, message: FlowHost.policyMessage(problems: problems))
             }
         case .awaitingPassword(let userID, let proof, let bind):
             if bind {
                 // A device registered before keys: a new key, bound by this login if the password is right.
                 let bindWith: (JSON) -> Void = { [self] key in
                     pendingBindKey = key
-                    logIn(userID, password, [
-                        "bindKeyID": key["keyID"] ?? "", "bindPublicKey": key["publicKey"] ?? "", "bindCustody": key["custody"] ?? "",
-                    ])
+                    var call = Services.PasswordLogin(userID: userID, password: password, deviceID: deviceID, workflow: Workflow.login)
+                    call.bindKeyID = key["keyID"]?.stringValue ?? ""
+                    call.bindPublicKey = key["publicKey"]?.stringValue ?? ""
+                    call.bindCustody = key["custody"]?.stringValue ?? ""
+                    logIn(call)
                 }
                 if let key = pendingBindKey { bindWith(key) } else { createDeviceKey(userID, then: bindWith) }
             } else if let proof {
-                logIn(userID, password, ["proof": .string(proof)])
+                logIn(Services.PasswordLogin(userID: userID, password: password, deviceID: deviceID, workflow: Workflow.login, proof: proof))
             } else {
                 // The last proof was spent by a wrong try: prove again, then log in.
                 proveDevice(userID) { [self] outcome in
                     guard case .proven(let fresh) = outcome else {
                         return askForUser(status: SDKCode.deviceNotRegistered, message: "This device could not prove it is registered for this user.")
                     }
-                    logIn(userID, password, ["proof": .string(fresh)])
+                    logIn(Services.PasswordLogin(userID: userID, password: password, deviceID: deviceID, workflow: Workflow.login, proof: fresh))
                 }
             }
         case .awaitingExpiredUpdate:
@@ -75,34 +74,29 @@ extension MFAFlow {
     }
 
     /// `password.login` with the device's possession (`proof`, or a key to bind).
-    func logIn(_ userID: String, _ password: String, _ possession: KeyValuePairs<String, JSON>) {
-        let params: JSON = [
-            "userID": .string(userID), "password": .string(password), "deviceID": .string(deviceID), "workflow": .string(Workflow.login),
-        ]
-        for (key, value) in possession { params[key] = value }
-        let outcome: JSON
-        do { outcome = try host.call("password.login", params) } catch {
+    func logIn(_ call: Services.PasswordLogin) {
+        let userID = call.userID
+        let outcome: Services.PasswordLoginOutcome
+        do { outcome = try host.call(call) } catch {
             host.log(.error, "password login failed: \(error.message)")
             return askForUser(status: SDKCode.serverFailed, message: "Login failed on the server side; try again.")
         }
-        switch outcome["outcome"]?.stringValue {
-        case "accepted":
+        switch outcome {
+        case .accepted(_, let sessionID):
             pendingBindKey = nil
-            if let sessionID = outcome["sessionID"]?.stringValue {
+            if let sessionID {
                 loggedIn(userID, sessionID: sessionID, workflow: Workflow.login)
             } else {
                 askForPassword(
                     userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0,
                     message: "Your password has expired. Set a new one with updatePassword.")
             }
-        case "wrong":
+        case .wrong(let attemptsLeft):
             askForPassword(
-                userID, mode: ChallengeMode.verify, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, status: SDKCode.authenticationFailed,
+                userID, mode: ChallengeMode.verify, attemptsLeft: attemptsLeft, status: SDKCode.authenticationFailed,
                 message: "Invalid password.", bind: pendingBindKey != nil)
-        case "refused":
-            refused(outcome, userID: userID)
-        default:
-            unexpected("password.login", outcome)
+        case .refused(let status, _):
+            refused(status: status, userID: userID)
         }
     }
 
@@ -110,24 +104,21 @@ extension MFAFlow {
         guard case .awaitingExpiredUpdate(let userID) = stage else {
             throw FlowHostError.sdk(SDKCode.invalidArguments, "updatePassword answers getPassword with challengeMode 4 only.")
         }
-        let outcome = try host.call(
-            "password.update",
-            ["userID": .string(userID), "currentPassword": .string(current), "newPassword": .string(new), "deviceID": .string(deviceID)])
-        switch outcome["outcome"]?.stringValue {
-        case "updated":
+        switch try host.call(Services.PasswordUpdate(userID: userID, currentPassword: current, newPassword: new, deviceID: deviceID)) {
+        case .updated:
             openSession(userID, factor: "password")
-        case "wrongCurrent":
+        case .wrongCurrent(let attemptsLeft):
             askForPassword(
-                userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, status: SDKCode.authenticationFailed,
+                userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: attemptsLeft, status: SDKCode.authenticationFailed,
                 message: "The current password is wrong.")
-        case "reused":
+        case .reused:
             askForPassword(userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0, status: SDKCode.passwordReused, message: Self.reusedMessage)
-        case "policy":
-            askForPassword(userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0, status: SDKCode.passwordPolicyViolated, message: Self.policyMessage(outcome))
-        case "refused":
-            refused(outcome, userID: userID)
-        default:
-            unexpected("password.update", outcome)
+        case .policy(let problems):
+            askForPassword(
+                userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0, status: SDKCode.passwordPolicyViolated,
+                message: FlowHost.policyMessage(problems: problems))
+        case .refused(let status, _):
+            refused(status: status, userID: userID)
         }
     }
 }

@@ -17,19 +17,15 @@ extension MFAFlow {
     }
 
     func sendRecoveryCode(_ userID: String) throws(FlowHostError) {
-        let outcome = try host.call("account.sendRecoveryCode", ["userID": .string(userID), "deviceID": .string(deviceID)])
-        switch outcome["outcome"]?.stringValue {
-        case "sent":
-            askForRecoveryCode(userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: outcome["verificationKey"]?.stringValue ?? "")
-        case "tooSoon":
-            let after = outcome["retryAfterSeconds"]?.intValue ?? 0
+        switch try host.call(Services.AccountSendRecoveryCode(userID: userID, deviceID: deviceID)) {
+        case .sent(let verificationKey, let attemptsLeft):
+            askForRecoveryCode(userID, attemptsLeft: attemptsLeft, verificationKey: verificationKey)
+        case .tooSoon(let after):
             throw FlowHostError(.tooManyRequests, message: "Too many requests: retry after \(after) seconds", data: ["retryAfterSeconds": .int(after)])
-        case "refused" where outcome["reason"]?.stringValue == "not-blocked":
+        case .refused(_, "not-blocked"):
             try setUser(userID)  // unblocked meanwhile (the operator): the login goes on
-        case "refused":
-            refused(outcome, userID: userID)
-        default:
-            unexpected("account.sendRecoveryCode", outcome)
+        case .refused(let status, _):
+            refused(status: status, userID: userID)
         }
     }
 
@@ -43,26 +39,22 @@ extension MFAFlow {
     }
 
     func setRecoveryCode(_ code: String, userID: String, verificationKey: String) throws(FlowHostError) {
-        let outcome = try host.call("account.verifyRecoveryCode", ["userID": .string(userID), "code": .string(code), "deviceID": .string(deviceID)])
-        switch outcome["outcome"]?.stringValue {
-        case "unblocked":
+        switch try host.call(Services.AccountVerifyRecoveryCode(userID: userID, code: code, deviceID: deviceID)) {
+        case .unblocked:
             recoverableUser = nil
             try setUser(userID)
-        case "wrong":
+        case .wrong(let attemptsLeft):
             askForRecoveryCode(
-                userID, attemptsLeft: outcome["attemptsLeft"]?.intValue ?? 0, verificationKey: verificationKey, status: SDKCode.activationCodeFailed,
-                message: "Invalid code.")
-        case "noCode":
+                userID, attemptsLeft: attemptsLeft, verificationKey: verificationKey, status: SDKCode.activationCodeFailed, message: "Invalid code.")
+        case .noCode:
             askForRecoveryCode(
                 userID, attemptsLeft: 0, verificationKey: "", status: SDKCode.activationCodeFailed,
                 message: "No valid code: it has expired, was replaced or ran out of tries. Request a new one with resendActivationCode.")
-        case "refused" where outcome["reason"]?.stringValue == "not-blocked":
+        case .refused(_, "not-blocked"):
             recoverableUser = nil
             try setUser(userID)
-        case "refused":
-            refused(outcome, userID: userID)
-        default:
-            unexpected("account.verifyRecoveryCode", outcome)
+        case .refused(let status, _):
+            refused(status: status, userID: userID)
         }
     }
 }

@@ -70,29 +70,29 @@ final class MFAFlow: Flow {
 
     func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? {
         switch method {
-        case "setUser": try setUser(params["userName"]!.stringValue!)
+        case "setUser": try setUser(try params.requiredString("userName"))
         case "setActivationCode":
             if case .awaitingRecoveryCode(let userID, let key) = stage {
-                try setRecoveryCode(params["activationCode"]!.stringValue!, userID: userID, verificationKey: key)
+                try setRecoveryCode(try params.requiredString("activationCode"), userID: userID, verificationKey: key)
                 return nil
             }
-            try setActivationCode(params["activationCode"]!.stringValue!)
+            try setActivationCode(try params.requiredString("activationCode"))
         case "resendActivationCode":
             if case .awaitingRecoveryCode(let userID, _) = stage { try sendRecoveryCode(userID) } else { try resendActivationCode() }
         case "resetBlockedUserAccount": try resetBlockedUserAccount()
-        case "setDeviceName": try setDeviceName(params["deviceName"]!.stringValue!)
+        case "setDeviceName": try setDeviceName(try params.requiredString("deviceName"))
         case "setUserConsentForLDA":
-            try setUserConsent(params["shouldEnrollLDA"]!.boolValue!, authenticationType: params["authenticationType"]!.intValue!)
-        case "setPassword": try setPassword(params["password"]!.stringValue!, mode: params["challengeMode"]!.intValue!)
+            try setUserConsent(try params.requiredBool("shouldEnrollLDA"), authenticationType: try params.requiredInt("authenticationType"))
+        case "setPassword": try setPassword(try params.requiredString("password"), mode: try params.requiredInt("challengeMode"))
         case "updatePassword" where params["challengeMode"]?.intValue == ChallengeMode.updateCredentials:
             guard changingPassword else { throw FlowHostError.sdk(SDKCode.invalidArguments, "updatePassword with challengeMode 2 answers getPassword 2; start with initiateUpdateFlowForCredential.") }
-            changePassword(current: params["currentPassword"]!.stringValue!, new: params["newPassword"]!.stringValue!)
+            changePassword(current: try params.requiredString("currentPassword"), new: try params.requiredString("newPassword"))
         case "updatePassword":
-            try updatePassword(current: params["currentPassword"]!.stringValue!, new: params["newPassword"]!.stringValue!)
-        case "getAllChallenges": try getAllChallenges(params["userName"]!.stringValue!)
-        case "initiateUpdateFlowForCredential": try initiateUpdateFlowForCredential(params["credentialType"]!.stringValue!)
+            try updatePassword(current: try params.requiredString("currentPassword"), new: try params.requiredString("newPassword"))
+        case "getAllChallenges": try getAllChallenges(try params.requiredString("userName"))
+        case "initiateUpdateFlowForCredential": try initiateUpdateFlowForCredential(try params.requiredString("credentialType"))
         case "resetAuthState": try resetAuthState()
-        case "logOff": try logOff(params["userID"]!.stringValue!)
+        case "logOff": try logOff(try params.requiredString("userID"))
         case "extendSessionIdleTimeout": try extendSessionIdleTimeout()
         default: throw FlowHostError.methodNotFound
         }
@@ -241,7 +241,10 @@ final class MFAFlow: Flow {
     /// dialogue (a block, another device's activation): back to `getUser`
     /// with the status that state calls for.
     func refused(_ outcome: JSON, userID: String? = nil) {
-        let status = outcome["status"]?.intValue ?? SDKCode.serverFailed
+        refused(status: outcome["status"]?.intValue ?? SDKCode.serverFailed, userID: userID)
+    }
+
+    func refused(status: Int, userID: String? = nil) {
         askForUser(status: status, message: Self.refusalMessage(status), recoverable: userID)
     }
 
@@ -271,26 +274,6 @@ final class MFAFlow: Flow {
         do { _ = try host.call("audit.record", entry) } catch {
             // The audit must not lose events silently: the operator sees it in the log.
             host.log(.error, "recording \(action) \(outcome) in the audit failed: \(error.message)")
-        }
-    }
-
-    static let wrongStage = FlowHostError(.notAllowedNow, message: "not expected now")
-    static let reusedMessage = FlowHost.newPasswordMessage(["outcome": "reused"])
-
-    static func policyMessage(_ check: JSON) -> String { FlowHost.newPasswordMessage(check) }
-
-    static func blockedMessage(_ status: Int) -> String {
-        status == SDKCode.blockedByPasswordAttempts
-            ? "The user is blocked: too many wrong passwords. An administrator can unblock the account."
-            : "The user is blocked: too many wrong activation codes, or by an administrator."
-    }
-
-    static func refusalMessage(_ status: Int) -> String {
-        switch status {
-        case SDKCode.blockedByActivationAttempts, SDKCode.blockedByPasswordAttempts: blockedMessage(status)
-        case SDKCode.userAlreadyActive: "The user was activated meanwhile; log in instead."
-        case SDKCode.deviceNotRegistered: "This device is not registered for this user (who is active on another device), or it could not prove it holds its key."
-        default: "The server could not complete the request; try again."
         }
     }
 }

@@ -40,8 +40,8 @@ final class StepUpFlow: ServingFlow {
         switch method {
         case "getNotifications": try getNotifications(params)
         case "getNotificationHistory": try getNotificationHistory(params)
-        case "updateNotification": try updateNotification(params["notificationID"]!.stringValue!, action: params["response"]!.stringValue!)
-        case "setPassword": try setPassword(params["password"]!.stringValue!, mode: params["challengeMode"]!.intValue!)
+        case "updateNotification": try updateNotification(try params.requiredString("notificationID"), action: try params.requiredString("response"))
+        case "setPassword": try setPassword(try params.requiredString("password"), mode: try params.requiredInt("challengeMode"))
         default: throw FlowHostError.methodNotFound
         }
         return nil

@@ -77,7 +77,7 @@ extension FlowHost {
     /// `password.policy`: the `RELID_PASSWORD_POLICY` text a `getPassword`
     /// that asks for a new password carries ("{}", logged, when it cannot be read).
     public func passwordPolicy() -> String {
-        do { return try call("password.policy")["policy"]?.stringValue ?? "{}" } catch {
+        do { return try call(Services.PasswordPolicy()).policy } catch {
             log(.error, "reading the password policy failed: \(error.message)")
             return "{}"
         }
@@ -86,9 +86,14 @@ extension FlowHost {
     /// The message of a new password refused by the policy (190) or the
     /// history (164), from a `password.check`-shaped outcome.
     public static func newPasswordMessage(_ outcome: JSON) -> String {
-        if outcome["outcome"]?.stringValue == "reused" { return "The new password was used before: do not reuse any of your last 5 passwords." }
-        let problems = outcome["problems"]?.elements.compactMap(\.stringValue) ?? []
-        return "The password does not meet the password policy: " + problems.joined(separator: "; ") + "."
+        outcome["outcome"]?.stringValue == "reused" ? reusedPasswordMessage : policyMessage(problems: outcome["problems"] ?? .array())
+    }
+
+    public static let reusedPasswordMessage = "The new password was used before: do not reuse any of your last 5 passwords."
+
+    /// What a new password breaks (`problems` of a `policy` outcome), for the user.
+    public static func policyMessage(problems: JSON) -> String {
+        "The password does not meet the password policy: " + problems.elements.compactMap(\.stringValue).joined(separator: "; ") + "."
     }
 
     /// `device.createKey`: `{keyID, publicKey, custody}`, the fields an

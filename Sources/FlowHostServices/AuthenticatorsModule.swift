@@ -21,31 +21,28 @@ enum AuthenticatorsModule {
             }
         }
 
-        offer(engine, "authenticators.enableLDA", [string("userID", userID: true), string("deviceID"), integer("ldaType")]) { _, p in
-            let userID = try p.string("userID")
-            let deviceID = try p.string("deviceID")
-            try requireFreshProof(userID, deviceID)
-            return outcome(try authenticators.enableLDA(userID, deviceID: deviceID, ldaType: try p.int("ldaType")))
+        offer(engine, Services.AuthenticatorsEnableLDA.self, [string("userID", userID: true), string("deviceID"), integer("ldaType")]) { _, call in
+            try requireFreshProof(call.userID, call.deviceID)
+            return outcome(try authenticators.enableLDA(call.userID, deviceID: call.deviceID, ldaType: call.ldaType))
         }
 
         offer(
-            engine, "authenticators.disableLDA", [string("userID", userID: true), string("deviceID"), string("newPassword", required: false)]
-        ) { _, p in
-            let userID = try p.string("userID")
-            let deviceID = try p.string("deviceID")
-            try requireFreshProof(userID, deviceID)
-            return outcome(try authenticators.disableLDA(userID, deviceID: deviceID, newPassword: try p.optionalString("newPassword")))
+            engine, Services.AuthenticatorsDisableLDA.self, [string("userID", userID: true), string("deviceID"), string("newPassword", required: false)]
+        ) { _, call in
+            try requireFreshProof(call.userID, call.deviceID)
+            return outcome(try authenticators.disableLDA(call.userID, deviceID: call.deviceID, newPassword: call.newPassword))
         }
     }
 
-    static func outcome(_ change: DeviceAuthenticators.Change) -> JSON {
+    /// Both services answer the same closed set (one result schema).
+    static func outcome(_ change: DeviceAuthenticators.Change) -> Services.AuthenticatorsEnableLDAOutcome {
         switch change {
-        case .changed: ["outcome": "changed"]
-        case .unchanged: ["outcome": "unchanged"]
-        case .passwordRequired: ["outcome": "passwordRequired"]
-        case .violatesPolicy(let problems): ["outcome": "policy", "problems": .array(problems.map(JSON.string))]
-        case .reused: ["outcome": "reused"]
-        case .refused(let refusal): CredentialsModule.refused(refusal)
+        case .changed: .changed
+        case .unchanged: .unchanged
+        case .passwordRequired: .passwordRequired
+        case .violatesPolicy(let problems): .policy(problems: .array(problems.map(JSON.string)))
+        case .reused: .reused
+        case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
         }
     }
 }

@@ -37,47 +37,56 @@ enum CredentialsModule {
             return ["users": .array(users.map(JSON.string))]
         }
 
-        offer(engine, "activation.verify", [string("userID", userID: true), string("code"), string("deviceID")]) { _, p in
-            switch try credentials.verifyActivationCode(try p.string("userID"), code: try p.string("code"), deviceID: try p.string("deviceID")) {
-            case .accepted(let grant): return ["outcome": "accepted", "grant": .string(grant)]
-            case .wrong(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
-            case .expired(let left): return ["outcome": "expired", "attemptsLeft": .int(left)]
-            case .superseded(let left): return ["outcome": "superseded", "attemptsLeft": .int(left)]
-            case .alreadyUsed(let left): return ["outcome": "alreadyUsed", "attemptsLeft": .int(left)]
-            case .refused(let refusal): return refused(refusal)
+        offer(engine, Services.ActivationVerify.self, [string("userID", userID: true), string("code"), string("deviceID")]) { _, call in
+            switch try credentials.verifyActivationCode(call.userID, code: call.code, deviceID: call.deviceID) {
+            case .accepted(let grant): .accepted(grant: grant)
+            case .wrong(let left): .wrong(attemptsLeft: left)
+            case .expired(let left): .expired(attemptsLeft: left)
+            case .superseded(let left): .superseded(attemptsLeft: left)
+            case .alreadyUsed(let left): .alreadyUsed(attemptsLeft: left)
+            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
             }
         }
 
-        offer(engine, "activation.resend", [string("userID", userID: true), string("deviceID")]) { _, p in
-            sent(try credentials.resendActivationCode(try p.string("userID"), deviceID: try p.string("deviceID")))
+        offer(engine, Services.ActivationResend.self, [string("userID", userID: true), string("deviceID")]) { _, call in
+            switch try credentials.resendActivationCode(call.userID, deviceID: call.deviceID) {
+            case .sent(let key, let left): .sent(verificationKey: key, attemptsLeft: left)
+            case .tooSoon(let after): .tooSoon(retryAfterSeconds: Int(after))
+            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
+            }
         }
 
         offer(
-            engine, "activation.complete",
+            engine, Services.ActivationComplete.self,
             [
                 string("userID", userID: true), string("deviceID"), string("deviceName"), string("grant"), string("workflow"),
                 string("password", required: false), integer("ldaType", required: false), string("keyID"), string("publicKey"),
                 string("custody"),
             ]
-        ) { caller, p in
-            let userID = try p.string("userID")
-            let ldaType = try p.optionalInt("ldaType")
+        ) { caller, call in
+            let key = try newKey(keyID: call.keyID, publicKey: call.publicKey, custody: call.custody, prefix: "")
             let outcome = try credentials.completeActivation(
-                userID, deviceID: try p.string("deviceID"), deviceName: try p.string("deviceName"), grant: try p.string("grant"),
-                password: try p.optionalString("password"), ldaType: ldaType, key: try newKey(p, prefix: ""), workflow: try p.string("workflow"))
+                call.userID, deviceID: call.deviceID, deviceName: call.deviceName, grant: call.grant, password: call.password,
+                ldaType: call.ldaType, key: key, workflow: call.workflow)
             switch outcome {
             case .completed(let sessionID):
-                engine.session.begin(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType, openedBy: caller)
-                return ["outcome": "completed", "sessionID": .string(sessionID)]
-            case .grantInvalid: return ["outcome": "grantInvalid"]
-            case .refused(let refusal): return refused(refusal)
+                engine.session.begin(
+                    userID: call.userID, sessionID: sessionID, factors: [call.ldaType == nil ? "password" : "lda"], ldaType: call.ldaType,
+                    openedBy: caller)
+                return .completed(sessionID: sessionID)
+            case .grantInvalid: return .grantInvalid
+            case .refused(let refusal): return .refused(status: refusal.status, reason: refusal.name)
             }
         }
 
-        offer(engine, "password.policy", []) { _, _ in ["policy": .string(credentials.settings.policy.sdkJSONText())] }
+        offer(engine, Services.PasswordPolicy.self, []) { _, _ in Services.PasswordPolicyOutcome(policy: credentials.settings.policy.sdkJSONText()) }
 
-        offer(engine, "password.check", [string("userID", userID: true), string("password")]) { _, p in
-            check(try credentials.checkNewPassword(try p.string("userID"), try p.string("password")))
+        offer(engine, Services.PasswordCheck.self, [string("userID", userID: true), string("password")]) { _, call in
+            switch try credentials.checkNewPassword(call.userID, call.password) {
+            case .acceptable: .acceptable
+            case .violatesPolicy(let problems): .policy(problems: .array(problems.map(JSON.string)))
+            case .reused: .reused
+            }
         }
 
         offer(engine, Services.PasswordStepUp.self, [string("userID", userID: true), string("password"), string("deviceID"), string("proof")]) {
@@ -91,91 +100,71 @@ enum CredentialsModule {
             }
         }
 
-        offer(engine, "password.verify", [string("userID", userID: true), string("password"), string("deviceID")]) { _, p in
-            password(try credentials.verifyPassword(try p.string("userID"), try p.string("password"), deviceID: try p.string("deviceID")))
+        offer(engine, Services.PasswordVerify.self, [string("userID", userID: true), string("password"), string("deviceID")]) { _, call in
+            switch try credentials.verifyPassword(call.userID, call.password, deviceID: call.deviceID) {
+            case .accepted(let expired): .accepted(expired: expired)
+            case .wrong(let left): .wrong(attemptsLeft: left)
+            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
+            }
         }
 
         offer(
-            engine, "password.login",
+            engine, Services.PasswordLogin.self,
             [
                 string("userID", userID: true), string("password"), string("deviceID"), string("workflow"), string("proof", required: false),
                 string("bindKeyID", required: false), string("bindPublicKey", required: false), string("bindCustody", required: false),
             ]
-        ) { caller, p in
-            let userID = try p.string("userID")
+        ) { caller, call in
             let possession: DevicePossession? =
-                if let proof = try p.optionalString("proof") { .proof(proof) } else if try p.optionalString("bindKeyID") != nil {
-                    .bind(try newKey(p, prefix: "bind"))
+                if let proof = call.proof { .proof(proof) } else if let keyID = call.bindKeyID {
+                    .bind(try newKey(keyID: keyID, publicKey: call.bindPublicKey, custody: call.bindCustody, prefix: "bind"))
                 } else { nil }
             let (outcome, sessionID) = try credentials.logIn(
-                userID, try p.string("password"), deviceID: try p.string("deviceID"), workflow: try p.string("workflow"), possession: possession)
-            let result = password(outcome)
+                call.userID, call.password, deviceID: call.deviceID, workflow: call.workflow, possession: possession)
             if let sessionID {
-                engine.session.begin(userID: userID, sessionID: sessionID, factors: ["password"], ldaType: nil, openedBy: caller)
-                result["sessionID"] = .string(sessionID)
+                engine.session.begin(userID: call.userID, sessionID: sessionID, factors: ["password"], ldaType: nil, openedBy: caller)
             }
-            return result
+            switch outcome {
+            case .accepted(let expired): return .accepted(expired: expired, sessionID: sessionID)
+            case .wrong(let left): return .wrong(attemptsLeft: left)
+            case .refused(let refusal): return .refused(status: refusal.status, reason: refusal.name)
+            }
         }
 
         offer(
-            engine, "password.update",
+            engine, Services.PasswordUpdate.self,
             [string("userID", userID: true), string("currentPassword"), string("newPassword"), string("deviceID")]
-        ) { _, p in
-            let outcome = try credentials.updatePassword(
-                try p.string("userID"), current: try p.string("currentPassword"), new: try p.string("newPassword"),
-                deviceID: try p.string("deviceID"))
-            switch outcome {
-            case .updated: return ["outcome": "updated"]
-            case .wrongCurrent(let left): return ["outcome": "wrongCurrent", "attemptsLeft": .int(left)]
-            case .refused(let refusal): return refused(refusal)
-            case .rejected(let reason): return check(reason)
+        ) { _, call in
+            switch try credentials.updatePassword(call.userID, current: call.currentPassword, new: call.newPassword, deviceID: call.deviceID) {
+            case .updated: .updated
+            case .wrongCurrent(let left): .wrongCurrent(attemptsLeft: left)
+            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
+            case .rejected(.violatesPolicy(let problems)): .policy(problems: .array(problems.map(JSON.string)))
+            case .rejected(.reused): .reused
+            case .rejected(.acceptable): throw FlowHostError(.internalError, message: "a new password rejected as acceptable")
             }
         }
     }
 
     /// A new device key from a flow's params (`keyID`, `publicKey` in base64,
-    /// `custody`, each with `prefix`).
-    static func newKey(_ p: ServiceParams, prefix: String) throws -> NewDeviceKey {
+    /// `custody`, each named with `prefix` in errors). A key the params name
+    /// in part is refused by its first missing member.
+    static func newKey(keyID: String, publicKey: String?, custody: String?, prefix: String) throws -> NewDeviceKey {
         func name(_ field: String) -> String { prefix.isEmpty ? field : prefix + field.prefix(1).uppercased() + field.dropFirst() }
-        guard let key = Base64.decode(try p.string(name("publicKey"))), key.count == Ed25519.publicKeyBytes else {
+        guard let publicKey else { throw FlowHostError.invalidParams(field: name("publicKey"), reason: "required string") }
+        guard let custody else { throw FlowHostError.invalidParams(field: name("custody"), reason: "required string") }
+        guard let key = Base64.decode(publicKey), key.count == Ed25519.publicKeyBytes else {
             throw FlowHostError.invalidParams(field: name("publicKey"), reason: "a 32-byte Ed25519 public key in base64")
         }
         guard Ed25519.isStrongPublicKey(key) else {
             throw FlowHostError.invalidParams(field: name("publicKey"), reason: "not a usable Ed25519 public key (small order, or not in the main subgroup)")
         }
-        let custody = try p.string(name("custody"))
         guard custody == "host" || custody == "platform" else { throw FlowHostError.invalidParams(field: name("custody"), reason: "host or platform") }
-        let keyID = try p.string(name("keyID"))
         guard !keyID.isEmpty, keyID.utf8.count <= 128 else { throw FlowHostError.invalidParams(field: name("keyID"), reason: "1 to 128 bytes") }
         return NewDeviceKey(keyID: keyID, publicKey: key, custody: custody)
     }
 
-    /// A code sent (or not) to the user's delivery channel.
-    static func sent(_ outcome: ResendOutcome) -> JSON {
-        switch outcome {
-        case .sent(let key, let left): ["outcome": "sent", "verificationKey": .string(key), "attemptsLeft": .int(left)]
-        case .tooSoon(let after): ["outcome": "tooSoon", "retryAfterSeconds": .int(Int(after))]
-        case .refused(let refusal): refused(refusal)
-        }
-    }
-
     static func refused(_ refusal: Refusal) -> JSON {
         ["outcome": "refused", "status": .int(refusal.status), "reason": .string(refusal.name)]
-    }
-
-    private static func password(_ outcome: PasswordOutcome) -> JSON {
-        switch outcome {
-        case .accepted(let expired): ["outcome": "accepted", "expired": .bool(expired)]
-        case .wrong(let left): ["outcome": "wrong", "attemptsLeft": .int(left)]
-        case .refused(let refusal): refused(refusal)
-        }
-    }
-
-    static func check(_ check: NewPasswordCheck) -> JSON {
-        switch check {
-        case .acceptable: ["outcome": "acceptable"]
-        case .violatesPolicy(let problems): ["outcome": "policy", "problems": .array(problems.map(JSON.string))]
-        case .reused: ["outcome": "reused"]
-        }
     }
 }

@@ -13,33 +13,32 @@ enum NewDevicesModule {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
         offer(
-            engine, "newdevice.complete",
+            engine, Services.NewdeviceComplete.self,
             [
                 string("userID", userID: true), string("deviceID"), string("deviceName"), string("approval", required: false),
                 string("grant", required: false), string("workflow"), string("password", required: false), string("newPassword", required: false),
                 integer("ldaType", required: false),
                 string("keyID"), string("publicKey"), string("custody"),
             ]
-        ) { caller, p in
-            let userID = try p.string("userID")
-            let ldaType = try p.optionalInt("ldaType")
-            let deviceName = try p.string("deviceName")
+        ) { caller, call in
+            let (userID, ldaType, deviceName) = (call.userID, call.ldaType, call.deviceName)
             let authorization: NewDeviceAuthorization
-            if let approval = try p.optionalString("approval") { authorization = .approval(approval) } else if let grant = try p.optionalString("grant") {
+            if let approval = call.approval { authorization = .approval(approval) } else if let grant = call.grant {
                 authorization = .codeGrant(grant)
             } else {
                 throw FlowHostError.invalidParams(field: "approval", reason: "an approval or a code's grant is required")
             }
             // password: verify it (newPassword: its replacement, if it expired); newPassword alone: a first password.
             let password: NewDevicePassword? =
-                switch (try p.optionalString("password"), try p.optionalString("newPassword")) {
+                switch (call.password, call.newPassword) {
                 case (let current?, let replacement): .verify(current, replacement: replacement)
                 case (nil, let first?): .first(first)
                 case (nil, nil): nil
                 }
+            let key = try CredentialsModule.newKey(keyID: call.keyID, publicKey: call.publicKey, custody: call.custody, prefix: "")
             let outcome = try devices.complete(
-                userID, deviceID: try p.string("deviceID"), deviceName: deviceName, authorization: authorization,
-                password: password, ldaType: ldaType, key: try CredentialsModule.newKey(p, prefix: ""), workflow: try p.string("workflow"))
+                userID, deviceID: call.deviceID, deviceName: deviceName, authorization: authorization, password: password, ldaType: ldaType,
+                key: key, workflow: call.workflow)
             switch outcome {
             case .completed(let sessionID):
                 engine.session.begin(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType, openedBy: caller)
@@ -51,24 +50,30 @@ enum NewDevicesModule {
                 } catch {
                     engine.logger.error("the informational notification failed: \(error)")
                 }
-                return ["outcome": "completed", "sessionID": .string(sessionID)]
-            case .wrongPassword(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
-            case .passwordExpired: return ["outcome": "expired"]
-            case .passwordRejected(let check): return CredentialsModule.check(check)
-            case .refused(let refusal): return CredentialsModule.refused(refusal)
+                return .completed(sessionID: sessionID)
+            case .wrongPassword(let left): return .wrong(attemptsLeft: left)
+            case .passwordExpired: return .expired
+            case .passwordRejected(.violatesPolicy(let problems)): return .policy(problems: .array(problems.map(JSON.string)))
+            case .passwordRejected(.reused): return .reused
+            case .passwordRejected(.acceptable): throw FlowHostError(.internalError, message: "a new password rejected as acceptable")
+            case .refused(let refusal): return .refused(status: refusal.status, reason: refusal.name)
             }
         }
 
-        offer(engine, "newdevice.sendCode", [string("userID", userID: true), string("deviceID")]) { _, p in
-            CredentialsModule.sent(try devices.sendCode(try p.string("userID"), deviceID: try p.string("deviceID")))
+        offer(engine, Services.NewdeviceSendCode.self, [string("userID", userID: true), string("deviceID")]) { _, call in
+            switch try devices.sendCode(call.userID, deviceID: call.deviceID) {
+            case .sent(let key, let left): .sent(verificationKey: key, attemptsLeft: left)
+            case .tooSoon(let after): .tooSoon(retryAfterSeconds: Int(after))
+            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
+            }
         }
 
-        offer(engine, "newdevice.verifyCode", [string("userID", userID: true), string("code"), string("deviceID")]) { _, p in
-            switch try devices.verifyCode(try p.string("userID"), code: try p.string("code"), deviceID: try p.string("deviceID")) {
-            case .accepted(let grant): return ["outcome": "accepted", "grant": .string(grant)]
-            case .wrong(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
-            case .expired, .superseded, .alreadyUsed: return ["outcome": "expired", "attemptsLeft": 0]
-            case .refused(let refusal): return CredentialsModule.refused(refusal)
+        offer(engine, Services.NewdeviceVerifyCode.self, [string("userID", userID: true), string("code"), string("deviceID")]) { _, call in
+            switch try devices.verifyCode(call.userID, code: call.code, deviceID: call.deviceID) {
+            case .accepted(let grant): .accepted(grant: grant)
+            case .wrong(let left): .wrong(attemptsLeft: left)
+            case .expired, .superseded, .alreadyUsed: .expired(attemptsLeft: 0)
+            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
             }
         }
     }

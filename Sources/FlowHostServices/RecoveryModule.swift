@@ -1,5 +1,6 @@
 import FlowHostCore
 import FlowHostCredentials
+import FlowHostVocabulary
 import FlowJSON
 
 /// The SDK's `resetBlockedUserAccount`, offered to flows:
@@ -10,16 +11,20 @@ enum RecoveryModule {
     static func register(_ recovery: AccountRecovery, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
-        offer(engine, "account.sendRecoveryCode", [string("userID", userID: true), string("deviceID")]) { _, p in
-            CredentialsModule.sent(try recovery.sendCode(try p.string("userID"), deviceID: try p.string("deviceID")))
+        offer(engine, Services.AccountSendRecoveryCode.self, [string("userID", userID: true), string("deviceID")]) { _, call in
+            switch try recovery.sendCode(call.userID, deviceID: call.deviceID) {
+            case .sent(let key, let left): .sent(verificationKey: key, attemptsLeft: left)
+            case .tooSoon(let after): .tooSoon(retryAfterSeconds: Int(after))
+            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
+            }
         }
 
-        offer(engine, "account.verifyRecoveryCode", [string("userID", userID: true), string("code"), string("deviceID")]) { _, p in
-            switch try recovery.verifyCode(try p.string("userID"), code: try p.string("code"), deviceID: try p.string("deviceID")) {
-            case .unblocked: return ["outcome": "unblocked"]
-            case .wrong(let left): return ["outcome": "wrong", "attemptsLeft": .int(left)]
-            case .noCode: return ["outcome": "noCode"]
-            case .refused(let refusal): return CredentialsModule.refused(refusal)
+        offer(engine, Services.AccountVerifyRecoveryCode.self, [string("userID", userID: true), string("code"), string("deviceID")]) { _, call in
+            switch try recovery.verifyCode(call.userID, code: call.code, deviceID: call.deviceID) {
+            case .unblocked: .unblocked
+            case .wrong(let left): .wrong(attemptsLeft: left)
+            case .noCode: .noCode
+            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
             }
         }
     }

@@ -41,4 +41,34 @@ import Testing
         let extended = try #require(try h.call(Services.SessionExtend.service, Services.SessionExtend().params).get())
         _ = try Services.SessionExtendOutcome(result: extended)
     }
+
+    /// The credentials module answers through the generated outcome types: a
+    /// flow's closed switch sees every case the host can send.
+    @Test func activationAndPasswordAnswersReadAsTheirOutcomes() throws {
+        let h = try ServicesHarness()
+        let issued = try h.credentials.addUser("alice")
+        func call<Request: ServiceRequest>(_ request: Request) throws -> Request.Outcome {
+            try Request.Outcome(result: try #require(try h.call(Request.service, request.params).get()))
+        }
+        guard case .wrong(let left) = try call(Services.ActivationVerify(userID: "alice", code: "000000000", deviceID: "d-1")), left > 0 else {
+            Issue.record("a wrong code")
+            return
+        }
+        guard case .accepted(let grant) = try call(Services.ActivationVerify(userID: "alice", code: issued.activationCode, deviceID: "d-1")) else {
+            Issue.record("the right code")
+            return
+        }
+        #expect(!grant.isEmpty)
+        guard case .policy(let problems) = try call(Services.PasswordCheck(userID: "alice", password: "short")) else {
+            Issue.record("a password the policy refuses")
+            return
+        }
+        #expect(!problems.elements.isEmpty && problems.elements.allSatisfy { $0.stringValue != nil })
+        #expect(try JSON.parse(try call(Services.PasswordPolicy()).policy).keys.isEmpty == false, "the SDK's policy JSON")
+        guard case .refused(let status, _) = try call(Services.PasswordVerify(userID: "alice", password: "x", deviceID: "d-9")) else {
+            Issue.record("a password check on a device the user never registered")
+            return
+        }
+        #expect(status == SDKCode.deviceNotRegistered)
+    }
 }
