@@ -1,3 +1,4 @@
+import CFlowHostABI
 import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
@@ -54,11 +55,11 @@ extension HostEngine {
     func emit(event: String, params: JSON, from plugin: LoadedPlugin) -> Int32 {
         guard let spec = plugin.declaresEvent(event) else {
             logger.error("flow \(plugin.name) emitted undeclared event \(event); dropped")
-            return -4  // FLOWHOST_ERR_UNDECLARED_EVENT
+            return FLOWHOST_ERR_UNDECLARED_EVENT
         }
         if spec.isChallenge { dialogues.openChallenge(event, params: params, owner: plugin, spec: spec) }
         send(.event(name: event, params: params))
-        return 0
+        return FLOWHOST_OK
     }
 
     /// Offers a service to every flow. Host services are registered before
