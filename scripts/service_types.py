@@ -30,7 +30,14 @@ def ident(name):
 def member(name, schema, required):
     """(declaration, read from `source`, write into `target`) for one member."""
     kind = schema.get("type") if isinstance(schema.get("type"), str) else None
-    swift, reader, wrap = SWIFT.get(kind, ("JSON", "value", "%s"))
+    if kind == "array" and schema.get("items", {}).get("type") == "string":
+        swift, reader, wrap = "[String]", "strings", ".array(%s.map(JSON.string))"
+    elif kind == "array" and schema.get("items", {}).get("type") == "integer":
+        swift, reader, wrap = "[Int]", "ints", ".array(%s.map(JSON.int))"
+    elif "type" not in schema and "$ref" not in schema and "items" not in schema:
+        swift, reader, wrap = "JSON", "anyValue", "%s"  # any JSON, null included
+    else:
+        swift, reader, wrap = SWIFT.get(kind, ("JSON", "value", "%s"))
     n = ident(name)
     declaration = "public var %s: %s%s" % (n, swift, "" if required else "?")
     if required:
@@ -54,7 +61,7 @@ def struct(name, doc, conformance, fields, reader_init, writer_var, extra=()):
     decls = [member(n, s, r) for n, s, r in fields]
     out += ["        " + d for d, _, _ in decls]
     params = ", ".join("%s: %s" % (ident(n), member(n, s, r)[0].split(": ", 1)[1] + ("" if r else " = nil")) for n, s, r in fields)
-    out += ["", "        public init(%s) {" % params] + ["            self.%s = %s" % (ident(n), ident(n)) for n, _, _ in fields] + ["        }", ""]
+    out += ([""] if decls or extra else []) + ["        public init(%s) {" % params] + ["            self.%s = %s" % (ident(n), ident(n)) for n, _, _ in fields] + ["        }", ""]
     out.append("        public init(%s source: JSON) throws(ServiceFieldError) {" % reader_init)
     out += ["            %s = %s" % (ident(n), read) for (n, _, _), (_, read, _) in zip(fields, decls)]
     out += ["        }", "", "        public var %s: JSON {" % writer_var, "            let target = JSON.object()"]
@@ -111,6 +118,8 @@ def service_swift(document, schemas_dir):
                 outcome_lines = outcome_enum(outcome, name, schema["oneOf"])
             else:
                 outcome_lines = struct(outcome, "The result of `%s`." % name, "ServiceOutcome", members_of(schema), "result", "result")
+                if isinstance(schema.get("type"), list) and "null" in schema["type"]:
+                    outcome += "?"  # null when there is nothing to answer with
         fields = [(p["name"], p.get("schema", {}), p.get("required", False)) for p in service.get("params", [])]
         used = ", ".join(service.get("usedBy", [])) or "no built flow"
         doc = "`%s`, offered by %s (used by %s)." % (name, service.get("provider", "?"), used)

@@ -75,19 +75,17 @@ extension DataSigningFlow {
     func sign(verifiedBy: String) {
         guard let current = signing else { return }
         current.dialogue.call(
-            "signatures.sign",
-            [
-                "userID": .string(current.userID), "deviceID": .string(deviceID), "payload": .string(current.payload),
-                "reason": .string(current.reason), "authLevel": .int(current.authLevel), "authenticatorType": .int(current.authenticatorType),
-                "verifiedBy": .string(verifiedBy),
-            ]
+            Services.SignaturesSign(
+                userID: current.userID, deviceID: deviceID, payload: current.payload, reason: current.reason, authLevel: current.authLevel,
+                authenticatorType: current.authenticatorType, verifiedBy: verifiedBy)
         ) { [self] outcome in
             switch outcome {
-            case .success(let result) where result["outcome"]?.stringValue == "signed":
-                report(status: SDKCode.success, message: "Success", signed: result, verifiedBy: verifiedBy)
-            case .success(let result) where result["outcome"]?.stringValue == "noKey":
+            case .success(.signed(let id, let signature, let receipt)):
+                report(
+                    status: SDKCode.success, message: "Success", signed: (id: id, payloadSignature: signature, receipt: receipt), verifiedBy: verifiedBy)
+            case .success(.noKey):
                 report(status: SDKCode.deviceNotRegistered, message: "This device has no usable key; activate it again.", error: Self.authenticationFailed)
-            case .success:
+            case .success(.notSigned):
                 report(status: SDKCode.success, message: "The device did not sign; nothing was signed.", error: Self.cancelledByUser)
             case .failure(let error) where error.code == .requestCancelled:
                 signing = nil
@@ -102,19 +100,20 @@ extension DataSigningFlow {
     /// is the one asked for (the seed's name); `verifiedBy` is what was
     /// verified: none, lda, password or serverBiometric ("none" when nothing was signed).
     func report(
-        status: Int, message: String, error: (code: Int, text: String) = (0, "Success"), signed: JSON? = nil, verifiedBy: String = "none"
+        status: Int, message: String, error: (code: Int, text: String) = (0, "Success"),
+        signed: (id: String, payloadSignature: String, receipt: JSON)? = nil, verifiedBy: String = "none"
     ) {
         guard let current = signing else { return }
         signing = nil
         let event: JSON = [
             "dataPayload": .string(current.payload), "dataPayloadLength": .int(current.payload.unicodeScalars.count),
-            "reason": .string(current.reason), "payloadSignature": signed?["payloadSignature"] ?? "",
-            "dataSignatureID": signed?["dataSignatureID"] ?? "", "authLevel": .int(current.authLevel),
+            "reason": .string(current.reason), "payloadSignature": .string(signed?.payloadSignature ?? ""),
+            "dataSignatureID": .string(signed?.id ?? ""), "authLevel": .int(current.authLevel),
             "authenticatorType": .int(current.authenticatorType), "verifiedBy": .string(signed == nil ? "none" : verifiedBy),
             "status": ["statusCode": .int(status), "statusMessage": .string(message)],
             "error": ["longErrorCode": .int(error.code), "shortErrorCode": .int(error.code), "errorString": .string(error.text)],
         ]
-        if let receipt = signed?["receipt"] { event["receipt"] = receipt }
+        if let receipt = signed?.receipt { event["receipt"] = receipt }
         host.emit("onAuthenticateUserAndSignData", event)
     }
 }

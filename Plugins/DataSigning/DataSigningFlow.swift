@@ -76,12 +76,11 @@ final class DataSigningFlow: Flow {
     /// Beyond the SDK: whether a signature holds (no login needed: a
     /// signature is for anyone to check).
     func verify(_ params: JSON) throws(FlowHostError) -> JSON {
-        let query: JSON = .object()
-        if let receipt = params["receipt"], !receipt.isNull { query["receipt"] = receipt }
-        if let id = params["dataSignatureID"], !id.isNull { query["dataSignatureID"] = id }
-        guard !query.keys.isEmpty else {
+        let receipt = params["receipt"].flatMap { $0.isNull ? nil : $0 }
+        let id = params["dataSignatureID"].flatMap { $0.isNull ? nil : $0.stringValue }
+        guard receipt != nil || id != nil else {
             throw FlowHostError.invalidParams(field: "dataSignatureID", reason: "a dataSignatureID or a receipt is required")
         }
-        return try host.call("signatures.verify", query)
+        return try host.call(Services.SignaturesVerify(dataSignatureID: id, receipt: receipt)).result
     }
 }

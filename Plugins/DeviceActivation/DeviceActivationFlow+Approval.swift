@@ -5,17 +5,15 @@ import FlowJSON
 /// answer heard through the change feed, a deadline.
 extension DeviceActivationFlow {
     func askForApproval(_ current: Joining) throws(FlowHostError) {
-        let created: JSON
+        let created: Services.NotificationsCreateOutcome
         do {
             created = try host.call(
-                "notifications.create",
-                [
-                    "userID": .string(current.userID), "subject": "Approve a new device?",
-                    "message": .string("\(current.deviceName) asks to join your account. Verification key: \(current.verificationKey)"),
-                    "actions": [["label": "Accept", "action": "accept", "authlevel": "1"], ["label": "Reject", "action": "reject", "authlevel": "0"]],
-                    "expiresInSeconds": .int(max(10, approvalSeconds)), "kind": "device-approval",
-                    "context": ["deviceID": .string(deviceID), "verificationKey": .string(current.verificationKey)],
-                ])
+                Services.NotificationsCreate(
+                    userID: current.userID, subject: "Approve a new device?",
+                    message: "\(current.deviceName) asks to join your account. Verification key: \(current.verificationKey)",
+                    actions: [["label": "Accept", "action": "accept", "authlevel": "1"], ["label": "Reject", "action": "reject", "authlevel": "0"]],
+                    expiresInSeconds: max(10, approvalSeconds), kind: "device-approval",
+                    context: ["deviceID": .string(deviceID), "verificationKey": .string(current.verificationKey)]))
         } catch where error.code == .tooManyRequests {
             // Too many requests for this user, or from this device: the
             // request is refused and the choice stays open (the code fallback works).
@@ -25,7 +23,7 @@ extension DeviceActivationFlow {
             return stop(SDKCode.serverFailed, "The approval request could not be sent; try again.")
         }
         joining?.stage = .awaitingApproval
-        joining?.notification = created["uuid"]?.stringValue
+        joining?.notification = created.uuid
         host.subscribe("notifications.updated")  // only while an answer is awaited
         joining?.timer = current.dialogue.setTimer(milliseconds: UInt32(approvalSeconds * 1000)) { [self] in
             guard case .awaitingApproval = joining?.stage else { return }
@@ -57,7 +55,7 @@ extension DeviceActivationFlow {
         host.unsubscribe("notifications.updated")
         if let timer = current.timer { current.dialogue.cancelTimer(timer) }
         guard let uuid = current.notification else { return }
-        do { _ = try host.call("notifications.withdraw", ["uuid": .string(uuid)]) } catch {
+        do { _ = try host.call(Services.NotificationsWithdraw(uuid: uuid)) } catch {
             host.log(.error, "withdrawing an approval request failed: \(error.message)")
         }
     }

@@ -24,8 +24,8 @@ extension DeviceActivationFlow {
     /// here (challengeMode 1): a device is never asked to verify a factor
     /// that does not exist.
     func askForPassword(_ current: Joining, _ authorization: Authorization) {
-        let state = try? host.call("credentials.userState", ["userID": .string(current.userID), "deviceID": .string(deviceID)])
-        if state?["hasPassword"]?.boolValue == false {
+        let state = (try? host.call(Services.CredentialsUserState(userID: current.userID, deviceID: deviceID))) ?? nil
+        if state?.hasPassword == false {
             return askForNewPassword(current, authorization, mode: ChallengeMode.set)
         }
         joining?.stage = .awaitingPassword(authorization)
@@ -35,7 +35,7 @@ extension DeviceActivationFlow {
                 workflow: Self.workflow, challengeInfo: [("ENABLE_FORGOT_PASSWORD", "false")],
                 fields: [
                     "userID": .string(current.userID), "challengeMode": .int(ChallengeMode.verify),
-                    "attemptsLeft": .int(state?["passwordAttemptsLeft"]?.intValue ?? 0),
+                    "attemptsLeft": .int(state?.passwordAttemptsLeft ?? 0),
                 ]))
     }
 
@@ -74,8 +74,7 @@ extension DeviceActivationFlow {
             }
             var call = Services.NewdeviceComplete(
                 userID: current.userID, deviceID: deviceID, deviceName: current.deviceName, workflow: Self.workflow, password: password,
-                newPassword: newPassword, ldaType: ldaType, keyID: key["keyID"]?.stringValue ?? "", publicKey: key["publicKey"]?.stringValue ?? "",
-                custody: key["custody"]?.stringValue ?? "")
+                newPassword: newPassword, ldaType: ldaType, keyID: key.keyID, publicKey: key.publicKey, custody: key.custody)
             switch authorization {
             case .approval(let uuid): call.approval = uuid
             case .grant(let grant): call.grant = grant
@@ -87,7 +86,7 @@ extension DeviceActivationFlow {
             }
             let mode = newPassword != nil && password != nil ? ChallengeMode.updateOnExpiry : ChallengeMode.set
             switch outcome {
-            case .completed(let sessionID): finish(["outcome": "completed", "sessionID": .string(sessionID), "workflow": .string(Self.workflow)])
+            case .completed(let sessionID): finish(.completed(sessionID: sessionID, workflow: Self.workflow))
             case .wrong: stop(SDKCode.authenticationFailed, "Invalid password: start adding this device again.")
             case .expired:
                 askForNewPassword(current, authorization, mode: ChallengeMode.updateOnExpiry, message: "Your password has expired. Set a new one with updatePassword.")

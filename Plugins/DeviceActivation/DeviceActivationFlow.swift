@@ -156,21 +156,21 @@ final class DeviceActivationFlow: ServingFlow {
 
     // MARK: Finishing
 
-    func finish(_ result: JSON) {
+    func finish(_ outcome: Services.DeviceactivationJoinOutcome) {
         guard let current = joining else { return }
         joining = nil
         endWaiting(current)
-        host.complete(current.call, .success(result))
+        host.complete(current.call, .success(outcome.result))
     }
 
     /// Stopped: the caller goes back to `getUser` with this status and message.
     func stop(_ status: Int, _ message: String) {
-        finish(["outcome": "stopped", "status": .int(status), "message": .string(message)])
+        finish(.stopped(status: status, message: message))
     }
 
     /// A service outcome that says the user's state forbids this (a block,
     /// an activation meanwhile): the caller maps the status.
     func refused(status: Int) {
-        finish(["outcome": "refused", "status": .int(status)])
+        finish(.refused(status: status))
     }
 }

@@ -65,8 +65,8 @@ final class LDAToggleFlow: Flow {
 
     /// The LDA type enrolled for `userID` on this device, if any.
     func enrolledType(_ userID: String) throws(FlowHostError) -> (ldaType: Int?, hasPassword: Bool) {
-        let state = try host.call("credentials.userState", ["userID": .string(userID), "deviceID": .string(deviceID)])
-        return (state["ldaType"]?.intValue, state["hasPassword"]?.boolValue == true)
+        let state = try host.call(Services.CredentialsUserState(userID: userID, deviceID: deviceID))
+        return (state?.ldaType, state?.hasPassword == true)
     }
 
     /// `getDeviceAuthenticationDetails()`: each LDA type this device declared

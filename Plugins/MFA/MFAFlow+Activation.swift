@@ -48,7 +48,7 @@ extension MFAFlow {
 
     /// The verification key of the user's current code, after a resend elsewhere.
     func currentVerificationKey(_ userID: String) -> String? {
-        (try? userState(userID))??["verificationKey"]?.stringValue
+        (try? userState(userID))??.verificationKey
     }
 
     func resendActivationCode() throws(FlowHostError) {
@@ -118,11 +118,10 @@ extension MFAFlow {
         }
     }
 
-    func completeActivation(_ userID: String, grant: String, password: String?, ldaType: Int?, key: JSON) {
+    func completeActivation(_ userID: String, grant: String, password: String?, ldaType: Int?, key: Services.DeviceCreateKeyOutcome) {
         let call = Services.ActivationComplete(
             userID: userID, deviceID: deviceID, deviceName: chosenDeviceName, grant: grant, workflow: Workflow.activation, password: password,
-            ldaType: ldaType, keyID: key["keyID"]?.stringValue ?? "", publicKey: key["publicKey"]?.stringValue ?? "",
-            custody: key["custody"]?.stringValue ?? "")
+            ldaType: ldaType, keyID: key.keyID, publicKey: key.publicKey, custody: key.custody)
         let outcome: Services.ActivationCompleteOutcome
         do {
             outcome = try host.call(call)

@@ -7,16 +7,11 @@ import FlowJSON
 extension MFAFlow {
     func joinAsNewDevice(_ userID: String) {
         stage = .awaitingNewDevice(userID: userID)
-        dialogue.call("deviceactivation.join", ["userID": .string(userID), "deviceName": .string(defaultDeviceName)]) { [self] outcome in
+        dialogue.call(Services.DeviceactivationJoin(userID: userID, deviceName: defaultDeviceName)) { [self] outcome in
             switch outcome {
-            case .success(let result):
-                switch result["outcome"]?.stringValue {
-                case "completed":
-                    loggedIn(userID, sessionID: result["sessionID"]?.stringValue ?? "", workflow: result["workflow"]?.stringValue ?? Workflow.login)
-                case "refused": refused(result)
-                case "stopped": askForUser(status: result["status"]?.intValue ?? SDKCode.serverFailed, message: result["message"]?.stringValue ?? "Stopped.")
-                default: unexpected("deviceactivation.join", result)
-                }
+            case .success(.completed(let sessionID, let workflow)): loggedIn(userID, sessionID: sessionID, workflow: workflow)
+            case .success(.refused(let status)): refused(status: status)
+            case .success(.stopped(let status, let message)): askForUser(status: status, message: message)
             case .failure(let error) where error.code == .requestCancelled:
                 return  // abandoned by a reset: nothing to say
             case .failure(let error) where error.code == .methodNotFound:

@@ -23,8 +23,8 @@ extension MFAFlow {
 
     func getAllChallenges(_ userName: String) throws(FlowHostError) {
         let (userID, _) = try changingUser(userName)
-        let state = try host.call("credentials.userState", ["userID": .string(userID), "deviceID": .string(deviceID)])
-        let options: JSON = state["hasPassword"]?.boolValue == true ? [.string(Self.passwordCredential)] : []
+        let state = try host.call(Services.CredentialsUserState(userID: userID, deviceID: deviceID))
+        let options: JSON = state?.hasPassword == true ? [.string(Self.passwordCredential)] : []
         host.emit(
             "onCredentialsAvailableForUpdate",
             ["userID": .string(userID), "options": options, "error": SDKPayload.noError])
@@ -35,12 +35,12 @@ extension MFAFlow {
         guard credentialType == Self.passwordCredential else {
             throw FlowHostError.invalidParams(field: "credentialType", reason: "\"Password\" is the one credential a user updates here")
         }
-        let state = try host.call("credentials.userState", ["userID": .string(userID), "deviceID": .string(deviceID)])
-        guard state["hasPassword"]?.boolValue == true else {
+        let state = try host.call(Services.CredentialsUserState(userID: userID, deviceID: deviceID))
+        guard let state, state.hasPassword else {
             throw FlowHostError(.nothingToChange, message: "\(userID) has no password to update", data: ["reason": "noPassword"])
         }
         changingPassword = true
-        askForPasswordChange(userID, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0)
+        askForPasswordChange(userID, attemptsLeft: state.passwordAttemptsLeft)
     }
 
     func askForPasswordChange(_ userID: String, attemptsLeft: Int, status: Int = SDKCode.success, message: String = "Success") {
@@ -90,8 +90,8 @@ extension MFAFlow {
 
     /// The password attempts left (the current one was right: the count is full again).
     func attemptsLeft(_ userID: String) -> Int {
-        let state = try? host.call("credentials.userState", ["userID": .string(userID), "deviceID": .string(deviceID)])
-        return state?["passwordAttemptsLeft"]?.intValue ?? 0
+        let state = (try? host.call(Services.CredentialsUserState(userID: userID, deviceID: deviceID))) ?? nil
+        return state?.passwordAttemptsLeft ?? 0
     }
 
     /// `onUpdateCredentialResponse`; then, but for an expired challenge, the

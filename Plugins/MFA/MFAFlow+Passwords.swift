@@ -46,13 +46,12 @@ extension MFAFlow {
         case .awaitingPassword(let userID, let proof, let bind):
             if bind {
                 // A device registered before keys: a new key, bound by this login if the password is right.
-                let bindWith: (JSON) -> Void = { [self] key in
+                let bindWith: (Services.DeviceCreateKeyOutcome) -> Void = { [self] key in
                     pendingBindKey = key
-                    var call = Services.PasswordLogin(userID: userID, password: password, deviceID: deviceID, workflow: Workflow.login)
-                    call.bindKeyID = key["keyID"]?.stringValue ?? ""
-                    call.bindPublicKey = key["publicKey"]?.stringValue ?? ""
-                    call.bindCustody = key["custody"]?.stringValue ?? ""
-                    logIn(call)
+                    logIn(
+                        Services.PasswordLogin(
+                            userID: userID, password: password, deviceID: deviceID, workflow: Workflow.login, bindKeyID: key.keyID,
+                            bindPublicKey: key.publicKey, bindCustody: key.custody))
                 }
                 if let key = pendingBindKey { bindWith(key) } else { createDeviceKey(userID, then: bindWith) }
             } else if let proof {

@@ -15,22 +15,16 @@ extension MFAFlow {
                 openSession(userID, factor: factor, workflow: workflow, proof: fresh)
             }
         }
-        let outcome: JSON
+        let outcome: Services.SessionOpenOutcome
         do {
-            outcome = try host.call(
-                "session.open",
-                [
-                    "userID": .string(userID), "deviceID": .string(deviceID), "workflow": .string(workflow), "factor": .string(factor),
-                    "proof": .string(proof),
-                ])
+            outcome = try host.call(Services.SessionOpen(userID: userID, deviceID: deviceID, workflow: workflow, proof: proof, factor: factor))
         } catch {
             host.log(.error, "opening a session failed: \(error.message)")
             return askForUser(status: SDKCode.serverFailed, message: "Login failed on the server side; try again.")
         }
-        switch outcome["outcome"]?.stringValue {
-        case "opened": loggedIn(userID, sessionID: outcome["sessionID"]?.stringValue ?? "", workflow: workflow)
-        case "refused": refused(outcome)
-        default: unexpected("session.open", outcome)
+        switch outcome {
+        case .opened(let sessionID): loggedIn(userID, sessionID: sessionID, workflow: workflow)
+        case .refused(let status, _): refused(status: status)
         }
     }
 
@@ -40,7 +34,7 @@ extension MFAFlow {
         let event = SDKPayload.event(sessionType: 1, sessionID: sessionID, workflow: workflow, fields: ["userID": .string(userID)])
         // Seeds 003 and 004 hand additionalInfo.jwtJsonTokenInfo to later screens: the host's signed session token.
         do {
-            event["response"]?["additionalInfo"]?["jwtJsonTokenInfo"] = try host.call("session.token", ["sessionID": .string(sessionID)])["token"]
+            event["response"]?["additionalInfo"]?["jwtJsonTokenInfo"] = .string(try host.call(Services.SessionToken(sessionID: sessionID)).token)
         } catch {
             host.log(.error, "the session token could not be made: \(error.message)")
         }
@@ -72,7 +66,7 @@ extension MFAFlow {
         stage = .idle
         changingPassword = false
         restartDialogue()
-        _ = try host.call("session.close", ["sessionID": .string(sessionID)])
+        _ = try host.call(Services.SessionClose(sessionID: sessionID))
         host.emit(
             "onUserLoggedOff", SDKPayload.event(sessionType: 1, sessionID: sessionID, fields: ["userID": .string(userID)]))
         askForUser()

@@ -46,7 +46,7 @@ final class MFAFlow: Flow {
     var dialogue: Dialogue
     /// A key made for a legacy device's binding login, kept for a retry after
     /// a wrong password (so a wrong try leaves no extra key behind).
-    var pendingBindKey: JSON?
+    var pendingBindKey: Services.DeviceCreateKeyOutcome?
     /// A logged-in user's password change (challengeMode 2) is open.
     var changingPassword = false
     /// The workflow the logged-in session began with (the SDK's `currentWorkFlow`).
@@ -135,7 +135,7 @@ final class MFAFlow: Flow {
         recoverableUser = status == SDKCode.blockedByPasswordAttempts ? userID : nil
         let remembered: JSON
         do {
-            remembered = try host.call("credentials.rememberedUsers", ["deviceID": .string(deviceID)])["users"] ?? .array()
+            remembered = .array(try host.call(Services.CredentialsRememberedUsers(deviceID: deviceID)).users.map(JSON.string))
         } catch {
             host.log(.error, "reading the remembered users failed: \(error.message)")
             remembered = .array()
@@ -154,14 +154,14 @@ final class MFAFlow: Flow {
             audit(nil, "login.user", "unknown")
             return askForUser(status: SDKCode.unknownUser, message: "Invalid user: \(userID) is not known.")
         }
-        if let blocked = state["blockedStatus"]?.intValue {
+        if let blocked = state.blockedStatus {
             return askForUser(status: blocked, message: Self.blockedMessage(blocked), recoverable: userID)
         }
-        if state["isActive"]?.boolValue != true {
-            return askForActivationCode(userID, attemptsLeft: state["activationAttemptsLeft"]?.intValue ?? 0,
-                                        verificationKey: state["verificationKey"]?.stringValue)
+        if !state.isActive {
+            return askForActivationCode(userID, attemptsLeft: state.activationAttemptsLeft,
+                                        verificationKey: state.verificationKey)
         }
-        guard state["registeredOnDevice"]?.boolValue == true else {
+        guard state.registeredOnDevice else {
             // Active elsewhere: ask the user's registered devices to approve this one.
             return joinAsNewDevice(userID)
         }
@@ -169,7 +169,7 @@ final class MFAFlow: Flow {
         proveDevice(userID) { [self] proof in
             switch proof {
             case .proven(let proof):
-                if let ldaType = state["ldaType"]?.intValue {
+                if let ldaType = state.ldaType {
                     authenticateWithLDA(userID, type: ldaType, reason: .login) { [self] ok in
                         if ok { openSession(userID, factor: "lda", proof: proof) } else {
                             audit(userID, "login.lda", "failed")
@@ -177,14 +177,14 @@ final class MFAFlow: Flow {
                         }
                     }
                 } else {
-                    askForPassword(userID, mode: ChallengeMode.verify, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0, proof: proof)
+                    askForPassword(userID, mode: ChallengeMode.verify, attemptsLeft: state.passwordAttemptsLeft, proof: proof)
                 }
             case .unbound:
                 // Registered before device keys: a password login binds a key; LDA alone cannot.
-                if state["ldaType"]?.intValue != nil {
+                if state.ldaType != nil {
                     askForUser(status: SDKCode.deviceNotRegistered, message: "This device was registered before device keys and uses LDA only; activate it again.")
                 } else {
-                    askForPassword(userID, mode: ChallengeMode.verify, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0, bind: true)
+                    askForPassword(userID, mode: ChallengeMode.verify, attemptsLeft: state.passwordAttemptsLeft, bind: true)
                 }
             case .refused:
                 askForUser(status: SDKCode.deviceNotRegistered, message: "This device could not prove it is registered for this user.")
@@ -216,7 +216,7 @@ final class MFAFlow: Flow {
 
     /// Asks the host for this device's new key (host custody: made in its
     /// keyring; platform custody: made by the client's platform).
-    func createDeviceKey(_ userID: String, then: @escaping (JSON) -> Void) {
+    func createDeviceKey(_ userID: String, then: @escaping (Services.DeviceCreateKeyOutcome) -> Void) {
         stage = .awaitingDevice(userID: userID)
         dialogue.createDeviceKey(userID: userID, deviceID: deviceID) { [self] outcome in
             switch outcome {
@@ -240,18 +240,8 @@ final class MFAFlow: Flow {
     /// A service outcome that says the user's state changed under this
     /// dialogue (a block, another device's activation): back to `getUser`
     /// with the status that state calls for.
-    func refused(_ outcome: JSON, userID: String? = nil) {
-        refused(status: outcome["status"]?.intValue ?? SDKCode.serverFailed, userID: userID)
-    }
-
     func refused(status: Int, userID: String? = nil) {
         askForUser(status: status, message: Self.refusalMessage(status), recoverable: userID)
-    }
-
-    /// An outcome this flow does not know: an error, never a default.
-    func unexpected(_ service: String, _ outcome: JSON) {
-        host.log(.error, "\(service) gave an outcome this flow does not know: \(outcome["outcome"]?.stringValue ?? "none")")
-        askForUser(status: SDKCode.serverFailed, message: "The server could not complete the request; try again.")
     }
 
     /// Asks the client's platform for a biometric (or other LDA) check.
@@ -263,15 +253,12 @@ final class MFAFlow: Flow {
         }
     }
 
-    func userState(_ userID: String) throws(FlowHostError) -> JSON? {
-        let state = try host.call("credentials.userState", ["userID": .string(userID), "deviceID": .string(deviceID)])
-        return state.isNull ? nil : state
+    func userState(_ userID: String) throws(FlowHostError) -> Services.CredentialsUserStateOutcome? {
+        try host.call(Services.CredentialsUserState(userID: userID, deviceID: deviceID))
     }
 
     func audit(_ userID: String?, _ action: String, _ outcome: String) {
-        let entry: JSON = ["deviceID": .string(deviceID), "action": .string(action), "outcome": .string(outcome)]
-        if let userID { entry["userID"] = .string(userID) }
-        do { _ = try host.call("audit.record", entry) } catch {
+        do { _ = try host.call(Services.AuditRecord(action: action, outcome: outcome, userID: userID, deviceID: deviceID)) } catch {
             // The audit must not lose events silently: the operator sees it in the log.
             host.log(.error, "recording \(action) \(outcome) in the audit failed: \(error.message)")
         }

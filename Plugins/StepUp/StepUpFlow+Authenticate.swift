@@ -30,24 +30,24 @@ extension StepUpFlow {
             host.complete(call, .failure(FlowHostError(.notAllowedNow, message: "No user is logged in on this device")))
             return
         }
-        let state: JSON
-        do throws(FlowHostError) { state = try host.call("credentials.userState", ["userID": .string(user), "deviceID": .string(deviceID)]) } catch {
+        let state: Services.CredentialsUserStateOutcome?
+        do throws(FlowHostError) { state = try host.call(Services.CredentialsUserState(userID: user, deviceID: deviceID)) } catch {
             host.complete(call, .failure(error))
             return
         }
         let mode = params["challengeMode"]?.intValue ?? ChallengeMode.stepUp
         let dialogue = host.beginDialogue(serving: call)
-        current = StepUp(dialogue: dialogue, userID: user, challengeMode: mode, attemptsLeft: state["passwordAttemptsLeft"]?.intValue ?? 0)
+        current = StepUp(dialogue: dialogue, userID: user, challengeMode: mode, attemptsLeft: state?.passwordAttemptsLeft ?? 0)
         if method == "serverBiometric" { return verifyServerBiometric(call, user: user, reason: params["reason"]?.stringValue ?? "step-up") }
         let loggedInWithLDA = session["factors"]?.elements.contains { $0.stringValue == "lda" } == true
-        let hasPassword = state["hasPassword"]?.boolValue == true
+        let hasPassword = state?.hasPassword == true
         let startWithLDA =
             switch method {
             case "password": !hasPassword  // the LDA toggle's verification: LDA only for a user without a password
             case "lda": true  // signing at level 1: LDA first whenever it is enrolled
             default: loggedInWithLDA  // the seed's table
             }
-        guard startWithLDA, let ldaType = state["ldaType"]?.intValue else { return askForPassword(status: SDKCode.success) }
+        guard startWithLDA, let ldaType = state?.ldaType else { return askForPassword(status: SDKCode.success) }
         dialogue.authenticateWithLDA(
             userID: user, type: ldaType, reason: params["reason"]?.stringValue.flatMap(FlowHost.LDAReason.init(rawValue:)) ?? .stepUp) { [self] check in
             guard check != .abandoned else { return }

@@ -51,9 +51,15 @@ final class StepUpFlow: ServingFlow {
 
     func getNotifications(_ params: JSON) throws(FlowHostError) {
         let user = try host.loggedInUser()
-        let listed = try host.call("notifications.list", page(of: params, for: user))
+        let listed = try host.call(try request(Services.NotificationsList.self, page(of: params, for: user)))
         // The seeds' iOS apps read `status.notificationResponse.notifications`.
-        host.emit("onGetNotifications", SDKPayload.status(member: "notificationResponse", listed))
+        host.emit("onGetNotifications", SDKPayload.status(member: "notificationResponse", listed.result))
+    }
+
+    /// A request from the client's params as given: a member of the wrong
+    /// type is the client's -32602, naming it.
+    func request<Request: ServiceRequest>(_ type: Request.Type, _ params: JSON) throws(FlowHostError) -> Request {
+        do { return try Request(params: params) } catch { throw FlowHostError.invalidParams(field: error.field, reason: error.reason) }
     }
 
     /// The SDK's paging and date parameters, passed on for the notifications
@@ -72,8 +78,8 @@ final class StepUpFlow: ServingFlow {
         for key in ["notificationStatus", "actionPerformed", "keywordSearch", "deviceID"] {
             if let value = params[key], value.kind != .null { query[key] = value }
         }
-        let history = try host.call("notifications.history", query)
-        host.emit("onGetNotificationsHistory", SDKPayload.serverCall(responseData: history))
+        let history = try host.call(try request(Services.NotificationsHistory.self, query))
+        host.emit("onGetNotificationsHistory", SDKPayload.serverCall(responseData: history.result))
     }
 
     /// `updateNotification(notificationID, response)`: refused at once (nothing changes,
@@ -81,12 +87,13 @@ final class StepUpFlow: ServingFlow {
     /// step-up first when the action's `authlevel` asks for it.
     func updateNotification(_ uuid: String, action: String) throws(FlowHostError) {
         let user = try host.loggedInUser()
-        let check = try host.call("notifications.check", ["userID": .string(user), "uuid": .string(uuid), "action": .string(action)])
-        guard check["outcome"]?.stringValue == "answerable" else {
-            let reason = check["outcome"]?.stringValue ?? "unknown"
+        let check = try host.call(Services.NotificationsCheck(userID: user, uuid: uuid, action: action))
+        guard case .answerable(let authlevel) = check else {
+            // The outcome's own name is the reason (unknown, expired, actionNotOffered, alreadyAnswered).
+            let reason = check.result["outcome"]?.stringValue ?? "unknown"
             throw FlowHostError(.notificationNotAnswerable, message: "The notification cannot be answered: \(reason)", data: ["reason": .string(reason), "notification_uuid": .string(uuid)])
         }
-        guard check["authlevel"]?.stringValue ?? "0" != "0" else { return answer(user, uuid: uuid, action: action) }
+        guard authlevel != "0" else { return answer(user, uuid: uuid, action: action) }
         notificationAnswer?.end()
         let dialogue = host.beginDialogue()
         notificationAnswer = dialogue
@@ -122,12 +129,11 @@ final class StepUpFlow: ServingFlow {
 
     func answer(_ user: String, uuid: String, action: String) {
         do {
-            let result = try host.call(
-                "notifications.answer", ["userID": .string(user), "uuid": .string(uuid), "action": .string(action), "deviceID": .string(deviceID)])
-            if result["outcome"]?.stringValue == "updated" {
+            let result = try host.call(Services.NotificationsAnswer(userID: user, uuid: uuid, action: action, deviceID: deviceID))
+            if case .updated = result {
                 updated(uuid, status: SDKCode.success, message: "Action \(action) recorded.")
             } else {
-                updated(uuid, status: SDKCode.serverFailed, message: "The notification could no longer be answered: \(result["outcome"]?.stringValue ?? "unknown").")
+                updated(uuid, status: SDKCode.serverFailed, message: "The notification could no longer be answered: \(result.result["outcome"]?.stringValue ?? "unknown").")
             }
         } catch {
             host.log(.error, "answering a notification failed: \(error.message)")

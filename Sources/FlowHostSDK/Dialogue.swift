@@ -57,7 +57,9 @@ public final class Dialogue {
     }
 
     /// `FlowHost.createDeviceKey`, for this dialogue.
-    public func createDeviceKey(userID: String, deviceID: String, completion: @escaping (Result<JSON, FlowHostError>) -> Void) {
+    public func createDeviceKey(
+        userID: String, deviceID: String, completion: @escaping (Result<Services.DeviceCreateKeyOutcome, FlowHostError>) -> Void
+    ) {
         host.createDeviceKey(userID: userID, deviceID: deviceID, completion: guarded(completion))
     }
 

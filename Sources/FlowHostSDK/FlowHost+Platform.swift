@@ -83,23 +83,20 @@ extension FlowHost {
         }
     }
 
-    /// The message of a new password refused by the policy (190) or the
-    /// history (164), from a `password.check`-shaped outcome.
-    public static func newPasswordMessage(_ outcome: JSON) -> String {
-        outcome["outcome"]?.stringValue == "reused" ? reusedPasswordMessage : policyMessage(problems: outcome["problems"] ?? .array())
-    }
-
+    /// The message of a new password refused by the history (164).
     public static let reusedPasswordMessage = "The new password was used before: do not reuse any of your last 5 passwords."
 
     /// What a new password breaks (`problems` of a `policy` outcome), for the user.
-    public static func policyMessage(problems: JSON) -> String {
-        "The password does not meet the password policy: " + problems.elements.compactMap(\.stringValue).joined(separator: "; ") + "."
+    public static func policyMessage(problems: [String]) -> String {
+        "The password does not meet the password policy: " + problems.joined(separator: "; ") + "."
     }
 
-    /// `device.createKey`: `{keyID, publicKey, custody}`, the fields an
+    /// `device.createKey`: the key's id, public half and custody, which an
     /// activation step registers with the device.
-    public func createDeviceKey(userID: String, deviceID: String, completion: @escaping (Result<JSON, FlowHostError>) -> Void) {
-        call("device.createKey", ["userID": .string(userID), "deviceID": .string(deviceID)], completion: completion)
+    public func createDeviceKey(
+        userID: String, deviceID: String, completion: @escaping (Result<Services.DeviceCreateKeyOutcome, FlowHostError>) -> Void
+    ) {
+        call(Services.DeviceCreateKey(userID: userID, deviceID: deviceID), completion: completion)
     }
 
     /// The user logged in on this host, or the SDK-style refusal of a

@@ -1,6 +1,7 @@
 import FlowHostCore
 import FlowHostAudit
 import FlowHostStore
+import FlowHostVocabulary
 import FlowJSON
 
 /// `audit.record`: a flow's own events, counted per hour (never one row per call).
@@ -9,13 +10,12 @@ enum AuditModule {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
         offer(
-            engine, "audit.record",
+            engine, Services.AuditRecord.self,
             [string("action"), string("outcome"), string("userID", required: false), string("deviceID", required: false)]
-        ) { _, p in
+        ) { _, call in
             // `deviceID` is accepted and not kept: a count is per user and hour.
-            _ = try p.optionalString("deviceID")
-            try audit.record(in: store, userID: try p.optionalString("userID"), action: try p.string("action"), outcome: try p.string("outcome"))
-            return .object()
+            try audit.record(in: store, userID: call.userID, action: call.action, outcome: call.outcome)
+            return Services.AuditRecordOutcome()
         }
     }
 }

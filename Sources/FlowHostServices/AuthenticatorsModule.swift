@@ -40,7 +40,7 @@ enum AuthenticatorsModule {
         case .changed: .changed
         case .unchanged: .unchanged
         case .passwordRequired: .passwordRequired
-        case .violatesPolicy(let problems): .policy(problems: .array(problems.map(JSON.string)))
+        case .violatesPolicy(let problems): .policy(problems: problems)
         case .reused: .reused
         case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
         }

@@ -16,25 +16,20 @@ enum CredentialsModule {
     ) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
-        offer(engine, "credentials.userState", [string("userID", userID: true), string("deviceID")]) { _, p in
-            guard let state = try credentials.userState(try p.string("userID"), deviceID: try p.string("deviceID")) else { return .null }
-            let json: JSON = [
-                "userID": .string(state.userID), "isActive": .bool(state.isActive),
-                "registeredOnDevice": .bool(state.registeredOnDevice), "hasPassword": .bool(state.hasPassword),
-                "passwordExpired": .bool(state.passwordExpired), "activationAttemptsLeft": .int(state.activationAttemptsLeft),
-                "passwordAttemptsLeft": .int(state.passwordAttemptsLeft),
-            ]
-            if let blocked = state.blockedStatus { json["blockedStatus"] = .int(blocked) }
-            if let lda = state.ldaType { json["ldaType"] = .int(lda) }
-            if let key = state.verificationKey { json["verificationKey"] = .string(key) }
-            return json
+        offer(engine, Services.CredentialsUserState.self, [string("userID", userID: true), string("deviceID")]) { _, call in
+            try credentials.userState(call.userID, deviceID: call.deviceID).map { state in
+                Services.CredentialsUserStateOutcome(
+                    userID: state.userID, isActive: state.isActive, registeredOnDevice: state.registeredOnDevice, hasPassword: state.hasPassword,
+                    passwordExpired: state.passwordExpired, activationAttemptsLeft: state.activationAttemptsLeft,
+                    passwordAttemptsLeft: state.passwordAttemptsLeft, blockedStatus: state.blockedStatus, ldaType: state.ldaType,
+                    verificationKey: state.verificationKey)
+            }
         }
 
-        offer(engine, "credentials.rememberedUsers", [string("deviceID")]) { _, p in
-            let deviceID = try p.string("deviceID")
-            let users = try DevicesModule.provable(
-                try credentials.rememberedUsers(deviceID: deviceID), deviceID: deviceID, store: store, keyring: keyring)
-            return ["users": .array(users.map(JSON.string))]
+        offer(engine, Services.CredentialsRememberedUsers.self, [string("deviceID")]) { _, call in
+            Services.CredentialsRememberedUsersOutcome(
+                users: try DevicesModule.provable(
+                    try credentials.rememberedUsers(deviceID: call.deviceID), deviceID: call.deviceID, store: store, keyring: keyring))
         }
 
         offer(engine, Services.ActivationVerify.self, [string("userID", userID: true), string("code"), string("deviceID")]) { _, call in
@@ -84,7 +79,7 @@ enum CredentialsModule {
         offer(engine, Services.PasswordCheck.self, [string("userID", userID: true), string("password")]) { _, call in
             switch try credentials.checkNewPassword(call.userID, call.password) {
             case .acceptable: .acceptable
-            case .violatesPolicy(let problems): .policy(problems: .array(problems.map(JSON.string)))
+            case .violatesPolicy(let problems): .policy(problems: problems)
             case .reused: .reused
             }
         }
@@ -139,7 +134,7 @@ enum CredentialsModule {
             case .updated: .updated
             case .wrongCurrent(let left): .wrongCurrent(attemptsLeft: left)
             case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
-            case .rejected(.violatesPolicy(let problems)): .policy(problems: .array(problems.map(JSON.string)))
+            case .rejected(.violatesPolicy(let problems)): .policy(problems: problems)
             case .rejected(.reused): .reused
             case .rejected(.acceptable): throw FlowHostError(.internalError, message: "a new password rejected as acceptable")
             }

@@ -20,26 +20,27 @@ enum DevicesModule {
         unowned let engine = engine
         func custody() -> String { engine.clientDevice["keyCustody"]?.stringValue ?? "host" }
 
-        offerAsync(engine, "device.createKey", [string("userID", userID: true), string("deviceID")]) { caller, p, finish throws(FlowHostError) in
+        offerAsync(engine, Services.DeviceCreateKey.self, [string("userID", userID: true), string("deviceID")]) {
+            caller, call, finish throws(FlowHostError) in
             if custody() == "host" {
                 guard let keyring else { return finish(.failure(FlowHostError(.internalError, message: "no device folder configured"))) }
                 do {
                     let (keyID, publicKey) = try keyring.create()
-                    finish(.success(["keyID": .string(keyID), "publicKey": .string(Base64.encode(publicKey)), "custody": "host"]))
+                    finish(.success(Services.DeviceCreateKeyOutcome(keyID: keyID, publicKey: Base64.encode(publicKey), custody: "host")))
                 } catch {
                     engine.logger.error("device key creation failed: \(error)")
                     finish(.failure(.internalError))
                 }
                 return
             }
-            let request: JSON = ["userID": .string(try p.string("userID")), "purpose": "activation"]
+            let request: JSON = ["userID": .string(call.userID), "purpose": "activation"]
             engine.requestFromClient("platform/createDeviceKey", request, for: caller) { outcome in
                 guard case .success(let answer) = outcome, let keyID = answer["keyID"]?.stringValue, !keyID.isEmpty, keyID.utf8.count <= 128,
                     let key = answer["publicKey"]?.stringValue.flatMap(Base64.decode), key.count == Ed25519.publicKeyBytes
                 else {
                     return finish(.failure(FlowHostError(.platformAnswerUnusable, message: "the platform made no usable key (keyID, 32-byte Ed25519 publicKey)")))
                 }
-                finish(.success(["keyID": .string(keyID), "publicKey": .string(Base64.encode(key)), "custody": "platform"]))
+                finish(.success(Services.DeviceCreateKeyOutcome(keyID: keyID, publicKey: Base64.encode(key), custody: "platform")))
             }
         }
 

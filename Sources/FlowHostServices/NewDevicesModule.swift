@@ -53,7 +53,7 @@ enum NewDevicesModule {
                 return .completed(sessionID: sessionID)
             case .wrongPassword(let left): return .wrong(attemptsLeft: left)
             case .passwordExpired: return .expired
-            case .passwordRejected(.violatesPolicy(let problems)): return .policy(problems: .array(problems.map(JSON.string)))
+            case .passwordRejected(.violatesPolicy(let problems)): return .policy(problems: problems)
             case .passwordRejected(.reused): return .reused
             case .passwordRejected(.acceptable): throw FlowHostError(.internalError, message: "a new password rejected as acceptable")
             case .refused(let refusal): return .refused(status: refusal.status, reason: refusal.name)

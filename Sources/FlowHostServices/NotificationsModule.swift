@@ -15,8 +15,8 @@ enum NotificationsModule {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
         offer(
-            engine, "notifications.create",
-            [
+            engine, Services.NotificationsCreate.self,
+            readingParams: [
                 string("userID", userID: true), string("subject"), string("message"), ParamSpec(name: "actions", type: .array),
                 integer("expiresInSeconds"), string("kind", required: false), ParamSpec(name: "context", type: .object, required: false),
             ]
@@ -29,7 +29,7 @@ enum NotificationsModule {
                     userID: try p.string("userID"), subject: try p.string("subject"), message: try p.string("message"), actions: actions,
                     expiresInSeconds: Int64(try p.optionalInt("expiresInSeconds") ?? 0), kind: try p.optionalString("kind") ?? "message",
                     context: p.opaque("context"))
-                return ["uuid": .string(uuid)]
+                return Services.NotificationsCreateOutcome(uuid: uuid)
             } catch let error as NotificationError {
                 throw FlowHostError.invalidParams(field: "notification", reason: error.description)
             } catch let refused as ApprovalRefused {
@@ -38,57 +38,52 @@ enum NotificationsModule {
             }
         }
 
-        offer(engine, "notifications.list", [string("userID", userID: true)] + Self.pageParams) { _, p in
+        offer(engine, Services.NotificationsList.self, readingParams: [string("userID", userID: true)] + Self.pageParams) { _, p in
             let page = try Self.page(p)
             let (items, total) = try notifications.active(
                 userID: try p.string("userID"), startIndex: page.startIndex, recordCount: page.recordCount, created: page.created)
-            return [
-                "notifications": .array(items.map(NotificationShapes.item)), "start": .string(String(page.startIndex)),
-                "count": .string(String(items.count)), "total": .string(String(total)),
-            ]
+            return Services.NotificationsListOutcome(
+                notifications: .array(items.map(NotificationShapes.item)), start: String(page.startIndex), count: String(items.count),
+                total: String(total))
         }
 
-        offer(engine, "notifications.check", [string("userID", userID: true), string("uuid"), string("action")]) { _, p in
-            let (outcome, action) = try notifications.check(userID: try p.string("userID"), uuid: try p.string("uuid"), action: try p.string("action"))
+        offer(engine, Services.NotificationsCheck.self, [string("userID", userID: true), string("uuid"), string("action")]) { _, call in
+            let (outcome, action) = try notifications.check(userID: call.userID, uuid: call.uuid, action: call.action)
             switch outcome {
-            case .updated: return ["outcome": "answerable", "authlevel": .string(action?.authLevel ?? "0")]
-            default: return ["outcome": .string(name(outcome))]
+            case .updated: return .answerable(authlevel: action?.authLevel ?? "0")
+            case .unknown: return .unknown
+            case .expired: return .expired
+            case .actionNotOffered: return .actionNotOffered
+            case .alreadyAnswered: return .alreadyAnswered
             }
         }
 
         offer(
-            engine, "notifications.history", [string("userID", userID: true)] + Self.pageParams + Self.historyFilterParams
+            engine, Services.NotificationsHistory.self, readingParams: [string("userID", userID: true)] + Self.pageParams + Self.historyFilterParams
         ) { _, p in
             let now = CredentialClock.now()
             let page = try Self.page(p)
             let items = try notifications.history(
                 userID: try p.string("userID"), startIndex: page.startIndex, recordCount: page.recordCount, created: page.created,
                 filter: try Self.historyFilter(p))
-            return ["history": .array(items.map { NotificationShapes.historyItem($0, now: now) })]
+            return Services.NotificationsHistoryOutcome(history: .array(items.map { NotificationShapes.historyItem($0, now: now) }))
         }
 
-        offer(engine, "notifications.withdraw", [string("uuid")]) { _, p in
-            try notifications.withdraw(try p.string("uuid"))
-            return .object()
+        offer(engine, Services.NotificationsWithdraw.self, [string("uuid")]) { _, call in
+            try notifications.withdraw(call.uuid)
+            return Services.NotificationsWithdrawOutcome()
         }
 
-        offer(engine, "notifications.answer", [string("userID", userID: true), string("uuid"), string("action"), string("deviceID")]) { _, p in
-            switch try notifications.answer(
-                userID: try p.string("userID"), uuid: try p.string("uuid"), action: try p.string("action"), deviceID: try p.string("deviceID"))
-            {
-            case .updated(let record): return ["outcome": "updated", "kind": .string(record.kind)]
-            case let other: return ["outcome": .string(name(other))]
+        offer(
+            engine, Services.NotificationsAnswer.self, [string("userID", userID: true), string("uuid"), string("action"), string("deviceID")]
+        ) { _, call in
+            switch try notifications.answer(userID: call.userID, uuid: call.uuid, action: call.action, deviceID: call.deviceID) {
+            case .updated(let record): .updated(kind: record.kind)
+            case .unknown: .unknown
+            case .expired: .expired
+            case .actionNotOffered: .actionNotOffered
+            case .alreadyAnswered: .alreadyAnswered
             }
-        }
-    }
-
-    static func name(_ outcome: NotificationService.AnswerOutcome) -> String {
-        switch outcome {
-        case .updated: "updated"
-        case .unknown: "unknown"
-        case .expired: "expired"
-        case .actionNotOffered: "actionNotOffered"
-        case .alreadyAnswered: "alreadyAnswered"
         }
     }
 }

@@ -19,29 +19,27 @@ enum RecordsModule {
     static func register(_ store: any FlowStore, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
-        offer(engine, "records.get", [string("collection"), string("key")]) { caller, p in
-            let (collection, key) = try names(p)
-            guard let record = try store.read({ try $0.record(namespace: caller, collection: collection, key: key) }) else { return .null }
-            return try json(record)
+        offer(engine, Services.RecordsGet.self, [string("collection"), string("key")]) { caller, call in
+            let (collection, key) = (try name(call.collection, "collection"), try name(call.key, "key"))
+            return try store.read({ try $0.record(namespace: caller, collection: collection, key: key) }).map(outcome)
         }
 
-        offer(engine, "records.list", [string("collection"), string("prefix", required: false), integer("limit", required: false)]) { caller, p in
-            let collection = try name(try p.string("collection"), "collection")
-            let limit = min(max(try p.optionalInt("limit") ?? 100, 1), 1000)
-            let found = try store.read {
-                try $0.records(namespace: caller, collection: collection, prefix: try p.optionalString("prefix") ?? "", limit: limit)
-            }
-            return ["records": .array(try found.map(json))]
+        offer(engine, Services.RecordsList.self, [string("collection"), string("prefix", required: false), integer("limit", required: false)]) {
+            caller, call in
+            let collection = try name(call.collection, "collection")
+            let limit = min(max(call.limit ?? 100, 1), 1000)
+            let found = try store.read { try $0.records(namespace: caller, collection: collection, prefix: call.prefix ?? "", limit: limit) }
+            return Services.RecordsListOutcome(records: .array(try found.map { try outcome($0).result }))
         }
 
-        offer(engine, "records.apply", [ParamSpec(name: "operations", type: .array)]) { caller, p in
+        offer(engine, Services.RecordsApply.self, readingParams: [ParamSpec(name: "operations", type: .array)]) { caller, p in
             let operations = try p.objects("operations", members: ["op", "collection", "key", "value", "expectVersion"])
             guard (1...maxOperations).contains(operations.count) else {
                 throw FlowHostError.invalidParams(field: "operations", reason: "1 to \(maxOperations) operations")
             }
             let now = Int64(time(nil))
             return try store.write { tx in
-                let versions = JSON.array()
+                var versions: [Int] = []
                 for (index, operation) in operations.enumerated() {
                     let at = "operations[\(index)]"
                     let kind = try operation.string("op")
@@ -64,7 +62,7 @@ enum RecordsModule {
                         guard text.utf8.count <= maxValueBytes else {
                             throw FlowHostError.invalidParams(field: "\(at).value", reason: "at most \(maxValueBytes) bytes")
                         }
-                        versions.append(.int(Int(try tx.putRecord(namespace: caller, collection: collection, key: key, value: text, at: now))))
+                        versions.append(Int(try tx.putRecord(namespace: caller, collection: collection, key: key, value: text, at: now)))
                     case "delete":
                         try tx.deleteRecord(namespace: caller, collection: collection, key: key)
                         versions.append(0)
@@ -72,13 +70,9 @@ enum RecordsModule {
                         throw FlowHostError.invalidParams(field: "\(at).op", reason: "put or delete")
                     }
                 }
-                return ["versions": versions]
+                return Services.RecordsApplyOutcome(versions: versions)
             }
         }
-    }
-
-    private static func names(_ p: ServiceParams) throws -> (String, String) {
-        (try name(try p.string("collection"), "collection"), try name(try p.string("key"), "key"))
     }
 
     /// Collections and keys: 1 to 256 bytes, no control characters.
@@ -89,8 +83,7 @@ enum RecordsModule {
         return text
     }
 
-    private static func json(_ record: FlowRecord) throws -> JSON {
-        ["collection": .string(record.collection), "key": .string(record.key), "value": try JSON.parse(record.value),
-         "version": .int(Int(record.version))]
+    private static func outcome(_ record: FlowRecord) throws -> Services.RecordsGetOutcome {
+        Services.RecordsGetOutcome(collection: record.collection, key: record.key, value: try JSON.parse(record.value), version: Int(record.version))
     }
 }

@@ -61,6 +61,17 @@ func offerAsync<Request: ServiceRequest>(
     }
 }
 
+/// A service whose params hold arrays or objects of their own (a
+/// notification's actions, records' operations): read through
+/// `ServiceParams`, which names a bad member by its path
+/// (`actions[1].authlevel`); the outcome is typed as for the others.
+func offer<Request: ServiceRequest>(
+    _ engine: HostEngine, _ type: Request.Type, readingParams params: [ParamSpec],
+    _ body: @escaping (_ caller: String, ServiceParams) throws -> Request.Outcome
+) {
+    offer(engine, Request.service, params) { caller, p in try body(caller, p).result }
+}
+
 /// Short spellings for param declarations.
 func string(_ name: String, required: Bool = true, userID: Bool = false) -> ParamSpec {
     ParamSpec(name: name, type: .string, required: required, format: userID ? .userID : nil)

@@ -17,34 +17,32 @@ enum SessionsModule {
         engine.session.keeper = StoreSessionKeeper(sessions: sessions)
 
         offer(
-            engine, "session.open",
+            engine, Services.SessionOpen.self,
             [
                 string("userID", userID: true), string("deviceID"), string("workflow"), string("proof", required: false),
                 string("factor", required: false), integer("ldaType", required: false),
             ]
-        ) { caller, p in
-            let userID = try p.string("userID")
-            let proof = try p.optionalString("proof")
-            switch try credentials.openSession(userID, deviceID: try p.string("deviceID"), workflow: try p.string("workflow"), proof: proof) {
+        ) { caller, call in
+            switch try credentials.openSession(call.userID, deviceID: call.deviceID, workflow: call.workflow, proof: call.proof) {
             case .opened(let sessionID):
-                let factor = try p.optionalString("factor") == "password" ? "password" : "lda"
-                engine.session.begin(userID: userID, sessionID: sessionID, factors: [factor], ldaType: try p.optionalInt("ldaType"), openedBy: caller)
-                return ["outcome": "opened", "sessionID": .string(sessionID)]
+                let factor = call.factor == "password" ? "password" : "lda"
+                engine.session.begin(userID: call.userID, sessionID: sessionID, factors: [factor], ldaType: call.ldaType, openedBy: caller)
+                return .opened(sessionID: sessionID)
             case .refused(let refusal):
-                return CredentialsModule.refused(refusal)
+                return .refused(status: refusal.status, reason: refusal.name)
             }
         }
 
         // The logged-in session's token (onUserLoggedIn's jwtJsonTokenInfo): only for this host's own session.
-        offer(engine, "session.token", [string("sessionID")]) { _, p in
-            guard let current = engine.session.current, current.sessionID == (try p.string("sessionID")) else {
+        offer(engine, Services.SessionToken.self, [string("sessionID")]) { _, call in
+            guard let current = engine.session.current, current.sessionID == call.sessionID else {
                 throw FlowHostError(.notAllowedNow, message: "a session token is for the session logged in on this host")
             }
             do {
                 let token = try SessionToken.make(
                     issuer: issuer, userID: current.userID, sessionID: current.sessionID, deviceID: current.deviceID, issuedAt: DomainContext.now(),
                     expiresAt: current.since + sessions.settings.lifetimeSeconds, factors: current.factors)
-                return ["token": .string(token)]
+                return Services.SessionTokenOutcome(token: token)
             } catch {
                 engine.logger.error("making a session token failed: \(error)")
                 throw FlowHostError.internalError
@@ -62,12 +60,11 @@ enum SessionsModule {
             Services.SessionReauthenticateOutcome(reauthenticated: try engine.session.reauthenticate(with: call.reauthentication))
         }
 
-        offer(engine, "session.close", [string("sessionID"), string("reason", required: false)]) { _, p in
-            let sessionID = try p.string("sessionID")
-            let reason = try p.optionalString("reason").map(reasonName) ?? "logoff"
-            try sessions.end(sessionID, reason: reason)
-            engine.session.ended(sessionID: sessionID, reason: reason)
-            return .object()
+        offer(engine, Services.SessionClose.self, [string("sessionID"), string("reason", required: false)]) { _, call in
+            let reason = call.reason.map(reasonName) ?? "logoff"
+            try sessions.end(call.sessionID, reason: reason)
+            engine.session.ended(sessionID: call.sessionID, reason: reason)
+            return Services.SessionCloseOutcome()
         }
     }
 

@@ -18,16 +18,13 @@ enum SignaturesModule {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
         offerAsync(
-            engine, "signatures.sign",
+            engine, Services.SignaturesSign.self,
             [
                 string("userID", userID: true), string("deviceID"), string("payload"), string("reason"), integer("authLevel"),
                 integer("authenticatorType"), string("verifiedBy"),
             ]
-        ) { caller, p, finish throws(FlowHostError) in
-            let userID = try p.string("userID")
-            let deviceID = try p.string("deviceID")
-            let level = try p.int("authLevel")
-            let verifiedBy = try p.string("verifiedBy")
+        ) { caller, call, finish throws(FlowHostError) in
+            let (userID, deviceID, level, verifiedBy) = (call.userID, call.deviceID, call.authLevel, call.verifiedBy)
             guard verifiedByValues.contains(verifiedBy) else {
                 return finish(.failure(.invalidParams(field: "verifiedBy", reason: "none, lda, password or serverBiometric")))
             }
@@ -40,25 +37,24 @@ enum SignaturesModule {
             let start: DataSignatures.Start
             do {
                 start = try signatures.begin(
-                    userID: userID, deviceID: deviceID, payload: try p.string("payload"), reason: try p.string("reason"), authLevel: level,
-                    authenticatorType: try p.int("authenticatorType"), verifiedBy: verifiedBy)
+                    userID: userID, deviceID: deviceID, payload: call.payload, reason: call.reason, authLevel: level,
+                    authenticatorType: call.authenticatorType, verifiedBy: verifiedBy)
             } catch {
                 engine.logger.error("starting a signature failed: \(error)")
                 return finish(.failure(.internalError))
             }
             guard case .sign(let pending) = start else {
-                return finish(.success(["outcome": "noKey"]))
+                return finish(.success(.noKey))
             }
             let complete: ([UInt8]?) -> Void = { signature in
                 do {
                     guard let signature, let receipt = try signatures.finish(pending, signature: signature) else {
-                        return finish(.success(["outcome": "notSigned"]))
+                        return finish(.success(.notSigned))
                     }
                     finish(
-                        .success([
-                            "outcome": "signed", "dataSignatureID": .string(receipt.dataSignatureID), "payloadSignature": .string(receipt.signature),
-                            "receipt": DataSignatures.json(receipt),
-                        ]))
+                        .success(
+                            .signed(dataSignatureID: receipt.dataSignatureID, payloadSignature: receipt.signature, receipt: DataSignatures.json(receipt))
+                        ))
                 } catch {
                     engine.logger.error("storing a signature failed: \(error)")
                     finish(.failure(.internalError))
@@ -81,8 +77,8 @@ enum SignaturesModule {
         }
 
         offer(
-            engine, "signatures.verify",
-            [string("dataSignatureID", required: false), ParamSpec(name: "receipt", type: .object, required: false)]
+            engine, Services.SignaturesVerify.self,
+            readingParams: [string("dataSignatureID", required: false), ParamSpec(name: "receipt", type: .object, required: false)]
         ) { _, p in
             let verdict: DataSignatures.Verdict
             if let receipt = p.opaque("receipt") {
@@ -92,9 +88,9 @@ enum SignaturesModule {
             } else {
                 throw FlowHostError.invalidParams(field: "dataSignatureID", reason: "a dataSignatureID or a receipt is required")
             }
-            return verdictJSON(verdict)
+            return Services.SignaturesVerifyOutcome(
+                valid: verdict.valid, reason: verdict.reason, fields: verdict.fields.isEmpty ? nil : verdict.fields,
+                receipt: verdict.stored.map(DataSignatures.json))
         }
     }
-
-    static func verdictJSON(_ verdict: DataSignatures.Verdict) -> JSON { verdict.json() }
 }

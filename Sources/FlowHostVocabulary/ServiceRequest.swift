@@ -24,6 +24,15 @@ public protocol ServiceOutcome {
     var result: JSON { get }
 }
 
+/// A result that may be null (an unknown user, a record not there): nil.
+extension Optional: ServiceOutcome where Wrapped: ServiceOutcome {
+    public init(result: JSON) throws(ServiceFieldError) {
+        self = result.kind == .null ? nil : try Wrapped(result: result)
+    }
+
+    public var result: JSON { self?.result ?? .null }
+}
+
 /// A service whose result schema is not written yet: its JSON, as sent.
 public struct UntypedOutcome: ServiceOutcome {
     public let result: JSON
@@ -60,6 +69,26 @@ public enum ServiceField {
     public static func value(_ json: JSON, _ key: String) throws(ServiceFieldError) -> JSON {
         guard let value = json[key], value.kind != .null else { throw ServiceFieldError(field: key, reason: "required") }
         return value
+    }
+    /// A member that may hold any JSON, null included: it must be there.
+    public static func anyValue(_ json: JSON, _ key: String) throws(ServiceFieldError) -> JSON {
+        guard let value = json[key] else { throw ServiceFieldError(field: key, reason: "required") }
+        return value
+    }
+    public static func strings(_ json: JSON, _ key: String) throws(ServiceFieldError) -> [String] {
+        try array(json, key, of: "string") { $0.stringValue }
+    }
+    public static func ints(_ json: JSON, _ key: String) throws(ServiceFieldError) -> [Int] {
+        try array(json, key, of: "integer") { $0.intValue }
+    }
+    private static func array<T>(_ json: JSON, _ key: String, of kind: String, _ read: (JSON) -> T?) throws(ServiceFieldError) -> [T] {
+        guard let value = json[key], value.kind == .array else { throw ServiceFieldError(field: key, reason: "required array of \(kind)s") }
+        var items: [T] = []
+        for (index, element) in value.elements.enumerated() {
+            guard let item = read(element) else { throw ServiceFieldError(field: "\(key)[\(index)]", reason: "expected \(kind)") }
+            items.append(item)
+        }
+        return items
     }
     /// An optional member: absent or null is nil; present with the wrong type is an error.
     public static func optional<T>(_ json: JSON, _ key: String, _ read: (JSON, String) throws(ServiceFieldError) -> T) throws(ServiceFieldError) -> T? {

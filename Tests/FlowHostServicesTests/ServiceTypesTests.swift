@@ -63,12 +63,26 @@ import Testing
             Issue.record("a password the policy refuses")
             return
         }
-        #expect(!problems.elements.isEmpty && problems.elements.allSatisfy { $0.stringValue != nil })
+        #expect(!problems.isEmpty)
         #expect(try JSON.parse(try call(Services.PasswordPolicy()).policy).keys.isEmpty == false, "the SDK's policy JSON")
         guard case .refused(let status, _) = try call(Services.PasswordVerify(userID: "alice", password: "x", deviceID: "d-9")) else {
             Issue.record("a password check on a device the user never registered")
             return
         }
         #expect(status == SDKCode.deviceNotRegistered)
+    }
+
+    /// A result that may be null reads as nil, and a known user as their state.
+    @Test func aNullableResultReadsAsNilOrAsItsType() throws {
+        let h = try ServicesHarness()
+        _ = try h.credentials.addUser("alice")
+        func state(_ userID: String) throws -> Services.CredentialsUserStateOutcome? {
+            let request = Services.CredentialsUserState(userID: userID, deviceID: "d-1")
+            return try Services.CredentialsUserState.Outcome(result: try #require(try h.call(Services.CredentialsUserState.service, request.params).get()))
+        }
+        #expect(try state("nobody") == nil)
+        let alice = try #require(try state("alice"))
+        #expect(alice.userID == "alice" && !alice.isActive && alice.verificationKey != nil && alice.blockedStatus == nil)
+        #expect(Services.RecordsGetOutcome?.none.result.kind == .null)
     }
 }

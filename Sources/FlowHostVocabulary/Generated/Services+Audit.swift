@@ -7,7 +7,7 @@ import FlowJSON
 extension Services {
     /// `audit.record`, offered by host (used by mfa, step-up).
     public struct AuditRecord: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = AuditRecordOutcome
         public static let service = "audit.record"
 
         public var action: String
@@ -35,6 +35,20 @@ extension Services {
             target["outcome"] = .string(outcome)
             if let userID { target["userID"] = .string(userID) }
             if let deviceID { target["deviceID"] = .string(deviceID) }
+            return target
+        }
+    }
+
+    /// The result of `audit.record`.
+    public struct AuditRecordOutcome: ServiceOutcome {
+        public init() {
+        }
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+        }
+
+        public var result: JSON {
+            let target = JSON.object()
             return target
         }
     }

@@ -70,7 +70,7 @@ extension Services {
         case changed
         case unchanged
         case passwordRequired
-        case policy(problems: JSON)
+        case policy(problems: [String])
         case reused
         case refused(status: Int, reason: String)
 
@@ -79,7 +79,7 @@ extension Services {
             case "changed": self = .changed
             case "unchanged": self = .unchanged
             case "passwordRequired": self = .passwordRequired
-            case "policy": self = .policy(problems: try ServiceField.value(source, "problems"))
+            case "policy": self = .policy(problems: try ServiceField.strings(source, "problems"))
             case "reused": self = .reused
             case "refused": self = .refused(status: try ServiceField.int(source, "status"), reason: try ServiceField.string(source, "reason"))
             default: throw ServiceFieldError(field: "outcome", reason: "not one of changed, unchanged, passwordRequired, policy, reused, refused")
@@ -99,7 +99,7 @@ extension Services {
                 return target
             case .policy(let problems):
                 let target: JSON = ["outcome": "policy"]
-                target["problems"] = problems
+                target["problems"] = .array(problems.map(JSON.string))
                 return target
             case .reused:
                 let target: JSON = ["outcome": "reused"]

@@ -7,7 +7,7 @@ import FlowJSON
 extension Services {
     /// `credentials.rememberedUsers`, offered by host (used by mfa).
     public struct CredentialsRememberedUsers: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = CredentialsRememberedUsersOutcome
         public static let service = "credentials.rememberedUsers"
 
         public var deviceID: String
@@ -27,9 +27,28 @@ extension Services {
         }
     }
 
+    /// The result of `credentials.rememberedUsers`.
+    public struct CredentialsRememberedUsersOutcome: ServiceOutcome {
+        public var users: [String]
+
+        public init(users: [String]) {
+            self.users = users
+        }
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            users = try ServiceField.strings(source, "users")
+        }
+
+        public var result: JSON {
+            let target = JSON.object()
+            target["users"] = .array(users.map(JSON.string))
+            return target
+        }
+    }
+
     /// `credentials.userState`, offered by host (used by device-activation, lda-toggle, mfa, step-up).
     public struct CredentialsUserState: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = CredentialsUserStateOutcome?
         public static let service = "credentials.userState"
 
         public var userID: String
@@ -49,6 +68,61 @@ extension Services {
             let target = JSON.object()
             target["userID"] = .string(userID)
             target["deviceID"] = .string(deviceID)
+            return target
+        }
+    }
+
+    /// The result of `credentials.userState`.
+    public struct CredentialsUserStateOutcome: ServiceOutcome {
+        public var userID: String
+        public var isActive: Bool
+        public var registeredOnDevice: Bool
+        public var hasPassword: Bool
+        public var passwordExpired: Bool
+        public var activationAttemptsLeft: Int
+        public var passwordAttemptsLeft: Int
+        public var blockedStatus: Int?
+        public var ldaType: Int?
+        public var verificationKey: String?
+
+        public init(userID: String, isActive: Bool, registeredOnDevice: Bool, hasPassword: Bool, passwordExpired: Bool, activationAttemptsLeft: Int, passwordAttemptsLeft: Int, blockedStatus: Int? = nil, ldaType: Int? = nil, verificationKey: String? = nil) {
+            self.userID = userID
+            self.isActive = isActive
+            self.registeredOnDevice = registeredOnDevice
+            self.hasPassword = hasPassword
+            self.passwordExpired = passwordExpired
+            self.activationAttemptsLeft = activationAttemptsLeft
+            self.passwordAttemptsLeft = passwordAttemptsLeft
+            self.blockedStatus = blockedStatus
+            self.ldaType = ldaType
+            self.verificationKey = verificationKey
+        }
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            userID = try ServiceField.string(source, "userID")
+            isActive = try ServiceField.bool(source, "isActive")
+            registeredOnDevice = try ServiceField.bool(source, "registeredOnDevice")
+            hasPassword = try ServiceField.bool(source, "hasPassword")
+            passwordExpired = try ServiceField.bool(source, "passwordExpired")
+            activationAttemptsLeft = try ServiceField.int(source, "activationAttemptsLeft")
+            passwordAttemptsLeft = try ServiceField.int(source, "passwordAttemptsLeft")
+            blockedStatus = try ServiceField.optional(source, "blockedStatus", ServiceField.int)
+            ldaType = try ServiceField.optional(source, "ldaType", ServiceField.int)
+            verificationKey = try ServiceField.optional(source, "verificationKey", ServiceField.string)
+        }
+
+        public var result: JSON {
+            let target = JSON.object()
+            target["userID"] = .string(userID)
+            target["isActive"] = .bool(isActive)
+            target["registeredOnDevice"] = .bool(registeredOnDevice)
+            target["hasPassword"] = .bool(hasPassword)
+            target["passwordExpired"] = .bool(passwordExpired)
+            target["activationAttemptsLeft"] = .int(activationAttemptsLeft)
+            target["passwordAttemptsLeft"] = .int(passwordAttemptsLeft)
+            if let blockedStatus { target["blockedStatus"] = .int(blockedStatus) }
+            if let ldaType { target["ldaType"] = .int(ldaType) }
+            if let verificationKey { target["verificationKey"] = .string(verificationKey) }
             return target
         }
     }

@@ -7,7 +7,7 @@ import FlowJSON
 extension Services {
     /// `device.createKey`, offered by host (used by device-activation, mfa).
     public struct DeviceCreateKey: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = DeviceCreateKeyOutcome
         public static let service = "device.createKey"
 
         public var userID: String
@@ -27,6 +27,33 @@ extension Services {
             let target = JSON.object()
             target["userID"] = .string(userID)
             target["deviceID"] = .string(deviceID)
+            return target
+        }
+    }
+
+    /// The result of `device.createKey`.
+    public struct DeviceCreateKeyOutcome: ServiceOutcome {
+        public var keyID: String
+        public var publicKey: String
+        public var custody: String
+
+        public init(keyID: String, publicKey: String, custody: String) {
+            self.keyID = keyID
+            self.publicKey = publicKey
+            self.custody = custody
+        }
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            keyID = try ServiceField.string(source, "keyID")
+            publicKey = try ServiceField.string(source, "publicKey")
+            custody = try ServiceField.string(source, "custody")
+        }
+
+        public var result: JSON {
+            let target = JSON.object()
+            target["keyID"] = .string(keyID)
+            target["publicKey"] = .string(publicKey)
+            target["custody"] = .string(custody)
             return target
         }
     }

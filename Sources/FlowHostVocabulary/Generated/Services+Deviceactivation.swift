@@ -7,7 +7,7 @@ import FlowJSON
 extension Services {
     /// `deviceactivation.join`, offered by device-activation (used by mfa).
     public struct DeviceactivationJoin: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = DeviceactivationJoinOutcome
         public static let service = "deviceactivation.join"
 
         public var userID: String
@@ -28,6 +28,41 @@ extension Services {
             target["userID"] = .string(userID)
             target["deviceName"] = .string(deviceName)
             return target
+        }
+    }
+
+    /// The outcomes of `deviceactivation.join`.
+    public enum DeviceactivationJoinOutcome: ServiceOutcome {
+        case completed(sessionID: String, workflow: String)
+        case refused(status: Int)
+        case stopped(status: Int, message: String)
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            switch source["outcome"]?.stringValue {
+            case "completed": self = .completed(sessionID: try ServiceField.string(source, "sessionID"), workflow: try ServiceField.string(source, "workflow"))
+            case "refused": self = .refused(status: try ServiceField.int(source, "status"))
+            case "stopped": self = .stopped(status: try ServiceField.int(source, "status"), message: try ServiceField.string(source, "message"))
+            default: throw ServiceFieldError(field: "outcome", reason: "not one of completed, refused, stopped")
+            }
+        }
+
+        public var result: JSON {
+            switch self {
+            case .completed(let sessionID, let workflow):
+                let target: JSON = ["outcome": "completed"]
+                target["sessionID"] = .string(sessionID)
+                target["workflow"] = .string(workflow)
+                return target
+            case .refused(let status):
+                let target: JSON = ["outcome": "refused"]
+                target["status"] = .int(status)
+                return target
+            case .stopped(let status, let message):
+                let target: JSON = ["outcome": "stopped"]
+                target["status"] = .int(status)
+                target["message"] = .string(message)
+                return target
+            }
         }
     }
 }

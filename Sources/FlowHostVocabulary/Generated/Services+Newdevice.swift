@@ -76,7 +76,7 @@ extension Services {
         case completed(sessionID: String)
         case wrong(attemptsLeft: Int)
         case expired
-        case policy(problems: JSON)
+        case policy(problems: [String])
         case reused
         case refused(status: Int, reason: String)
 
@@ -85,7 +85,7 @@ extension Services {
             case "completed": self = .completed(sessionID: try ServiceField.string(source, "sessionID"))
             case "wrong": self = .wrong(attemptsLeft: try ServiceField.int(source, "attemptsLeft"))
             case "expired": self = .expired
-            case "policy": self = .policy(problems: try ServiceField.value(source, "problems"))
+            case "policy": self = .policy(problems: try ServiceField.strings(source, "problems"))
             case "reused": self = .reused
             case "refused": self = .refused(status: try ServiceField.int(source, "status"), reason: try ServiceField.string(source, "reason"))
             default: throw ServiceFieldError(field: "outcome", reason: "not one of completed, wrong, expired, policy, reused, refused")
@@ -107,7 +107,7 @@ extension Services {
                 return target
             case .policy(let problems):
                 let target: JSON = ["outcome": "policy"]
-                target["problems"] = problems
+                target["problems"] = .array(problems.map(JSON.string))
                 return target
             case .reused:
                 let target: JSON = ["outcome": "reused"]

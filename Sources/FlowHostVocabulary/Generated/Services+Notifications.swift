@@ -7,7 +7,7 @@ import FlowJSON
 extension Services {
     /// `notifications.answer`, offered by host (used by step-up).
     public struct NotificationsAnswer: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = NotificationsAnswerOutcome
         public static let service = "notifications.answer"
 
         public var userID: String
@@ -39,9 +39,50 @@ extension Services {
         }
     }
 
+    /// The outcomes of `notifications.answer`.
+    public enum NotificationsAnswerOutcome: ServiceOutcome {
+        case updated(kind: String)
+        case unknown
+        case expired
+        case actionNotOffered
+        case alreadyAnswered
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            switch source["outcome"]?.stringValue {
+            case "updated": self = .updated(kind: try ServiceField.string(source, "kind"))
+            case "unknown": self = .unknown
+            case "expired": self = .expired
+            case "actionNotOffered": self = .actionNotOffered
+            case "alreadyAnswered": self = .alreadyAnswered
+            default: throw ServiceFieldError(field: "outcome", reason: "not one of updated, unknown, expired, actionNotOffered, alreadyAnswered")
+            }
+        }
+
+        public var result: JSON {
+            switch self {
+            case .updated(let kind):
+                let target: JSON = ["outcome": "updated"]
+                target["kind"] = .string(kind)
+                return target
+            case .unknown:
+                let target: JSON = ["outcome": "unknown"]
+                return target
+            case .expired:
+                let target: JSON = ["outcome": "expired"]
+                return target
+            case .actionNotOffered:
+                let target: JSON = ["outcome": "actionNotOffered"]
+                return target
+            case .alreadyAnswered:
+                let target: JSON = ["outcome": "alreadyAnswered"]
+                return target
+            }
+        }
+    }
+
     /// `notifications.check`, offered by host (used by step-up).
     public struct NotificationsCheck: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = NotificationsCheckOutcome
         public static let service = "notifications.check"
 
         public var userID: String
@@ -69,9 +110,50 @@ extension Services {
         }
     }
 
+    /// The outcomes of `notifications.check`.
+    public enum NotificationsCheckOutcome: ServiceOutcome {
+        case answerable(authlevel: String)
+        case unknown
+        case expired
+        case actionNotOffered
+        case alreadyAnswered
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            switch source["outcome"]?.stringValue {
+            case "answerable": self = .answerable(authlevel: try ServiceField.string(source, "authlevel"))
+            case "unknown": self = .unknown
+            case "expired": self = .expired
+            case "actionNotOffered": self = .actionNotOffered
+            case "alreadyAnswered": self = .alreadyAnswered
+            default: throw ServiceFieldError(field: "outcome", reason: "not one of answerable, unknown, expired, actionNotOffered, alreadyAnswered")
+            }
+        }
+
+        public var result: JSON {
+            switch self {
+            case .answerable(let authlevel):
+                let target: JSON = ["outcome": "answerable"]
+                target["authlevel"] = .string(authlevel)
+                return target
+            case .unknown:
+                let target: JSON = ["outcome": "unknown"]
+                return target
+            case .expired:
+                let target: JSON = ["outcome": "expired"]
+                return target
+            case .actionNotOffered:
+                let target: JSON = ["outcome": "actionNotOffered"]
+                return target
+            case .alreadyAnswered:
+                let target: JSON = ["outcome": "alreadyAnswered"]
+                return target
+            }
+        }
+    }
+
     /// `notifications.create`, offered by host (used by device-activation).
     public struct NotificationsCreate: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = NotificationsCreateOutcome
         public static let service = "notifications.create"
 
         public var userID: String
@@ -115,9 +197,28 @@ extension Services {
         }
     }
 
+    /// The result of `notifications.create`.
+    public struct NotificationsCreateOutcome: ServiceOutcome {
+        public var uuid: String
+
+        public init(uuid: String) {
+            self.uuid = uuid
+        }
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            uuid = try ServiceField.string(source, "uuid")
+        }
+
+        public var result: JSON {
+            let target = JSON.object()
+            target["uuid"] = .string(uuid)
+            return target
+        }
+    }
+
     /// `notifications.history`, offered by host (used by step-up).
     public struct NotificationsHistory: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = NotificationsHistoryOutcome
         public static let service = "notifications.history"
 
         public var userID: String
@@ -169,9 +270,28 @@ extension Services {
         }
     }
 
+    /// The result of `notifications.history`.
+    public struct NotificationsHistoryOutcome: ServiceOutcome {
+        public var history: JSON
+
+        public init(history: JSON) {
+            self.history = history
+        }
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            history = try ServiceField.value(source, "history")
+        }
+
+        public var result: JSON {
+            let target = JSON.object()
+            target["history"] = history
+            return target
+        }
+    }
+
     /// `notifications.list`, offered by host (used by step-up).
     public struct NotificationsList: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = NotificationsListOutcome
         public static let service = "notifications.list"
 
         public var userID: String
@@ -207,9 +327,40 @@ extension Services {
         }
     }
 
+    /// The result of `notifications.list`.
+    public struct NotificationsListOutcome: ServiceOutcome {
+        public var notifications: JSON
+        public var start: String
+        public var count: String
+        public var total: String
+
+        public init(notifications: JSON, start: String, count: String, total: String) {
+            self.notifications = notifications
+            self.start = start
+            self.count = count
+            self.total = total
+        }
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            notifications = try ServiceField.value(source, "notifications")
+            start = try ServiceField.string(source, "start")
+            count = try ServiceField.string(source, "count")
+            total = try ServiceField.string(source, "total")
+        }
+
+        public var result: JSON {
+            let target = JSON.object()
+            target["notifications"] = notifications
+            target["start"] = .string(start)
+            target["count"] = .string(count)
+            target["total"] = .string(total)
+            return target
+        }
+    }
+
     /// `notifications.withdraw`, offered by host (used by device-activation).
     public struct NotificationsWithdraw: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = NotificationsWithdrawOutcome
         public static let service = "notifications.withdraw"
 
         public var uuid: String
@@ -225,6 +376,20 @@ extension Services {
         public var params: JSON {
             let target = JSON.object()
             target["uuid"] = .string(uuid)
+            return target
+        }
+    }
+
+    /// The result of `notifications.withdraw`.
+    public struct NotificationsWithdrawOutcome: ServiceOutcome {
+        public init() {
+        }
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+        }
+
+        public var result: JSON {
+            let target = JSON.object()
             return target
         }
     }

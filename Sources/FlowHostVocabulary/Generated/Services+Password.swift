@@ -34,13 +34,13 @@ extension Services {
     /// The outcomes of `password.check`.
     public enum PasswordCheckOutcome: ServiceOutcome {
         case acceptable
-        case policy(problems: JSON)
+        case policy(problems: [String])
         case reused
 
         public init(result source: JSON) throws(ServiceFieldError) {
             switch source["outcome"]?.stringValue {
             case "acceptable": self = .acceptable
-            case "policy": self = .policy(problems: try ServiceField.value(source, "problems"))
+            case "policy": self = .policy(problems: try ServiceField.strings(source, "problems"))
             case "reused": self = .reused
             default: throw ServiceFieldError(field: "outcome", reason: "not one of acceptable, policy, reused")
             }
@@ -53,7 +53,7 @@ extension Services {
                 return target
             case .policy(let problems):
                 let target: JSON = ["outcome": "policy"]
-                target["problems"] = problems
+                target["problems"] = .array(problems.map(JSON.string))
                 return target
             case .reused:
                 let target: JSON = ["outcome": "reused"]
@@ -292,7 +292,7 @@ extension Services {
         case updated
         case wrongCurrent(attemptsLeft: Int)
         case refused(status: Int, reason: String)
-        case policy(problems: JSON)
+        case policy(problems: [String])
         case reused
 
         public init(result source: JSON) throws(ServiceFieldError) {
@@ -300,7 +300,7 @@ extension Services {
             case "updated": self = .updated
             case "wrongCurrent": self = .wrongCurrent(attemptsLeft: try ServiceField.int(source, "attemptsLeft"))
             case "refused": self = .refused(status: try ServiceField.int(source, "status"), reason: try ServiceField.string(source, "reason"))
-            case "policy": self = .policy(problems: try ServiceField.value(source, "problems"))
+            case "policy": self = .policy(problems: try ServiceField.strings(source, "problems"))
             case "reused": self = .reused
             default: throw ServiceFieldError(field: "outcome", reason: "not one of updated, wrongCurrent, refused, policy, reused")
             }
@@ -322,7 +322,7 @@ extension Services {
                 return target
             case .policy(let problems):
                 let target: JSON = ["outcome": "policy"]
-                target["problems"] = problems
+                target["problems"] = .array(problems.map(JSON.string))
                 return target
             case .reused:
                 let target: JSON = ["outcome": "reused"]

@@ -7,7 +7,7 @@ import FlowJSON
 extension Services {
     /// `records.apply`, offered by host (used by no built flow).
     public struct RecordsApply: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = RecordsApplyOutcome
         public static let service = "records.apply"
 
         public var operations: JSON
@@ -27,9 +27,28 @@ extension Services {
         }
     }
 
+    /// The result of `records.apply`.
+    public struct RecordsApplyOutcome: ServiceOutcome {
+        public var versions: [Int]
+
+        public init(versions: [Int]) {
+            self.versions = versions
+        }
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            versions = try ServiceField.ints(source, "versions")
+        }
+
+        public var result: JSON {
+            let target = JSON.object()
+            target["versions"] = .array(versions.map(JSON.int))
+            return target
+        }
+    }
+
     /// `records.get`, offered by host (used by no built flow).
     public struct RecordsGet: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = RecordsGetOutcome?
         public static let service = "records.get"
 
         public var collection: String
@@ -53,9 +72,40 @@ extension Services {
         }
     }
 
+    /// The result of `records.get`.
+    public struct RecordsGetOutcome: ServiceOutcome {
+        public var collection: String
+        public var key: String
+        public var value: JSON
+        public var version: Int
+
+        public init(collection: String, key: String, value: JSON, version: Int) {
+            self.collection = collection
+            self.key = key
+            self.value = value
+            self.version = version
+        }
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            collection = try ServiceField.string(source, "collection")
+            key = try ServiceField.string(source, "key")
+            value = try ServiceField.anyValue(source, "value")
+            version = try ServiceField.int(source, "version")
+        }
+
+        public var result: JSON {
+            let target = JSON.object()
+            target["collection"] = .string(collection)
+            target["key"] = .string(key)
+            target["value"] = value
+            target["version"] = .int(version)
+            return target
+        }
+    }
+
     /// `records.list`, offered by host (used by no built flow).
     public struct RecordsList: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = RecordsListOutcome
         public static let service = "records.list"
 
         public var collection: String
@@ -79,6 +129,25 @@ extension Services {
             target["collection"] = .string(collection)
             if let prefix { target["prefix"] = .string(prefix) }
             if let limit { target["limit"] = .int(limit) }
+            return target
+        }
+    }
+
+    /// The result of `records.list`.
+    public struct RecordsListOutcome: ServiceOutcome {
+        public var records: JSON
+
+        public init(records: JSON) {
+            self.records = records
+        }
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            records = try ServiceField.value(source, "records")
+        }
+
+        public var result: JSON {
+            let target = JSON.object()
+            target["records"] = records
             return target
         }
     }

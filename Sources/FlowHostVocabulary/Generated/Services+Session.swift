@@ -7,7 +7,7 @@ import FlowJSON
 extension Services {
     /// `session.close`, offered by host (used by mfa).
     public struct SessionClose: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = SessionCloseOutcome
         public static let service = "session.close"
 
         public var sessionID: String
@@ -27,6 +27,20 @@ extension Services {
             let target = JSON.object()
             target["sessionID"] = .string(sessionID)
             if let reason { target["reason"] = .string(reason) }
+            return target
+        }
+    }
+
+    /// The result of `session.close`.
+    public struct SessionCloseOutcome: ServiceOutcome {
+        public init() {
+        }
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+        }
+
+        public var result: JSON {
+            let target = JSON.object()
             return target
         }
     }
@@ -51,7 +65,6 @@ extension Services {
 
     /// The result of `session.extend`.
     public struct SessionExtendOutcome: ServiceOutcome {
-
         public init() {
         }
 
@@ -66,7 +79,7 @@ extension Services {
 
     /// `session.open`, offered by host (used by mfa).
     public struct SessionOpen: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = SessionOpenOutcome
         public static let service = "session.open"
 
         public var userID: String
@@ -103,6 +116,34 @@ extension Services {
             if let factor { target["factor"] = .string(factor) }
             if let ldaType { target["ldaType"] = .int(ldaType) }
             return target
+        }
+    }
+
+    /// The outcomes of `session.open`.
+    public enum SessionOpenOutcome: ServiceOutcome {
+        case opened(sessionID: String)
+        case refused(status: Int, reason: String)
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            switch source["outcome"]?.stringValue {
+            case "opened": self = .opened(sessionID: try ServiceField.string(source, "sessionID"))
+            case "refused": self = .refused(status: try ServiceField.int(source, "status"), reason: try ServiceField.string(source, "reason"))
+            default: throw ServiceFieldError(field: "outcome", reason: "not one of opened, refused")
+            }
+        }
+
+        public var result: JSON {
+            switch self {
+            case .opened(let sessionID):
+                let target: JSON = ["outcome": "opened"]
+                target["sessionID"] = .string(sessionID)
+                return target
+            case .refused(let status, let reason):
+                let target: JSON = ["outcome": "refused"]
+                target["status"] = .int(status)
+                target["reason"] = .string(reason)
+                return target
+            }
         }
     }
 
@@ -149,7 +190,7 @@ extension Services {
 
     /// `session.token`, offered by host (used by mfa).
     public struct SessionToken: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = SessionTokenOutcome
         public static let service = "session.token"
 
         public var sessionID: String
@@ -165,6 +206,25 @@ extension Services {
         public var params: JSON {
             let target = JSON.object()
             target["sessionID"] = .string(sessionID)
+            return target
+        }
+    }
+
+    /// The result of `session.token`.
+    public struct SessionTokenOutcome: ServiceOutcome {
+        public var token: String
+
+        public init(token: String) {
+            self.token = token
+        }
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            token = try ServiceField.string(source, "token")
+        }
+
+        public var result: JSON {
+            let target = JSON.object()
+            target["token"] = .string(token)
             return target
         }
     }

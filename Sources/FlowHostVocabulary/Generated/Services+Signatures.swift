@@ -7,7 +7,7 @@ import FlowJSON
 extension Services {
     /// `signatures.sign`, offered by host (used by data-signing).
     public struct SignaturesSign: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = SignaturesSignOutcome
         public static let service = "signatures.sign"
 
         public var userID: String
@@ -51,9 +51,42 @@ extension Services {
         }
     }
 
+    /// The outcomes of `signatures.sign`.
+    public enum SignaturesSignOutcome: ServiceOutcome {
+        case signed(dataSignatureID: String, payloadSignature: String, receipt: JSON)
+        case noKey
+        case notSigned
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            switch source["outcome"]?.stringValue {
+            case "signed": self = .signed(dataSignatureID: try ServiceField.string(source, "dataSignatureID"), payloadSignature: try ServiceField.string(source, "payloadSignature"), receipt: try ServiceField.value(source, "receipt"))
+            case "noKey": self = .noKey
+            case "notSigned": self = .notSigned
+            default: throw ServiceFieldError(field: "outcome", reason: "not one of signed, noKey, notSigned")
+            }
+        }
+
+        public var result: JSON {
+            switch self {
+            case .signed(let dataSignatureID, let payloadSignature, let receipt):
+                let target: JSON = ["outcome": "signed"]
+                target["dataSignatureID"] = .string(dataSignatureID)
+                target["payloadSignature"] = .string(payloadSignature)
+                target["receipt"] = receipt
+                return target
+            case .noKey:
+                let target: JSON = ["outcome": "noKey"]
+                return target
+            case .notSigned:
+                let target: JSON = ["outcome": "notSigned"]
+                return target
+            }
+        }
+    }
+
     /// `signatures.verify`, offered by host (used by data-signing).
     public struct SignaturesVerify: ServiceRequest {
-        public typealias Outcome = UntypedOutcome
+        public typealias Outcome = SignaturesVerifyOutcome
         public static let service = "signatures.verify"
 
         public var dataSignatureID: String?
@@ -72,6 +105,37 @@ extension Services {
         public var params: JSON {
             let target = JSON.object()
             if let dataSignatureID { target["dataSignatureID"] = .string(dataSignatureID) }
+            if let receipt { target["receipt"] = receipt }
+            return target
+        }
+    }
+
+    /// The result of `signatures.verify`.
+    public struct SignaturesVerifyOutcome: ServiceOutcome {
+        public var valid: Bool
+        public var reason: String
+        public var fields: [String]?
+        public var receipt: JSON?
+
+        public init(valid: Bool, reason: String, fields: [String]? = nil, receipt: JSON? = nil) {
+            self.valid = valid
+            self.reason = reason
+            self.fields = fields
+            self.receipt = receipt
+        }
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            valid = try ServiceField.bool(source, "valid")
+            reason = try ServiceField.string(source, "reason")
+            fields = try ServiceField.optional(source, "fields", ServiceField.strings)
+            receipt = try ServiceField.optional(source, "receipt", ServiceField.value)
+        }
+
+        public var result: JSON {
+            let target = JSON.object()
+            target["valid"] = .bool(valid)
+            target["reason"] = .string(reason)
+            if let fields { target["fields"] = .array(fields.map(JSON.string)) }
             if let receipt { target["receipt"] = receipt }
             return target
         }
