@@ -104,4 +104,10 @@ extension CredentialService {
         if user.blockReason != nil { if try sessionLedger.endAll(tx, userID: user.userID, reason: "blocked") { feedAppended = true } }
         return user.blockReason == nil ? user[keyPath: counter] : nil
     }
+
+    func codeRecord(userID: String, code: String, now: Int64) throws -> ActivationCodeRecord {
+        ActivationCodeRecord(
+            userID: userID, codeHash: try settings.hasher.hash(code), verificationKey: ActivationCodes.newVerificationKey(),
+            createdAt: now, expiresAt: now + settings.activationCodeLifetimeSeconds)
+    }
 }

@@ -16,6 +16,7 @@ enum CredentialsModule {
     ) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
+        let passwords = PasswordVerification(credentials)
         offer(engine, Services.CredentialsUserState.self, [string("userID", userID: true), string("deviceID")]) { _, call in
             try credentials.userState(call.userID, deviceID: call.deviceID).map { state in
                 Services.CredentialsUserStateOutcome(
@@ -86,7 +87,7 @@ enum CredentialsModule {
 
         offer(engine, Services.PasswordStepUp.self, [string("userID", userID: true), string("password"), string("deviceID"), string("proof")]) {
             _, call in
-            switch try credentials.stepUpPassword(call.userID, call.password, deviceID: call.deviceID, proof: call.proof) {
+            switch try passwords.stepUp(call.userID, call.password, deviceID: call.deviceID, proof: call.proof) {
             case .accepted(let expired):
                 // The evidence for `session.reauthenticate`; the flow takes that step.
                 return .accepted(expired: expired, reauthentication: expired ? nil : engine.session.issueReauthentication(userID: call.userID))
@@ -96,7 +97,7 @@ enum CredentialsModule {
         }
 
         offer(engine, Services.PasswordVerify.self, [string("userID", userID: true), string("password"), string("deviceID")]) { _, call in
-            switch try credentials.verifyPassword(call.userID, call.password, deviceID: call.deviceID) {
+            switch try passwords.verify(call.userID, call.password, deviceID: call.deviceID) {
             case .accepted(let expired): .accepted(expired: expired)
             case .wrong(let left): .wrong(attemptsLeft: left)
             case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
@@ -114,7 +115,7 @@ enum CredentialsModule {
                 if let proof = call.proof { .proof(proof) } else if let keyID = call.bindKeyID {
                     .bind(try newKey(keyID: keyID, publicKey: call.bindPublicKey, custody: call.bindCustody, prefix: "bind"))
                 } else { nil }
-            let (outcome, sessionID) = try credentials.logIn(
+            let (outcome, sessionID) = try passwords.logIn(
                 call.userID, call.password, deviceID: call.deviceID, workflow: call.workflow, possession: possession)
             if let sessionID {
                 engine.session.begin(userID: call.userID, sessionID: sessionID, factors: ["password"], ldaType: nil, openedBy: caller)
@@ -130,7 +131,7 @@ enum CredentialsModule {
             engine, Services.PasswordUpdate.self,
             [string("userID", userID: true), string("currentPassword"), string("newPassword"), string("deviceID")]
         ) { _, call in
-            switch try credentials.updatePassword(call.userID, current: call.currentPassword, new: call.newPassword, deviceID: call.deviceID) {
+            switch try passwords.update(call.userID, current: call.currentPassword, new: call.newPassword, deviceID: call.deviceID) {
             case .updated: .updated
             case .wrongCurrent(let left): .wrongCurrent(attemptsLeft: left)
             case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)

@@ -53,7 +53,7 @@ extension Admin {
         @Argument var deviceID: String
         func run() throws {
             try adminRun {
-                let key = try options.credentials().revokeDevice(userID, deviceID: deviceID)
+                let key = try options.operatorActions().revokeDevice(userID, deviceID: deviceID)
                 // A host-custody key's secret half is a file beside the host: a revoked key must not stay on disk.
                 var removed = false
                 if let key, key.custody == "host" { removed = try options.storage.keyring().remove(key.keyID) }

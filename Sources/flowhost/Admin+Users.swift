@@ -18,7 +18,7 @@ extension Admin {
         @Argument var userID: String
 
         func run() throws {
-            try adminRun { options.emit(try options.credentials().addUser(userID), heading: "user \(userID) created") }
+            try adminRun { options.emit(try options.operatorActions().addUser(userID), heading: "user \(userID) created") }
         }
     }
 
@@ -28,7 +28,7 @@ extension Admin {
         @Argument var userID: String
 
         func run() throws {
-            try adminRun { options.emit(try options.credentials().issueActivationCode(userID), heading: nil) }
+            try adminRun { options.emit(try options.operatorActions().issueActivationCode(userID), heading: nil) }
         }
     }
 

@@ -45,6 +45,8 @@ struct AdminOptions: ParsableArguments {
 
     func credentials() throws -> CredentialService { try domains().credentials }
 
+    func operatorActions() throws -> OperatorActions { OperatorActions(try credentials()) }
+
     /// The store, read or written directly (listings, the outbox).
     func store() throws -> any FlowStore { try domains().context.store }
 
@@ -104,9 +106,9 @@ extension AdminOptions {
     }
 
     /// Applies an operator action to a user and reports it.
-    func change(_ userID: String, _ action: (CredentialService) throws -> Void, report: JSON, text: TerminalText) throws {
+    func change(_ userID: String, _ action: (OperatorActions) throws -> Void, report: JSON, text: TerminalText) throws {
         try adminRun {
-            try action(credentials())
+            try action(operatorActions())
             emit(report) { text }
         }
     }

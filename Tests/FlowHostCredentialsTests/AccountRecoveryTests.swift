@@ -7,8 +7,8 @@ import Testing
 @Suite struct AccountRecoveryTests {
     func blocked(_ f: Fixture) throws {
         try f.activeUser()
-        for _ in 0..<3 { _ = try f.service.verifyPassword("alice", "wrong", deviceID: "d1") }
-        #expect(try f.service.verifyPassword("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .refused(.blocked(.passwordAttempts)))
+        for _ in 0..<3 { _ = try f.passwords.verify("alice", "wrong", deviceID: "d1") }
+        #expect(try f.passwords.verify("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .refused(.blocked(.passwordAttempts)))
     }
 
     @Test func theDeliveredCodeUnblocksAndRestoresTheAttempts() throws {
@@ -19,7 +19,7 @@ import Testing
         #expect(tries == 3)
         #expect(try recovery.verifyCode("alice", code: "WRONGCODE0", deviceID: "d1") == .wrong(triesLeft: 2))
         #expect(try recovery.verifyCode("alice", code: try f.latestOutboxCode(), deviceID: "d1") == .unblocked)
-        #expect(try f.service.verifyPassword("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .accepted(expired: false))
+        #expect(try f.passwords.verify("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .accepted(expired: false))
         #expect(try recovery.verifyCode("alice", code: try f.latestOutboxCode(), deviceID: "d1") == .refused(.notBlocked), "spent, and nothing to lift")
     }
 
@@ -41,9 +41,9 @@ import Testing
         try f.activeUser()
         let recovery = AccountRecovery(f.service)
         #expect(try recovery.sendCode("alice", deviceID: "d1") == .refused(.notBlocked))
-        for _ in 0..<3 { _ = try f.service.verifyPassword("alice", "wrong", deviceID: "d1") }
+        for _ in 0..<3 { _ = try f.passwords.verify("alice", "wrong", deviceID: "d1") }
         #expect(try recovery.sendCode("alice", deviceID: "stranger") == .refused(.notRegisteredOnDevice))
-        try f.service.block("alice")
+        try f.operatorActions.block("alice")
         #expect(try recovery.sendCode("alice", deviceID: "d1") == .refused(.blocked(.admin)))
     }
 }

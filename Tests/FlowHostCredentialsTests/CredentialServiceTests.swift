@@ -24,6 +24,10 @@ final class Fixture {
     var sessions: SessionService!
     var devices: DeviceProofs!
     var context: DomainContext!
+    /// What the operator does (the admin CLI), over the same service.
+    var operatorActions: OperatorActions { OperatorActions(service) }
+    /// Password checks, over the same service.
+    var passwords: PasswordVerification { PasswordVerification(service) }
     let outbox: OutboxDelivery
     let keyring: DeviceKeyring
 
@@ -51,7 +55,7 @@ final class Fixture {
     /// A user activated on device d1 with `password`; returns the activation's session.
     @discardableResult
     func activeUser(_ userID: String = "alice", password: String = "Tr0ub4dor&Zebra") throws -> String {
-        let code = try service.addUser(userID)
+        let code = try operatorActions.addUser(userID)
         let grant = try accept(userID, code.activationCode)
         guard case .completed(let session) = try service.completeActivation(
             userID, deviceID: "d1", deviceName: "phone", grant: grant, password: password, ldaType: nil, key: try newKey(), workflow: "FirstTimeUserActivation")
@@ -81,7 +85,7 @@ final class Fixture {
 
     /// `logIn` with a fresh proof from device d1.
     func logIn(_ userID: String = "alice", _ password: String) throws -> (PasswordOutcome, sessionID: String?) {
-        try service.logIn(userID, password, deviceID: "d1", workflow: "NormalLogin", possession: try proof(userID))
+        try passwords.logIn(userID, password, deviceID: "d1", workflow: "NormalLogin", possession: try proof(userID))
     }
 
     /// The grant of an accepted code (fails the test when not accepted).
@@ -106,14 +110,14 @@ final class Fixture {
 @Suite struct ActivationCodeTests {
     @Test func codeIsSingleUse() throws {
         let f = try Fixture()
-        let code = try f.service.addUser("alice")
+        let code = try f.operatorActions.addUser("alice")
         #expect(f.isAccepted(try f.service.verifyActivationCode("alice", code: code.activationCode, deviceID: "d1")))
         #expect(try f.service.verifyActivationCode("alice", code: code.activationCode, deviceID: "d1") == .alreadyUsed(attemptsLeft: 3))
     }
 
     @Test func codeExpires() throws {
         let f = try Fixture()
-        let code = try f.service.addUser("alice")
+        let code = try f.operatorActions.addUser("alice")
         f.now += 600
         #expect(try f.service.verifyActivationCode("alice", code: code.activationCode, deviceID: "d1") == .expired(attemptsLeft: 3))
         #expect(try f.service.userState("alice", deviceID: "d1")?.verificationKey == nil)
@@ -121,14 +125,14 @@ final class Fixture {
 
     @Test func codeIsValidJustBeforeExpiry() throws {
         let f = try Fixture()
-        let code = try f.service.addUser("alice")
+        let code = try f.operatorActions.addUser("alice")
         f.now += 599
         #expect(f.isAccepted(try f.service.verifyActivationCode("alice", code: code.activationCode.lowercased(), deviceID: "d1")))
     }
 
     @Test func wrongCodesCountDownThenBlockWith138() throws {
         let f = try Fixture()
-        let code = try f.service.addUser("alice")
+        let code = try f.operatorActions.addUser("alice")
         #expect(try f.service.verifyActivationCode("alice", code: "nope", deviceID: "d1") == .wrong(attemptsLeft: 2))
         #expect(try f.service.verifyActivationCode("alice", code: "nope", deviceID: "d1") == .wrong(attemptsLeft: 1))
         #expect(try f.service.verifyActivationCode("alice", code: "nope", deviceID: "d1") == .refused(.blocked(.activationAttempts)))
@@ -138,7 +142,7 @@ final class Fixture {
 
     @Test func resendIsRateLimitedAndKeepsTheAttemptCount() throws {
         let f = try Fixture()
-        let first = try f.service.addUser("alice")
+        let first = try f.operatorActions.addUser("alice")
         _ = try f.service.verifyActivationCode("alice", code: "nope", deviceID: "d1")
         guard case .sent(_, let left) = try f.service.resendActivationCode("alice", deviceID: "d1") else {
             Issue.record("not sent"); return
@@ -156,7 +160,7 @@ final class Fixture {
 
     @Test func outboxIsSealedAndBoundToItsUser() throws {
         let f = try Fixture()
-        _ = try f.service.addUser("alice")
+        _ = try f.operatorActions.addUser("alice")
         _ = try f.service.resendActivationCode("alice", deviceID: "d1")
         var message = try f.store.read { try $0.outbox(includeDelivered: false) }.first!
         let code = try f.outbox.open(message)["activationCode"]!.stringValue!
@@ -170,13 +174,13 @@ final class Fixture {
     @Test func wrongPasswordsCountDownThenBlockWith141() throws {
         let f = try Fixture()
         try f.activeUser()
-        #expect(try f.service.verifyPassword("alice", "wrong", deviceID: "d1") == .wrong(attemptsLeft: 2))
-        #expect(try f.service.verifyPassword("alice", "wrong", deviceID: "d1") == .wrong(attemptsLeft: 1))
-        #expect(try f.service.verifyPassword("alice", "wrong", deviceID: "d1") == .refused(.blocked(.passwordAttempts)))
-        #expect(try f.service.verifyPassword("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .refused(.blocked(.passwordAttempts)))
+        #expect(try f.passwords.verify("alice", "wrong", deviceID: "d1") == .wrong(attemptsLeft: 2))
+        #expect(try f.passwords.verify("alice", "wrong", deviceID: "d1") == .wrong(attemptsLeft: 1))
+        #expect(try f.passwords.verify("alice", "wrong", deviceID: "d1") == .refused(.blocked(.passwordAttempts)))
+        #expect(try f.passwords.verify("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .refused(.blocked(.passwordAttempts)))
         #expect(try f.service.userState("alice", deviceID: "d1")?.blockedStatus == 141)
-        try f.service.unblock("alice")
-        #expect(try f.service.verifyPassword("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .accepted(expired: false))
+        try f.operatorActions.unblock("alice")
+        #expect(try f.passwords.verify("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .accepted(expired: false))
     }
 
     @Test func loginOpensASessionOnlyForAGoodUnexpiredPassword() throws {
@@ -188,7 +192,7 @@ final class Fixture {
         #expect(good.0 == .accepted(expired: false))
         let session = try f.store.read { try $0.session(good.sessionID!) }
         #expect(session?.userID == "alice" && session?.workflow == "NormalLogin")
-        try f.service.expirePassword("alice")
+        try f.operatorActions.expirePassword("alice")
         let expired = try f.logIn("alice", "Tr0ub4dor&Zebra")
         #expect(expired.0 == .accepted(expired: true) && expired.sessionID == nil)
     }
@@ -196,15 +200,15 @@ final class Fixture {
     @Test func successRestoresTheAttempts() throws {
         let f = try Fixture()
         try f.activeUser()
-        _ = try f.service.verifyPassword("alice", "wrong", deviceID: "d1")
-        _ = try f.service.verifyPassword("alice", "Tr0ub4dor&Zebra", deviceID: "d1")
+        _ = try f.passwords.verify("alice", "wrong", deviceID: "d1")
+        _ = try f.passwords.verify("alice", "Tr0ub4dor&Zebra", deviceID: "d1")
         #expect(try f.service.userState("alice", deviceID: "d1")?.passwordAttemptsLeft == 3)
     }
 
     @Test func countersSurviveReopeningTheStore() throws {
         let f = try Fixture()
         try f.activeUser()
-        _ = try f.service.verifyPassword("alice", "wrong", deviceID: "d1")
+        _ = try f.passwords.verify("alice", "wrong", deviceID: "d1")
         let reopened = CredentialService(
             DomainContext(store: try SQLiteStore(path: f.folder + "/store.sqlite", schema: Fixture.schema)), settings: f.service.settings,
             delivery: f.outbox)
@@ -217,7 +221,7 @@ final class Fixture {
         var current = "Tr0ub4dor&Zeb0"
         for index in 1...5 {
             let next = "Tr0ub4dor&Zeb\(index)"
-            #expect(try f.service.updatePassword("alice", current: current, new: next, deviceID: "d1") == .updated)
+            #expect(try f.passwords.update("alice", current: current, new: next, deviceID: "d1") == .updated)
             current = next
         }
         // The last five (1...5) are refused; the first has left the history.
@@ -228,21 +232,21 @@ final class Fixture {
     @Test func expiryByOperatorAndByAge() throws {
         let f = try Fixture { $0.passwordLifetimeDays = 90 }
         try f.activeUser()
-        #expect(try f.service.verifyPassword("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .accepted(expired: false))
+        #expect(try f.passwords.verify("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .accepted(expired: false))
         f.now += 90 * 86_400
-        #expect(try f.service.verifyPassword("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .accepted(expired: true))
-        #expect(try f.service.updatePassword("alice", current: "Tr0ub4dor&Zebra", new: "Fresh&Str0ngPass", deviceID: "d1") == .updated)
-        #expect(try f.service.verifyPassword("alice", "Fresh&Str0ngPass", deviceID: "d1") == .accepted(expired: false))
-        try f.service.expirePassword("alice")
-        #expect(try f.service.verifyPassword("alice", "Fresh&Str0ngPass", deviceID: "d1") == .accepted(expired: true))
+        #expect(try f.passwords.verify("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .accepted(expired: true))
+        #expect(try f.passwords.update("alice", current: "Tr0ub4dor&Zebra", new: "Fresh&Str0ngPass", deviceID: "d1") == .updated)
+        #expect(try f.passwords.verify("alice", "Fresh&Str0ngPass", deviceID: "d1") == .accepted(expired: false))
+        try f.operatorActions.expirePassword("alice")
+        #expect(try f.passwords.verify("alice", "Fresh&Str0ngPass", deviceID: "d1") == .accepted(expired: true))
     }
 
     @Test func auditHoldsNoSecret() throws {
         let f = try Fixture()
-        let code = try f.service.addUser("alice")
+        let code = try f.operatorActions.addUser("alice")
         let grant = try f.accept("alice", code.activationCode)
         _ = try f.service.completeActivation("alice", deviceID: "d1", deviceName: "p", grant: grant, password: "Tr0ub4dor&Zebra", ldaType: nil, key: try f.newKey(), workflow: "x")
-        _ = try f.service.verifyPassword("alice", "WrongSecret9!", deviceID: "d1")
+        _ = try f.passwords.verify("alice", "WrongSecret9!", deviceID: "d1")
         try f.context.audit.record(in: f.store, userID: "Hunter2-Secret!", action: "login.user", outcome: "unknown")
         let entries = try f.store.read { try $0.auditEntries(userID: nil, limit: 100) }
         #expect(entries.count >= 5)

@@ -11,9 +11,9 @@ import Testing
 @Suite struct StateCheckTests {
     @Test func blockAfterTheCodeStopsCompletion() throws {
         let f = try Fixture()
-        let code = try f.service.addUser("alice")
+        let code = try f.operatorActions.addUser("alice")
         let grant = try f.accept("alice", code.activationCode)
-        try f.service.block("alice")
+        try f.operatorActions.block("alice")
         let outcome = try f.service.completeActivation(
             "alice", deviceID: "d1", deviceName: "p", grant: grant, password: "Tr0ub4dor&Zebra", ldaType: nil, key: try f.newKey(), workflow: "x")
         #expect(outcome == .refused(.blocked(.admin)))
@@ -26,14 +26,14 @@ import Testing
     @Test func blockStopsAnLDALogin() throws {
         let f = try Fixture()
         try f.activeUser()
-        try f.service.block("alice")
+        try f.operatorActions.block("alice")
         #expect(try f.service.openSession("alice", deviceID: "d1", workflow: "NormalLogin", proof: try f.proofText()) == .refused(.blocked(.admin)))
     }
 
     @Test func operatorBlockIs138EvenWithTheRightPassword() throws {
         let f = try Fixture()
         try f.activeUser()
-        try f.service.block("alice")
+        try f.operatorActions.block("alice")
         let (outcome, session) = try f.logIn("alice", "Tr0ub4dor&Zebra")
         #expect(outcome == .refused(.blocked(.admin)) && session == nil)
         #expect(Refusal.blocked(.admin).status == 138 && Refusal.blocked(.passwordAttempts).status == 141)
@@ -41,7 +41,7 @@ import Testing
 
     @Test func aStaleActivationDialogueCannotTouchAnActiveUser() throws {
         let f = try Fixture()
-        let code = try f.service.addUser("alice")
+        let code = try f.operatorActions.addUser("alice")
         // Device d1 activates; device d2 still holds an open getActivationCode.
         let grant = try f.accept("alice", code.activationCode)
         _ = try f.service.completeActivation(
@@ -58,7 +58,7 @@ import Testing
 
     @Test func aGrantCompletesOnceAndOnlyItsOwnActivation() throws {
         let f = try Fixture()
-        let code = try f.service.addUser("alice")
+        let code = try f.operatorActions.addUser("alice")
         let grant = try f.accept("alice", code.activationCode)
         let forged = try f.service.completeActivation(
             "alice", deviceID: "d2", deviceName: "p", grant: String(repeating: "0", count: 64), password: nil, ldaType: 1, key: try f.newKey(), workflow: "x")
@@ -73,9 +73,9 @@ import Testing
 
     @Test func anOperatorReissueVoidsAnUnspentGrant() throws {
         let f = try Fixture()
-        let code = try f.service.addUser("alice")
+        let code = try f.operatorActions.addUser("alice")
         let grant = try f.accept("alice", code.activationCode)
-        _ = try f.service.issueActivationCode("alice")
+        _ = try f.operatorActions.issueActivationCode("alice")
         let outcome = try f.service.completeActivation(
             "alice", deviceID: "d1", deviceName: "p", grant: grant, password: nil, ldaType: 1, key: try f.newKey(), workflow: "x")
         #expect(outcome == .grantInvalid)
@@ -83,14 +83,14 @@ import Testing
 
     @Test func theLoserOfARaceIsToldTheCodeWasUsedAndPaysNothing() throws {
         let f = try Fixture()
-        let code = try f.service.addUser("alice")
+        let code = try f.operatorActions.addUser("alice")
         _ = try f.accept("alice", code.activationCode, device: "d1")
         #expect(try f.service.verifyActivationCode("alice", code: code.activationCode, deviceID: "d2") == .alreadyUsed(attemptsLeft: 3))
     }
 
     @Test func aSupersededCodeCostsNoAttemptAndResendsAreCapped() throws {
         let f = try Fixture { $0.maxResendsPerCodeLifetime = 2 }
-        let code = try f.service.addUser("alice")
+        let code = try f.operatorActions.addUser("alice")
         guard case .sent = try f.service.resendActivationCode("alice", deviceID: "d9") else { Issue.record("not sent"); return }
         for _ in 0..<5 {
             #expect(try f.service.verifyActivationCode("alice", code: code.activationCode, deviceID: "d1") == .superseded(attemptsLeft: 3))
@@ -116,10 +116,10 @@ import Testing
             sessions.append(session!)
         }
         #expect(try f.store.read { try $0.openSessions(userID: "alice") }.count == 21)
-        try f.service.block("alice")
+        try f.operatorActions.block("alice")
         #expect(try f.store.read { try $0.openSessions(userID: "alice") }.isEmpty)
         #expect(try f.store.read { try $0.session(sessions[7]) }?.endReason == "blocked")
-        try f.service.unblock("alice")
+        try f.operatorActions.unblock("alice")
         let (_, session) = try f.logIn("alice", "Tr0ub4dor&Zebra")
         #expect(try f.sessions.isOpen(session!))
     }
@@ -168,11 +168,11 @@ import Testing
         let f = try Fixture()
         let combining = "a" + String(repeating: "\u{301}", count: 9_999)
         #expect(combining.count == 1)
-        #expect(throws: CredentialError.self) { try f.service.addUser(combining) }
-        #expect(throws: CredentialError.self) { try f.service.addUser(String(repeating: "é", count: 129)) }
-        #expect(throws: CredentialError.self) { try f.service.addUser("bob\u{202E}") }
-        #expect(throws: CredentialError.self) { try f.service.addUser(" bob") }
-        _ = try f.service.addUser(String(repeating: "é", count: 128))
+        #expect(throws: CredentialError.self) { try f.operatorActions.addUser(combining) }
+        #expect(throws: CredentialError.self) { try f.operatorActions.addUser(String(repeating: "é", count: 129)) }
+        #expect(throws: CredentialError.self) { try f.operatorActions.addUser("bob\u{202E}") }
+        #expect(throws: CredentialError.self) { try f.operatorActions.addUser(" bob") }
+        _ = try f.operatorActions.addUser(String(repeating: "é", count: 128))
     }
 }
 
@@ -189,11 +189,11 @@ import Testing
         #expect(
             try f.devices.finish(userID: "alice", deviceID: "d1", nonce: nonce, message: message, signature: signature)
                 == .refused(reason: "stale-challenge"))
-        let first = try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin", possession: .proof(proof))
+        let first = try f.passwords.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin", possession: .proof(proof))
         #expect(first.0 == .accepted(expired: false))
-        let replay = try f.service.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin", possession: .proof(proof))
+        let replay = try f.passwords.logIn("alice", "Tr0ub4dor&Zebra", deviceID: "d1", workflow: "NormalLogin", possession: .proof(proof))
         #expect(replay.0 == .refused(.deviceNotProven))
-        #expect(try f.service.logIn("alice", "wrong", deviceID: "d2", workflow: "NormalLogin", possession: nil).0 == .refused(.notRegisteredOnDevice))
+        #expect(try f.passwords.logIn("alice", "wrong", deviceID: "d2", workflow: "NormalLogin", possession: nil).0 == .refused(.notRegisteredOnDevice))
         #expect(try f.service.userState("alice", deviceID: "d1")?.passwordAttemptsLeft == 3, "refusals spend no attempt")
     }
 

@@ -20,7 +20,7 @@ import Testing
     @Test func aUserStateIsNullForAStrangerAndFactsForAUser() throws {
         let h = try ServicesHarness()
         #expect(try h.call("credentials.userState", ["userID": "nobody", "deviceID": "d"]).get()?.isNull == true)
-        _ = try h.credentials.addUser("alice")
+        _ = try OperatorActions(h.credentials).addUser("alice")
         let state = try #require(try h.call("credentials.userState", ["userID": "alice", "deviceID": "d"]).get())
         #expect(state["isActive"]?.boolValue == false)
         #expect(state["registeredOnDevice"]?.boolValue == false)
@@ -29,7 +29,7 @@ import Testing
 
     @Test func aWrongActivationCodeIsAClosedOutcomeThatCountsDown() throws {
         let h = try ServicesHarness()
-        _ = try h.credentials.addUser("alice")
+        _ = try OperatorActions(h.credentials).addUser("alice")
         let first = try #require(try h.call("activation.verify", ["userID": "alice", "code": "WRONGCODE1", "deviceID": "d"]).get())
         #expect(first["outcome"]?.stringValue == "wrong")
         let second = try #require(try h.call("activation.verify", ["userID": "alice", "code": "WRONGCODE2", "deviceID": "d"]).get())

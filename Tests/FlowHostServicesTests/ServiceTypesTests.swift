@@ -1,4 +1,5 @@
 @testable import FlowHostCore
+import FlowHostCredentials
 import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
@@ -46,7 +47,7 @@ import Testing
     /// flow's closed switch sees every case the host can send.
     @Test func activationAndPasswordAnswersReadAsTheirOutcomes() throws {
         let h = try ServicesHarness()
-        let issued = try h.credentials.addUser("alice")
+        let issued = try OperatorActions(h.credentials).addUser("alice")
         func call<Request: ServiceRequest>(_ request: Request) throws -> Request.Outcome {
             try Request.Outcome(result: try #require(try h.call(Request.service, request.params).get()))
         }
@@ -75,7 +76,7 @@ import Testing
     /// A result that may be null reads as nil, and a known user as their state.
     @Test func aNullableResultReadsAsNilOrAsItsType() throws {
         let h = try ServicesHarness()
-        _ = try h.credentials.addUser("alice")
+        _ = try OperatorActions(h.credentials).addUser("alice")
         func state(_ userID: String) throws -> Services.CredentialsUserStateOutcome? {
             let request = Services.CredentialsUserState(userID: userID, deviceID: "d-1")
             return try Services.CredentialsUserState.Outcome(result: try #require(try h.call(Services.CredentialsUserState.service, request.params).get()))

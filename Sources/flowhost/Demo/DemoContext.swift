@@ -40,7 +40,7 @@ struct DemoContext: Sendable {
         let store = try SQLiteStore(path: storePath, schema: HostSchema.migrator)
         let outbox = try OutboxDelivery(keyPath: storePath + ".key")
         let service = CredentialService(DomainContext(store: store), settings: CredentialSettings(), delivery: outbox)
-        let issued = try service.addUser(userID)
+        let issued = try OperatorActions(service).addUser(userID)
         print("  (operator) flowhost admin add-user \(userID) → activation code •••, verification key \(issued.verificationKey)")
         return issued.activationCode
     }

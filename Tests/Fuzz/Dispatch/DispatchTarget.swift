@@ -45,8 +45,8 @@ final class DispatchFixture {
             feedWake = try FeedWake(path: folder + "/store.sqlite.feed")
             keyring = try DeviceKeyring(folder: folder + "/devices")
             issuer = ReceiptIssuer(path: folder + "/store.sqlite.issuer.key")
-            _ = try domains.credentials.addUser("alice")
-            _ = try domains.credentials.addUser("bob")
+            _ = try OperatorActions(domains.credentials).addUser("alice")
+            _ = try OperatorActions(domains.credentials).addUser("bob")
         } catch {
             fatalError("fuzz fixture: \(error)")
         }

@@ -4,21 +4,29 @@ import FlowHostSessions
 import FlowHostStore
 import FlowJSON
 
-/// The operator's actions (the admin CLI).
-extension CredentialService {
+/// The operator's actions (the admin CLI): creating users and issuing
+/// codes, blocking and unblocking, revoking a device, expiring a password.
+/// Each is one transaction through the credentials domain it wraps.
+///
+/// Used from one thread at a time, like the `CredentialService` it wraps.
+public final class OperatorActions {
+    let credentials: CredentialService
+
+    public init(_ credentials: CredentialService) { self.credentials = credentials }
+
     /// Creates a pending user and its first activation code (returned, not delivered).
     public func addUser(_ userID: String) throws -> IssuedCode {
-        try Self.checkUserID(userID)
-        let now = clock()
+        try CredentialService.checkUserID(userID)
+        let now = credentials.clock()
         let code = ActivationCodes.newCode()
-        let record = try codeRecord(userID: userID, code: code, now: now)
-        try write { tx in
+        let record = try credentials.codeRecord(userID: userID, code: code, now: now)
+        try credentials.write { tx in
             try tx.insert(
                 UserRecord(
-                    userID: userID, activationAttemptsLeft: settings.maxActivationAttempts,
-                    passwordAttemptsLeft: settings.maxPasswordAttempts, createdAt: now))
+                    userID: userID, activationAttemptsLeft: credentials.settings.maxActivationAttempts,
+                    passwordAttemptsLeft: credentials.settings.maxPasswordAttempts, createdAt: now))
             try tx.insert(record)
-            try audit.row(tx, userID, nil, "user.create", "ok")
+            try credentials.audit.row(tx, userID, nil, "user.create", "ok")
         }
         return IssuedCode(userID: userID, activationCode: code, verificationKey: record.verificationKey, expiresAt: record.expiresAt)
     }
@@ -27,19 +35,19 @@ extension CredentialService {
     /// restores the activation attempts and the resend allowance (a deliberate
     /// re-issue), ends the user's sessions, but does not unblock.
     public func issueActivationCode(_ userID: String) throws -> IssuedCode {
-        let now = clock()
+        let now = credentials.clock()
         let code = ActivationCodes.newCode()
-        let record = try codeRecord(userID: userID, code: code, now: now)
-        try write { tx in
+        let record = try credentials.codeRecord(userID: userID, code: code, now: now)
+        try credentials.write { tx in
             guard var user = try tx.user(userID) else { throw StoreError.notFound }
             try tx.retireActivationCodes(userID: userID, at: now)
             try tx.insert(record)
-            user.activationAttemptsLeft = settings.maxActivationAttempts
+            user.activationAttemptsLeft = credentials.settings.maxActivationAttempts
             user.resendWindowStart = nil
             user.resendCount = 0
             try tx.update(user)
-            if try sessionLedger.endAll(tx, userID: userID, reason: "code-reissued") { feedAppended = true }
-            try audit.row(tx, userID, nil, "activation.issue", "ok")
+            if try credentials.sessionLedger.endAll(tx, userID: userID, reason: "code-reissued") { credentials.feedAppended = true }
+            try credentials.audit.row(tx, userID, nil, "activation.issue", "ok")
         }
         return IssuedCode(userID: userID, activationCode: code, verificationKey: record.verificationKey, expiresAt: record.expiresAt)
     }
@@ -54,8 +62,8 @@ extension CredentialService {
     public func unblock(_ userID: String) throws {
         try mutateUser(userID, action: "user.unblock", endingSessions: "unblocked") {
             $0.blockReason = nil
-            $0.passwordAttemptsLeft = settings.maxPasswordAttempts
-            $0.activationAttemptsLeft = settings.maxActivationAttempts
+            $0.passwordAttemptsLeft = credentials.settings.maxPasswordAttempts
+            $0.activationAttemptsLeft = credentials.settings.maxActivationAttempts
         }
     }
 
@@ -65,8 +73,8 @@ extension CredentialService {
     /// caller's to remove: it lives beside the host, not in the store).
     @discardableResult
     public func revokeDevice(_ userID: String, deviceID: String) throws -> DeviceKeyRecord? {
-        let now = clock()
-        return try write { tx in
+        let now = credentials.clock()
+        return try credentials.write { tx in
             guard var device = try tx.device(userID: userID, deviceID: deviceID) else { throw StoreError.notFound }
             device.status = .deleted
             try tx.save(device)
@@ -74,12 +82,12 @@ extension CredentialService {
             try tx.revokeDeviceKey(userID: userID, deviceID: deviceID, at: now)
             let open = try tx.openSessions(userID: userID).filter { $0.deviceID == deviceID }.map(\.sessionID)
             let ended = try tx.endSessions(userID: userID, deviceID: deviceID, at: now, reason: "device-revoked")
-            try audit.row(tx, userID, deviceID, "device.revoke", "ok", ["sessions": .int(ended)])
+            try credentials.audit.row(tx, userID, deviceID, "device.revoke", "ok", ["sessions": .int(ended)])
             if !open.isEmpty {
                 // The host that holds one of them ends it at once.
                 let notice: JSON = ["userID": .string(userID), "sessionIDs": .array(open.map(JSON.string)), "reason": "device-revoked"]
                 try tx.appendFeedEvent(topic: SessionLedger.endedTopic, payload: notice.serialized(), at: now)
-                feedAppended = true
+                credentials.feedAppended = true
             }
             return key
         }
@@ -90,18 +98,12 @@ extension CredentialService {
     }
 
     private func mutateUser(_ userID: String, action: String, endingSessions reason: String?, _ change: (inout UserRecord) -> Void) throws {
-        try write { tx in
+        try credentials.write { tx in
             guard var user = try tx.user(userID) else { throw StoreError.notFound }
             change(&user)
             try tx.update(user)
-            if let reason { if try sessionLedger.endAll(tx, userID: userID, reason: reason) { feedAppended = true } }
-            try audit.row(tx, userID, nil, action, "ok")
+            if let reason { if try credentials.sessionLedger.endAll(tx, userID: userID, reason: reason) { credentials.feedAppended = true } }
+            try credentials.audit.row(tx, userID, nil, action, "ok")
         }
-    }
-
-    func codeRecord(userID: String, code: String, now: Int64) throws -> ActivationCodeRecord {
-        ActivationCodeRecord(
-            userID: userID, codeHash: try settings.hasher.hash(code), verificationKey: ActivationCodes.newVerificationKey(),
-            createdAt: now, expiresAt: now + settings.activationCodeLifetimeSeconds)
     }
 }
