@@ -71,6 +71,14 @@ class Cluster:
             raise RuntimeError(out.stderr.strip())
         return [line.split("\t") for line in out.stdout.splitlines()]
 
+    def load(self, database, path):
+        """Runs a SQL file as psql does (pg_dump's output: COPY blocks, meta-commands)."""
+        out = subprocess.run([os.path.join(self.bin, "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1",
+                              "-d", "dbname=%s host=%s user=%s" % (database, self.folder, self.USER), "-f", path],
+                             capture_output=True, text=True, timeout=60, env=dict(os.environ, PGPASSFILE=self.passfile))
+        if out.returncode != 0:
+            raise RuntimeError(out.stderr.strip())
+
     def create_database(self):
         name = "t%d_%d" % (os.getpid(), next(self._names))
         self.psql("postgres", "CREATE DATABASE %s" % name)

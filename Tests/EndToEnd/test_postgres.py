@@ -264,3 +264,39 @@ def test_percent_encoded_passwords_and_upper_case_schemes_are_handled(cluster, s
                          capture_output=True, text=True, timeout=30)
     assert out.returncode != 0 and "mysql://" in out.stderr and secret not in out.stderr
     assert sorted(os.listdir(str(tmp_path))) == before
+
+
+def shape(cluster, database):
+    """Every table's columns, every constraint, index, trigger and function,
+    as PostgreSQL describes them (names and definitions)."""
+    queries = [
+        "SELECT 'column', table_name || '.' || column_name, data_type || ' null=' || is_nullable || ' default=' || COALESCE(column_default, '')"
+        " || ' identity=' || is_identity || ' collation=' || COALESCE(collation_name, '') || ' at=' || ordinal_position"
+        " FROM information_schema.columns WHERE table_schema = 'public'",
+        "SELECT 'constraint', conrelid::regclass || '.' || conname, pg_get_constraintdef(oid) FROM pg_constraint"
+        " WHERE connamespace = 'public'::regnamespace",
+        "SELECT 'index', indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'",
+        "SELECT 'trigger', tgname, pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal",
+        "SELECT 'function', proname, md5(prosrc) FROM pg_proc WHERE pronamespace = 'public'::regnamespace",
+    ]
+    return sorted(tuple(row) for query in queries for row in cluster.psql(database, query))
+
+
+def test_a_store_from_before_the_split_by_domain_ends_like_a_new_one(cluster, flowhost_bin, tmp_path):
+    """A store the build before the split made (its frozen history, and the
+    two PostgreSQL-only migrations) records each domain's baseline without
+    running it, and ends with exactly the schema a new store gets."""
+    fixture = os.path.join(os.path.dirname(__file__), "fixtures", "postgres-before-the-split.sql")
+    old, new = cluster.create_database(), cluster.create_database()
+    cluster.load(old, fixture)
+    for database in (old, new):
+        out = subprocess.run([flowhost_bin, "--store", cluster.url(database)], input='{"jsonrpc":"2.0","id":1,"method":"ping"}\n',
+                             capture_output=True, text=True, timeout=60, env=dict(os.environ, FLOWHOST_STATE_DIR=str(tmp_path)))
+        assert out.returncode == 0, out.stderr[-500:]
+    upgraded, made = shape(cluster, old), shape(cluster, new)
+    assert [row for row in upgraded if row not in made] == [] and [row for row in made if row not in upgraded] == []
+    names = {database: {row[0] for row in cluster.psql(database, "SELECT name FROM schema_migration")} for database in (old, new)}
+    assert names[old] - names[new] == {"credentials/v1-accounts", "credentials/v2-state-checks", "credentials/v3-counter-retention",
+                                       "postgres/v1-feed-commit-order", "postgres/v2-append-only-truncate"}
+    assert names[new] <= names[old]
+    assert cluster.psql(old, "SELECT user_id FROM \"user\"") == [["legacy-pg"]], "its rows came along"
