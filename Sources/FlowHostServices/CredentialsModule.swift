@@ -159,8 +159,4 @@ enum CredentialsModule {
         guard !keyID.isEmpty, keyID.utf8.count <= 128 else { throw FlowHostError.invalidParams(field: name("keyID"), reason: "1 to 128 bytes") }
         return NewDeviceKey(keyID: keyID, publicKey: key, custody: custody)
     }
-
-    static func refused(_ refusal: Refusal) -> JSON {
-        ["outcome": "refused", "status": .int(refusal.status), "reason": .string(refusal.name)]
-    }
 }
