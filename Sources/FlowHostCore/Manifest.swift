@@ -109,13 +109,12 @@ public struct PluginManifest {
         let root: JSON
         do { root = try JSON.parse(text) } catch { throw Invalid(description: "manifest is not JSON: \(error)") }
         guard root.kind == .object else { throw Invalid(description: "manifest must be an object") }
-        for key in root.keys where !["methods", "events", "services", "uses", "reads"].contains(key) {
-            throw Invalid(description: "manifest: unknown key \"\(key)\"")
-        }
+        if let unknown = ManifestKeys.unknown(in: root, at: "", known: ManifestKeys.root) { throw Invalid(description: unknown) }
         var manifest = PluginManifest()
         for (index, method) in try list(root, "methods").enumerated() {
             let at = "methods[\(index)]"
             let name = try string(method, "name", at)
+            try check(method, at, known: ManifestKeys.method, booleans: ["startsDialogue"], strings: ["summary"])
             let params = try paramList(method, at)
             var answers: [String] = []
             if let declared = method["answers"] {
@@ -134,6 +133,7 @@ public struct PluginManifest {
         }
         for (index, event) in try list(root, "events").enumerated() {
             let at = "events[\(index)]"
+            try check(event, at, known: ManifestKeys.event, booleans: ["challenge", "resting"], strings: ["summary"])
             manifest.events.append(
                 EventSpec(
                     name: try string(event, "name", at), summary: event["summary"]?.stringValue ?? "",
@@ -142,6 +142,7 @@ public struct PluginManifest {
         }
         for (index, service) in try list(root, "services").enumerated() {
             let at = "services[\(index)]"
+            try check(service, at, known: ManifestKeys.service, booleans: [], strings: ["summary"])
             manifest.services.append(
                 ServiceSpec(
                     name: try string(service, "name", at), summary: service["summary"]?.stringValue ?? "",
@@ -174,6 +175,7 @@ public struct PluginManifest {
         for (p, param) in try list(owner, "params").enumerated() {
             let pat = "\(at).params[\(p)]"
             let typeName = try string(param, "type", pat)
+            try check(param, pat, known: ManifestKeys.param, booleans: ["required"], strings: ["description"])
             guard let type = ParamType(rawValue: typeName) else {
                 throw Invalid(description: "\(pat).type: unknown type \"\(typeName)\"")
             }
@@ -193,6 +195,19 @@ public struct PluginManifest {
             throw Invalid(description: "\(at).params: duplicate parameter name")
         }
         return params
+    }
+
+    /// An entry's keys are all known, and its flags and texts have their types:
+    /// `"startsDialogue": "yes"` is refused, not read as false.
+    private static func check(_ entry: JSON, _ at: String, known: Set<String>, booleans: [String], strings: [String]) throws(Invalid) {
+        guard entry.kind == .object else { throw Invalid(description: "\(at): must be an object") }
+        if let unknown = ManifestKeys.unknown(in: entry, at: at, known: known) { throw Invalid(description: unknown) }
+        for key in booleans where entry[key] != nil && entry[key]?.kind != .bool {
+            throw Invalid(description: "\(at).\(key): must be true or false")
+        }
+        for key in strings where entry[key] != nil && entry[key]?.kind != .string {
+            throw Invalid(description: "\(at).\(key): must be a string")
+        }
     }
 
     private static func list(_ object: JSON, _ key: String) throws(Invalid) -> [JSON] {

@@ -18,6 +18,7 @@ REFUSALS = [
     ("rpc_method", 'rpc.foo: names that begin with "rpc." are reserved by JSON-RPC 2.0'),
     ("reserved_name", "flow name sessions is reserved for the host"),
     ("reads_other", 'reads[0]: "echo.secrets" is not a host topic a flow may read'),
+    ("unknown_key", 'methods[0].startsDialog: unknown key; did you mean "startsDialogue"?'),
 ]
 
 

@@ -286,10 +286,10 @@ typedef struct flowhost_host_v1 {
  * manifest: a JSON text (UTF-8) that declares the flow:
  *   {
  *     "methods":  [{"name", "summary", "params": [{"name", "type", "required",
- *                   "description"}], "result": <JSON Schema>,
- *                   "answers": "<challenge event>"?}],
+ *                   "description", "format"}], "result": <JSON Schema>,
+ *                   "answers": "<challenge event>"?, "startsDialogue": true?}],
  *     "events":   [{"name", "summary", "params": <JSON Schema>,
- *                   "challenge": true?}],
+ *                   "challenge": true?, "resting": true?}],
  *     "services": [{"name", "summary", "params": [...as for methods]}],
  *     "uses":     ["<service name>", ...],
  *     "reads":    ["<host feed topic>", ...]   (1.3: see subscribe)
@@ -299,7 +299,8 @@ typedef struct flowhost_host_v1 {
  * provider's declaration before the provider runs. A string param may
  * carry "format": "userID" (the host checks the user-id rule).
  * Param types: "string", "integer", "number", "boolean", "object", "array",
- * "any". See Protocol/spec.md, "Flow manifests".
+ * "any". Any other key, at any level, refuses the plugin: the reason names
+ * its path and the nearest known key. See Protocol/spec.md, "Flow manifests".
  */
 typedef struct flowhost_plugin_descriptor_v1 {
     uint32_t struct_size;
