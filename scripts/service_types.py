@@ -71,7 +71,9 @@ def struct(name, doc, conformance, fields, reader_init, writer_var, extra=()):
 
 
 def outcome_enum(name, service, variants):
-    out = ["    /// The outcomes of `%s`." % service, "    public enum %s: ServiceOutcome {" % name]
+    refusable = any(v["properties"]["outcome"]["const"] == "refused" and set(v["properties"]) == {"outcome", "status", "reason"} for v in variants)
+    conformance = "ServiceOutcome, RefusableOutcome" if refusable else "ServiceOutcome"
+    out = ["    /// The outcomes of `%s`." % service, "    public enum %s: %s {" % (name, conformance)]
     cases = []
     for variant in variants:
         tag = variant["properties"]["outcome"]["const"]

@@ -5,7 +5,7 @@ import FlowJSON
 /// operator's delivery; a wrong one asks again, with the tries left.
 extension DeviceActivationFlow {
     func sendCode(_ current: Joining) {
-        let outcome: Services.NewdeviceSendCodeOutcome
+        let outcome: Services.NewdeviceSendCode.Outcome
         do {
             outcome = try host.call(Services.NewdeviceSendCode(userID: current.userID, deviceID: deviceID))
         } catch {

@@ -42,7 +42,7 @@ enum AuthenticatorsModule {
         case .passwordRequired: .passwordRequired
         case .violatesPolicy(let problems): .policy(problems: problems)
         case .reused: .reused
-        case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
+        case .refused(let refusal): .refused(refusal)
         }
     }
 }

@@ -40,16 +40,12 @@ enum CredentialsModule {
             case .expired(let left): .expired(attemptsLeft: left)
             case .superseded(let left): .superseded(attemptsLeft: left)
             case .alreadyUsed(let left): .alreadyUsed(attemptsLeft: left)
-            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
+            case .refused(let refusal): .refused(refusal)
             }
         }
 
         offer(engine, Services.ActivationResend.self, [string("userID", userID: true), string("deviceID")]) { _, call in
-            switch try credentials.resendActivationCode(call.userID, deviceID: call.deviceID) {
-            case .sent(let key, let left): .sent(verificationKey: key, attemptsLeft: left)
-            case .tooSoon(let after): .tooSoon(retryAfterSeconds: Int(after))
-            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
-            }
+            Services.ActivationResendOutcome(try credentials.resendActivationCode(call.userID, deviceID: call.deviceID))
         }
 
         offer(
@@ -71,7 +67,7 @@ enum CredentialsModule {
                     openedBy: caller)
                 return .completed(sessionID: sessionID)
             case .grantInvalid: return .grantInvalid
-            case .refused(let refusal): return .refused(status: refusal.status, reason: refusal.name)
+            case .refused(let refusal): return .refused(refusal)
             }
         }
 
@@ -92,7 +88,7 @@ enum CredentialsModule {
                 // The evidence for `session.reauthenticate`; the flow takes that step.
                 return .accepted(expired: expired, reauthentication: expired ? nil : engine.session.issueReauthentication(userID: call.userID))
             case .wrong(let left): return .wrong(attemptsLeft: left)
-            case .refused(let refusal): return .refused(status: refusal.status, reason: refusal.name)
+            case .refused(let refusal): return .refused(refusal)
             }
         }
 
@@ -100,7 +96,7 @@ enum CredentialsModule {
             switch try passwords.verify(call.userID, call.password, deviceID: call.deviceID) {
             case .accepted(let expired): .accepted(expired: expired)
             case .wrong(let left): .wrong(attemptsLeft: left)
-            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
+            case .refused(let refusal): .refused(refusal)
             }
         }
 
@@ -123,7 +119,7 @@ enum CredentialsModule {
             switch outcome {
             case .accepted(let expired): return .accepted(expired: expired, sessionID: sessionID)
             case .wrong(let left): return .wrong(attemptsLeft: left)
-            case .refused(let refusal): return .refused(status: refusal.status, reason: refusal.name)
+            case .refused(let refusal): return .refused(refusal)
             }
         }
 
@@ -134,7 +130,7 @@ enum CredentialsModule {
             switch try passwords.update(call.userID, current: call.currentPassword, new: call.newPassword, deviceID: call.deviceID) {
             case .updated: .updated
             case .wrongCurrent(let left): .wrongCurrent(attemptsLeft: left)
-            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
+            case .refused(let refusal): .refused(refusal)
             case .rejected(.violatesPolicy(let problems)): .policy(problems: problems)
             case .rejected(.reused): .reused
             case .rejected(.acceptable): throw FlowHostError(.internalError, message: "a new password rejected as acceptable")

@@ -56,16 +56,12 @@ enum NewDevicesModule {
             case .passwordRejected(.violatesPolicy(let problems)): return .policy(problems: problems)
             case .passwordRejected(.reused): return .reused
             case .passwordRejected(.acceptable): throw FlowHostError(.internalError, message: "a new password rejected as acceptable")
-            case .refused(let refusal): return .refused(status: refusal.status, reason: refusal.name)
+            case .refused(let refusal): return .refused(refusal)
             }
         }
 
         offer(engine, Services.NewdeviceSendCode.self, [string("userID", userID: true), string("deviceID")]) { _, call in
-            switch try devices.sendCode(call.userID, deviceID: call.deviceID) {
-            case .sent(let key, let left): .sent(verificationKey: key, attemptsLeft: left)
-            case .tooSoon(let after): .tooSoon(retryAfterSeconds: Int(after))
-            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
-            }
+            Services.ActivationResendOutcome(try devices.sendCode(call.userID, deviceID: call.deviceID))
         }
 
         offer(engine, Services.NewdeviceVerifyCode.self, [string("userID", userID: true), string("code"), string("deviceID")]) { _, call in
@@ -73,7 +69,7 @@ enum NewDevicesModule {
             case .accepted(let grant): .accepted(grant: grant)
             case .wrong(let left): .wrong(attemptsLeft: left)
             case .expired, .superseded, .alreadyUsed: .expired(attemptsLeft: 0)
-            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
+            case .refused(let refusal): .refused(refusal)
             }
         }
     }

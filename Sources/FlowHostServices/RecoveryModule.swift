@@ -12,11 +12,7 @@ enum RecoveryModule {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
         offer(engine, Services.AccountSendRecoveryCode.self, [string("userID", userID: true), string("deviceID")]) { _, call in
-            switch try recovery.sendCode(call.userID, deviceID: call.deviceID) {
-            case .sent(let key, let left): .sent(verificationKey: key, attemptsLeft: left)
-            case .tooSoon(let after): .tooSoon(retryAfterSeconds: Int(after))
-            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
-            }
+            Services.ActivationResendOutcome(try recovery.sendCode(call.userID, deviceID: call.deviceID))
         }
 
         offer(engine, Services.AccountVerifyRecoveryCode.self, [string("userID", userID: true), string("code"), string("deviceID")]) { _, call in
@@ -24,7 +20,7 @@ enum RecoveryModule {
             case .unblocked: .unblocked
             case .wrong(let left): .wrong(attemptsLeft: left)
             case .noCode: .noCode
-            case .refused(let refusal): .refused(status: refusal.status, reason: refusal.name)
+            case .refused(let refusal): .refused(refusal)
             }
         }
     }

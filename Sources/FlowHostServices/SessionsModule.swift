@@ -29,7 +29,7 @@ enum SessionsModule {
                 engine.session.begin(userID: call.userID, sessionID: sessionID, factors: [factor], ldaType: call.ldaType, openedBy: caller)
                 return .opened(sessionID: sessionID)
             case .refused(let refusal):
-                return .refused(status: refusal.status, reason: refusal.name)
+                return .refused(refusal)
             }
         }
 

@@ -24,6 +24,12 @@ public protocol ServiceOutcome {
     var result: JSON { get }
 }
 
+/// Outcomes with `refused(status:reason:)`: the user's state forbids the
+/// step (a block, another device's activation), with the SDK status to show.
+public protocol RefusableOutcome {
+    static func refused(status: Int, reason: String) -> Self
+}
+
 /// A result that may be null (an unknown user, a record not there): nil.
 extension Optional: ServiceOutcome where Wrapped: ServiceOutcome {
     public init(result: JSON) throws(ServiceFieldError) {

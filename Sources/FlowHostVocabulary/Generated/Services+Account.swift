@@ -7,7 +7,7 @@ import FlowJSON
 extension Services {
     /// `account.sendRecoveryCode`, offered by host (used by mfa).
     public struct AccountSendRecoveryCode: ServiceRequest {
-        public typealias Outcome = AccountSendRecoveryCodeOutcome
+        public typealias Outcome = ActivationResendOutcome
         public static let service = "account.sendRecoveryCode"
 
         public var userID: String
@@ -28,41 +28,6 @@ extension Services {
             target["userID"] = .string(userID)
             target["deviceID"] = .string(deviceID)
             return target
-        }
-    }
-
-    /// The outcomes of `account.sendRecoveryCode`.
-    public enum AccountSendRecoveryCodeOutcome: ServiceOutcome {
-        case sent(verificationKey: String, attemptsLeft: Int)
-        case tooSoon(retryAfterSeconds: Int)
-        case refused(status: Int, reason: String)
-
-        public init(result source: JSON) throws(ServiceFieldError) {
-            switch source["outcome"]?.stringValue {
-            case "sent": self = .sent(verificationKey: try ServiceField.string(source, "verificationKey"), attemptsLeft: try ServiceField.int(source, "attemptsLeft"))
-            case "tooSoon": self = .tooSoon(retryAfterSeconds: try ServiceField.int(source, "retryAfterSeconds"))
-            case "refused": self = .refused(status: try ServiceField.int(source, "status"), reason: try ServiceField.string(source, "reason"))
-            default: throw ServiceFieldError(field: "outcome", reason: "not one of sent, tooSoon, refused")
-            }
-        }
-
-        public var result: JSON {
-            switch self {
-            case .sent(let verificationKey, let attemptsLeft):
-                let target: JSON = ["outcome": "sent"]
-                target["verificationKey"] = .string(verificationKey)
-                target["attemptsLeft"] = .int(attemptsLeft)
-                return target
-            case .tooSoon(let retryAfterSeconds):
-                let target: JSON = ["outcome": "tooSoon"]
-                target["retryAfterSeconds"] = .int(retryAfterSeconds)
-                return target
-            case .refused(let status, let reason):
-                let target: JSON = ["outcome": "refused"]
-                target["status"] = .int(status)
-                target["reason"] = .string(reason)
-                return target
-            }
         }
     }
 
@@ -97,7 +62,7 @@ extension Services {
     }
 
     /// The outcomes of `account.verifyRecoveryCode`.
-    public enum AccountVerifyRecoveryCodeOutcome: ServiceOutcome {
+    public enum AccountVerifyRecoveryCodeOutcome: ServiceOutcome, RefusableOutcome {
         case unblocked
         case wrong(attemptsLeft: Int)
         case noCode

@@ -64,7 +64,7 @@ extension Services {
     }
 
     /// The outcomes of `activation.complete`.
-    public enum ActivationCompleteOutcome: ServiceOutcome {
+    public enum ActivationCompleteOutcome: ServiceOutcome, RefusableOutcome {
         case completed(sessionID: String)
         case grantInvalid
         case refused(status: Int, reason: String)
@@ -123,7 +123,7 @@ extension Services {
     }
 
     /// The outcomes of `activation.resend`.
-    public enum ActivationResendOutcome: ServiceOutcome {
+    public enum ActivationResendOutcome: ServiceOutcome, RefusableOutcome {
         case sent(verificationKey: String, attemptsLeft: Int)
         case tooSoon(retryAfterSeconds: Int)
         case refused(status: Int, reason: String)
@@ -188,7 +188,7 @@ extension Services {
     }
 
     /// The outcomes of `activation.verify`.
-    public enum ActivationVerifyOutcome: ServiceOutcome {
+    public enum ActivationVerifyOutcome: ServiceOutcome, RefusableOutcome {
         case accepted(grant: String)
         case wrong(attemptsLeft: Int)
         case expired(attemptsLeft: Int)

@@ -66,7 +66,7 @@ extension Services {
     }
 
     /// The outcomes of `authenticators.enableLDA`.
-    public enum AuthenticatorsEnableLDAOutcome: ServiceOutcome {
+    public enum AuthenticatorsEnableLDAOutcome: ServiceOutcome, RefusableOutcome {
         case changed
         case unchanged
         case passwordRequired

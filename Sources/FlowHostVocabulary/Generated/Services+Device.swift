@@ -89,7 +89,7 @@ extension Services {
     }
 
     /// The outcomes of `device.prove`.
-    public enum DeviceProveOutcome: ServiceOutcome {
+    public enum DeviceProveOutcome: ServiceOutcome, RefusableOutcome {
         case proven(proof: String, keyID: String, reauthentication: String?)
         case unbound
         case refused(status: Int, reason: String)

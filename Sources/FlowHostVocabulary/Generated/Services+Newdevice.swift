@@ -72,7 +72,7 @@ extension Services {
     }
 
     /// The outcomes of `newdevice.complete`.
-    public enum NewdeviceCompleteOutcome: ServiceOutcome {
+    public enum NewdeviceCompleteOutcome: ServiceOutcome, RefusableOutcome {
         case completed(sessionID: String)
         case wrong(attemptsLeft: Int)
         case expired
@@ -123,7 +123,7 @@ extension Services {
 
     /// `newdevice.sendCode`, offered by host (used by device-activation).
     public struct NewdeviceSendCode: ServiceRequest {
-        public typealias Outcome = NewdeviceSendCodeOutcome
+        public typealias Outcome = ActivationResendOutcome
         public static let service = "newdevice.sendCode"
 
         public var userID: String
@@ -144,41 +144,6 @@ extension Services {
             target["userID"] = .string(userID)
             target["deviceID"] = .string(deviceID)
             return target
-        }
-    }
-
-    /// The outcomes of `newdevice.sendCode`.
-    public enum NewdeviceSendCodeOutcome: ServiceOutcome {
-        case sent(verificationKey: String, attemptsLeft: Int)
-        case tooSoon(retryAfterSeconds: Int)
-        case refused(status: Int, reason: String)
-
-        public init(result source: JSON) throws(ServiceFieldError) {
-            switch source["outcome"]?.stringValue {
-            case "sent": self = .sent(verificationKey: try ServiceField.string(source, "verificationKey"), attemptsLeft: try ServiceField.int(source, "attemptsLeft"))
-            case "tooSoon": self = .tooSoon(retryAfterSeconds: try ServiceField.int(source, "retryAfterSeconds"))
-            case "refused": self = .refused(status: try ServiceField.int(source, "status"), reason: try ServiceField.string(source, "reason"))
-            default: throw ServiceFieldError(field: "outcome", reason: "not one of sent, tooSoon, refused")
-            }
-        }
-
-        public var result: JSON {
-            switch self {
-            case .sent(let verificationKey, let attemptsLeft):
-                let target: JSON = ["outcome": "sent"]
-                target["verificationKey"] = .string(verificationKey)
-                target["attemptsLeft"] = .int(attemptsLeft)
-                return target
-            case .tooSoon(let retryAfterSeconds):
-                let target: JSON = ["outcome": "tooSoon"]
-                target["retryAfterSeconds"] = .int(retryAfterSeconds)
-                return target
-            case .refused(let status, let reason):
-                let target: JSON = ["outcome": "refused"]
-                target["status"] = .int(status)
-                target["reason"] = .string(reason)
-                return target
-            }
         }
     }
 
@@ -213,7 +178,7 @@ extension Services {
     }
 
     /// The outcomes of `newdevice.verifyCode`.
-    public enum NewdeviceVerifyCodeOutcome: ServiceOutcome {
+    public enum NewdeviceVerifyCodeOutcome: ServiceOutcome, RefusableOutcome {
         case accepted(grant: String)
         case wrong(attemptsLeft: Int)
         case expired(attemptsLeft: Int)

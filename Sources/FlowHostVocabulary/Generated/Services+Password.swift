@@ -113,7 +113,7 @@ extension Services {
     }
 
     /// The outcomes of `password.login`.
-    public enum PasswordLoginOutcome: ServiceOutcome {
+    public enum PasswordLoginOutcome: ServiceOutcome, RefusableOutcome {
         case accepted(expired: Bool, sessionID: String?)
         case wrong(attemptsLeft: Int)
         case refused(status: Int, reason: String)
@@ -219,7 +219,7 @@ extension Services {
     }
 
     /// The outcomes of `password.stepUp`.
-    public enum PasswordStepUpOutcome: ServiceOutcome {
+    public enum PasswordStepUpOutcome: ServiceOutcome, RefusableOutcome {
         case accepted(expired: Bool, reauthentication: String?)
         case wrong(attemptsLeft: Int)
         case refused(status: Int, reason: String)
@@ -288,7 +288,7 @@ extension Services {
     }
 
     /// The outcomes of `password.update`.
-    public enum PasswordUpdateOutcome: ServiceOutcome {
+    public enum PasswordUpdateOutcome: ServiceOutcome, RefusableOutcome {
         case updated
         case wrongCurrent(attemptsLeft: Int)
         case refused(status: Int, reason: String)
@@ -362,7 +362,7 @@ extension Services {
     }
 
     /// The outcomes of `password.verify`.
-    public enum PasswordVerifyOutcome: ServiceOutcome {
+    public enum PasswordVerifyOutcome: ServiceOutcome, RefusableOutcome {
         case accepted(expired: Bool)
         case wrong(attemptsLeft: Int)
         case refused(status: Int, reason: String)

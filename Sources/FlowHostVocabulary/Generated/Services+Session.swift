@@ -120,7 +120,7 @@ extension Services {
     }
 
     /// The outcomes of `session.open`.
-    public enum SessionOpenOutcome: ServiceOutcome {
+    public enum SessionOpenOutcome: ServiceOutcome, RefusableOutcome {
         case opened(sessionID: String)
         case refused(status: Int, reason: String)
 
