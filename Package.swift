@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "FlowHostCore",
             dependencies: [
-                "JSONRPC", "FlowJSON", "CFlowHostABI", "CJansson", "FlowHostVocabulary", "FlowHostPOSIX",
+                "JSONRPC", "FlowJSON", "CFlowHostABI", "CJansson", "CSodium", "FlowHostVocabulary", "FlowHostPOSIX",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -181,6 +181,7 @@ let package = Package(
                 "FlowHostStore", "JSONRPC",
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "FlowHostSDK", "JSONRPC", "FlowJSON", "TestSupport", "CFlowHostSystem"]),
+        .testTarget(
+            name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "FlowHostSDK", "JSONRPC", "FlowJSON", "TestSupport", "CFlowHostSystem", "FlowHostPOSIX"]),
     ]
 )

@@ -129,8 +129,13 @@ def service_swift(document, schemas_dir):
                        extra=["public typealias Outcome = %s" % outcome, 'public static let service = "%s"' % name, ""])
         lines += [""] + outcome_lines + ([""] if outcome_lines else [])
         groups.setdefault(name.split(".")[0], []).extend(lines)
+    host_offered = sorted(s["name"] for s in document.get("x-flowhost-services", []) if s.get("provider") == "host")
     files = {"Services.swift": HEADER + "\n/// Every service of the contract as a typed call (`ServiceRequest`), by name:\n"
-                                        "/// `password.stepUp` is `Services.PasswordStepUp`.\npublic enum Services {}\n"}
+                                        "/// `password.stepUp` is `Services.PasswordStepUp`.\npublic enum Services {\n"
+                                        "    /// The services the host itself offers, whatever flows are loaded: a flow's\n"
+                                        "    /// `uses` may name them without any flow offering them.\n"
+                                        "    public static let offeredByHost: Set<String> = [\n"
+             + "".join('        "%s",\n' % name for name in host_offered) + "    ]\n}\n"}
     for prefix, lines in sorted(groups.items()):
         while lines and lines[-1] == "":
             lines.pop()

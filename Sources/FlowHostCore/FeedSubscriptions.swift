@@ -96,7 +96,7 @@ final class FeedSubscriptions {
     /// Hands every event after the cursor to `deliver`, oldest first. The
     /// cursor moves only past events read: one committed between two reads
     /// is picked up next time, never skipped.
-    func poll(_ deliver: (FeedEvent) -> Void) {
+    func poll(as viewer: () -> FeedViewer, _ deliver: (FeedEvent) -> Void) {
         guard let feed, var position = cursor, !subscribers.isEmpty else { return }
         let topics = Set(subscribers.keys)
         while true {
@@ -115,6 +115,9 @@ final class FeedSubscriptions {
                     logger.warning("change feed: event \(stored.sequence) on \(stored.topic) does not match the store; dropped")
                     continue
                 }
+                // Another user's session or notification is not this host's
+                // business (read as its session stands at that event).
+                if FeedTopic.isHostTopic(event.topic), !feed.concerns(event, viewer()) { continue }
                 deliver(event)
             }
             if batch.count < Self.batchSize { break }

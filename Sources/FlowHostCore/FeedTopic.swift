@@ -13,7 +13,7 @@ public enum FeedTopic {
     public static let reservedNamespaces: Set<String> = ["sessions", "notifications", "devices", "session", "challenge", "rpc", "host"]
 
     /// The host topics a flow may ask to read (`reads` in its manifest).
-    public static let readableHostTopics: Set<String> = ["sessions.ended", "notifications.created", "notifications.updated"]
+    public static let readableHostTopics: Set<String> = ManifestKeys.readableHostTopics
 
     /// Dotted names of letters, digits, `-` and `_`, at most 64 bytes.
     public static func isValid(_ topic: String) -> Bool {

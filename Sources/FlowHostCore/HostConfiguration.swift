@@ -13,6 +13,8 @@ public struct HostConfiguration {
     public var flowSections: [String: JSON] = [:]
     /// Sections read by the host's domain modules (`passwords`, `sessions`, …).
     public var sections: [String: JSON] = [:]
+    /// The `plugins` section: the libraries the operator pinned by hash.
+    public var pins = PluginPins()
 
     public init() {}
 
@@ -65,6 +67,8 @@ public struct HostConfiguration {
                     }
                     configuration.flowSections[name] = section
                 }
+            case "plugins":
+                do { configuration.pins = try PluginPins.parse(value) } catch { throw Invalid(key: key, reason: error.description) }
             case _ where moduleSections.contains(key):
                 configuration.sections[key] = value
             default:

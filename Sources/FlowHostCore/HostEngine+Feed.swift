@@ -46,7 +46,7 @@ extension HostEngine {
     /// Delivers every event after the cursor to its subscribers.
     func pollFeed(scheduleNext: Bool) {
         if scheduleNext { scheduler.schedule(.feedPoll, inMilliseconds: Self.feedPollMilliseconds) }
-        subscriptions.poll { event in
+        subscriptions.poll(as: { FeedViewer(sessionUserID: session.current?.userID) }) { event in
             if event.topic == SessionRuntime.endedTopic, let current = session.current,
                 event.payload["sessionIDs"]?.elements.contains(where: { $0.stringValue == current.sessionID }) == true
             {

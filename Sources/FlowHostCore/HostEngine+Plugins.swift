@@ -3,13 +3,16 @@ import FlowJSON
 import JSONRPC
 
 extension HostEngine {
-    /// Registers checked plugins and creates their instances, in order.
+    /// Registers checked plugins and creates their instances: the built-in
+    /// flows first, then the others in the order found.
     ///
     /// A plugin whose flow name, a method name or a service name is already
     /// taken, or whose create call fails, is refused; the others still load.
-    /// Answer methods may be declared by several flows if they agree on them.
+    /// Answer methods may be declared by several flows if they agree on them;
+    /// a built-in flow's names are its own (`NameTable.conflict`).
     public func install(_ candidates: [LoadedPlugin], config: (String) -> JSON = { _ in .object() }) {
-        for plugin in candidates {
+        let ordered = candidates.filter { $0.origin == .builtIn } + candidates.filter { $0.origin != .builtIn }
+        for plugin in ordered {
             if let reason = names.conflict(of: plugin, installed: plugins) {
                 refuse(PluginRefusal(path: plugin.path, reason: reason))
                 continue
@@ -25,9 +28,29 @@ extension HostEngine {
             names.add(plugin)
         }
         discoverDocument = nil
-        for plugin in plugins {
-            for used in plugin.manifest.uses.sorted() where names.services[used] == nil {
-                logger.warning("flow \(plugin.name) uses service \(used), which nothing offers")
+    }
+
+    /// A service a flow's `uses` names that neither the host nor any loaded
+    /// flow offers: a typo, or a flow that is missing.
+    public struct UnofferedService {
+        public let flow: String
+        public let service: String
+        /// The offered name nearest to it, when it looks like a slip.
+        public let nearest: String?
+
+        public var description: String {
+            "flow \(flow) uses service \(service), which nothing offers" + (nearest.map { "; did you mean \($0)?" } ?? "")
+        }
+    }
+
+    /// Each name in a loaded flow's `uses` that nothing offers. `hostOffers`:
+    /// the host's services, when they are not registered on this engine
+    /// (`flowhost plugins` opens no store).
+    public func unofferedServices(hostOffers: Set<String> = []) -> [UnofferedService] {
+        let offered = Set(names.services.keys).union(hostOffers)
+        return plugins.flatMap { plugin in
+            plugin.manifest.uses.sorted().filter { !offered.contains($0) }.map {
+                UnofferedService(flow: plugin.name, service: $0, nearest: ManifestKeys.nearest(to: $0, in: offered))
             }
         }
     }

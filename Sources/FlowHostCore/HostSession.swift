@@ -64,6 +64,16 @@ public protocol ChangeFeed: AnyObject {
     /// not answered so. Only the host's domains write host topics; this is
     /// the check that a write around them cannot pass.
     func confirm(_ event: FeedEvent) -> FeedEvent?
+    /// Whether a confirmed host topic's event is `viewer`'s business: a host
+    /// hears of its session user's sessions and notifications, and of the
+    /// notifications its own flows created, never of other users'.
+    func concerns(_ event: FeedEvent, _ viewer: FeedViewer) -> Bool
+}
+
+/// Who reads a host topic's event on this host: its session's user, if any.
+public struct FeedViewer {
+    public let sessionUserID: String?
+    public init(sessionUserID: String?) { self.sessionUserID = sessionUserID }
 }
 
 public struct FeedEvent {

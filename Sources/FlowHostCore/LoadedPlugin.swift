@@ -16,8 +16,14 @@ public final class LoadedPlugin {
     public let version: String
     public let path: String
     public let manifest: PluginManifest
+    /// The manifest's text as the descriptor gave it (`flowhost plugins --json`).
+    public let manifestText: String
     /// The minor ABI version the plugin was built with (0 for 1.0).
     public let abiMinor: Int
+    /// Where it was found; set by the loader before it is installed.
+    public internal(set) var origin: PluginOrigin = .pluginsOption
+    /// Its file's SHA-256, when pins made the loader read it.
+    public internal(set) var sha256: String?
     let descriptor: UnsafePointer<flowhost_plugin_descriptor_v1>
     let d: flowhost_plugin_descriptor_v1
     private var instance: UnsafeMutableRawPointer?
@@ -26,7 +32,7 @@ public final class LoadedPlugin {
 
     init(
         descriptor: UnsafePointer<flowhost_plugin_descriptor_v1>, copy: flowhost_plugin_descriptor_v1, minor: Int, name: String,
-        version: String, path: String, manifest: PluginManifest
+        version: String, path: String, manifest: PluginManifest, manifestText: String
     ) {
         self.descriptor = descriptor
         self.d = copy
@@ -35,6 +41,7 @@ public final class LoadedPlugin {
         self.version = version
         self.path = path
         self.manifest = manifest
+        self.manifestText = manifestText
     }
 
     public var abiVersion: Int { Int(d.abi_version) }

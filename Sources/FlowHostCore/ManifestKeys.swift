@@ -3,14 +3,11 @@ import FlowJSON
 /// The keys a manifest may hold at each level. A key a flow's author
 /// misspelled must not pass silently: `startsDialog` for `startsDialogue`
 /// would quietly remove the one-dialogue guard. Each unknown key is refused
-/// with its path and the nearest known key.
+/// with its path and the nearest known key. The sets of keys are generated
+/// from the published `Protocol/schemas/manifest.schema.json`
+/// (`Generated/ManifestSchemaKeys.swift`), so the loader and the schema
+/// refuse the same manifests.
 enum ManifestKeys {
-    static let root: Set<String> = ["methods", "events", "services", "uses", "reads"]
-    static let method: Set<String> = ["name", "summary", "params", "result", "answers", "startsDialogue"]
-    static let event: Set<String> = ["name", "summary", "params", "challenge", "resting"]
-    static let service: Set<String> = ["name", "summary", "params"]
-    static let param: Set<String> = ["name", "type", "required", "description", "format"]
-
     /// The first unknown key of `object` (in key order), as the refusal's text; nil when all are known.
     static func unknown(in object: JSON, at path: String, known: Set<String>) -> String? {
         guard object.kind == .object else { return nil }

@@ -5,7 +5,9 @@ import JSONRPC
 /// Who owns each name a client or a flow can call: methods (the host's
 /// builtins, flows' methods, shared answer methods) and services (the
 /// host's, then flows'). The first owner of a name keeps it; a newcomer
-/// that wants a taken name is refused whole (`conflict(of:)`).
+/// that wants a taken name is refused whole (`conflict(of:)`). The host's
+/// names are registered first and built-in flows are installed before any
+/// other, so neither can lose a name to a plugin found elsewhere.
 ///
 /// A value owned by the engine; loop thread only.
 struct NameTable {
@@ -47,7 +49,10 @@ struct NameTable {
             return "\(reserved): names that begin with \"rpc.\" are reserved by JSON-RPC 2.0"
         }
         if let other = installed.first(where: { $0.name == plugin.name }) {
-            return "flow name \(plugin.name) is already taken by \(other.path)"
+            return "flow name \(plugin.name) is already taken by \(other.origin == .builtIn ? "the built-in flow at " : "")\(other.path)"
+        }
+        if plugin.origin != .builtIn, let owned = Self.builtInName(declaredBy: plugin, installed: installed) {
+            return owned
         }
         for method in plugin.manifest.methods {
             guard let existing = methods[method.name] else { continue }
@@ -56,6 +61,28 @@ struct NameTable {
         }
         for service in plugin.manifest.services where services[service.name] != nil {
             return "service \(service.name) is already taken"
+        }
+        return nil
+    }
+
+    /// A name `plugin` declares that a built-in flow owns, as the refusal's
+    /// text: a flow from elsewhere may not answer the built-in flows'
+    /// methods, raise their events or serve their services (a look-alike
+    /// `stepup.authenticate` would sign without a password). Installed
+    /// built-in flows come first (`HostEngine.install`), so all are known.
+    private static func builtInName(declaredBy plugin: LoadedPlugin, installed: [LoadedPlugin]) -> String? {
+        for owner in installed where owner.origin == .builtIn {
+            let owned = (
+                methods: Set(owner.manifest.methods.map(\.name)), events: Set(owner.manifest.events.map(\.name)),
+                services: Set(owner.manifest.services.map(\.name))
+            )
+            let claims: [(kind: String, name: String, taken: Bool)] =
+                plugin.manifest.methods.map { ("method", $0.name, owned.methods.contains($0.name)) }
+                + plugin.manifest.events.map { ("event", $0.name, owned.events.contains($0.name)) }
+                + plugin.manifest.services.map { ("service", $0.name, owned.services.contains($0.name)) }
+            if let claim = claims.first(where: \.taken) {
+                return "\(claim.kind) \(claim.name) is owned by the built-in flow \(owner.name); a flow found elsewhere (\(plugin.origin.rawValue)) may not take it"
+            }
         }
         return nil
     }

@@ -13,16 +13,45 @@ public struct PluginRefusal: Error, CustomStringConvertible {
     public var description: String { "refused plugin \(path): \(reason)" }
 }
 
+/// Where a flow library was found. A built-in flow's names are its own: a
+/// library found anywhere else cannot take them (`NameTable.conflict`).
+public enum PluginOrigin: String, Sendable {
+    /// Beside the executable (`libFlowPlugin*`): the flows the host ships with.
+    case builtIn = "built-in"
+    /// A `--plugins` folder.
+    case pluginsOption = "--plugins"
+    /// A folder of FLOWHOST_PLUGIN_PATH.
+    case pluginPath = "FLOWHOST_PLUGIN_PATH"
+    /// Beside the executable (`libFlowExample*`), loaded with `--examples`.
+    case example = "example"
+}
+
 /// A folder to load flows from.
 public struct PluginDirectory: Sendable {
     public var path: String
     /// The default folder (next to the executable) holds other build products
     /// too, so there only `libFlowPlugin*` files are taken as flows.
     public var requiredPrefix: String?
+    public var origin: PluginOrigin
 
-    public init(path: String, requiredPrefix: String? = nil) {
+    public init(path: String, requiredPrefix: String? = nil, origin: PluginOrigin = .pluginsOption) {
         self.path = path
         self.requiredPrefix = requiredPrefix
+        self.origin = origin
+    }
+}
+
+/// A library that passed the checks made before it is opened.
+public struct PluginCandidate: Sendable {
+    public var path: String
+    public var origin: PluginOrigin
+    /// Its SHA-256, when pins asked for it to be read.
+    public var sha256: String?
+
+    public init(path: String, origin: PluginOrigin, sha256: String? = nil) {
+        self.path = path
+        self.origin = origin
+        self.sha256 = sha256
     }
 }
 
@@ -39,11 +68,14 @@ public enum PluginLoader {
 
     /// The libraries to load from `directories`, in order, each real path
     /// once, and the refusals found before any of them is opened: folders
-    /// named by a relative path, unsafe folders, and unsafe files (see
-    /// `PluginTrust`). A folder that does not exist is passed over.
-    public static func candidates(in directories: [PluginDirectory]) -> (paths: [String], refusals: [PluginRefusal]) {
+    /// named by a relative path, unsafe folders, unsafe files (see
+    /// `PluginTrust`), and files the operator's `pins` do not allow. A
+    /// folder that does not exist is passed over.
+    public static func candidates(in directories: [PluginDirectory], pins: PluginPins = PluginPins()) -> (
+        found: [PluginCandidate], refusals: [PluginRefusal]
+    ) {
         var seen = Set<String>()
-        var paths: [String] = []
+        var found: [PluginCandidate] = []
         var refusals: [PluginRefusal] = []
         for directory in directories {
             guard directory.path.hasPrefix("/") else {
@@ -64,10 +96,27 @@ public enum PluginLoader {
                     continue
                 }
                 let real = PluginTrust.realPath(path) ?? path
-                if seen.insert(real).inserted { paths.append(path) }
+                guard seen.insert(real).inserted else { continue }
+                var candidate = PluginCandidate(path: path, origin: directory.origin)
+                if !pins.isEmpty {
+                    // The file is trusted (no one else can replace it), so
+                    // the content hashed here is the content opened next.
+                    switch PluginDigest.sha256(ofFile: real) {
+                    case .failure(let refusal):
+                        refusals.append(PluginRefusal(path: path, reason: refusal.reason))
+                        continue
+                    case .success(let digest):
+                        if let problem = pins.problem(file: name, sha256: digest) {
+                            refusals.append(PluginRefusal(path: path, reason: problem))
+                            continue
+                        }
+                        candidate.sha256 = digest
+                    }
+                }
+                found.append(candidate)
             }
         }
-        return (paths, refusals)
+        return (found, refusals)
     }
 
     /// The names in a folder (none if it cannot be read).
@@ -82,6 +131,14 @@ public enum PluginLoader {
             if name != ".", name != ".." { names.append(name) }
         }
         return names
+    }
+
+    public static func open(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginRefusal> {
+        open(path: candidate.path).map { plugin in
+            plugin.origin = candidate.origin
+            plugin.sha256 = candidate.sha256
+            return plugin
+        }
     }
 
     public static func open(path: String) -> Result<LoadedPlugin, PluginRefusal> {
@@ -148,8 +205,9 @@ public enum PluginLoader {
         guard d.create != nil, d.handle != nil else { return refuse("descriptor lacks create or handle") }
         guard let rawManifest = d.manifest else { return refuse("descriptor has no manifest") }
         let manifest: PluginManifest
+        let manifestText = String(cString: rawManifest)
         do {
-            manifest = try PluginManifest.parse(String(cString: rawManifest))
+            manifest = try PluginManifest.parse(manifestText)
         } catch {
             return refuse(error.description)
         }
@@ -157,6 +215,7 @@ public enum PluginLoader {
             return refuse("manifest declares services but neither call_service nor serve is set")
         }
         return .success(
-            LoadedPlugin(descriptor: descriptor, copy: d, minor: Int(minor), name: name, version: version, path: path, manifest: manifest))
+            LoadedPlugin(descriptor: descriptor, copy: d, minor: Int(minor), name: name, version: version, path: path, manifest: manifest,
+                manifestText: manifestText))
     }
 }

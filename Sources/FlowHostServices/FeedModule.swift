@@ -17,9 +17,13 @@ final class StoreChangeFeed: ChangeFeed {
     /// down longer starts from now anyway.
     let retentionSeconds: Int64
 
-    init(store: any FlowStore, wake: any FeedSignal, retention: RetentionSettings) {
+    /// The notifications this host's flows created.
+    let madeHere: NotificationsMadeHere
+
+    init(store: any FlowStore, wake: any FeedSignal, retention: RetentionSettings, madeHere: NotificationsMadeHere) {
         self.store = store
         self.wake = wake
+        self.madeHere = madeHere
         retentionSeconds = retention.feedHours * 3600
     }
 
@@ -47,6 +51,17 @@ final class StoreChangeFeed: ChangeFeed {
         let payload: JSON?
         do { payload = try store.read { tx in try Self.storeView(of: event, tx) } } catch { return nil }
         return payload.map { FeedEvent(sequence: event.sequence, topic: event.topic, payload: $0) }
+    }
+
+    /// Every host topic's payload names its user (`storeView`): the
+    /// session's user reads it, and the host that created a notification
+    /// hears what became of it.
+    func concerns(_ event: FeedEvent, _ viewer: FeedViewer) -> Bool {
+        if let user = event.payload["userID"]?.stringValue, user == viewer.sessionUserID { return true }
+        guard event.topic == NotificationService.createdTopic || event.topic == NotificationService.updatedTopic,
+            let uuid = event.payload["uuid"]?.stringValue
+        else { return false }
+        return madeHere.contains(uuid)
     }
 
     /// What the store says of the event's subject, in the topic's shape; nil

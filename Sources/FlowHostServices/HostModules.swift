@@ -35,8 +35,9 @@ public enum HostModules {
         SessionsModule.register(credentials, sessions: sessions, issuer: issuer, in: engine)
         AuditModule.register(context.audit, store: context.store, in: engine)
         RecordsModule.register(context.store, in: engine)
-        NotificationsModule.register(notifications, in: engine)
+        let madeHere = NotificationsMadeHere()
+        NotificationsModule.register(notifications, madeHere: madeHere, in: engine)
         engine.afterLogin = RetentionSweep.hourly(context.store, retention, logger: engine.logger)
-        if let feedWake { engine.feed = StoreChangeFeed(store: context.store, wake: feedWake, retention: retention) }
+        if let feedWake { engine.feed = StoreChangeFeed(store: context.store, wake: feedWake, retention: retention, madeHere: madeHere) }
     }
 }

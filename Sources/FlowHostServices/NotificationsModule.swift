@@ -11,7 +11,7 @@ import Glibc
 /// Notifications for flows: create, list, check and answer, in the SDK's
 /// shapes. The step-up and device-activation flows build on these.
 enum NotificationsModule {
-    static func register(_ notifications: NotificationService, in engine: HostEngine) {
+    static func register(_ notifications: NotificationService, madeHere: NotificationsMadeHere, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
         offer(
@@ -29,6 +29,7 @@ enum NotificationsModule {
                     userID: try p.string("userID"), subject: try p.string("subject"), message: try p.string("message"), actions: actions,
                     expiresInSeconds: Int64(try p.optionalInt("expiresInSeconds") ?? 0), kind: try p.optionalString("kind") ?? "message",
                     context: p.opaque("context"))
+                madeHere.add(uuid)
                 return Services.NotificationsCreateOutcome(uuid: uuid)
             } catch let error as NotificationError {
                 throw FlowHostError.invalidParams(field: "notification", reason: error.description)

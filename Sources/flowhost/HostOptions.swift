@@ -23,6 +23,12 @@ struct HostOptions: ParsableArguments {
     @Flag(help: "Stop if any plugin is refused.")
     var strict = false
 
+    @Option(name: .customLong("pin"), help: "FILE=SHA256: load the flow library named FILE only if its content has this SHA-256 (repeatable; added to the config's plugins.pins).")
+    var pinArguments: [String] = []
+
+    @Flag(help: "Refuse every flow library that is not pinned (as the config's plugins.pinnedOnly).")
+    var pinnedOnly = false
+
     @Option(help: "A JSON config file (host limits, each flow's section).")
     var config: String?
 
@@ -43,14 +49,14 @@ struct HostOptions: ParsableArguments {
         var directories = pluginDirectories.map { PluginDirectory(path: $0.hasPrefix("/") ? $0 : Self.workingDirectory() + "/" + $0) }
         if let environment = SystemEnvironment.value("FLOWHOST_PLUGIN_PATH") {
             directories += environment.split(separator: ":", omittingEmptySubsequences: false).map {
-                PluginDirectory(path: $0.isEmpty ? "(empty entry in FLOWHOST_PLUGIN_PATH)" : String($0))
+                PluginDirectory(path: $0.isEmpty ? "(empty entry in FLOWHOST_PLUGIN_PATH)" : String($0), origin: .pluginPath)
             }
         }
         if !noDefaultPlugins, let executable = Self.executableDirectory() {
-            directories.append(PluginDirectory(path: executable, requiredPrefix: "libFlowPlugin"))
+            directories.append(PluginDirectory(path: executable, requiredPrefix: "libFlowPlugin", origin: .builtIn))
         }
         if examples, let executable = Self.executableDirectory() {
-            directories.append(PluginDirectory(path: executable, requiredPrefix: "libFlowExample"))
+            directories.append(PluginDirectory(path: executable, requiredPrefix: "libFlowExample", origin: .example))
         }
         return directories
     }
@@ -118,16 +124,31 @@ struct HostOptions: ParsableArguments {
         }
     }
 
+    /// The config's pins, with `--pin` and `--pinned-only` over them.
+    func pins(_ configuration: HostConfiguration) throws -> PluginPins {
+        var pins = configuration.pins
+        do {
+            for argument in pinArguments { try pins.pin(argument: argument) }
+        } catch {
+            throw ValidationError(error.description)
+        }
+        if pinnedOnly { pins.pinnedOnly = true }
+        return pins
+    }
+
     /// Opens, checks and installs every flow. Refusals are logged by the
     /// engine. With --strict, a refusal found before loading stops the host
     /// before any library is opened, so no refused library's code ever runs.
-    func loadPlugins(into engine: HostEngine, configuration: HostConfiguration) throws {
-        let (paths, refusals) = PluginLoader.candidates(in: searchPath())
+    /// Returns what the loaded flows' `uses` name that nothing offers
+    /// (`hostOffers`: the host's services when the engine has none registered).
+    @discardableResult
+    func loadPlugins(into engine: HostEngine, configuration: HostConfiguration, hostOffers: Set<String> = []) throws -> [HostEngine.UnofferedService] {
+        let (found, refusals) = PluginLoader.candidates(in: searchPath(), pins: try pins(configuration))
         for refusal in refusals { engine.refuse(refusal) }
         if strict, !refusals.isEmpty { throw ExitCode(3) }
         var candidates: [LoadedPlugin] = []
-        for path in paths {
-            switch PluginLoader.open(path: path) {
+        for candidate in found {
+            switch PluginLoader.open(candidate) {
             case .success(let plugin): candidates.append(plugin)
             case .failure(let refusal): engine.refuse(refusal)
             }
@@ -136,5 +157,6 @@ struct HostOptions: ParsableArguments {
         if strict, !engine.refusals.isEmpty {
             throw ExitCode(3)
         }
+        return engine.unofferedServices(hostOffers: hostOffers)
     }
 }

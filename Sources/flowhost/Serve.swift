@@ -36,18 +36,12 @@ struct Serve: ParsableCommand {
         let engine = HostEngine(options: configuration.options, sink: frames, logger: logger)
         engine.frameTrace = trace
         engine.publishedContract = try host.publishedContract()
-        let retention: RetentionSettings
-        let approvals: ApprovalLimits
-        do {
-            retention = try RetentionSettings.parse(configuration.sections[RetentionSettings.configKey])
-            approvals = try ApprovalLimits.parse(configuration.sections[ApprovalLimits.configKey])
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let settings: HostSettings
+        do { settings = try HostSettings(configuration) } catch { throw ValidationError("\(error)") }
         let domains = try storage.domains(configuration, logger: logger, deliver: true)
         HostModules.register(domains, feedWake: try storage.feedWake(),
-            keyring: try storage.keyring(), issuer: try storage.issuer(), retention: retention, approvals: approvals, in: engine)
-        try host.loadPlugins(into: engine, configuration: configuration)
+            keyring: try storage.keyring(), issuer: try storage.issuer(), retention: settings.retention, approvals: settings.approvals, in: engine)
+        for unoffered in try host.loadPlugins(into: engine, configuration: configuration) { logger.warning("\(unoffered.description)") }
         let status = StdioServer(connection: engine).run()
         engine.destroyPlugins()
         throw ExitCode(status)

@@ -62,16 +62,9 @@ struct StoreOptions: ParsableArguments {
     /// settings. With a delivery command, its worker starts when `deliver` is
     /// set (the host), and takes up what a stopped host left undelivered.
     func domains(_ configuration: HostConfiguration, logger: Logger? = nil, deliver: Bool = false) throws -> HostDomains {
-        let settings: CredentialSettings
-        let sessionSettings: SessionSettings
-        let deliverySettings: DeliverySettings
-        do {
-            settings = try CredentialSettings.parse(passwords: configuration.sections["passwords"], activation: configuration.sections["activation"])
-            sessionSettings = try SessionSettings.parse(configuration.sections[SessionSettings.configKey])
-            deliverySettings = try DeliverySettings.parse(configuration.sections[DeliverySettings.configKey])
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        let parsed: HostSettings
+        do { parsed = try HostSettings(configuration) } catch { throw ValidationError("\(error)") }
+        let (settings, sessionSettings, deliverySettings) = (parsed.credentials, parsed.sessions, parsed.delivery)
         let store = try openStore()
         let delivery: any CodeDelivery
         if let command = deliverySettings.command {

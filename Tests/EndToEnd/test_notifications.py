@@ -1,12 +1,14 @@
 """The notifications domain (the ground the step-up and device-activation
 flows stand on): an operator's notification reaches every host of the user
-through the change feed, answers are checked, exactly one answer wins."""
+through the change feed, and no other host; answers are checked, exactly
+one answer wins."""
 
 import threading
+import time
 
 import pytest
 
-from conftest import DEVICE
+from conftest import DEVICE, activate
 from flowhost_client import RPCError
 
 
@@ -22,17 +24,21 @@ def call(host, service, **params):
 
 
 def test_an_operators_notification_reaches_the_users_hosts_and_is_answered_once(spawn, test_plugins, deployment):
-    deployment.add_user("alice")
-    first = caller_host(spawn, test_plugins, deployment, "device-a")
+    code = deployment.add_user("alice")
+    # Alice is logged in on the first host; no one is on the second, which
+    # must not hear of her notifications (issue 24: no other users' ids).
+    first = deployment.host("device-a", extra=("--plugins", test_plugins["c_caller"], "--plugins", test_plugins["c_stepup"]))
+    activate(first, "alice", code)
     second = caller_host(spawn, test_plugins, deployment, "device-b")
     for host in (first, second):
         assert host.request("ccaller.subscribe", {"topic": "notifications.created"}) == {"rc": 0}
     sent = deployment.admin("notify", "alice", "--subject", "Pay 20 EUR to Carol?", "--message", "Invoice 42",
                             "--action", "Accept=accept:1", "--action", "Reject=reject")
     uuid = sent["notification_uuid"]
-    for host in (first, second):
-        news = host.wait_event("onFeed", timeout=5)["params"]["payload"]
-        assert news == {"userID": "alice", "uuid": uuid, "kind": "message"}, "pushed to every host, no polling"
+    news = first.wait_event("onFeed", timeout=5)["params"]["payload"]
+    assert news == {"userID": "alice", "uuid": uuid, "kind": "message"}, "pushed to the user's host, no polling"
+    time.sleep(0.5)
+    assert not [event for event in second.events if event["method"] == "onFeed"], "another host hears nothing of alice"
 
     listed = call(first, "notifications.list", userID="alice")
     assert listed["total"] == "1" and listed["count"] == "1" and listed["start"] == "1"

@@ -95,6 +95,7 @@ private let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler
         var wakeDescriptor: Int32? { nil }
         func drainWake() {}
         func confirm(_ event: FeedEvent) -> FeedEvent? { event.payload["forged"] == nil ? event : nil }
+        func concerns(_ event: FeedEvent, _ viewer: FeedViewer) -> Bool { event.payload["userID"]?.stringValue == viewer.sessionUserID }
     }
 
     let h = Harness(ProbeFlow.self)
@@ -108,12 +109,28 @@ private let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler
         #expect(subscriptions.subscribe("probe.x", plugin: h.engine.plugins[0]) == .startedWatching)
         #expect(subscriptions.subscribe("sessions.ended", plugin: nil) == .subscribed)
         try feed.publish(topic: "probe.x", payload: ["n": 1])
-        try feed.publish(topic: "sessions.ended", payload: ["forged": true])
-        try feed.publish(topic: "sessions.ended", payload: ["sessionIDs": []])
+        try feed.publish(topic: "sessions.ended", payload: ["forged": true, "userID": "alice"])
+        try feed.publish(topic: "sessions.ended", payload: ["userID": "alice", "sessionIDs": []])
         var seen: [String] = []
-        subscriptions.poll { seen.append("\($0.topic) \($0.payload.serialized())") }
-        subscriptions.poll { seen.append("again \($0.topic)") }
-        #expect(seen == [#"probe.x {"n":1}"#, #"sessions.ended {"sessionIDs":[]}"#])
+        let alice = FeedViewer(sessionUserID: "alice")
+        subscriptions.poll(as: { alice }) { seen.append("\($0.topic) \($0.payload.serialized())") }
+        subscriptions.poll(as: { alice }) { seen.append("again \($0.topic)") }
+        #expect(seen == [#"probe.x {"n":1}"#, #"sessions.ended {"userID":"alice","sessionIDs":[]}"#])
+    }
+
+    @Test func aHostTopicsEventReachesOnlyTheHostItConcerns() throws {
+        let feed = ListFeed()
+        let subscriptions = FeedSubscriptions(logger: quiet)
+        subscriptions.feed = feed
+        _ = subscriptions.subscribe("notifications.created", plugin: h.engine.plugins[0])
+        _ = subscriptions.subscribe("probe.x", plugin: h.engine.plugins[0])
+        try feed.publish(topic: "notifications.created", payload: ["userID": "bob", "uuid": "n-1"])
+        try feed.publish(topic: "probe.x", payload: ["userID": "bob"])
+        try feed.publish(topic: "notifications.created", payload: ["userID": "alice", "uuid": "n-2"])
+        var seen: [String] = []
+        subscriptions.poll(as: { FeedViewer(sessionUserID: "alice") }) { seen.append("\($0.topic) \($0.payload["userID"]?.stringValue ?? "")") }
+        // A flow's own topic is its own business; the host's says whose it is.
+        #expect(seen == ["probe.x bob", "notifications.created alice"])
     }
 
     @Test func aFlowsUnsubscribeLeavesTheHostsInterest() throws {

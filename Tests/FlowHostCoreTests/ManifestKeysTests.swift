@@ -1,4 +1,7 @@
 @testable import FlowHostCore
+import FlowHostPOSIX
+import FlowHostVocabulary
+import FlowJSON
 import Testing
 
 /// A manifest holds only the keys the host reads: a misspelt one is refused
@@ -35,5 +38,22 @@ import Testing
         #expect(ManifestKeys.distance("startsDialog", "startsDialogue") == 2)
         #expect(ManifestKeys.nearest(to: "colour", in: ManifestKeys.service) == nil)
         #expect(ManifestKeys.nearest(to: "Name", in: ManifestKeys.service) == "name")
+    }
+}
+
+/// The published manifest schema and the loader agree on the names a
+/// manifest may use for param types and formats (its keys are generated
+/// from it: `Generated/ManifestSchemaKeys.swift`).
+@Suite struct ManifestSchemaTests {
+    @Test func theSchemaListsEveryParamTypeAndFormatTheLoaderKnows() throws {
+        let path = String(#filePath.prefix(upTo: #filePath.range(of: "/Tests/")!.lowerBound)) + "/Protocol/schemas/manifest.schema.json"
+        let schema = try JSON.parse(String(decoding: try SystemFile.read(path), as: UTF8.self))
+        let param = schema["$defs"]?["param"]?["properties"]
+        let types = Set(param?["type"]?["enum"]?.elements.compactMap(\.stringValue) ?? [])
+        let formats = Set(param?["format"]?["enum"]?.elements.compactMap(\.stringValue) ?? [])
+        #expect(types == Set(ParamType.allCases.map(\.rawValue)))
+        #expect(formats == Set(ParamFormat.allCases.map(\.rawValue)))
+        let reads = Set(schema["properties"]?["reads"]?["items"]?["enum"]?.elements.compactMap(\.stringValue) ?? [])
+        #expect(reads == FeedTopic.readableHostTopics)
     }
 }

@@ -228,7 +228,9 @@ typedef struct flowhost_host_v1 {
        host topics its manifest lists under "reads"; any other topic is
        FLOWHOST_ERR_NOT_PERMITTED (1.3). A host topic's payload is the
        store's, read again before delivery: an event the store does not
-       bear out is dropped. */
+       bear out is dropped. A host topic's event reaches only the host whose
+       session user it names, or that created the notification it is
+       about: never another user's. */
     int32_t (*subscribe)(flowhost_host_context *host, const char *topic);
 
     /* Appends an event to the store's change feed for every subscribed host,
@@ -300,7 +302,12 @@ typedef struct flowhost_host_v1 {
  * carry "format": "userID" (the host checks the user-id rule).
  * Param types: "string", "integer", "number", "boolean", "object", "array",
  * "any". Any other key, at any level, refuses the plugin: the reason names
- * its path and the nearest known key. See Protocol/spec.md, "Flow manifests".
+ * its path and the nearest known key (Protocol/schemas/manifest.schema.json
+ * is the same rule as a JSON Schema). A plugin that is not built in (one
+ * found through --plugins or FLOWHOST_PLUGIN_PATH) may not declare a
+ * method, event or service a built-in flow declares, nor a name beginning
+ * with "rpc."; the operator may pin a library by its SHA-256. See
+ * Protocol/spec.md, "Flow manifests" and "Running the host".
  */
 typedef struct flowhost_plugin_descriptor_v1 {
     uint32_t struct_size;

@@ -6,4 +6,46 @@ import FlowJSON
 
 /// Every service of the contract as a typed call (`ServiceRequest`), by name:
 /// `password.stepUp` is `Services.PasswordStepUp`.
-public enum Services {}
+public enum Services {
+    /// The services the host itself offers, whatever flows are loaded: a flow's
+    /// `uses` may name them without any flow offering them.
+    public static let offeredByHost: Set<String> = [
+        "account.sendRecoveryCode",
+        "account.verifyRecoveryCode",
+        "activation.complete",
+        "activation.resend",
+        "activation.verify",
+        "audit.record",
+        "authenticators.disableLDA",
+        "authenticators.enableLDA",
+        "credentials.rememberedUsers",
+        "credentials.userState",
+        "device.createKey",
+        "device.prove",
+        "newdevice.complete",
+        "newdevice.sendCode",
+        "newdevice.verifyCode",
+        "notifications.answer",
+        "notifications.check",
+        "notifications.create",
+        "notifications.history",
+        "notifications.list",
+        "notifications.withdraw",
+        "password.check",
+        "password.login",
+        "password.policy",
+        "password.stepUp",
+        "password.update",
+        "password.verify",
+        "records.apply",
+        "records.get",
+        "records.list",
+        "session.close",
+        "session.extend",
+        "session.open",
+        "session.reauthenticate",
+        "session.token",
+        "signatures.sign",
+        "signatures.verify",
+    ]
+}

@@ -27,7 +27,7 @@ final class DispatchFixture {
     let feedWake: FeedWake
     let keyring: DeviceKeyring
     let issuer: ReceiptIssuer
-    let plugins: [String]
+    let plugins: [PluginCandidate]
     let logger = Logger(label: "fuzz")
     static let initialize = Array(
         #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"1.1","device":{"deviceID":"fuzz-device","deviceName":"fuzz","ldaCapabilities":[1]}}}"#
@@ -51,10 +51,11 @@ final class DispatchFixture {
             fatalError("fuzz fixture: \(error)")
         }
         let pluginFolder = String(cString: getenv("FLOWHOST_FUZZ_PLUGINS") ?? strdup(".build/debug"))
-        let (paths, refusals) = PluginLoader.candidates(in: [
-            PluginDirectory(path: pluginFolder, requiredPrefix: "libFlowPlugin"), PluginDirectory(path: pluginFolder, requiredPrefix: "libFlowExample"),
+        let (found, refusals) = PluginLoader.candidates(in: [
+            PluginDirectory(path: pluginFolder, requiredPrefix: "libFlowPlugin", origin: .builtIn),
+            PluginDirectory(path: pluginFolder, requiredPrefix: "libFlowExample", origin: .example),
         ])
-        plugins = paths
+        plugins = found
         if plugins.isEmpty {
             fatalError("fuzz fixture: no libFlowPlugin*.so in \(pluginFolder) (set FLOWHOST_FUZZ_PLUGINS to an absolute path); \(refusals)")
         }
@@ -64,7 +65,7 @@ final class DispatchFixture {
         let sink = MemorySink()
         let engine = HostEngine(sink: sink, logger: logger)
         HostModules.register(domains, feedWake: feedWake, keyring: keyring, issuer: issuer, in: engine)
-        let loaded = plugins.compactMap { try? PluginLoader.open(path: $0).get() }
+        let loaded = plugins.compactMap { try? PluginLoader.open($0).get() }
         engine.install(loaded) { _ in .object() }
         var framed = FramedInput(connection: engine)
         Self.initialize.withUnsafeBytes { framed.push($0) }

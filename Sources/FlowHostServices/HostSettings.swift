@@ -1,0 +1,25 @@
+import FlowHostCore
+import FlowHostCredentials
+import FlowHostDelivery
+import FlowHostNotifications
+import FlowHostSessions
+
+/// Every domain's section of a host config, parsed and checked once: what
+/// `flowhost` and `FlowHostTesting` both build a host's domains from.
+public struct HostSettings {
+    public var credentials: CredentialSettings
+    public var sessions: SessionSettings
+    public var delivery: DeliverySettings
+    public var retention: RetentionSettings
+    public var approvals: ApprovalLimits
+
+    /// Throws the first section's error, naming its key.
+    public init(_ configuration: HostConfiguration) throws {
+        let sections = configuration.sections
+        credentials = try CredentialSettings.parse(passwords: sections["passwords"], activation: sections["activation"])
+        sessions = try SessionSettings.parse(sections[SessionSettings.configKey])
+        delivery = try DeliverySettings.parse(sections[DeliverySettings.configKey])
+        retention = try RetentionSettings.parse(sections[RetentionSettings.configKey])
+        approvals = try ApprovalLimits.parse(sections[ApprovalLimits.configKey])
+    }
+}
