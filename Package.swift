@@ -8,6 +8,10 @@ let package = Package(
         .executable(name: "flowhost", targets: ["flowhost"]),
         // For Swift apps and tools that spawn flowhost: async/await, typed events.
         .library(name: "FlowHostClient", targets: ["FlowHostClient"]),
+        // For flow authors: the Swift SDK a flow is written with, and an
+        // embedded host to test it in (docs/writing-a-flow.md).
+        .library(name: "FlowHostSDK", targets: ["FlowHostSDK"]),
+        .library(name: "FlowHostTesting", targets: ["FlowHostTesting"]),
         // One dynamic library per flow module. The loader looks for
         // `libFlowPlugin*.so` next to the executable by default.
         .library(name: "FlowExampleEchoC", type: .dynamic, targets: ["FlowExampleEchoC"]),
@@ -124,6 +128,16 @@ let package = Package(
         // The Swift SDK for plugin authors (linked into each Swift plugin).
         .target(name: "FlowHostSDK", dependencies: ["FlowJSON", "CFlowHostABI", "CJansson", "FlowHostVocabulary", "FlowHostPOSIX"]),
 
+        // An embedded host for a flow's tests: the real engine, services and
+        // store (SQLite, throw-away), a manual clock and a scripted client.
+        .target(
+            name: "FlowHostTesting",
+            dependencies: [
+                "FlowHostSDK", "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostDelivery", "FlowHostDevices",
+                "FlowHostStore", "CFlowHostABI", "FlowJSON", "JSONRPC",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         .executableTarget(
             name: "flowhost",
             dependencies: [
@@ -174,6 +188,7 @@ let package = Package(
             ]),
         .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
         .testTarget(name: "FlowHostClientTests", dependencies: ["FlowHostClient"]),
+        .testTarget(name: "FlowHostTestingTests", dependencies: ["FlowHostTesting"]),
         .testTarget(
             name: "FlowHostServicesTests",
             dependencies: [

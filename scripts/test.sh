@@ -3,6 +3,7 @@
 # each flow library), runs the Swift unit tests, replays the fuzz corpus,
 # runs the end-to-end tests that spawn the built binary through the Python
 # reference client (the crash-safety and eight-host load tests included),
+# builds and drives the tutorial's flows from outside the package,
 # again on a throw-away PostgreSQL cluster,
 # then the end-to-end suite against AddressSanitizer and ThreadSanitizer
 # builds, then a short fuzzing run (FLOWHOST_FUZZ_SECONDS per target, 30 by default).
@@ -17,6 +18,9 @@ FLOWHOST_BIN_DIR="$bin" swift test
 "$bin/fuzz-frames" Tests/Fuzz/Corpus/frames
 FLOWHOST_FUZZ_PLUGINS="$bin" "$bin/fuzz-dispatch" Tests/Fuzz/Corpus/dispatch
 FLOWHOST_BIN_DIR="$bin" python3 -m pytest -q -rfE Tests/EndToEnd
+# The tutorial's flows, built out of tree in Swift and in C, tested with
+# FlowHostTesting, then loaded into the built host and driven.
+FLOWHOST_BIN_DIR="$bin" scripts/examples.sh
 # The same suite on PostgreSQL (a throw-away cluster; tests that read the
 # SQLite file itself are skipped, test_postgres.py ran above already).
 FLOWHOST_TEST_BACKEND=postgresql FLOWHOST_BIN_DIR="$bin" python3 -m pytest -q -rfE Tests/EndToEnd --deselect Tests/EndToEnd/test_postgres.py

@@ -1,0 +1,40 @@
+import FlowHostTesting
+
+/// A flow that asks the client's platform something and says what it heard,
+/// and sets a timer: what the scripted client and the clock are for.
+final class AskingFlow: Flow {
+    static let declaration = FlowDeclaration(
+        name: "asker", version: "0.1.0",
+        methods: [
+            FlowMethod("asker.ask", params: [FlowParam("question", .string)]),
+            FlowMethod("asker.later", params: [FlowParam("ms", .integer)]),
+        ],
+        events: [FlowEvent("onHeard"), FlowEvent("onLater")])
+
+    let host: FlowHost
+    init(host: FlowHost, config: JSON) throws(FlowHostError) { self.host = host }
+
+    func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? {
+        switch method {
+        case "asker.ask":
+            host.request("platform/confirm", ["question": .string(try params.requiredString("question"))]) { [host] outcome in
+                switch outcome {
+                case .success(let answer): host.emit("onHeard", ["answer": answer])
+                case .failure(let error): host.emit("onHeard", ["error": .int(error.code.rawValue)])
+                }
+            }
+            return nil
+        default:
+            _ = host.setTimer(milliseconds: UInt32(try params.requiredInt("ms"))) { [host] in host.emit("onLater", .object()) }
+            return nil
+        }
+    }
+}
+
+/// A flow from elsewhere that claims the built-in step-up's service.
+final class LookalikeStepUp: Flow {
+    static let declaration = FlowDeclaration(
+        name: "lookalike", version: "0.1.0", services: [FlowService("stepup.authenticate")])
+    init(host: FlowHost, config: JSON) throws(FlowHostError) {}
+    func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? { nil }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import FlowHostTesting
+import Testing
+
+/// The embedded test host itself: built libraries, the scripted client's
+/// host requests, the clock, the change feed, and refusals with the host's reasons.
+@Suite struct TestHostTests {
+    /// The built products (`swift build` first; scripts/test.sh sets FLOWHOST_BIN_DIR).
+    static var binaries: String {
+        ProcessInfo.processInfo.environment["FLOWHOST_BIN_DIR"]
+            ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent(".build/debug").path
+    }
+
+    static func library(_ name: String) throws -> String {
+        let path = binaries + "/lib\(name).so"
+        // A failure, not a skip: a suite that silently skips proves nothing.
+        guard FileManager.default.fileExists(atPath: path) else { throw TestHostError("no built \(path): run `swift build` first") }
+        return path
+    }
+
+    @Test func aBuiltCLibraryIsLoadedAndDrivenWithTheChangeFeed() throws {
+        let host = try TestHost(libraries: [try Self.library("FlowExampleEchoC")])
+        #expect(host.flowNames == ["echo"])
+        try host.initialize()
+        #expect(try host.request("echo", ["text": "hi"]) == ["text": "hi"])
+        #expect(try host.request("echo.subscribe", ["topic": "echo.room"]) == ["ok": true])
+        #expect(try host.request("echo.publish", ["topic": "echo.room", "payload": ["n": 1]]) == ["ok": true])
+        #expect(try host.expectEvent("onEchoFeed").params == ["topic": "echo.room", "payload": ["n": 1]])
+        do {
+            try host.request("echo.subscribe", ["topic": "sessions.ended"])
+            Issue.record("a flow read a host topic it does not list")
+        } catch {
+            #expect(error.code == .notPermitted)
+        }
+    }
+
+    @Test func hostRequestsAreAnsweredByAHandlerOrByHand() throws {
+        let host = try TestHost(flows: [AskingFlow.self])
+        try host.initialize()
+        try host.request("asker.ask", ["question": "pay?"])
+        #expect(host.nextEvent("onHeard") == nil)
+        let pending = try #require(host.pendingHostRequests.first)
+        #expect(pending.method == "platform/confirm" && pending.params["question"]?.stringValue == "pay?")
+        host.reply(to: pending, with: .success(["confirmed": true]))
+        #expect(try host.expectEvent("onHeard").params == ["answer": ["confirmed": true]])
+
+        host.answer("platform/confirm") { _ in .failure(FlowHostError(.notAllowedNow, message: "no")) }
+        try host.request("asker.ask", ["question": "again?"])
+        #expect(try host.expectEvent("onHeard").params == ["error": .int(ErrorCode.notAllowedNow.rawValue)])
+        #expect(host.pendingHostRequests.isEmpty)
+    }
+
+    @Test func timersFireWhenTheClockIsMovedNotBefore() throws {
+        let host = try TestHost(flows: [AskingFlow.self])
+        try host.initialize()
+        try host.request("asker.later", ["ms": 5000])
+        host.advance(milliseconds: 4999)
+        #expect(host.nextEvent("onLater") == nil)
+        host.advance(milliseconds: 1)
+        _ = try host.expectEvent("onLater")
+    }
+
+    @Test func aFlowThatClaimsABuiltInFlowsNameIsRefusedWithTheHostsReason() throws {
+        let stepUp = try Self.library("FlowPluginStepUp")
+        #expect(throws: TestHostError.self) { _ = try TestHost(flows: [LookalikeStepUp.self], builtInLibraries: [stepUp]) }
+        do {
+            _ = try TestHost(flows: [LookalikeStepUp.self], builtInLibraries: [stepUp])
+        } catch {
+            #expect("\(error)".contains("service stepup.authenticate is owned by the built-in flow step-up"))
+        }
+        // Without the built-in flow the name is free.
+        #expect(try TestHost(flows: [LookalikeStepUp.self]).flowNames == ["lookalike"])
+    }
+
+    @Test func theStoreIsRealAndThrownAway() throws {
+        var folder = ""
+        do {
+            let host = try TestHost(flows: [AskingFlow.self])
+            folder = host.folder
+            #expect(FileManager.default.fileExists(atPath: folder + "/store.sqlite"))
+            #expect(try !host.addUser("alice").isEmpty)
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder), "removed with the host")
+    }
+}
