@@ -38,6 +38,12 @@ extension StoreWriter {
         try run("DELETE FROM audit_count WHERE hour < ?", [.integer(before)])
     }
 
+    /// Deletes the log's rows from before `before` (the database refuses any
+    /// younger than 90 days); returns how many.
+    @discardableResult public func pruneAudit(before: Int64) throws -> Int {
+        try run("DELETE FROM audit WHERE at < ?", [.integer(before)])
+    }
+
     @discardableResult public func append(_ entry: AuditEntry) throws -> Int64 {
         try insert(
             "INSERT INTO audit (at, user_id, device_id, action, outcome, detail) VALUES (?, ?, ?, ?, ?, ?)",

@@ -2,8 +2,8 @@ import FlowHostAccounts
 import FlowHostStore
 
 /// The audit domain's tables: the log and its hourly counts, both
-/// append-only in the database itself (an hour's count may go once it is
-/// older than 90 days, the least `retention.counterDays` allows).
+/// append-only in the database itself (a row may go once it is older than
+/// 90 days, the least `retention.auditDays` and `counterDays` allow).
 public enum AuditSchema {
     public static func register(in migrator: inout SchemaMigrator) {
         // The log names users it knows (`AuditLog` looks them up).
@@ -78,5 +78,22 @@ public enum AuditSchema {
                 CREATE TRIGGER audit_count_no_truncate BEFORE TRUNCATE ON audit_count FOR EACH STATEMENT EXECUTE FUNCTION flowhost_refuse('audit is append-only');
                 """,
             replacing: ["postgres/v2-append-only-truncate"])
+        // Bounded: the retention sweep may delete log rows older than 90 days
+        // (by time, through an index); younger ones stay append-only.
+        migrator.registerMigration(
+            "audit/v3-retention",
+            sqlite: """
+                DROP TRIGGER audit_no_delete;
+                CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
+                    WHEN OLD.at > CAST(strftime('%s', 'now') AS INTEGER) - 7776000
+                    BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+                CREATE INDEX audit_by_time ON audit(at);
+                """,
+            postgres: """
+                DROP TRIGGER audit_no_delete ON audit;
+                CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit FOR EACH ROW
+                    WHEN (OLD.at > EXTRACT(EPOCH FROM now())::BIGINT - 7776000) EXECUTE FUNCTION flowhost_refuse('audit is append-only');
+                CREATE INDEX audit_by_time ON audit(at);
+                """)
     }
 }

@@ -35,6 +35,12 @@ extension StoreWriter {
             [.text(message.userID), .text(message.kind), .blob(message.sealedBody), .integer(message.createdAt), .optional(message.deliveredAt)])
     }
 
+    /// Deletes messages delivered or given up on before `before`; returns how many.
+    @discardableResult public func pruneOutbox(before: Int64) throws -> Int {
+        try run("DELETE FROM outbox WHERE delivered_at < ?", [.integer(before)])
+            + run("DELETE FROM outbox WHERE failed_at < ?", [.integer(before)])
+    }
+
     public func markDelivered(outboxID: Int64, at: Int64) throws {
         try run("UPDATE outbox SET delivered_at = ?, lease_until = NULL WHERE id = ?", [.integer(at), .integer(outboxID)])
     }

@@ -40,5 +40,18 @@ public enum OutboxSchema {
                 );
                 """,
             replacing: SchemaMigrator.accountsBeforeTheSplit)
+        // The worker reads only what waits; the retention sweep only what is finished.
+        migrator.registerMigration(
+            "delivery/v2-indexes",
+            sqlite: """
+                CREATE INDEX outbox_pending ON outbox(id) WHERE delivered_at IS NULL;
+                CREATE INDEX outbox_delivered ON outbox(delivered_at) WHERE delivered_at IS NOT NULL;
+                CREATE INDEX outbox_failed ON outbox(failed_at) WHERE failed_at IS NOT NULL;
+                """,
+            postgres: """
+                CREATE INDEX outbox_pending ON outbox(id) WHERE delivered_at IS NULL;
+                CREATE INDEX outbox_delivered ON outbox(delivered_at) WHERE delivered_at IS NOT NULL;
+                CREATE INDEX outbox_failed ON outbox(failed_at) WHERE failed_at IS NOT NULL;
+                """)
     }
 }

@@ -1,4 +1,5 @@
 import FlowHostAudit
+import FlowHostDelivery
 import FlowHostDevices
 import FlowHostNotifications
 import FlowHostSessions
@@ -12,9 +13,10 @@ import Glibc
 #endif
 
 /// How long the store keeps what only history needs, the config section
-/// `retention`. The audit log is kept: it is the record. Its hourly counts
-/// go after `counterDays`, never sooner than 90 days (the database itself
-/// refuses to delete a younger one).
+/// `retention`, so that every table stays bounded however long a store
+/// runs. The audit log and its hourly counts go after `auditDays` and
+/// `counterDays`, never sooner than 90 days (the database itself refuses to
+/// delete a younger row).
 public struct RetentionSettings: Sendable, Equatable {
     /// Change-feed events (a host down longer starts from now anyway).
     public var feedHours: Int64 = 24
@@ -26,6 +28,10 @@ public struct RetentionSettings: Sendable, Equatable {
     public var deviceChallengeMinutes: Int64 = 10
     /// The audit's hourly counts (refused and unauthenticated events).
     public var counterDays: Int64 = 400
+    /// The audit log's rows.
+    public var auditDays: Int64 = 400
+    /// Outbox messages delivered, or given up on (their sealed bodies are of no further use).
+    public var outboxDays: Int64 = 7
 
     public init() {}
 
@@ -37,13 +43,15 @@ public struct RetentionSettings: Sendable, Equatable {
             section, named: configKey,
             ranges: [
                 "feedHours": 1...8760, "notificationDays": 1...3650, "endedSessionDays": 1...3650, "deviceChallengeMinutes": 5...10_080,
-                "counterDays": 90...3650,
+                "counterDays": 90...3650, "auditDays": 90...3650, "outboxDays": 1...3650,
             ])
         if let value = values["feedHours"] { settings.feedHours = Int64(value) }
         if let value = values["notificationDays"] { settings.notificationDays = Int64(value) }
         if let value = values["endedSessionDays"] { settings.endedSessionDays = Int64(value) }
         if let value = values["deviceChallengeMinutes"] { settings.deviceChallengeMinutes = Int64(value) }
         if let value = values["counterDays"] { settings.counterDays = Int64(value) }
+        if let value = values["auditDays"] { settings.auditDays = Int64(value) }
+        if let value = values["outboxDays"] { settings.outboxDays = Int64(value) }
         return settings
     }
 }
@@ -58,6 +66,14 @@ public struct RetentionSweep {
         public var endedSessions = 0
         public var deviceChallenges = 0
         public var counters = 0
+        public var auditRows = 0
+        public var outboxMessages = 0
+
+        /// One line for the log and the admin's text output.
+        public var summary: String {
+            "\(feedEvents) feed events, \(notifications) notifications, \(endedSessions) ended sessions, \(deviceChallenges) device challenges, "
+                + "\(counters) hourly counts, \(auditRows) audit rows, \(outboxMessages) outbox messages"
+        }
     }
 
     public static func run(_ store: any FlowStore, _ settings: RetentionSettings, now: Int64) throws -> Removed {
@@ -68,6 +84,8 @@ public struct RetentionSweep {
             removed.endedSessions = try tx.pruneEndedSessions(before: now - settings.endedSessionDays * 86_400)
             removed.deviceChallenges = try tx.pruneDeviceChallenges(before: now - settings.deviceChallengeMinutes * 60)
             removed.counters = try tx.pruneAuditCounts(before: now - settings.counterDays * 86_400)
+            removed.auditRows = try tx.pruneAudit(before: now - settings.auditDays * 86_400)
+            removed.outboxMessages = try tx.pruneOutbox(before: now - settings.outboxDays * 86_400)
             return removed
         }
     }
@@ -83,7 +101,7 @@ public struct RetentionSweep {
             do {
                 let removed = try run(store, settings, now: now)
                 logger.info(
-                    "retention: removed \(removed.feedEvents) feed events, \(removed.notifications) notifications, \(removed.endedSessions) ended sessions, \(removed.deviceChallenges) device challenges, \(removed.counters) hourly counts")
+                    "retention: removed \(removed.summary)")
             } catch {
                 logger.error("retention sweep failed: \(error)")
             }

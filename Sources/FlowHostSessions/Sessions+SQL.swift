@@ -24,15 +24,16 @@ extension StoreReader {
     }
 
     /// Users with an active registration on the device, most recent login first.
+    /// Each user's last login is one index lookup (`session_by_device_user`),
+    /// however many sessions the device has had: the cost stays flat with history.
     public func usersRegistered(onDevice deviceID: String) throws -> [String] {
         try query(
             """
             SELECT d.user_id FROM device d
-            LEFT JOIN (SELECT user_id, MAX(created_at) AS last FROM session WHERE device_id = ? GROUP BY user_id) s
-              ON s.user_id = d.user_id
             WHERE d.device_id = ? AND d.status = 'ACTIVE'
-            ORDER BY COALESCE(s.last, 0) DESC, d.user_id
-            """, [.text(deviceID), .text(deviceID)]
+            ORDER BY COALESCE((SELECT MAX(s.created_at) FROM session s WHERE s.device_id = d.device_id AND s.user_id = d.user_id), 0) DESC,
+                d.user_id
+            """, [.text(deviceID)]
         ) { $0.string(0) }
     }
 }

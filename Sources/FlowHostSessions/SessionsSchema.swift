@@ -44,5 +44,19 @@ public enum SessionsSchema {
                 CREATE INDEX session_open_by_seen ON session(last_seen_at) WHERE ended_at IS NULL;
                 """,
             replacing: SchemaMigrator.accountsBeforeTheSplit)
+        // A device's last login per user is one lookup, not a read of the
+        // device's whole history; the retention sweep reads only ended ones.
+        migrator.registerMigration(
+            "sessions/v2-history-indexes",
+            sqlite: """
+                DROP INDEX session_by_device;
+                CREATE INDEX session_by_device_user ON session(device_id, user_id, created_at);
+                CREATE INDEX session_ended ON session(ended_at) WHERE ended_at IS NOT NULL;
+                """,
+            postgres: """
+                DROP INDEX session_by_device;
+                CREATE INDEX session_by_device_user ON session(device_id, user_id, created_at);
+                CREATE INDEX session_ended ON session(ended_at) WHERE ended_at IS NOT NULL;
+                """)
     }
 }

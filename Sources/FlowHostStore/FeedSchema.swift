@@ -48,5 +48,10 @@ enum FeedSchema {
                 CREATE TRIGGER feed_event_order BEFORE INSERT ON feed_event FOR EACH ROW EXECUTE FUNCTION flowhost_feed_order();
                 """,
             replacing: ["postgres/v1-feed-commit-order"])
+        // The retention sweep removes by age without reading the rest.
+        migrator.registerMigration(
+            "feed/v3-by-time",
+            sqlite: "CREATE INDEX feed_event_by_time ON feed_event(at);",
+            postgres: "CREATE INDEX feed_event_by_time ON feed_event(at);")
     }
 }

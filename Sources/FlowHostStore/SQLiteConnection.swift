@@ -87,7 +87,20 @@ final class SQLiteConnection: SQLDatabase {
         guard let compiled else { throw SQLiteError(code: SQLITE_MISUSE, message: "empty statement: \(sql)") }
         let statement = SQLiteStatement(handle: compiled, connection: self)
         statements[sql] = statement
+        if QueryPlanLog.path != nil { QueryPlanLog.record(sql, plan: queryPlan(sql)) }
         return statement
+    }
+
+    /// SQLite's plan for `sql` (the detail column of EXPLAIN QUERY PLAN), for `QueryPlanLog`.
+    private func queryPlan(_ sql: String) -> [String] {
+        var compiled: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, "EXPLAIN QUERY PLAN " + sql, -1, &compiled, nil) == SQLITE_OK, let compiled else { return [] }
+        defer { sqlite3_finalize(compiled) }
+        var lines: [String] = []
+        while sqlite3_step(compiled) == SQLITE_ROW {
+            if let detail = sqlite3_column_text(compiled, 3) { lines.append(String(cString: detail)) }
+        }
+        return lines
     }
 }
 

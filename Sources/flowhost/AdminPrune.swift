@@ -10,7 +10,7 @@ import Glibc
 extension Admin {
     struct Prune: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Delete what the config's retention no longer keeps (feed events, old notifications, ended sessions, spent device challenges, old hourly counts); hosts also do it hourly.")
+            abstract: "Delete what the config's retention no longer keeps (feed events, old notifications, ended sessions, spent device challenges, old audit rows and hourly counts, finished outbox messages); hosts also do it hourly.")
         @OptionGroup var options: AdminOptions
 
         func run() throws {
@@ -24,11 +24,9 @@ extension Admin {
                 let report: JSON = [
                     "feedEvents": .int(removed.feedEvents), "notifications": .int(removed.notifications),
                     "endedSessions": .int(removed.endedSessions), "deviceChallenges": .int(removed.deviceChallenges),
-                    "counters": .int(removed.counters),
+                    "counters": .int(removed.counters), "auditRows": .int(removed.auditRows), "outboxMessages": .int(removed.outboxMessages),
                 ]
-                options.emit(report) {
-                    "removed \(removed.feedEvents) feed events, \(removed.notifications) notifications, \(removed.endedSessions) ended sessions, \(removed.deviceChallenges) device challenges, \(removed.counters) hourly counts"
-                }
+                options.emit(report) { "removed \(removed.summary)" }
             }
         }
     }

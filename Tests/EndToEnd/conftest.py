@@ -86,7 +86,7 @@ def store_rows(path, query, *args):
         import sqlite3
         with sqlite3.connect("file:%s?mode=ro" % path, uri=True, timeout=10) as database:
             return database.execute(query, args).fetchall()
-    literals = iter("'%s'" % str(arg).replace("'", "''") if isinstance(arg, str) else str(int(arg)) for arg in args)
+    literals = iter("NULL" if arg is None else "'%s'" % str(arg).replace("'", "''") if isinstance(arg, str) else str(int(arg)) for arg in args)
     sql = re.sub(r"\?", lambda _: next(literals), re.sub(r"\b(FROM|UPDATE|INTO|JOIN) user\b", r'\1 "user"', query))
     store_location(path)
     rows = postgres_cluster().psql(STORE_MAP[str(path)], sql)
@@ -101,7 +101,7 @@ def store_execute(path, statement, *args):
         with sqlite3.connect(str(path), timeout=10) as database:
             database.execute(statement, args)
         return
-    literals = iter("'%s'" % str(arg).replace("'", "''") if isinstance(arg, str) else str(int(arg)) for arg in args)
+    literals = iter("NULL" if arg is None else "'%s'" % str(arg).replace("'", "''") if isinstance(arg, str) else str(int(arg)) for arg in args)
     import re
     store_location(path)
     postgres_cluster().psql(STORE_MAP[str(path)], re.sub(r"\?", lambda _: next(literals), statement))

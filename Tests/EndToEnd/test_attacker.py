@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import CHEAP_CONFIG, DEVICE, GOOD_PASSWORD, Deployment, activate, status_of, store_execute, store_rows, wait_until
+from conftest import BACKEND, CHEAP_CONFIG, DEVICE, GOOD_PASSWORD, Deployment, activate, status_of, store_execute, store_rows, wait_until
 from flowhost_client import RPCError
 
 
@@ -258,8 +258,27 @@ def test_retention_removes_only_what_history_alone_needs(deployment):
     remaining = store_rows(deployment.store, "SELECT uuid, status FROM notification")
     assert remaining == [(kept["notification_uuid"], "ACTIVE")], "an answerable notification is kept, however old"
     assert store_rows(deployment.store, "SELECT COUNT(*) FROM session WHERE ended_at IS NOT NULL")[0][0] == 0
-    assert store_rows(deployment.store, "SELECT COUNT(*) FROM audit")[0][0] >= audit_rows, "the audit is the record: kept"
-    assert deployment.admin("prune") == {"feedEvents": 0, "notifications": 0, "endedSessions": 0, "deviceChallenges": 0, "counters": 0}
+    assert store_rows(deployment.store, "SELECT COUNT(*) FROM audit")[0][0] >= audit_rows, "the audit is kept for retention.auditDays"
+    assert deployment.admin("prune") == {"feedEvents": 0, "notifications": 0, "endedSessions": 0, "deviceChallenges": 0, "counters": 0,
+                                         "auditRows": 0, "outboxMessages": 0}
+    # Audit rows go after retention.auditDays (400), and the database keeps any younger than 90 days.
+    # To age rows here (the sweep never updates them).
+    store_execute(deployment.store, "DROP TRIGGER audit_no_update" + (" ON audit" if BACKEND == "postgresql" else ""))
+    newest = store_rows(deployment.store, "SELECT MAX(id) FROM audit")[0][0]
+    store_execute(deployment.store, "UPDATE audit SET at = at - ? WHERE id = ?", 500 * day, newest)
+    store_execute(deployment.store, "UPDATE audit SET at = at - ? WHERE id = ?", 100 * day, newest - 1)
+    assert deployment.admin("prune")["auditRows"] == 1
+    assert store_rows(deployment.store, "SELECT COUNT(*) FROM audit WHERE id = ?", newest) == [(0,)]
+    with pytest.raises(Exception, match="append-only"):
+        store_execute(deployment.store, "DELETE FROM audit WHERE id = ?", newest - 2)
+    # Outbox messages delivered (or given up on) go after retention.outboxDays (7); waiting ones stay.
+    now = int(time.time())
+    for created, delivered, failed in [(now - 9 * day, now - 8 * day, None), (now - 9 * day, None, now - 8 * day),
+                                       (now - 9 * day, now - 6 * day, None), (now - 9 * day, None, None)]:
+        store_execute(deployment.store, "INSERT INTO outbox (user_id, kind, sealed_body, created_at, delivered_at, failed_at) VALUES (?, ?, '', ?, ?, ?)",
+                      "alice", "activation-code", created, delivered, failed)
+    assert deployment.admin("prune")["outboxMessages"] == 2
+    assert store_rows(deployment.store, "SELECT COUNT(*) FROM outbox") == [(2,)], "a recent delivery and a waiting message stay"
     # Hourly counts go after retention.counterDays (400), and the database keeps any younger than 90 days.
     now_hour = int(time.time()) // 3600 * 3600
     for age_days in (500, 100, 30):

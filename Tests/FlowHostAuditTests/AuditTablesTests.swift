@@ -13,8 +13,9 @@ import Testing
     @Test func auditIsAppendOnlyInTheDatabase() throws {
         let path = temporaryPath()
         let store = try SQLiteStore(path: path, schema: SchemaMigrator(AuditSchema.register(in:)))
+        let now = Int64(Date().timeIntervalSince1970)
         try store.write { tx in
-            try tx.append(AuditEntry(at: 1, userID: "u", deviceID: nil, action: "user.create", outcome: "ok"))
+            try tx.append(AuditEntry(at: now - 86_400, userID: "u", deviceID: nil, action: "user.create", outcome: "ok"))
             try tx.count(action: "login.user", outcome: "unknown", userID: nil, at: 7200)
             try tx.count(action: "login.user", outcome: "unknown", userID: nil, at: 7201)
         }
@@ -34,5 +35,11 @@ import Testing
         // The 1970 hour is past any retention: the database lets it go, and only it.
         #expect(try store.write { try $0.pruneAuditCounts(before: recentHour - 91 * 86_400) } == 1)
         #expect(try store.read { try $0.auditCounts(userID: nil, limit: 10) }.map(\.count) == [2])
+        // So is a log row past any retention (retention.auditDays), and only
+        // it: a sweep that reaches a row younger than 90 days is refused whole.
+        try store.write { tx in _ = try tx.append(AuditEntry(at: 1, userID: "u", deviceID: nil, action: "user.create", outcome: "ancient")) }
+        #expect(throws: SQLiteError.self) { try store.write { try $0.pruneAudit(before: now) } }
+        #expect(try store.write { try $0.pruneAudit(before: now - 91 * 86_400) } == 1)
+        #expect(try store.read { try $0.auditEntries(userID: nil, limit: 10) }.map(\.outcome) == ["ok"])
     }
 }

@@ -333,6 +333,40 @@ do {
                target: .absoluteAtMost(1000), note: "the receipt is stored and audited before the event")
 }
 
+// 10. Cost with history: the same login and logoff by one user on one
+// device, and the same level-0 signing, over the first 1,000 and again after
+// many more on the same store (10,000 with --quick, else 100,000). A ratio
+// near 1 means no statement of theirs reads what the earlier ones left.
+do {
+    let earlier = quick ? 10_000 : 100_000
+    let flows = try FlowScenarios(setup: setup, name: "history", argon2: (8, 1))
+    let server = try flows.host(device: "history")
+    _ = try flows.activate(server, "frank", code: try flows.addUser("frank"))
+    func mean(_ count: Int, _ body: () throws -> Void) throws -> Double {  // µs per round
+        let started = now()
+        for _ in 0..<count { try body() }
+        return Double(now() - started) / 1000 / Double(count)
+    }
+    let payload = String(repeating: "x", count: 200)
+    let signing = { try flows.step(server, #"{"jsonrpc":"2.0","id":9,"method":"authenticateUserAndSignData","params":["\#(payload)",0,0,"Invoice"]}"#, until: "onAuthenticateUserAndSignData") }
+    let signingFirst = try mean(1000, signing)
+    _ = try mean(earlier - 1000, signing)
+    let signingLater = try mean(1000, signing)
+    try flows.logOff(server, "frank")
+    let cycle = {
+        _ = try flows.login(server, "frank")
+        try flows.logOff(server, "frank")
+    }
+    let loginFirst = try mean(1000, cycle)
+    _ = try mean(earlier - 1000, cycle)
+    let loginLater = try mean(1000, cycle)
+    server.stop()
+    report.add("login + logoff with history behind it (µs)", flowhost: loginLater, reference: loginFirst, higherIsBetter: false,
+               target: .ratioAtMost(1.1), note: "1,000 after \(earlier) earlier on the same store and device; reference: the first 1,000")
+    report.add("level-0 signing with history behind it (µs)", flowhost: signingLater, reference: signingFirst, higherIsBetter: false,
+               target: .ratioAtMost(1.1), note: "1,000 after \(earlier) earlier by the same user; reference: the first 1,000")
+}
+
 postgres?.stop()
 report.print()
 try report.writeJSON(to: jsonPath)
