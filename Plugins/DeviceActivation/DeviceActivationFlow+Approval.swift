@@ -63,7 +63,6 @@ extension DeviceActivationFlow {
     /// Six characters both devices show, so the user can tell the request is theirs.
     static func verificationKey() -> String {
         let alphabet = Array("ABCDEFGHJKMNPQRSTVWXYZ23456789")
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<6).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+        return SecureRandom.string(length: 6, alphabet: alphabet)
     }
 }

@@ -12,11 +12,8 @@ public enum Hex {
     }
 }
 
-/// Random identifiers from the system CSPRNG (`SystemRandomNumberGenerator`
-/// is getrandom(2) on Linux): device ids, session ids, grants.
+/// Random identifiers from the system CSPRNG (`SecureRandom`): device ids,
+/// session ids, grants.
 public enum RandomHex {
-    public static func make(bytes count: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Hex.encode((0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) })
-    }
+    public static func make(bytes count: Int) -> String { Hex.encode(SecureRandom.bytes(count)) }
 }

@@ -4,18 +4,38 @@ import Glibc
 import Darwin
 #endif
 
-/// Secrets from the system CSPRNG (`SystemRandomNumberGenerator` is
-/// getrandom(2) on Linux), and wiping buffers that held one.
+/// Secrets from the system CSPRNG, and wiping buffers that held one.
+///
+/// A buffer is filled with one call to the system's source, never a byte at a time: `UInt8.random(using: &SystemRandomNumberGenerator())`
+/// makes a system call per byte, and a login drew some eighty of them.
 public enum SecureRandom {
     public static func bytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { fill($0) }
+        return bytes
     }
 
-    /// `length` characters drawn uniformly from `alphabet`.
+    /// Fills `buffer` from the kernel's CSPRNG: arc4random_buf, which glibc
+    /// (2.36 and later) and Darwin serve from getrandom(2) in one call, and
+    /// which never fails.
+    public static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        arc4random_buf(base, buffer.count)
+    }
+
+    /// `length` characters drawn uniformly from `alphabet` (rejection
+    /// sampling over random bytes: no character is likelier than another).
     public static func string(length: Int, alphabet: [Character]) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
+        precondition(!alphabet.isEmpty && alphabet.count <= 256)
+        let limit = 256 - 256 % alphabet.count
+        var result: [Character] = []
+        result.reserveCapacity(length)
+        while result.count < length {
+            for byte in bytes(length - result.count + 8) where Int(byte) < limit && result.count < length {
+                result.append(alphabet[Int(byte) % alphabet.count])
+            }
+        }
+        return String(result)
     }
 
     public static func hex(bytes count: Int) -> String { RandomHex.make(bytes: count) }
