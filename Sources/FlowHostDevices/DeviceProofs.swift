@@ -101,6 +101,46 @@ public final class DeviceProofs {
         }
     }
 
+    /// The whole proof in one transaction, for a key this host holds (host
+    /// custody): no client answers in between, so the challenge is made,
+    /// signed by `sign` (the keyring), checked against the registered public
+    /// key and used at once, with one commit where `begin` and `finish` take
+    /// two. The checks and what is stored and audited are theirs.
+    public func proveHeld(userID: String, deviceID: String, reason: String, sign: (DeviceKeyRecord, [UInt8]) -> [UInt8]?) throws -> Finish? {
+        let now = clock()
+        let nonce = SecureRandom.bytes(32)
+        let proof = RandomHex.make(bytes: 32)
+        return try store.write(durability: .relaxed) { tx -> Finish? in
+            guard try tx.device(userID: userID, deviceID: deviceID)?.status == .active else {
+                try audit.count(tx, try tx.user(userID)?.userID, "device.prove", "not-registered")
+                return .refused(reason: "not-registered")
+            }
+            guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID), key.custody == "host" else { return nil }
+            if key.revokedAt != nil {
+                try audit.count(tx, userID, "device.prove", "revoked")
+                return .refused(reason: "revoked")
+            }
+            guard let publicKey = HexBytes.decode(key.publicKey) else {
+                try audit.count(tx, userID, "device.prove", "not-registered")
+                return .refused(reason: "not-registered")
+            }
+            if nonce[0] == 0 { try tx.pruneDeviceChallenges(before: now - Self.proofSeconds) }
+            let message = Self.challengeMessage(userID: userID, deviceID: deviceID, nonce: nonce, reason: reason)
+            let valid = sign(key, message).map { Ed25519.verify($0, of: message, publicKey: publicKey) } ?? false
+            try tx.insert(
+                DeviceChallengeRecord(
+                    nonceHash: Self.hash(nonce), userID: userID, deviceID: deviceID, keyID: key.keyID, expiresAt: now + Self.challengeSeconds))
+            _ = try tx.useDeviceChallenge(
+                nonceHash: Self.hash(nonce), userID: userID, deviceID: deviceID, now: now, proofHash: valid ? Self.hash(Array(proof.utf8)) : nil,
+                proofExpiresAt: valid ? now + Self.proofSeconds : nil)
+            guard valid else {
+                try audit.count(tx, userID, "device.prove", "bad-signature")
+                return .refused(reason: "bad-signature")
+            }
+            return .proven(proof: proof)
+        }
+    }
+
     /// A proof spent by a login step, inside its transaction.
     public func spend(_ tx: any StoreWriter, proof: String, userID: String, deviceID: String) throws -> Bool {
         try tx.spendDeviceProof(proofHash: Self.hash(Array(proof.utf8)), userID: userID, deviceID: deviceID, now: clock())

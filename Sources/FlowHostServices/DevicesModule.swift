@@ -48,6 +48,37 @@ enum DevicesModule {
             caller, call, finish throws(FlowHostError) in
             let (userID, deviceID, reason) = (call.userID, call.deviceID, call.reason)
             let refused: (String) -> Void = { why in finish(.success(.refused(status: SDKCode.deviceNotRegistered, reason: why))) }
+            let proven: (String, String) -> Void = { proof, keyID in
+                // An LDA step-up is the client's check and this proof: the evidence for
+                // `session.reauthenticate`, a step the flow takes.
+                let token = reason == Self.ldaStepUpReason ? engine.session.issueReauthentication(userID: userID) : nil
+                finish(.success(.proven(proof: proof, keyID: keyID, reauthentication: token)))
+            }
+            if custody() == "host", let keyring {
+                // The key is in this host's keyring: the whole proof in one transaction.
+                var keyID = ""
+                let held: DeviceProofs.Finish?
+                do {
+                    held = try devices.proveHeld(userID: userID, deviceID: deviceID, reason: reason) { key, message in
+                        keyID = key.keyID
+                        // A host that does not hold the key (another machine, another
+                        // device folder) has nothing to sign with: the proof fails.
+                        do { return try keyring.sign(message, keyID: key.keyID) } catch {
+                            // A key file others can reach is refused, never used; say which and how to fix it.
+                            engine.logger.error("device key refused: \(error)")
+                            return nil
+                        }
+                    }
+                } catch {
+                    engine.logger.error("device proof failed: \(error)")
+                    return finish(.failure(.internalError))
+                }
+                switch held {
+                case .proven(let proof): return proven(proof, keyID)
+                case .refused(let why): return refused(why)
+                case nil: break  // no key held here (none yet, or the platform's): the two steps below
+                }
+            }
             let start: DeviceProofs.Start
             do { start = try devices.begin(userID: userID, deviceID: deviceID, reason: reason) } catch {
                 engine.logger.error("device proof failed: \(error)")
@@ -62,11 +93,7 @@ enum DevicesModule {
                         switch try devices.finish(
                             userID: userID, deviceID: deviceID, nonce: nonce, message: message, signature: signature ?? [])
                         {
-                        case .proven(let proof):
-                            // An LDA step-up is the client's check and this proof: the evidence for
-                            // `session.reauthenticate`, a step the flow takes.
-                            let token = reason == Self.ldaStepUpReason ? engine.session.issueReauthentication(userID: userID) : nil
-                            finish(.success(.proven(proof: proof, keyID: key.keyID, reauthentication: token)))
+                        case .proven(let proof): proven(proof, key.keyID)
                         case .refused(let why): refused(why)
                         }
                     } catch {

@@ -1,0 +1,55 @@
+@testable import FlowHostDevices
+import FlowHostAccounts
+import FlowHostAudit
+import FlowHostStore
+import Foundation
+import Testing
+
+/// A proof with a key the host holds, made in one transaction: signed,
+/// checked against the registered key, and single use like any other.
+@Suite struct DeviceProofsTests {
+    let store: SQLiteStore
+    let proofs: DeviceProofs
+    let keys = Ed25519.makeKeyPair()
+
+    init() throws {
+        let folder = NSTemporaryDirectory() + "flowhost-proofs-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(DevicesSchema.register(in:)))
+        proofs = DeviceProofs(DomainContext(store: store, clock: { 1_800_000_000 }))
+        try store.write { tx in
+            try tx.insert(UserRecord(userID: "alice", status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 1))
+            try tx.save(DeviceRecord(userID: "alice", deviceID: "d1", name: "phone", createdAt: 1, lastAccessAt: 1))
+            try tx.save(DeviceRecord(userID: "alice", deviceID: "d2", name: "tablet", createdAt: 1, lastAccessAt: 1))
+        }
+        try store.write { tx in
+            try proofs.register(tx, userID: "alice", deviceID: "d1", keyID: Ed25519.keyID(of: keys.publicKey), publicKey: keys.publicKey, custody: "host")
+            try proofs.register(tx, userID: "alice", deviceID: "d2", keyID: "platform-key", publicKey: keys.publicKey, custody: "platform")
+        }
+    }
+
+    func prove(_ device: String, signingWith secretKey: [UInt8]?) throws -> DeviceProofs.Finish? {
+        try proofs.proveHeld(userID: "alice", deviceID: device, reason: "login") { _, message in
+            secretKey.map { Ed25519.sign(message, secretKey: $0) }
+        }
+    }
+
+    @Test func theRightKeyProvesOnceAndTheProofIsSpentOnce() throws {
+        guard case .proven(let proof) = try prove("d1", signingWith: keys.secretKey) else {
+            Issue.record("the device's own key did not prove it")
+            return
+        }
+        #expect(try store.write { try proofs.spend($0, proof: proof, userID: "alice", deviceID: "d1" ) })
+        #expect(try store.write { try proofs.spend($0, proof: proof, userID: "alice", deviceID: "d1" ) } == false, "single use")
+        #expect(try store.write { try proofs.spend($0, proof: proof, userID: "alice", deviceID: "d2" ) } == false, "this device's only")
+    }
+
+    @Test func anotherKeyOrNoSignatureIsRefusedAndNothingElseIsProvedHere() throws {
+        #expect(try prove("d1", signingWith: Ed25519.makeKeyPair().secretKey) == .refused(reason: "bad-signature"))
+        #expect(try prove("d1", signingWith: nil) == .refused(reason: "bad-signature"))
+        #expect(try prove("d2", signingWith: keys.secretKey) == nil, "the platform's key: the client is asked, in two steps")
+        #expect(try prove("d9", signingWith: keys.secretKey) == .refused(reason: "not-registered"))
+        try store.write { tx in _ = try tx.revokeDeviceKey(userID: "alice", deviceID: "d1", at: 2) }
+        #expect(try prove("d1", signingWith: keys.secretKey) == .refused(reason: "revoked"))
+    }
+}
