@@ -57,6 +57,8 @@ public final class TestHost {
         clock = ManualClock(monotonicMilliseconds: 1_000_000, wallSeconds: Int64(time(nil)))
         let configuration: HostConfiguration
         do {
+            // A copy: the caller's config is theirs, and stays as they wrote it.
+            let config = config.deepCopy()
             if config["passwords"] == nil { config["passwords"] = ["argon2": ["memoryKiB": 8192, "iterations": 1, "parallelism": 1]] }
             configuration = try HostConfiguration.parse(config, moduleSections: HostModules.configSections)
         } catch {
