@@ -36,9 +36,8 @@ struct Serve: ParsableCommand {
         let engine = HostEngine(options: configuration.options, sink: frames, logger: logger)
         engine.frameTrace = trace
         engine.publishedContract = try host.publishedContract()
-        let settings: HostSettings
-        do { settings = try HostSettings(configuration) } catch { throw ValidationError("\(error)") }
-        let domains = try storage.domains(configuration, logger: logger, deliver: true)
+        let settings = try HostSettings(validating: configuration)
+        let domains = try storage.domains(settings, logger: logger, deliver: true)
         HostModules.register(domains, feedWake: try storage.feedWake(),
             keyring: try storage.keyring(), issuer: try storage.issuer(), retention: settings.retention, approvals: settings.approvals, in: engine)
         for unoffered in try host.loadPlugins(into: engine, configuration: configuration) { logger.warning("\(unoffered.description)") }

@@ -59,11 +59,10 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// Opens the store and builds the domain services with the config's
-    /// settings. With a delivery command, its worker starts when `deliver` is
-    /// set (the host), and takes up what a stopped host left undelivered.
-    func domains(_ configuration: HostConfiguration, logger: Logger? = nil, deliver: Bool = false) throws -> HostDomains {
-        let parsed: HostSettings
-        do { parsed = try HostSettings(configuration) } catch { throw ValidationError("\(error)") }
+    /// settings (parsed once by the caller, `HostSettings(validating:)`). With a
+    /// delivery command, its worker starts when `deliver` is set (the host),
+    /// and takes up what a stopped host left undelivered.
+    func domains(_ parsed: HostSettings, logger: Logger? = nil, deliver: Bool = false) throws -> HostDomains {
         let (settings, sessionSettings, deliverySettings) = (parsed.credentials, parsed.sessions, parsed.delivery)
         let store = try openStore()
         let delivery: any CodeDelivery
@@ -109,5 +108,12 @@ struct StoreOptions: ParsableArguments {
             return try OutboxDelivery(keyPath: localFolder + "/outbox.key")
         }
         return try OutboxDelivery(keyPath: path + ".key")
+    }
+}
+
+extension HostSettings {
+    /// The config's domain sections, or the error that names the bad key, as the command line reports it.
+    init(validating configuration: HostConfiguration) throws {
+        do { try self.init(configuration) } catch { throw ValidationError("\(error)") }
     }
 }
