@@ -44,20 +44,13 @@ public final class DeviceProofs {
         let now = clock()
         let nonce = SecureRandom.bytes(32)
         return try store.write(durability: .relaxed) { tx in
-            guard try tx.device(userID: userID, deviceID: deviceID)?.status == .active else {
-                try audit.count(tx, try tx.user(userID)?.userID, "device.prove", "not-registered")
-                return .refused(reason: "not-registered")
+            let key: DeviceKeyRecord
+            switch try registeredKey(tx, userID: userID, deviceID: deviceID) {
+            case .refused(let why): return .refused(reason: why)
+            case .unbound: return .unbound
+            case .key(let registered): key = registered
             }
-            guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID) else { return .unbound }
-            if key.revokedAt != nil {
-                try audit.count(tx, userID, "device.prove", "revoked")
-                return .refused(reason: "revoked")
-            }
-            // Pruning now and then is enough: the rows are small, and expired ones never match.
-            if nonce[0] == 0 { try tx.pruneDeviceChallenges(before: now - Self.proofSeconds) }
-            try tx.insert(
-                DeviceChallengeRecord(
-                    nonceHash: Self.hash(nonce), userID: userID, deviceID: deviceID, keyID: key.keyID, expiresAt: now + Self.challengeSeconds))
+            try issue(tx, nonce: nonce, key: key, now: now)
             return .challenge(
                 nonce: nonce, message: Self.challengeMessage(userID: userID, deviceID: deviceID, nonce: nonce, reason: reason), key: key)
         }
@@ -84,61 +77,90 @@ public final class DeviceProofs {
                 try audit.count(tx, userID, "device.prove", "not-registered")
                 return .refused(reason: "not-registered")
             }
-            let valid = Ed25519.verify(signature, of: message, publicKey: publicKey)
-            guard
-                try tx.useDeviceChallenge(
-                    nonceHash: Self.hash(nonce), userID: userID, deviceID: deviceID, now: now, proofHash: valid ? Self.hash(Array(proof.utf8)) : nil,
-                    proofExpiresAt: valid ? now + Self.proofSeconds : nil)
-            else {
-                try audit.count(tx, userID, "device.prove", "stale-challenge")
-                return .refused(reason: "stale-challenge")
-            }
-            guard valid else {
-                try audit.count(tx, userID, "device.prove", "bad-signature")
-                return .refused(reason: "bad-signature")
-            }
-            return .proven(proof: proof)
+            return try answer(tx, nonce: nonce, message: message, signature: signature, publicKey: publicKey, proof: proof, now: now,
+                userID: userID, deviceID: deviceID)
         }
     }
 
     /// The whole proof in one transaction, for a key this host holds (host
-    /// custody): no client answers in between, so the challenge is made,
+    /// custody): no client answers in between, so the challenge is issued,
     /// signed by `sign` (the keyring), checked against the registered public
     /// key and used at once, with one commit where `begin` and `finish` take
-    /// two. The checks and what is stored and audited are theirs.
+    /// two. The steps, the checks and what is stored and audited are theirs.
+    /// Nil when the device has no key held by the host: the two steps then apply.
     public func proveHeld(userID: String, deviceID: String, reason: String, sign: (DeviceKeyRecord, [UInt8]) -> [UInt8]?) throws -> Finish? {
         let now = clock()
         let nonce = SecureRandom.bytes(32)
         let proof = RandomHex.make(bytes: 32)
         return try store.write(durability: .relaxed) { tx -> Finish? in
-            guard try tx.device(userID: userID, deviceID: deviceID)?.status == .active else {
-                try audit.count(tx, try tx.user(userID)?.userID, "device.prove", "not-registered")
-                return .refused(reason: "not-registered")
+            let key: DeviceKeyRecord
+            switch try registeredKey(tx, userID: userID, deviceID: deviceID) {
+            case .refused(let why): return .refused(reason: why)
+            case .unbound: return nil
+            case .key(let registered): key = registered
             }
-            guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID), key.custody == "host" else { return nil }
-            if key.revokedAt != nil {
-                try audit.count(tx, userID, "device.prove", "revoked")
-                return .refused(reason: "revoked")
-            }
+            guard key.custody == "host" else { return nil }
             guard let publicKey = HexBytes.decode(key.publicKey) else {
                 try audit.count(tx, userID, "device.prove", "not-registered")
                 return .refused(reason: "not-registered")
             }
-            if nonce[0] == 0 { try tx.pruneDeviceChallenges(before: now - Self.proofSeconds) }
+            try issue(tx, nonce: nonce, key: key, now: now)
             let message = Self.challengeMessage(userID: userID, deviceID: deviceID, nonce: nonce, reason: reason)
-            let valid = sign(key, message).map { Ed25519.verify($0, of: message, publicKey: publicKey) } ?? false
-            try tx.insert(
-                DeviceChallengeRecord(
-                    nonceHash: Self.hash(nonce), userID: userID, deviceID: deviceID, keyID: key.keyID, expiresAt: now + Self.challengeSeconds))
-            _ = try tx.useDeviceChallenge(
+            return try answer(tx, nonce: nonce, message: message, signature: sign(key, message) ?? [], publicKey: publicKey, proof: proof,
+                now: now, userID: userID, deviceID: deviceID)
+        }
+    }
+
+    private enum RegisteredKey {
+        case key(DeviceKeyRecord)
+        case unbound
+        case refused(String)
+    }
+
+    /// The device's key, if the device is registered and active here and its
+    /// key is not revoked; a refusal is counted.
+    private func registeredKey(_ tx: any StoreWriter, userID: String, deviceID: String) throws -> RegisteredKey {
+        guard try tx.device(userID: userID, deviceID: deviceID)?.status == .active else {
+            try audit.count(tx, try tx.user(userID)?.userID, "device.prove", "not-registered")
+            return .refused("not-registered")
+        }
+        guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID) else { return .unbound }
+        if key.revokedAt != nil {
+            try audit.count(tx, userID, "device.prove", "revoked")
+            return .refused("revoked")
+        }
+        return .key(key)
+    }
+
+    /// Stores a challenge (single use, a minute) for `key`.
+    private func issue(_ tx: any StoreWriter, nonce: [UInt8], key: DeviceKeyRecord, now: Int64) throws {
+        // Pruning now and then is enough: the rows are small, and expired ones never match.
+        if nonce[0] == 0 { try tx.pruneDeviceChallenges(before: now - Self.proofSeconds) }
+        try tx.insert(
+            DeviceChallengeRecord(
+                nonceHash: Self.hash(nonce), userID: key.userID, deviceID: key.deviceID, keyID: key.keyID, expiresAt: now + Self.challengeSeconds))
+    }
+
+    /// Uses the challenge, with the proof it becomes when the signature
+    /// checks out; refusals are counted.
+    private func answer(
+        _ tx: any StoreWriter, nonce: [UInt8], message: [UInt8], signature: [UInt8], publicKey: [UInt8], proof: String, now: Int64,
+        userID: String, deviceID: String
+    ) throws -> Finish {
+        let valid = Ed25519.verify(signature, of: message, publicKey: publicKey)
+        guard
+            try tx.useDeviceChallenge(
                 nonceHash: Self.hash(nonce), userID: userID, deviceID: deviceID, now: now, proofHash: valid ? Self.hash(Array(proof.utf8)) : nil,
                 proofExpiresAt: valid ? now + Self.proofSeconds : nil)
-            guard valid else {
-                try audit.count(tx, userID, "device.prove", "bad-signature")
-                return .refused(reason: "bad-signature")
-            }
-            return .proven(proof: proof)
+        else {
+            try audit.count(tx, userID, "device.prove", "stale-challenge")
+            return .refused(reason: "stale-challenge")
         }
+        guard valid else {
+            try audit.count(tx, userID, "device.prove", "bad-signature")
+            return .refused(reason: "bad-signature")
+        }
+        return .proven(proof: proof)
     }
 
     /// A proof spent by a login step, inside its transaction.
