@@ -50,7 +50,7 @@ extension HostEngine {
         let offered = Set(names.services.keys).union(hostOffers)
         return plugins.flatMap { plugin in
             plugin.manifest.uses.sorted().filter { !offered.contains($0) }.map {
-                UnofferedService(flow: plugin.name, service: $0, nearest: ManifestKeys.nearest(to: $0, in: offered))
+                UnofferedService(flow: plugin.name, service: $0, nearest: NearestName.to($0, in: offered))
             }
         }
     }

@@ -58,7 +58,7 @@ public struct PluginPins: Sendable, Equatable {
                 pins.pinnedOnly = flag
             default:
                 throw Invalid(description: "\(key): unknown key"
-                    + (ManifestKeys.nearest(to: key, in: ["pins", "pinnedOnly"]).map { "; did you mean \"\($0)\"?" } ?? ""))
+                    + (NearestName.to(key, in: ["pins", "pinnedOnly"]).map { "; did you mean \"\($0)\"?" } ?? ""))
             }
         }
         return pins

@@ -35,9 +35,9 @@ import Testing
     }
 
     @Test func theNearestKeyIsOnlySuggestedWhenItIsASlip() {
-        #expect(ManifestKeys.distance("startsDialog", "startsDialogue") == 2)
-        #expect(ManifestKeys.nearest(to: "colour", in: ManifestKeys.service) == nil)
-        #expect(ManifestKeys.nearest(to: "Name", in: ManifestKeys.service) == "name")
+        #expect(NearestName.distance("startsDialog", "startsDialogue") == 2)
+        #expect(NearestName.to("colour", in: ManifestKeys.service) == nil)
+        #expect(NearestName.to("Name", in: ManifestKeys.service) == "name")
     }
 }
 
