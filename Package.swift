@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "flowhost", targets: ["flowhost"]),
+        .executable(name: "flowhost-cli", targets: ["flowhost-cli"]),
         // For Swift apps and tools that spawn flowhost: async/await, typed events.
         .library(name: "FlowHostClient", targets: ["FlowHostClient"]),
         // For flow authors: the Swift SDK a flow is written with, and an
@@ -138,9 +139,25 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
-        .executableTarget(
-            name: "flowhost",
+        // Starting the host, without swift-argument-parser (or the Foundation
+        // it links): the serve command line, the store's location, the flows.
+        .target(
+            name: "FlowHostLaunch",
             dependencies: [
+                "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
+                "FlowHostStore", "CFlowHostSystem", "JSONRPC", "FlowHostPOSIX",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        // The host a client spawns: serves a plain serve command line and
+        // hands every other one to flowhost-cli beside it.
+        .executableTarget(name: "flowhost", dependencies: ["FlowHostLaunch", "FlowHostCore"]),
+
+        // The whole command line (admin, demo, plugins, help), on swift-argument-parser.
+        .executableTarget(
+            name: "flowhost-cli",
+            dependencies: [
+                "FlowHostLaunch",
                 "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
                 "FlowHostNotifications", "FlowHostAudit", "FlowHostAccounts", "FlowHostStore",
                 "CFlowHostSystem", "JSONRPC", "FlowHostVocabulary",
@@ -188,6 +205,8 @@ let package = Package(
             ]),
         .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
         .testTarget(name: "FlowHostClientTests", dependencies: ["FlowHostClient"]),
+        // The fast serve command line against swift-argument-parser's, option for option.
+        .testTarget(name: "FlowHostLaunchTests", dependencies: ["FlowHostLaunch", "flowhost-cli"]),
         .testTarget(name: "FlowHostTestingTests", dependencies: ["FlowHostTesting"]),
         .testTarget(
             name: "FlowHostServicesTests",

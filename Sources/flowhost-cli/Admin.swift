@@ -40,7 +40,7 @@ struct AdminOptions: ParsableArguments {
         let configuration = try config.map { path in
             do { return try HostConfiguration.load(path: path, moduleSections: HostModules.configSections) } catch { throw ValidationError("\(error)") }
         } ?? HostConfiguration()
-        return try storage.domains(try HostSettings(validating: configuration))
+        return try storage.domains(try HostSettings.validated(configuration))
     }
 
     func credentials() throws -> CredentialService { try domains().credentials }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FlowHostLaunch
 import FlowHostVocabulary
 import FlowJSON
 
@@ -6,8 +7,9 @@ import FlowJSON
 import Glibc
 #endif
 
-/// `flowhost demo`: the main job. Spawns this same executable as a server on
-/// a temporary store and walks through every flow, printing the exchange.
+/// `flowhost demo`: the main job. Spawns `flowhost` (beside this executable)
+/// as a server on a temporary store and walks through every flow, printing
+/// the exchange.
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a scripted session of every flow against a temporary store.")
@@ -16,7 +18,10 @@ struct Demo: ParsableCommand {
     var store: String?
 
     func run() throws {
-        guard let executable = HostOptions.executablePath() else { throw ValidationError("cannot find my own executable") }
+        guard let binaries = ExecutableLocation.directory(), access(binaries + "/flowhost", X_OK) == 0 else {
+            throw ValidationError("cannot find flowhost beside this executable")
+        }
+        let executable = binaries + "/flowhost"
         var template = Array("/tmp/flowhost-demo-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw ValidationError("cannot create a temporary folder") }
         let folder = String(cString: made)

@@ -1,48 +1,47 @@
-import FlowHostPOSIX
-import ArgumentParser
 import FlowHostCore
 import FlowHostCredentials
 import FlowHostDelivery
 import FlowHostDevices
+import FlowHostPOSIX
 import FlowHostServices
 import FlowHostSessions
 import FlowHostStore
-import JSONRPC
 import Logging
 
+/// Where the store is, and the host's own files beside it (the outbox key,
+/// the issuer key, the device keyring): for the host and the admin commands.
+public struct StoreLocation: Equatable, Sendable {
+    public var store: String?
+    public var stateDir: String?
+    public var deviceDir: String?
 
-/// Where the store is, and the credential service over it.
-struct StoreOptions: ParsableArguments {
-    @Option(help: "The store: a SQLite file, or a postgresql:// URL without a password (default: FLOWHOST_STORE, else ~/.local/share/flowhost/flowhost.sqlite).")
-    var store: String?
-
-    @Option(help: "With a PostgreSQL store, the folder of this host's own files: the outbox key and host-custody device keys (default: FLOWHOST_STATE_DIR, else ~/.local/share/flowhost).")
-    var stateDir: String?
-
-    @Option(help: "The folder of this host's device keys (host custody; default: devices/ beside the store).")
-    var deviceDir: String?
+    public init(store: String? = nil, stateDir: String? = nil, deviceDir: String? = nil) {
+        self.store = store
+        self.stateDir = stateDir
+        self.deviceDir = deviceDir
+    }
 
     /// The keyring of host-custody device keys: 0700, each key file 0600.
-    func keyring() throws -> DeviceKeyring {
+    public func keyring() throws(LaunchError) -> DeviceKeyring {
         let folder = deviceDir ?? {
             if isPostgres { return localFolder + "/devices" }
             let store = path
             guard let slash = store.lastIndex(of: "/") else { return "devices" }
             return String(store[..<slash]) + "/devices"
         }()
-        do { return try DeviceKeyring(folder: folder) } catch { throw ValidationError("\(error)") }
+        do { return try DeviceKeyring(folder: folder) } catch { throw .usage("\(error)") }
     }
 
-    var path: String {
+    public var path: String {
         if let store { return store }
         if let environment = SystemEnvironment.value("FLOWHOST_STORE"), !environment.isEmpty { return environment }
         return SQLiteStore.defaultPath()
     }
 
-    var isPostgres: Bool { PostgresStore.isURL(path) }
+    public var isPostgres: Bool { PostgresStore.isURL(path) }
 
     /// Where a PostgreSQL store's host keeps its own files.
-    var localFolder: String {
+    public var localFolder: String {
         if let stateDir { return stateDir }
         if let environment = SystemEnvironment.value("FLOWHOST_STATE_DIR"), !environment.isEmpty { return environment }
         let sqlite = SQLiteStore.defaultPath()
@@ -50,19 +49,19 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The store the location names: PostgreSQL for a URL, else a SQLite file.
-    func openStore() throws -> any FlowStore {
+    public func openStore() throws -> any FlowStore {
         if let scheme = PostgresStore.scheme(of: path), !isPostgres {
-            throw ValidationError("the store \(scheme)://… is a URL of a kind FlowHost does not know (postgresql:// is; anything else is a SQLite file path)")
+            throw LaunchError.usage("the store \(scheme)://… is a URL of a kind FlowHost does not know (postgresql:// is; anything else is a SQLite file path)")
         }
         guard isPostgres else { return try SQLiteStore(path: path, schema: HostSchema.migrator) }
-        do { return try PostgresStore(url: path, schema: HostSchema.migrator) } catch { throw ValidationError("\(error)") }
+        do { return try PostgresStore(url: path, schema: HostSchema.migrator) } catch { throw LaunchError.usage("\(error)") }
     }
 
     /// Opens the store and builds the domain services with the config's
     /// settings (parsed once by the caller, `HostSettings(validating:)`). With a
     /// delivery command, its worker starts when `deliver` is set (the host),
     /// and takes up what a stopped host left undelivered.
-    func domains(_ parsed: HostSettings, logger: Logger? = nil, deliver: Bool = false) throws -> HostDomains {
+    public func domains(_ parsed: HostSettings, logger: Logger? = nil, deliver: Bool = false) throws -> HostDomains {
         let (settings, sessionSettings, deliverySettings) = (parsed.credentials, parsed.sessions, parsed.delivery)
         let store = try openStore()
         let delivery: any CodeDelivery
@@ -83,7 +82,7 @@ struct StoreOptions: ParsableArguments {
     }
 
     /// The change feed's wake-up: LISTEN/NOTIFY on PostgreSQL, else a file beside the store.
-    func feedWake() throws -> any FeedSignal {
+    public func feedWake() throws -> any FeedSignal {
         if isPostgres { return try PostgresFeedSignal(url: path) }
         return try FeedWake(path: path + ".feed")
     }
@@ -91,7 +90,7 @@ struct StoreOptions: ParsableArguments {
     /// The receipt issuer's key (`ReceiptIssuer`): beside the store file, or
     /// with PostgreSQL in the state folder (the same file on every machine).
     /// Read on first use only.
-    func issuer() throws -> ReceiptIssuer {
+    public func issuer() throws -> ReceiptIssuer {
         if isPostgres {
             try PrivateFile.makeFolders(localFolder)
             return ReceiptIssuer(path: localFolder + "/issuer.key")
@@ -102,7 +101,7 @@ struct StoreOptions: ParsableArguments {
     /// The outbox, sealed with a key kept beside the store file (with
     /// PostgreSQL, in the state folder: every machine that delivers codes
     /// needs the same key file).
-    func outbox() throws -> OutboxDelivery {
+    public func outbox() throws -> OutboxDelivery {
         if isPostgres {
             try PrivateFile.makeFolders(localFolder)
             return try OutboxDelivery(keyPath: localFolder + "/outbox.key")
@@ -113,7 +112,7 @@ struct StoreOptions: ParsableArguments {
 
 extension HostSettings {
     /// The config's domain sections, or the error that names the bad key, as the command line reports it.
-    init(validating configuration: HostConfiguration) throws {
-        do { try self.init(configuration) } catch { throw ValidationError("\(error)") }
+    public init(validating configuration: HostConfiguration) throws(LaunchError) {
+        do { try self.init(configuration) } catch { throw .usage("\(error)") }
     }
 }

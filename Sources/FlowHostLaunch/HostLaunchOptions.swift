@@ -1,0 +1,121 @@
+import FlowHostCore
+import FlowHostPOSIX
+import FlowHostServices
+import JSONRPC
+import Logging
+
+/// What every command that loads flows is told: where flows come from,
+/// which to trust, the config, the trace, the contract and the log level.
+/// Plain values: `flowhost` fills them from its own small parser, and
+/// `flowhost-cli` from swift-argument-parser's `HostOptions`.
+public struct HostLaunchOptions: Equatable, Sendable {
+    public var pluginDirectories: [String] = []
+    public var noDefaultPlugins = false
+    public var examples = false
+    public var strict = false
+    public var pinArguments: [String] = []
+    public var pinnedOnly = false
+    public var config: String?
+    public var trace: String?
+    public var contract: String?
+    public var logLevel: String?
+
+    public init() {}
+
+    /// `--plugins` folders (a relative one is taken from the working
+    /// folder: the operator typed it), then FLOWHOST_PLUGIN_PATH (where a
+    /// relative or empty entry is refused: it would load from wherever the
+    /// host happens to run), then the executable's folder.
+    public func searchPath() -> [PluginDirectory] {
+        var directories = pluginDirectories.map {
+            PluginDirectory(path: $0.hasPrefix("/") ? $0 : ExecutableLocation.workingDirectory() + "/" + $0)
+        }
+        if let environment = SystemEnvironment.value("FLOWHOST_PLUGIN_PATH") {
+            directories += environment.split(separator: ":", omittingEmptySubsequences: false).map {
+                PluginDirectory(path: $0.isEmpty ? "(empty entry in FLOWHOST_PLUGIN_PATH)" : String($0), origin: .pluginPath)
+            }
+        }
+        if !noDefaultPlugins, let executable = ExecutableLocation.directory() {
+            directories.append(PluginDirectory(path: executable, requiredPrefix: "libFlowPlugin", origin: .builtIn))
+        }
+        if examples, let executable = ExecutableLocation.directory() {
+            directories.append(PluginDirectory(path: executable, requiredPrefix: "libFlowExample", origin: .example))
+        }
+        return directories
+    }
+
+    /// `--trace FILE`, else FLOWHOST_TRACE: the frame trace, if asked for.
+    public func frameTrace() throws(LaunchError) -> FrameTrace? {
+        guard let path = trace ?? SystemEnvironment.value("FLOWHOST_TRACE"), !path.isEmpty else { return nil }
+        do { return try FrameTrace(path: path) } catch { throw .usage("cannot open the trace file: \(error)") }
+    }
+
+    /// `--contract`, else FLOWHOST_CONTRACT, else the first contract found
+    /// from the executable: installed beside it or in ../share/flowhost, or,
+    /// for a build in a source tree (`.build/debug`), that tree's `Protocol/`.
+    /// A named file that cannot be read stops the host; a searched one that
+    /// is absent is no contract.
+    public func publishedContract() throws(LaunchError) -> PublishedContract? {
+        if let named = contract ?? SystemEnvironment.value("FLOWHOST_CONTRACT"), !named.isEmpty {
+            if named == "none" { return nil }
+            do { return try PublishedContract(path: named) } catch { throw .usage("cannot read the contract \(named): \(error)") }
+        }
+        guard var folder = ExecutableLocation.directory() else { return nil }
+        var candidates = [folder + "/openrpc.json", folder + "/../share/flowhost/openrpc.json"]
+        for _ in 0..<4 {
+            guard let slash = folder.lastIndex(of: "/"), slash != folder.startIndex else { break }
+            folder = String(folder[..<slash])
+            candidates.append(folder + "/Protocol/openrpc.json")
+        }
+        return candidates.lazy.compactMap { try? PublishedContract(path: $0) }.first
+    }
+
+    public func makeLogger() throws(LaunchError) -> Logger {
+        let name = logLevel ?? SystemEnvironment.value("FLOWHOST_LOG_LEVEL") ?? "warning"
+        guard let level = Logger.Level(rawValue: name) else { throw .usage("unknown log level \(name)") }
+        let sink = StderrSink()
+        LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: level, sink: sink) }
+        return Logger(label: "flowhost")
+    }
+
+    public func loadConfiguration() throws(LaunchError) -> HostConfiguration {
+        guard let config else { return HostConfiguration() }
+        do { return try HostConfiguration.load(path: config, moduleSections: HostModules.configSections) } catch { throw .usage("\(error)") }
+    }
+
+    /// The config's pins, with `--pin` and `--pinned-only` over them.
+    public func pins(_ configuration: HostConfiguration) throws(LaunchError) -> PluginPins {
+        var pins = configuration.pins
+        do {
+            for argument in pinArguments { try pins.pin(argument: argument) }
+        } catch {
+            throw .usage(error.description)
+        }
+        if pinnedOnly { pins.pinnedOnly = true }
+        return pins
+    }
+
+    /// Opens, checks and installs every flow. Refusals are logged by the
+    /// engine. With --strict, a refusal found before loading stops the host
+    /// before any library is opened, so no refused library's code ever runs.
+    /// Returns what the loaded flows' `uses` name that nothing offers
+    /// (`hostOffers`: the host's services when the engine has none registered).
+    @discardableResult
+    public func loadPlugins(
+        into engine: HostEngine, configuration: HostConfiguration, hostOffers: Set<String> = []
+    ) throws(LaunchError) -> [HostEngine.UnofferedService] {
+        let (found, refusals) = PluginLoader.candidates(in: searchPath(), pins: try pins(configuration))
+        for refusal in refusals { engine.refuse(refusal) }
+        if strict, !refusals.isEmpty { throw .exit(3) }
+        var candidates: [LoadedPlugin] = []
+        for candidate in found {
+            switch PluginLoader.open(candidate) {
+            case .success(let plugin): candidates.append(plugin)
+            case .failure(let refusal): engine.refuse(refusal)
+            }
+        }
+        engine.install(candidates) { configuration.flowSections[$0] ?? .object() }
+        if strict, !engine.refusals.isEmpty { throw .exit(3) }
+        return engine.unofferedServices(hostOffers: hostOffers)
+    }
+}

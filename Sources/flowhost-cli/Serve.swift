@@ -1,0 +1,31 @@
+import ArgumentParser
+import FlowHostLaunch
+
+/// The protocol server: the default subcommand. `flowhost` serves a plain
+/// serve command line without this parser; this one serves the rest (and
+/// reports what is wrong with a command line `flowhost` handed over).
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve JSON-RPC 2.0 on stdin/stdout (the default).")
+
+    @OptionGroup var host: HostOptions
+    @OptionGroup var storage: StoreOptions
+
+    @Option(help: "Largest frame in bytes (default 1 MiB).")
+    var maxFrameBytes: Int?
+
+    var arguments: ServeArguments {
+        var arguments = ServeArguments()
+        arguments.host = host.launch
+        arguments.storage = storage.location
+        arguments.maxFrameBytes = maxFrameBytes
+        return arguments
+    }
+
+    func run() throws {
+        if let maxFrameBytes, maxFrameBytes <= 0 { throw ValidationError("--max-frame-bytes must be positive") }
+        let status: Int32
+        do { status = try ServeLauncher.run(arguments) } catch { status = try commandLine { throw error.error } }
+        throw ExitCode(status)
+    }
+}
