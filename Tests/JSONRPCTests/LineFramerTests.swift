@@ -117,6 +117,37 @@ private let sample: [UInt8] = Array(
         #expect(exceeds(#"["\\",[[]]]"#, 2))
     }
 
+    /// The plain byte-at-a-time reading the scan must agree with.
+    private func slowlyExceeds(_ bytes: [UInt8], _ limit: Int) -> Bool {
+        var (depth, inString, escaped) = (0, false, false)
+        for byte in bytes {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > limit { return true }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return false
+    }
+
+    @Test func agreesWithTheByteAtATimeReadingOnRandomTexts() {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array(#"[]{}"\a,"#.utf8)
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0..<40, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+            let limit = Int.random(in: 0..<6, using: &generator)
+            let fast = text.withUnsafeBytes { NestingDepth.exceeds($0, limit: limit) }
+            #expect(fast == slowlyExceeds(text, limit), "\(String(decoding: text, as: UTF8.self)) limit \(limit)")
+        }
+    }
+
     @Test func hundredThousandArrays() {
         #expect(exceeds(String(repeating: "[", count: 100_000), 64))
     }
