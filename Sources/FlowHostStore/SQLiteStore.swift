@@ -142,13 +142,15 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
                 try connection.execute("PRAGMA synchronous = \(synchronous)")
                 currentSynchronous = synchronous
             }
-            try connection.execute(begin)
+            // Prepared once and kept, like every other statement: compiling
+            // BEGIN and COMMIT from text each time cost more than the reads.
+            try connection.run(begin)
             do {
                 let result = try body(SQLTransaction(db: connection))
-                try connection.execute("COMMIT")
+                try connection.run("COMMIT")
                 return result
             } catch {
-                try? connection.execute("ROLLBACK")
+                _ = try? connection.run("ROLLBACK")
                 throw error
             }
         }
