@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/setup.sh
+scripts/setup.sh --bench
 swift build -c release
 swift build -c release --package-path Benchmarks
 mkdir -p Benchmarks/results

@@ -20,6 +20,19 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
+if [ "${1:-}" = "--bench" ]; then
+  # The benchmark counts instructions per request with valgrind's callgrind,
+  # on copies of the binaries stripped of their debug info (binutils' strip).
+  need_bench_apt=()
+  command -v valgrind >/dev/null 2>&1 || need_bench_apt+=(valgrind)
+  command -v strip >/dev/null 2>&1 || need_bench_apt+=(binutils)
+  if [ ${#need_bench_apt[@]} -gt 0 ]; then
+    echo "setup: apt-get install ${need_bench_apt[*]}"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need_bench_apt[@]}" >/dev/null
+  fi
+fi
+
 if [ "${1:-}" = "--test" ]; then
   # Node.js (Debian's nodejs) runs the TypeScript client's scenario suite;
   # tsc (Debian's node-typescript) type-checks its declarations.

@@ -98,6 +98,16 @@ final class Server {
         return (field("VmRSS"), field("VmHWM"))
     }
 
+    /// Proportional set size in KiB (/proc/PID/smaps_rollup): private pages
+    /// whole, each shared page divided by the processes that map it.
+    func proportionalSetKiB() -> Int {
+        guard let rollup = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { return 0 }
+        for line in rollup.split(separator: "\n") where line.hasPrefix("Pss:") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
+        }
+        return 0
+    }
+
     /// CPU time (user + system) the process has used so far, in milliseconds.
     func cpuMilliseconds() -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return 0 }

@@ -66,6 +66,21 @@ for (name, make, target) in [
     report.add(name, flowhost: best.flowhost, reference: best.reference, higherIsBetter: true, target: .ratioAtLeast(target))
 }
 
+// 1b. Instructions per echo request, counted (not timed): the same 200-byte
+// echo as above, through flowhost's echo example and through the C reference.
+if InstructionCount.available {
+    let requests = quick ? 5_000 : 20_000
+    let stripped = try InstructionCount.strippedFlowhost(setup.flowhost, into: folder + "/stripped")
+    let host = try InstructionCount.perRequest(
+        [stripped, "--examples", "--store", folder + "/instructions.sqlite"], preamble: Requests.initialize(device: "count") + "\n",
+        requests: requests, folder: folder)
+    let reference = try InstructionCount.perRequest([setup.reference], preamble: Requests.ping(0), requests: requests, folder: folder)
+    report.add("instructions per echo request (callgrind)", flowhost: host, reference: reference, higherIsBetter: false,
+               target: .ratioAtMost(1.0), note: "valgrind's count over \(requests) requests, the start subtracted")
+} else {
+    print("(valgrind or strip is missing: no instruction counts; scripts/setup.sh --bench installs them)")
+}
+
 // 2. Ping-pong latency, free and pinned to one core. Wake-up latency on
 // these VMs is bimodal (same core or not), so both servers are measured in
 // alternating rounds and the samples pooled.
@@ -105,6 +120,39 @@ for _ in 0..<(quick ? 5 : 30) {
 }
 report.add("cold start to initialize, median (ms)", flowhost: Measure.median(coldHost), reference: Measure.median(coldReference),
            higherIsBetter: false, target: .absoluteAtMost(25))
+
+// 3b. Cold start with every built flow (the examples too), to the initialize
+// reply and the exit, against a Swift hello-world this run builds with the
+// same compiler and optimisation: what a Swift process costs to start at all.
+do {
+    let hello = folder + "/hello"
+    let helloSource = folder + "/hello.swift"
+    try #"print("hello, world")"#.write(toFile: helloSource, atomically: true, encoding: .utf8)
+    let swiftc = Process()
+    swiftc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    swiftc.arguments = ["swiftc", "-O", "-o", hello, helloSource]
+    try swiftc.run()
+    swiftc.waitUntilExit()
+    guard swiftc.terminationStatus == 0 else { fatalError("cannot build the hello-world") }
+    var host: [Double] = []
+    var helloWorld: [Double] = []
+    for _ in 0..<(quick ? 10 : 40) {
+        var started = now()
+        let server = try Server([setup.flowhost, "--examples", "--store", folder + "/cold-all.sqlite"])
+        server.send(Requests.initialize(device: "cold") + "\n" + #"{"jsonrpc":"2.0","id":1,"method":"exit"}"# + "\n")
+        _ = try server.readUntil(#""id":0"#)
+        server.stop()
+        host.append(Double(now() - started) / 1e6)
+        started = now()
+        let world = try Server([hello])
+        _ = try world.readLine()
+        world.stop()
+        helloWorld.append(Double(now() - started) / 1e6)
+    }
+    report.add("cold start, every built flow, to initialize and exit (ms)", flowhost: Measure.median(host),
+               reference: Measure.median(helloWorld), higherIsBetter: false, target: .ratioAtMost(2.0),
+               note: "reference: a Swift hello-world built with swiftc -O in this run")
+}
 
 // 4. One password login and one activation, at a cheap and at the production Argon2id setting.
 // The minimal setting (8 KiB, one pass: microseconds) isolates the host's own
@@ -190,6 +238,26 @@ do {
                    note: "reference: the same on the SQLite file")
         report.add("8 hosts, PostgreSQL: errors", flowhost: Double(pg.errors), reference: nil, higherIsBetter: false, target: .absoluteAtMost(0))
     }
+}
+
+// 6a. Memory a deployment pays per host: eight idle hosts on one store, each
+// with every flow loaded; the proportional set size (shared pages split
+// among the processes that map them) of each, averaged.
+do {
+    var hosts: [Server] = []
+    var references: [Server] = []
+    for _ in 0..<8 {
+        hosts.append(try setup.startFlowhost(store: folder + "/pss.sqlite"))
+        let reference = try setup.startReference()
+        reference.send(Requests.ping(0))
+        _ = try reference.readLine()
+        references.append(reference)
+    }
+    let host = hosts.map { $0.proportionalSetKiB() }.reduce(0, +) / 8
+    let reference = references.map { $0.proportionalSetKiB() }.reduce(0, +) / 8
+    for server in hosts + references { server.stop() }
+    report.add("PSS per idle host, 8 hosts (MiB)", flowhost: Double(host) / 1024, reference: Double(reference) / 1024, higherIsBetter: false,
+               target: .absoluteAtMost(2.0), note: "reference: 8 C reference servers")
 }
 
 // 6. Memory: idle peak, and growth over a million no-op requests.
