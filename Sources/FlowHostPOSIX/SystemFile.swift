@@ -11,16 +11,41 @@ public enum SystemFile {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SystemError(operation: "open \(path)", errno: errno) }
         defer { close(fd) }
-        var contents: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
+        // Read into one buffer the file's size (and a byte more, to see that
+        // it ended), not through a 64 KiB chunk: key files are 64 bytes,
+        // read at every login, and a chunk left their secret in freed memory.
+        var info = stat()
+        let expected = fstat(fd, &info) == 0 && info.st_size > 0 ? Int(info.st_size) : 4096  // /proc files say 0
+        var buffer = [UInt8](repeating: 0, count: expected + 1)
+        var filled = 0
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if filled == buffer.count {
+                // It grew since fstat: a larger buffer, and the old one wiped.
+                var larger = [UInt8](repeating: 0, count: buffer.count * 2)
+                larger.withUnsafeMutableBytes { target in
+                    buffer.withUnsafeBytes { source in target.baseAddress!.copyMemory(from: source.baseAddress!, byteCount: source.count) }
+                }
+                wipe(&buffer)
+                buffer = larger
+            }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + filled, $0.count - filled) }
             if count < 0 {
                 if errno == EINTR { continue }
+                wipe(&buffer)
                 throw SystemError(operation: "read \(path)", errno: errno)
             }
-            if count == 0 { return contents }
-            contents += chunk[0..<count]
+            if count == 0 {
+                buffer.removeLast(buffer.count - filled)  // in place: the bytes dropped were never written
+                return buffer
+            }
+            filled += count
+        }
+    }
+
+    /// Zeroes `bytes` where they lie, in a way the compiler keeps.
+    public static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { raw in
+            if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
         }
     }
 
