@@ -39,8 +39,10 @@ public final class CredentialService {
     let sessionLedger: SessionLedger
     /// The sessions domain's own operations.
     let sessions: SessionService
-    /// The devices domain: keys, challenges, proofs (a login with a device key).
-    let devices: DeviceProofs
+    /// The devices domain: keys, challenges, proofs (a login with a device
+    /// key). The host's `device.prove` uses this same object: a proof of a
+    /// key the host holds is kept in it, in memory, for the login to spend.
+    public let devices: DeviceProofs
     /// Set inside a transaction that appended to the feed.
     var feedAppended = false
 
@@ -53,14 +55,25 @@ public final class CredentialService {
         devices = DeviceProofs(context)
     }
 
-    /// `store.write`, then the feed's wake-up if the transaction appended to it.
+    /// `store.write`, then the feed's wake-up if the transaction appended to
+    /// it. Held device proofs spent in it stay spent only if it commits.
     func write<T>(durability: Durability = .full, _ body: (any StoreWriter) throws -> T) throws -> T {
         feedAppended = false
         defer {
             if feedAppended { context.ringFeed?() }
             feedAppended = false
         }
-        return try store.write(durability: durability, body)
+        do {
+            let result = try store.write(durability: durability) { tx in
+                devices.restoreSpends()  // a body the store runs again (busy) starts from the proofs as they were
+                return try body(tx)
+            }
+            devices.forgetSpends()
+            return result
+        } catch {
+            devices.restoreSpends()
+            throw error
+        }
     }
 
     // MARK: Reads for flows

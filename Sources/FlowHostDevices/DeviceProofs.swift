@@ -4,11 +4,18 @@ import FlowHostAudit
 import FlowHostStore
 import FlowHostVocabulary
 
-/// Possession of a device's key, proven inside the host: a fresh nonce from
-/// the store (single use, a minute), signed by the device's key (in the
-/// host's keyring, or by the client's platform), verified with the public
-/// key registered at activation. A verified challenge becomes a proof (single
-/// use, five minutes) that a login step spends in its own transaction.
+/// Possession of a device's key, proven inside the host: a fresh nonce,
+/// signed by the device's key (in the host's keyring, or by the client's
+/// platform), verified with the public key registered at activation. A
+/// verified challenge becomes a proof (single use, five minutes) that a
+/// login step spends in its own transaction.
+///
+/// A key the client's platform holds is asked over the protocol, so its
+/// nonce lives in the store (single use, a minute) between the two steps.
+/// A key this host holds (host custody) is proven in one call: its nonce
+/// never leaves the process, and its proof is kept in memory, spent by the
+/// login of this same process; nothing is written unless it is refused
+/// (the refusal is audited). A login thus makes one commit, not two.
 ///
 /// Used on one thread at a time (the host's loop, or an admin command).
 public final class DeviceProofs {
@@ -17,6 +24,20 @@ public final class DeviceProofs {
     let clock: () -> Int64
     public static let challengeSeconds: Int64 = 60
     public static let proofSeconds: Int64 = 300
+
+    /// A proof of a key this host holds, by the hash of the proof.
+    struct HeldProof {
+        let userID: String
+        let deviceID: String
+        let expiresAt: Int64
+    }
+
+    /// Proofs made by `proveHeld`, not yet spent or expired. Touched only on
+    /// the thread that uses this object (see above).
+    private var heldProofs: [String: HeldProof] = [:]
+    /// Held proofs spent inside the transaction under way: given back if it
+    /// does not commit (`restoreSpends`), forgotten once it has (`forgetSpends`).
+    private var spentInTransaction: [(hash: String, proof: HeldProof)] = []
 
     public init(_ context: DomainContext) {
         store = context.store
@@ -46,7 +67,9 @@ public final class DeviceProofs {
         return try store.write(durability: .relaxed) { tx in
             let key: DeviceKeyRecord
             switch try registeredKey(tx, userID: userID, deviceID: deviceID) {
-            case .refused(let why): return .refused(reason: why)
+            case .refused(let why, let knownUser):
+                try audit.count(tx, knownUser, "device.prove", why)
+                return .refused(reason: why)
             case .unbound: return .unbound
             case .key(let registered): key = registered
             }
@@ -82,53 +105,54 @@ public final class DeviceProofs {
         }
     }
 
-    /// The whole proof in one transaction, for a key this host holds (host
-    /// custody): no client answers in between, so the challenge is issued,
-    /// signed by `sign` (the keyring), checked against the registered public
-    /// key and used at once, with one commit where `begin` and `finish` take
-    /// two. The steps, the checks and what is stored and audited are theirs.
+    /// The whole proof at once, for a key this host holds (host custody):
+    /// the key read, a nonce made, signed by `sign` (the keyring), checked
+    /// against the registered public key, and a proof kept in memory for
+    /// this process's login to spend. A refusal is audited, as in `finish`.
     /// Nil when the device has no key held by the host: the two steps then apply.
     public func proveHeld(userID: String, deviceID: String, reason: String, sign: (DeviceKeyRecord, [UInt8]) -> [UInt8]?) throws -> Finish? {
         let now = clock()
-        let nonce = SecureRandom.bytes(32)
-        let proof = RandomHex.make(bytes: 32)
-        return try store.write(durability: .relaxed) { tx -> Finish? in
-            let key: DeviceKeyRecord
-            switch try registeredKey(tx, userID: userID, deviceID: deviceID) {
-            case .refused(let why): return .refused(reason: why)
-            case .unbound: return nil
-            case .key(let registered): key = registered
-            }
-            guard key.custody == "host" else { return nil }
-            guard let publicKey = HexBytes.decode(key.publicKey) else {
-                try audit.count(tx, userID, "device.prove", "not-registered")
-                return .refused(reason: "not-registered")
-            }
-            try issue(tx, nonce: nonce, key: key, now: now)
-            let message = Self.challengeMessage(userID: userID, deviceID: deviceID, nonce: nonce, reason: reason)
-            return try answer(tx, nonce: nonce, message: message, signature: sign(key, message) ?? [], publicKey: publicKey, proof: proof,
-                now: now, userID: userID, deviceID: deviceID)
+        let key: DeviceKeyRecord
+        switch try store.read({ tx in try registeredKey(tx, userID: userID, deviceID: deviceID) }) {
+        case .refused(let why, let knownUser): return try refuse(why, auditedFor: knownUser)
+        case .unbound: return nil
+        case .key(let registered): key = registered
         }
+        guard key.custody == "host" else { return nil }
+        guard let publicKey = HexBytes.decode(key.publicKey) else { return try refuse("not-registered", auditedFor: userID) }
+        var nonce = SecureRandom.bytes(32)
+        defer { SecureRandom.wipe(&nonce) }
+        let message = Self.challengeMessage(userID: userID, deviceID: deviceID, nonce: nonce, reason: reason)
+        guard Ed25519.verify(sign(key, message) ?? [], of: message, publicKey: publicKey) else {
+            return try refuse("bad-signature", auditedFor: userID)
+        }
+        heldProofs = heldProofs.filter { $0.value.expiresAt > now }  // a handful at most: proofs are spent within seconds
+        let proof = RandomHex.make(bytes: 32)
+        heldProofs[Self.hash(Array(proof.utf8))] = HeldProof(userID: userID, deviceID: deviceID, expiresAt: now + Self.proofSeconds)
+        return .proven(proof: proof)
+    }
+
+    /// A refused proof, counted in the audit (under the user when the user exists).
+    private func refuse(_ why: String, auditedFor userID: String?) throws -> Finish {
+        try store.write(durability: .relaxed) { tx in try audit.count(tx, userID, "device.prove", why) }
+        return .refused(reason: why)
     }
 
     private enum RegisteredKey {
         case key(DeviceKeyRecord)
         case unbound
-        case refused(String)
+        /// Why, and the user to count the refusal under (nil: no such user).
+        case refused(String, auditUserID: String?)
     }
 
     /// The device's key, if the device is registered and active here and its
-    /// key is not revoked; a refusal is counted.
-    private func registeredKey(_ tx: any StoreWriter, userID: String, deviceID: String) throws -> RegisteredKey {
+    /// key is not revoked. The caller counts a refusal.
+    private func registeredKey(_ tx: any StoreReader, userID: String, deviceID: String) throws -> RegisteredKey {
         guard try tx.device(userID: userID, deviceID: deviceID)?.status == .active else {
-            try audit.count(tx, try tx.user(userID)?.userID, "device.prove", "not-registered")
-            return .refused("not-registered")
+            return .refused("not-registered", auditUserID: try tx.user(userID)?.userID)
         }
         guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID) else { return .unbound }
-        if key.revokedAt != nil {
-            try audit.count(tx, userID, "device.prove", "revoked")
-            return .refused("revoked")
-        }
+        if key.revokedAt != nil { return .refused("revoked", auditUserID: userID) }
         return .key(key)
     }
 
@@ -163,10 +187,29 @@ public final class DeviceProofs {
         return .proven(proof: proof)
     }
 
-    /// A proof spent by a login step, inside its transaction.
+    /// A proof spent by a login step, inside its transaction: a held proof
+    /// from memory (given back if the transaction does not commit), any
+    /// other from the store.
     public func spend(_ tx: any StoreWriter, proof: String, userID: String, deviceID: String) throws -> Bool {
-        try tx.spendDeviceProof(proofHash: Self.hash(Array(proof.utf8)), userID: userID, deviceID: deviceID, now: clock())
+        let hash = Self.hash(Array(proof.utf8))
+        if let held = heldProofs[hash] {
+            guard held.userID == userID, held.deviceID == deviceID, held.expiresAt > clock() else { return false }
+            heldProofs[hash] = nil
+            spentInTransaction.append((hash, held))
+            return true
+        }
+        return try tx.spendDeviceProof(proofHash: hash, userID: userID, deviceID: deviceID, now: clock())
     }
+
+    /// Gives back the held proofs spent by a transaction that did not
+    /// commit (or that the store runs again from the start).
+    public func restoreSpends() {
+        for (hash, proof) in spentInTransaction { heldProofs[hash] = proof }
+        spentInTransaction.removeAll()
+    }
+
+    /// The transaction committed: its held proofs stay spent.
+    public func forgetSpends() { spentInTransaction.removeAll() }
 
     /// Registers a device's public key, inside the activation's (or the binding login's) transaction.
     public func register(_ tx: any StoreWriter, userID: String, deviceID: String, keyID: String, publicKey: [UInt8], custody: String) throws {

@@ -31,7 +31,7 @@ public enum HostModules {
         AuthenticatorsModule.register(DeviceAuthenticators(credentials), in: engine)
         RecoveryModule.register(AccountRecovery(credentials), in: engine)
         SignaturesModule.register(DataSignatures(context, issuer: issuer), keyring: keyring, in: engine)
-        DevicesModule.register(DeviceProofs(context), keyring: keyring, in: engine)
+        DevicesModule.register(credentials.devices, keyring: keyring, in: engine)
         SessionsModule.register(credentials, sessions: sessions, issuer: issuer, in: engine)
         AuditModule.register(context.audit, store: context.store, in: engine)
         RecordsModule.register(context.store, in: engine)

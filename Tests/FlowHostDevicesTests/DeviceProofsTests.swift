@@ -5,18 +5,25 @@ import FlowHostStore
 import Foundation
 import Testing
 
-/// A proof with a key the host holds, made in one transaction: signed,
-/// checked against the registered key, and single use like any other.
+/// A proof with a key the host holds, made at once: signed, checked
+/// against the registered key, kept in memory, and single use like any other.
 @Suite struct DeviceProofsTests {
     let store: SQLiteStore
     let proofs: DeviceProofs
     let keys = Ed25519.makeKeyPair()
+    let clock = TestClock()
+
+    /// The time the proofs see; a test moves it.
+    final class TestClock: @unchecked Sendable {  // one test's thread only
+        var now: Int64 = 1_800_000_000
+    }
 
     init() throws {
         let folder = NSTemporaryDirectory() + "flowhost-proofs-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(DevicesSchema.register(in:)))
-        proofs = DeviceProofs(DomainContext(store: store, clock: { 1_800_000_000 }))
+        let clock = clock
+        proofs = DeviceProofs(DomainContext(store: store, clock: { clock.now }))
         try store.write { tx in
             try tx.insert(UserRecord(userID: "alice", status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 1))
             try tx.save(DeviceRecord(userID: "alice", deviceID: "d1", name: "phone", createdAt: 1, lastAccessAt: 1))
@@ -51,5 +58,41 @@ import Testing
         #expect(try prove("d9", signingWith: keys.secretKey) == .refused(reason: "not-registered"))
         try store.write { tx in _ = try tx.revokeDeviceKey(userID: "alice", deviceID: "d1", at: 2) }
         #expect(try prove("d1", signingWith: keys.secretKey) == .refused(reason: "revoked"))
+    }
+
+    @Test func aHeldProofWritesNothingAndASpendThatDoesNotCommitIsGivenBack() throws {
+        let before = try store.read { try $0.query("SELECT COUNT(*) FROM device_challenge", []) { $0.int(0) } }
+        guard case .proven(let proof) = try prove("d1", signingWith: keys.secretKey) else {
+            Issue.record("the device's own key did not prove it")
+            return
+        }
+        #expect(try store.read { try $0.query("SELECT COUNT(*) FROM device_challenge", []) { $0.int(0) } } == before)
+        struct RolledBack: Error {}
+        #expect(throws: RolledBack.self) {
+            try store.write { tx in
+                #expect(try proofs.spend(tx, proof: proof, userID: "alice", deviceID: "d1"))
+                throw RolledBack()
+            }
+        }
+        proofs.restoreSpends()
+        #expect(try store.write { try proofs.spend($0, proof: proof, userID: "alice", deviceID: "d1") }, "not committed: still unspent")
+        proofs.forgetSpends()
+        proofs.restoreSpends()
+        #expect(try store.write { try proofs.spend($0, proof: proof, userID: "alice", deviceID: "d1") } == false, "committed: spent for good")
+    }
+
+    @Test func aHeldProofExpires() throws {
+        guard case .proven(let proof) = try prove("d1", signingWith: keys.secretKey) else {
+            Issue.record("the device's own key did not prove it")
+            return
+        }
+        clock.now += DeviceProofs.proofSeconds
+        #expect(try store.write { try proofs.spend($0, proof: proof, userID: "alice", deviceID: "d1") } == false)
+    }
+
+    @Test func aRefusedHeldProofIsAudited() throws {
+        #expect(try prove("d1", signingWith: nil) == .refused(reason: "bad-signature"))
+        let counted = try store.read { try $0.query("SELECT COUNT(*) FROM audit_count WHERE action = 'device.prove'", []) { $0.int(0) } }
+        #expect(counted.first ?? 0 > 0)
     }
 }
