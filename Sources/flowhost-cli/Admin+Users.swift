@@ -13,12 +13,21 @@ import Glibc
 /// `flowhost admin`: users: create, codes, show, block, unblock, expire a password.
 extension Admin {
     struct AddUser: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a user and print its activation code.")
+        static let configuration = CommandConfiguration(
+            abstract: "Create users and print their activation codes.",
+            discussion: "Several users are created in order, each in its own transaction, with one store opened once; each gets its code on a line of its own (with --json, one JSON object per line). The first failure stops the command; the users before it stay created.")
         @OptionGroup var options: AdminOptions
-        @Argument var userID: String
+        @Argument(help: ArgumentHelp("One or more user ids.", valueName: "user-id")) var userIDs: [String]
+
+        func validate() throws {
+            guard !userIDs.isEmpty else { throw ValidationError("name at least one user id") }
+        }
 
         func run() throws {
-            try adminRun { options.emit(try options.operatorActions().addUser(userID), heading: "user \(userID) created") }
+            try adminRun {
+                let actions = try options.operatorActions()
+                for userID in userIDs { options.emit(try actions.addUser(userID), heading: "user \(userID) created") }
+            }
         }
     }
 

@@ -315,12 +315,15 @@ class Deployment:
         out = subprocess.run([self.bin, "admin"] + list(args) + ["--store", store_location(self.store), "--config", self.config, "--json"],
                              capture_output=True, text=True, timeout=60, env=dict(os.environ, **store_environment(self.store)))
         if args and args[0] in CODE_SHOWING_COMMANDS:
-            try:
-                shown = _json.loads(out.stdout)
+            # One JSON value, or one per line (add-user with several users).
+            for line in out.stdout.splitlines():
+                try:
+                    shown = _json.loads(line)
+                except ValueError:
+                    continue
                 for item in shown if isinstance(shown, list) else [shown]:
-                    register_secret(item.get("activationCode"))
-            except ValueError:
-                pass
+                    if isinstance(item, dict):
+                        register_secret(item.get("activationCode"))
         else:
             ADMIN_OUTPUTS.append(out.stdout + out.stderr)
         if check:
