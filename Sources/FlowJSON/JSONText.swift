@@ -51,10 +51,19 @@ extension JSON {
     }
 
     public static func serialize(_ raw: UnsafeMutablePointer<json_t>, into sink: inout [UInt8]) {
-        // jansson's own buffer, then one append: its dump callback comes
-        // once per token, and a Swift append per token cost a login cycle
-        // 48,000 instructions.
-        guard let text = json_dumps(raw, fh_json_dump_flags() | JSON_ENCODE_ANY_FLAG) else { return }
+        // Into a buffer on the stack, then one append; jansson's dump
+        // callback comes once per token, and a Swift append per token cost a
+        // login cycle 48,000 instructions. A longer text goes through
+        // jansson's own growing buffer.
+        let flags = fh_json_dump_flags() | JSON_ENCODE_ANY_FLAG
+        let fitted = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 4096) { buffer -> Bool in
+            let length = json_dumpb(raw, buffer.baseAddress!, buffer.count, flags)
+            guard length > 0, length <= buffer.count else { return false }
+            sink.append(contentsOf: UnsafeRawBufferPointer(start: buffer.baseAddress!, count: length))
+            return true
+        }
+        if fitted { return }
+        guard let text = json_dumps(raw, flags) else { return }
         defer { free(text) }
         sink.append(contentsOf: UnsafeRawBufferPointer(start: text, count: strlen(text)))
     }
