@@ -31,6 +31,27 @@ struct FlowScenarios {
         return code
     }
 
+    /// Creates users with one admin command; returns each one's activation code.
+    func addUsers(_ userIDs: [String]) throws -> [String: String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: setup.flowhost)
+        process.arguments = ["admin", "add-user"] + userIDs + ["--store", store, "--config", config, "--json"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        var codes: [String: String] = [:]
+        for line in data.split(separator: UInt8(ascii: "\n")) {
+            guard let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any], let user = object["userID"] as? String,
+                let code = object["activationCode"] as? String
+            else { throw BenchError("admin add-user failed") }
+            codes[user] = code
+        }
+        guard codes.count == userIDs.count else { throw BenchError("admin add-user made \(codes.count) of \(userIDs.count) users") }
+        return codes
+    }
+
     func host(device: String) throws -> Server {
         let server = try Server([setup.flowhost, "--store", store, "--config", config])
         server.send(Requests.initialize(device: device) + "\n")

@@ -435,6 +435,57 @@ do {
                target: .ratioAtMost(1.1), note: "1,000 after \(earlier) earlier by the same user; reference: the first 1,000")
 }
 
+// 11. The same login, across many users: 1,000 cycles of one user on a
+// device of its own, first on a fresh store (the reference), then again
+// after other users (ten to a device, 1,000 with --quick, else 10,000) have
+// been activated and have logged in and out ten times each between them.
+do {
+    let users = quick ? 1_000 : 10_000
+    let perDevice = 10
+    let flows = try FlowScenarios(setup: setup, name: "many-users", argon2: (8, 1))
+    let measured = try flows.host(device: "measured")
+    _ = try flows.activate(measured, "grace", code: try flows.addUser("grace"))
+    try flows.logOff(measured, "grace")
+    func mean(_ count: Int) throws -> Double {  // µs per cycle
+        let started = now()
+        for _ in 0..<count {
+            _ = try flows.login(measured, "grace")
+            try flows.logOff(measured, "grace")
+        }
+        return Double(now() - started) / 1000 / Double(count)
+    }
+    let first = try mean(1000)
+    let devices = users / perDevice
+    let codes = try flows.addUsers((0..<users).map { "user-\($0)" })
+    let failures = UnsafeMutableBufferPointer<Int>.allocate(capacity: devices)
+    failures.initialize(repeating: 0)
+    DispatchQueue.concurrentPerform(iterations: devices) { device in
+        do {
+            let host = try flows.host(device: "many-\(device)")
+            for index in (device * perDevice)..<((device + 1) * perDevice) {
+                let user = "user-\(index)"
+                _ = try flows.activate(host, user, code: codes[user]!)
+                try flows.logOff(host, user)
+                for _ in 1..<10 {
+                    _ = try flows.login(host, user)
+                    try flows.logOff(host, user)
+                }
+            }
+            host.stop()
+        } catch {
+            failures[device] = 1
+        }
+    }
+    let failed = failures.reduce(0, +)
+    failures.deallocate()
+    guard failed == 0 else { throw BenchError("\(failed) devices failed to build the many-users history") }
+    let later = try mean(1000)
+    measured.stop()
+    report.add("login + logoff across many users (µs)", flowhost: later, reference: first, higherIsBetter: false,
+               target: .ratioAtMost(1.1),
+               note: "1,000 by one user after \(users) others made \(users * 10) logins on \(devices) devices; reference: the first 1,000 on a fresh store")
+}
+
 postgres?.stop()
 report.print()
 try report.writeJSON(to: jsonPath)
