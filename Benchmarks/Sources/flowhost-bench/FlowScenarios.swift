@@ -77,6 +77,44 @@ struct FlowScenarios {
         return Double(now() - started) / 1e9
     }
 
+    /// One new device for `userID`, approved from `approver` (which is on
+    /// getUser's other side: logged in, with notifications pushed to it):
+    /// the new device asks, the approver accepts with its password, the new
+    /// device logs in and out, and the operator revokes it so the user's
+    /// devices do not pile up. Returns the milliseconds from the approver's
+    /// last step to the next event on the new device.
+    func approveNewDevice(_ approver: Server, _ userID: String, device: String) throws -> Double {
+        let newcomer = try host(device: device)
+        try step(newcomer, #"{"jsonrpc":"2.0","id":1,"method":"setUser","params":["\#(userID)"]}"#, until: "addNewDeviceOptions")
+        newcomer.send(#"{"jsonrpc":"2.0","id":2,"method":"performVerifyAuth","params":[true]}"# + "\n")
+        _ = try newcomer.readUntil(#""id":2"#)
+        let pushed = try read(approver, until: "onNotificationReceived")
+        guard let range = pushed.range(of: #""notification_uuid":""#) else { throw BenchError("no uuid") }
+        let uuid = String(pushed[range.upperBound...].prefix(36))
+        try step(approver, #"{"jsonrpc":"2.0","id":3,"method":"updateNotification","params":["\#(uuid)","accept"]}"#, until: "getPassword")
+        let started = now()
+        approver.send(#"{"jsonrpc":"2.0","id":4,"method":"setPassword","params":["\#(Self.password)",3]}"# + "\n")
+        _ = try read(newcomer, until: "getPassword")
+        let latency = Double(now() - started) / 1e6
+        _ = try read(approver, until: "onUpdateNotification")
+        try step(newcomer, #"{"jsonrpc":"2.0","id":5,"method":"setPassword","params":["\#(Self.password)",0]}"#, until: "onUserLoggedIn")
+        try logOff(newcomer, userID)
+        newcomer.stop()
+        _ = try read(approver, until: "onNotificationReceived")  // the informational notice
+        try admin(["revoke-device", userID, device])
+        return latency
+    }
+
+    func admin(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: setup.flowhost)
+        process.arguments = ["admin"] + arguments + ["--store", store, "--config", config]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("admin \(arguments.joined(separator: " ")) failed") }
+    }
+
     /// Reads to the event named `event` and returns its line.
     func read(_ server: Server, until event: String) throws -> String {
         while true {

@@ -486,6 +486,28 @@ do {
                note: "1,000 by one user after \(users) others made \(users * 10) logins on \(devices) devices; reference: the first 1,000 on a fresh store")
 }
 
+// 12. An approval with history behind it: 40 new devices of one user
+// approved from a registered one, first on a fresh store (the reference),
+// then again after another user has approved many (300 with --quick, else
+// 900: the hourly limit per user is at most 1,000). Each new device is
+// revoked after its login, so no user's devices pile up.
+do {
+    let earlier = quick ? 300 : 900
+    let flows = try FlowScenarios(setup: setup, name: "approvals-history", argon2: (8, 1))
+    let dana = try flows.host(device: "dana-approver")
+    _ = try flows.activate(dana, "dana", code: try flows.addUser("dana"))
+    let erin = try flows.host(device: "erin-approver")
+    _ = try flows.activate(erin, "erin", code: try flows.addUser("erin"))
+    let first = try (0..<40).map { try flows.approveNewDevice(dana, "dana", device: "dana-new-\($0)") }
+    for round in 0..<earlier { _ = try flows.approveNewDevice(erin, "erin", device: "erin-new-\(round)") }
+    let later = try (40..<80).map { try flows.approveNewDevice(dana, "dana", device: "dana-new-\($0)") }
+    dana.stop()
+    erin.stop()
+    report.add("approval with history behind it, p50 (ms)", flowhost: Measure.percentile(later, 0.5), reference: Measure.percentile(first, 0.5),
+               higherIsBetter: false, target: .ratioAtMost(1.1),
+               note: "Accept on A to the next event on B, 40 after \(earlier) other approvals; reference: the first 40")
+}
+
 postgres?.stop()
 report.print()
 try report.writeJSON(to: jsonPath)
