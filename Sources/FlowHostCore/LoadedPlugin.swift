@@ -70,24 +70,26 @@ public final class LoadedPlugin {
         start(instance)
     }
 
+    // Names go over with withCString: the implicit String-to-pointer
+    // conversion copies a short name to a new heap array on every call.
     func handle(method: String, params: JSON) -> Result<JSON?, FlowHostError> {
         guard let instance, let handle = d.handle else {
             return .failure(FlowHostError.internalError.withMessage("flow \(name) cannot handle calls"))
         }
-        return invoke { result, error in params.withUnsafeRaw { handle(instance, method, $0, result, error) } }
+        return invoke { result, error in method.withCString { name in params.withUnsafeRaw { handle(instance, name, $0, result, error) } } }
     }
 
     func callService(_ service: String, params: JSON) -> Result<JSON?, FlowHostError> {
         guard let instance, let call = d.call_service else {
             return .failure(FlowHostError.internalError.withMessage("flow \(name) offers no services"))
         }
-        return invoke { result, error in params.withUnsafeRaw { call(instance, service, $0, result, error) } }
+        return invoke { result, error in service.withCString { name in params.withUnsafeRaw { call(instance, name, $0, result, error) } } }
     }
 
     /// Starts serving a call that the plugin finishes with complete_call.
     func serve(_ service: String, params: JSON, callID: UInt64) {
         guard let instance, let serve = d.serve else { return }
-        params.withUnsafeRaw { serve(instance, service, $0, callID) }
+        service.withCString { name in params.withUnsafeRaw { serve(instance, name, $0, callID) } }
     }
 
     func cancelCall(_ callID: UInt64) {
@@ -97,7 +99,7 @@ public final class LoadedPlugin {
 
     func notify(_ topic: String, _ payload: JSON) {
         guard let instance, let notify = d.notify else { return }
-        payload.withUnsafeRaw { notify(instance, topic, $0) }
+        topic.withCString { name in payload.withUnsafeRaw { notify(instance, name, $0) } }
     }
 
     func destroy() {

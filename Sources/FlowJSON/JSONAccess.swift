@@ -67,16 +67,18 @@ extension JSON {
 
     /// Reads a member (a new owner of a borrowed reference) or sets it (nil removes).
     public subscript(key: String) -> JSON? {
+        // withCString, not the implicit conversion: for a short key (most
+        // are) that one copies the text to a new heap array on every access.
         get {
-            guard kind == .object, let member = json_object_get(raw, key) else { return nil }
+            guard kind == .object, let member = key.withCString({ json_object_get(raw, $0) }) else { return nil }
             return JSON(borrowing: member)
         }
         set {
             precondition(kind == .object, "subscript(key:) set on a non-object")
             if let newValue {
-                json_object_set_new(raw, key, newValue.newReference())
+                _ = key.withCString { json_object_set_new(raw, $0, newValue.newReference()) }
             } else {
-                json_object_del(raw, key)
+                _ = key.withCString { json_object_del(raw, $0) }
             }
         }
     }
