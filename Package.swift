@@ -64,7 +64,10 @@ let package = Package(
         .target(name: "CFlowHostABI", dependencies: ["CJansson"]),
 
         // Swift owner of jansson values; shared by host, RPC layer and SDK.
-        .target(name: "FlowJSON", dependencies: ["CJansson"]),
+        // A JSON reader that builds jansson values, about ten times faster than
+        // jansson's own; jansson still says why a text is refused.
+        .target(name: "CFlowJSON", dependencies: ["CJansson"]),
+        .target(name: "FlowJSON", dependencies: ["CJansson", "CFlowJSON"]),
 
         // Line framing, envelope classification, JSON-RPC errors, frame writer.
         .target(name: "JSONRPC", dependencies: ["FlowJSON", "CJansson", "FlowHostPOSIX", "FlowHostVocabulary"]),
@@ -185,6 +188,7 @@ let package = Package(
         // and every crash found run as regression tests.
         .target(name: "FuzzSupport", path: "Tests/Fuzz/Support"),
         .executableTarget(name: "fuzz-frames", dependencies: ["FuzzSupport", "JSONRPC", "FlowJSON"], path: "Tests/Fuzz/Frames"),
+        .executableTarget(name: "fuzz-json", dependencies: ["FuzzSupport", "FlowJSON", "CFlowJSON", "CJansson"], path: "Tests/Fuzz/JSON"),
         .executableTarget(
             name: "fuzz-dispatch",
             dependencies: [
@@ -194,6 +198,7 @@ let package = Package(
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON", "TestSupport"]),
         .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore", "FlowHostPOSIX"]),
         .testTarget(name: "FlowHostPOSIXTests", dependencies: ["FlowHostPOSIX"]),
+        .testTarget(name: "FlowJSONTests", dependencies: ["FlowJSON", "CFlowJSON", "CJansson"]),
         .testTarget(name: "FlowHostAccountsTests", dependencies: ["FlowHostAccounts", "FlowHostStore"]),
         .testTarget(name: "FlowHostAuditTests", dependencies: ["FlowHostAudit", "FlowHostAccounts", "FlowHostStore"]),
         .testTarget(name: "FlowHostNotificationsTests", dependencies: ["FlowHostNotifications", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the fuzz seed corpus from the golden transcripts: for each one, its
 client lines (after `initialize`, which the dispatch target sends itself)
-as one input for fuzz-dispatch, and each client line alone for fuzz-frames."""
+as one input for fuzz-dispatch, and each client line alone for fuzz-frames
+and (without its newline) for fuzz-json."""
 import hashlib
 import os
 import sys
@@ -9,7 +10,7 @@ import sys
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 golden = os.path.join(root, "Protocol", "golden")
 out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "Tests", "Fuzz", "Corpus")
-for target in ("frames", "dispatch"):
+for target in ("frames", "json", "dispatch"):
     os.makedirs(os.path.join(out, target), exist_ok=True)
 
 
@@ -33,5 +34,6 @@ for name in sorted(os.listdir(golden)):
                     lines.append(text)
     for line in lines:
         write("frames", (line + "\n").encode())
+        write("json", line.encode())
     if lines:
         write("dispatch", ("\n".join(lines) + "\n").encode())

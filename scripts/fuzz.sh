@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzing with libFuzzer: the line framer and envelope decoder (fuzz-frames),
-# and the whole dispatcher with the real flows on a scratch store
+# FlowHost's JSON reader against jansson's (fuzz-json), and the whole dispatcher with the real flows on a scratch store
 # (fuzz-dispatch). Usage: scripts/fuzz.sh [SECONDS per target, default 30].
 # Crashes are written to Tests/Fuzz/Crashes/; move one into
 # Tests/Fuzz/Corpus/<target>/ to keep it as a regression input (the plain
@@ -19,6 +19,7 @@ no_main="$(find "$no_main" -name 'libclang_rt.fuzzer_no_main-*.a' | head -1)"
 flags=(--build-path .build-fuzz -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
        -Xswiftc -DFUZZING -Xlinker "$no_main" -Xlinker -lstdc++)
 swift build "${flags[@]}" --product fuzz-frames 2>&1 | grep -v "ld.gold: warning" | tail -1
+swift build "${flags[@]}" --product fuzz-json 2>&1 | grep -v "ld.gold: warning" | tail -1
 swift build "${flags[@]}" --product fuzz-dispatch 2>&1 | grep -v "ld.gold: warning" | tail -1
 bin="$(swift build --build-path .build-fuzz --show-bin-path)"
 
@@ -27,7 +28,7 @@ trap 'rm -rf "$work"' EXIT
 python3 scripts/fuzz-seeds.py "$work/seeds"
 mkdir -p Tests/Fuzz/Crashes
 status=0
-for target in frames dispatch; do
+for target in frames json dispatch; do
   mkdir -p "$work/$target"
   cp Tests/Fuzz/Corpus/"$target"/* "$work/seeds/$target"/* "$work/$target"/ 2>/dev/null || true
   echo "fuzz: $target for ${seconds}s"

@@ -16,6 +16,7 @@ bin="$(swift build --show-bin-path)"
 # The Swift client's tests drive the built host (FlowHostClientTests).
 FLOWHOST_BIN_DIR="$bin" swift test
 "$bin/fuzz-frames" Tests/Fuzz/Corpus/frames
+"$bin/fuzz-json" Tests/Fuzz/Corpus/json
 FLOWHOST_FUZZ_PLUGINS="$bin" "$bin/fuzz-dispatch" Tests/Fuzz/Corpus/dispatch
 FLOWHOST_BIN_DIR="$bin" python3 -m pytest -q -rfE Tests/EndToEnd
 # The tutorial's flows, built out of tree in Swift and in C, tested with

@@ -1,3 +1,4 @@
+import CFlowJSON
 import CJansson
 
 #if canImport(Glibc)
@@ -26,9 +27,12 @@ extension JSON {
     }
 
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSON {
-        var error = json_error_t()
         let empty: StaticString = ""
         let base = bytes.baseAddress ?? UnsafeRawPointer(empty.utf8Start)
+        // FlowHost's reader first; a text it does not accept goes to jansson,
+        // which gives the reason (or, should the two ever disagree, the value).
+        if let value = flowhost_json_parse(base.assumingMemoryBound(to: CChar.self), bytes.count) { return JSON(taking: value) }
+        var error = json_error_t()
         guard let value = json_loadb(base.assumingMemoryBound(to: CChar.self), bytes.count, fh_json_load_flags(), &error)
         else {
             throw JSONParseError(
