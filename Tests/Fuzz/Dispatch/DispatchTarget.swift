@@ -79,18 +79,6 @@ func fuzzDispatch(_ input: UnsafeRawBufferPointer) {
     DispatchFixture.shared.run(input)
 }
 
-/// With libFuzzer (-DFUZZING): fuzzes. Without: replays the files named
-/// (or the files in the folders named), so the corpus and every crash found
-/// are regression tests.
 @main struct FuzzMain {
-    static func main() {
-        #if FUZZING
-        FuzzDriver.run { data, size in
-            fuzzDispatch(UnsafeRawBufferPointer(start: data, count: size))
-            return 0
-        }
-        #else
-        FuzzReplay.run(fuzzDispatch)
-        #endif
-    }
+    static func main() { FuzzEntry.run(fuzzDispatch) }
 }

@@ -26,18 +26,6 @@ private func handle(_ frame: LineFramer.Frame) {
     }
 }
 
-/// With libFuzzer (-DFUZZING): fuzzes. Without: replays the files named
-/// (or the files in the folders named), so the corpus and every crash found
-/// are regression tests.
 @main struct FuzzMain {
-    static func main() {
-        #if FUZZING
-        FuzzDriver.run { data, size in
-            fuzzFrames(UnsafeRawBufferPointer(start: data, count: size))
-            return 0
-        }
-        #else
-        FuzzReplay.run(fuzzFrames)
-        #endif
-    }
+    static func main() { FuzzEntry.run(fuzzFrames) }
 }

@@ -23,16 +23,6 @@ func fuzzJSON(_ input: UnsafeRawBufferPointer) {
     }
 }
 
-/// With libFuzzer (-DFUZZING): fuzzes. Without: replays the files named.
 @main struct FuzzMain {
-    static func main() {
-        #if FUZZING
-        FuzzDriver.run { data, size in
-            fuzzJSON(UnsafeRawBufferPointer(start: data, count: size))
-            return 0
-        }
-        #else
-        FuzzReplay.run(fuzzJSON)
-        #endif
-    }
+    static func main() { FuzzEntry.run(fuzzJSON) }
 }
