@@ -15,6 +15,8 @@ swift build
 bin="$(swift build --show-bin-path)"
 # The Swift client's tests drive the built host (FlowHostClientTests).
 FLOWHOST_BIN_DIR="$bin" swift test
+# The PostgreSQL store's own tests, on a throw-away cluster.
+python3 Tests/EndToEnd/pgcluster.py swift test --skip-build --filter PostgresStoreTests
 "$bin/fuzz-frames" Tests/Fuzz/Corpus/frames
 "$bin/fuzz-json" Tests/Fuzz/Corpus/json
 FLOWHOST_FUZZ_PLUGINS="$bin" "$bin/fuzz-dispatch" Tests/Fuzz/Corpus/dispatch

@@ -55,25 +55,14 @@ public final class CredentialService {
         devices = DeviceProofs(context)
     }
 
-    /// `store.write`, then the feed's wake-up if the transaction appended to
-    /// it. Held device proofs spent in it stay spent only if it commits.
+    /// `store.write`, then the feed's wake-up if the transaction appended to it.
     func write<T>(durability: Durability = .full, _ body: (any StoreWriter) throws -> T) throws -> T {
         feedAppended = false
         defer {
             if feedAppended { context.ringFeed?() }
             feedAppended = false
         }
-        do {
-            let result = try store.write(durability: durability) { tx in
-                devices.restoreSpends()  // a body the store runs again (busy) starts from the proofs as they were
-                return try body(tx)
-            }
-            devices.forgetSpends()
-            return result
-        } catch {
-            devices.restoreSpends()
-            throw error
-        }
+        return try store.write(durability: durability, body)
     }
 
     // MARK: Reads for flows

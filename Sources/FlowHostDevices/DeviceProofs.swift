@@ -35,9 +35,6 @@ public final class DeviceProofs {
     /// Proofs made by `proveHeld`, not yet spent or expired. Touched only on
     /// the thread that uses this object (see above).
     private var heldProofs: [String: HeldProof] = [:]
-    /// Held proofs spent inside the transaction under way: given back if it
-    /// does not commit (`restoreSpends`), forgotten once it has (`forgetSpends`).
-    private var spentInTransaction: [(hash: String, proof: HeldProof)] = []
 
     public init(_ context: DomainContext) {
         store = context.store
@@ -197,21 +194,13 @@ public final class DeviceProofs {
         if let held = heldProofs[hash] {
             guard held.userID == userID, held.deviceID == deviceID, held.expiresAt > clock() else { return false }
             heldProofs[hash] = nil
-            spentInTransaction.append((hash, held))
+            // Given back if the login's transaction does not commit (the
+            // store runs this before running a busy body again, too).
+            tx.onRollback { [self] in heldProofs[hash] = held }
             return true
         }
         return try tx.spendDeviceProof(proofHash: hash, userID: userID, deviceID: deviceID, now: clock())
     }
-
-    /// Gives back the held proofs spent by a transaction that did not
-    /// commit (or that the store runs again from the start).
-    public func restoreSpends() {
-        for (hash, proof) in spentInTransaction { heldProofs[hash] = proof }
-        spentInTransaction.removeAll()
-    }
-
-    /// The transaction committed: its held proofs stay spent.
-    public func forgetSpends() { spentInTransaction.removeAll() }
 
     /// Registers a device's public key, inside the activation's (or the binding login's) transaction.
     public func register(_ tx: any StoreWriter, userID: String, deviceID: String, keyID: String, publicKey: [UInt8], custody: String) throws {

@@ -50,6 +50,13 @@ public protocol StoreWriter: StoreReader {
     @discardableResult func run(_ sql: String, _ values: [SQLValue]) throws -> Int
     /// Runs an INSERT; returns the new row's `column` (its generated key).
     func insert(_ sql: String, _ values: [SQLValue], returning column: String) throws -> Int64
+    /// Registers what to undo outside the database (state a domain keeps in
+    /// memory) if this transaction does not commit. The store runs it when
+    /// the attempt rolls back, including before it runs the body again after
+    /// a busy or conflicting attempt. When the outcome cannot be known (the
+    /// PostgreSQL connection was lost during COMMIT) it is not run: what the
+    /// transaction took stays taken, which fails closed.
+    func onRollback(_ handler: @escaping () -> Void)
 }
 
 extension StoreWriter {

@@ -110,26 +110,33 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
     }
 
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {
-        try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", relaxed: false, body)
+        try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", writes: false, relaxed: false, body)
     }
 
     public func write<T>(durability: Durability, _ body: (any StoreWriter) throws -> T) throws -> T {
-        try transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", relaxed: durability == .relaxed, body)
+        try transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", writes: true, relaxed: durability == .relaxed, body)
     }
 
-    private func transaction<T>(_ begin: String, relaxed: Bool, _ body: (SQLTransaction) throws -> T) throws -> T {
+    private func transaction<T>(_ begin: String, writes: Bool, relaxed: Bool, _ body: (SQLTransaction) throws -> T) throws -> T {
         try lock.withLock {
             var pause: UInt32 = 2_000
             for attempt in 0... {
                 let db = try usableConnection()
+                // A write's handlers; a read cannot change anything to undo.
+                let rollbackHandlers = writes ? RollbackHandlers() : nil
+                var committing = false
                 do {
                     try db.execute(begin)
                     if relaxed { try db.execute("SET LOCAL synchronous_commit = off") }
-                    let result = try body(SQLTransaction(db: db))
+                    let result = try body(SQLTransaction(db: db, rollbackHandlers: rollbackHandlers))
+                    committing = true
                     try db.execute("COMMIT")
                     return result
                 } catch let error as PostgresError {
                     if db.isConnected { try? db.execute("ROLLBACK") }
+                    // A COMMIT whose connection was lost may have landed: its
+                    // handlers are not run, so what it took stays taken.
+                    if !(committing && (error.isConnectionLost || !db.isConnected)) { rollbackHandlers?.run() }
                     if error.isConflict && attempt < Self.conflictRetries {
                         usleep(pause + UInt32.random(in: 0..<pause))
                         pause = min(pause * 2, 200_000)
@@ -143,6 +150,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
                     throw error
                 } catch {
                     if db.isConnected { try? db.execute("ROLLBACK") } else { connection = nil }
+                    rollbackHandlers?.run()
                     throw error
                 }
             }

@@ -145,12 +145,17 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
             // Prepared once and kept, like every other statement: compiling
             // BEGIN and COMMIT from text each time cost more than the reads.
             try connection.run(begin)
+            // A write's handlers; a read cannot change anything to undo.
+            let rollbackHandlers = synchronous == nil ? nil : RollbackHandlers()
             do {
-                let result = try body(SQLTransaction(db: connection))
+                let result = try body(SQLTransaction(db: connection, rollbackHandlers: rollbackHandlers))
                 try connection.run("COMMIT")
                 return result
             } catch {
+                // A COMMIT that failed left the transaction open or rolled it
+                // back; either way, after this ROLLBACK nothing of it is stored.
                 _ = try? connection.run("ROLLBACK")
+                rollbackHandlers?.run()
                 throw error
             }
         }

@@ -99,3 +99,19 @@ class Cluster:
         except Exception:
             pass
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    # `pgcluster.py COMMAND...`: runs COMMAND with FLOWHOST_TEST_POSTGRES_URL
+    # naming a database on a throw-away cluster, then removes the cluster.
+    # For the Swift tests of the PostgreSQL store (PostgresStoreTests).
+    import sys
+    import tempfile
+    if len(sys.argv) < 2:
+        sys.exit("usage: pgcluster.py COMMAND [ARGUMENT...]")
+    cluster = Cluster(tempfile.mkdtemp(prefix="flowhost-pg-"))
+    try:
+        url = cluster.url(cluster.create_database())
+        sys.exit(subprocess.run(sys.argv[1:], env=dict(os.environ, FLOWHOST_TEST_POSTGRES_URL=url)).returncode)
+    finally:
+        cluster.remove()

@@ -74,10 +74,7 @@ import Testing
                 throw RolledBack()
             }
         }
-        proofs.restoreSpends()
         #expect(try store.write { try proofs.spend($0, proof: proof, userID: "alice", deviceID: "d1") }, "not committed: still unspent")
-        proofs.forgetSpends()
-        proofs.restoreSpends()
         #expect(try store.write { try proofs.spend($0, proof: proof, userID: "alice", deviceID: "d1") } == false, "committed: spent for good")
     }
 
