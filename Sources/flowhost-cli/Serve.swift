@@ -23,7 +23,6 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
-        if let maxFrameBytes, maxFrameBytes <= 0 { throw ValidationError("--max-frame-bytes must be positive") }
         let status: Int32
         do { status = try ServeLauncher.run(arguments) } catch { status = try commandLine { throw error.error } }
         throw ExitCode(status)
