@@ -76,7 +76,7 @@ def test_invalid_config_names_the_key(flowhost_bin, tmp_path):
 def test_a_frame_limit_below_one_byte_is_a_usage_error(flowhost_bin, argv):
     # `flowhost` hands the first to flowhost-cli after its own launcher
     # refuses it; the second is read by flowhost-cli's parser: one wording.
-    out = subprocess.run([flowhost_bin, "--no-default-plugins"] + argv, input="", capture_output=True, text=True, timeout=30)
+    out = subprocess.run([flowhost_bin] + argv + ["--no-default-plugins"], input="", capture_output=True, text=True, timeout=30)
     assert out.returncode == 64, out.stderr
     assert out.stdout == ""
     assert "--max-frame-bytes must be positive" in out.stderr
