@@ -1,6 +1,11 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// A flow library exports its entry symbols only (Plugins/plugin-exports.map).
+let pluginExports: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/plugin-exports.map"], .when(platforms: [.linux]))
+]
+
 let package = Package(
     name: "FlowHost",
     platforms: [.macOS(.v13)],
@@ -175,11 +180,13 @@ let package = Package(
 
         // Flow modules.
         .target(name: "FlowExampleEchoC", dependencies: ["CFlowHostABI", "CJansson"], path: "Plugins/EchoC"),
-        .target(name: "FlowPluginMFA", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/MFA"),
-        .target(name: "FlowPluginStepUp", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/StepUp"),
-        .target(name: "FlowPluginDeviceActivation", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/DeviceActivation"),
-        .target(name: "FlowPluginLDAToggle", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/LDAToggle"),
-        .target(name: "FlowPluginDataSigning", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/DataSigning"),
+        .target(name: "FlowPluginMFA", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/MFA", linkerSettings: pluginExports),
+        .target(name: "FlowPluginStepUp", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/StepUp", linkerSettings: pluginExports),
+        .target(
+            name: "FlowPluginDeviceActivation", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/DeviceActivation",
+            linkerSettings: pluginExports),
+        .target(name: "FlowPluginLDAToggle", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/LDAToggle", linkerSettings: pluginExports),
+        .target(name: "FlowPluginDataSigning", dependencies: ["FlowHostSDK", "FlowJSON"], path: "Plugins/DataSigning", linkerSettings: pluginExports),
 
         // Unit tests, and what they share.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

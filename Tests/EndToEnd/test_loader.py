@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from conftest import DEVICE
+from conftest import BIN_DIR, DEVICE
 
 REFUSALS = [
     ("no_entry", "no entry symbol flowhost_plugin_v1"),
@@ -80,3 +80,15 @@ def test_a_frame_limit_below_one_byte_is_a_usage_error(flowhost_bin, argv):
     assert out.returncode == 64, out.stderr
     assert out.stdout == ""
     assert "--max-frame-bytes must be positive" in out.stderr
+
+
+@pytest.mark.parametrize("library", ["libFlowPluginMFA.so", "libFlowPluginStepUp.so", "libFlowPluginDeviceActivation.so",
+                                     "libFlowPluginLDAToggle.so", "libFlowPluginDataSigning.so"])
+def test_a_built_flow_exports_its_entry_symbol_only(library):
+    # Plugins/plugin-exports.map: the static copy of the SDK and the flow's
+    # Swift code stay inside the library (fewer symbols to bind at dlopen).
+    out = subprocess.run(["nm", "-D", "--defined-only", os.path.join(BIN_DIR, library)], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    exported = sorted(fields[2] for fields in (line.split() for line in out.stdout.splitlines())
+                      if len(fields) == 3 and fields[1].isupper() and fields[1] not in "AUW")
+    assert exported == ["flowhost_plugin_v1"], exported
