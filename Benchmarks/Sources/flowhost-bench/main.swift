@@ -124,16 +124,22 @@ report.add("cold start to initialize, median (ms)", flowhost: Measure.median(col
 // 3b. Cold start with every built flow (the examples too), to the initialize
 // reply and the exit, against a Swift hello-world this run builds with the
 // same compiler and optimisation: what a Swift process costs to start at all.
-do {
-    let hello = folder + "/hello"
-    let helloSource = folder + "/hello.swift"
-    try #"print("hello, world")"#.write(toFile: helloSource, atomically: true, encoding: .utf8)
+/// A Swift program of `source` built by this run with `swiftc -O`: the
+/// yardstick for what any Swift process costs.
+func swiftProgram(_ name: String, _ source: String) throws -> String {
+    let program = folder + "/" + name
+    try source.write(toFile: program + ".swift", atomically: true, encoding: .utf8)
     let swiftc = Process()
     swiftc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    swiftc.arguments = ["swiftc", "-O", "-o", hello, helloSource]
+    swiftc.arguments = ["swiftc", "-O", "-o", program, program + ".swift"]
     try swiftc.run()
     swiftc.waitUntilExit()
-    guard swiftc.terminationStatus == 0 else { fatalError("cannot build the hello-world") }
+    guard swiftc.terminationStatus == 0 else { fatalError("cannot build \(name)") }
+    return program
+}
+
+do {
+    let hello = try swiftProgram("hello", #"print("hello, world")"#)
     var host: [Double] = []
     var helloWorld: [Double] = []
     for _ in 0..<(quick ? 10 : 40) {
@@ -246,20 +252,29 @@ do {
 // with every flow loaded; the proportional set size (shared pages split
 // among the processes that map them) of each, averaged.
 do {
+    // What any idle Swift process costs: a hello-world that waits for a line.
+    let idleHello = try swiftProgram("hello-idle", #"print("hello, world"); _ = readLine()"#)
     var hosts: [Server] = []
     var references: [Server] = []
+    var hellos: [Server] = []
     for _ in 0..<8 {
         hosts.append(try setup.startFlowhost(store: folder + "/pss.sqlite"))
         let reference = try setup.startReference()
         reference.send(Requests.ping(0))
         _ = try reference.readLine()
         references.append(reference)
+        let hello = try Server([idleHello])
+        _ = try hello.readLine()
+        hellos.append(hello)
     }
     let host = hosts.map { $0.proportionalSetKiB() }.reduce(0, +) / 8
     let reference = references.map { $0.proportionalSetKiB() }.reduce(0, +) / 8
-    for server in hosts + references { server.stop() }
+    let swiftFloor = hellos.map { $0.proportionalSetKiB() }.reduce(0, +) / 8
+    for server in hosts + references + hellos { server.stop() }
     report.add("PSS per idle host, 8 hosts (MiB)", flowhost: Double(host) / 1024, reference: Double(reference) / 1024, higherIsBetter: false,
                target: .absoluteAtMost(2.0), note: "reference: 8 C reference servers")
+    report.add("  PSS per idle Swift hello-world, 8 of them (MiB)", flowhost: Double(swiftFloor) / 1024, reference: nil, higherIsBetter: false,
+               target: nil, note: "the Swift runtime's own share of the row above, built with swiftc -O in this run")
 }
 
 // 6. Memory: idle peak, and growth over a million no-op requests.
