@@ -74,6 +74,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// Not permitted by the flow's manifest: a change-feed topic the flow does not own
     public static let notPermitted = ErrorCode(rawValue: -32016)
 
+    /// The flow that was to answer runs in a process of its own
+    public static let flowFailed = ErrorCode(rawValue: -32017)
+
     /// A host request the flow gave up on
     public static let requestCancelled = ErrorCode(rawValue: -32800)
 }

@@ -1,0 +1,77 @@
+/*
+ * flowhost_isolation.h — a flow run in a child process (`flowhost
+ * plugin-host`), behind the same plugin ABI.
+ *
+ * The host side, flowhost_isolated_open, starts the child, which loads the
+ * flow's library, and returns a descriptor whose functions forward each call
+ * to it over a socket; the child gives the flow a host table whose functions
+ * forward to the host's own table. Neither the flow nor the engine can tell:
+ * the engine checks and installs the descriptor like any other.
+ *
+ * Every call in either direction waits for its answer, serving the other
+ * side's calls meanwhile (a flow's handle may call a service that notifies
+ * the same flow). When the child dies, stops answering for longer than the
+ * watchdog, or breaks this protocol, the host kills it, cleans up what it
+ * had started through the host table (its host requests, service calls,
+ * timers, the calls it served, its feed subscriptions), reports one line,
+ * and fails the call in flight with FLOWHOST_ERROR_FLOW_FAILED. The flow is
+ * started again on its next use, after a back-off.
+ *
+ * Used on the host's loop thread only, like any plugin.
+ */
+#ifndef FLOWHOST_ISOLATION_H
+#define FLOWHOST_ISOLATION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "flowhost_plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the child may use. 0 means no limit. */
+typedef struct flowhost_isolation_limits {
+    uint64_t address_space_bytes; /* RLIMIT_AS */
+    uint32_t cpu_seconds;         /* RLIMIT_CPU, over the child's life */
+    uint32_t open_files;          /* RLIMIT_NOFILE */
+    uint32_t watchdog_ms;         /* longest silence while the host waits on it */
+} flowhost_isolation_limits;
+
+typedef struct flowhost_isolated flowhost_isolated;
+
+/* Called once per failure with one line for the operator's log, naming the
+   flow and what happened ("killed by signal 11 (SIGSEGV)"). */
+typedef void (*flowhost_isolation_failure_fn)(void *context, const char *line);
+
+/* Starts `executable plugin-host ...` for `library` and waits for the child
+   to load it. Returns the proxy descriptor (it lives as long as the process)
+   and sets *isolated; or returns NULL with the reason in `why`. */
+const flowhost_plugin_descriptor_v1 *flowhost_isolated_open(const char *executable, const char *library,
+                                                            const flowhost_isolation_limits *limits,
+                                                            flowhost_isolated **isolated, char *why, size_t why_size);
+
+/* Who hears of failures (set it before create). */
+void flowhost_isolated_on_failure(flowhost_isolated *isolated, flowhost_isolation_failure_fn on_failure, void *context);
+
+/* The child's pid while it runs, else 0. */
+int32_t flowhost_isolated_pid(const flowhost_isolated *isolated);
+
+/* How the child was confined, as the child reported it at load: a short
+   text such as "seccomp, landlock" (for the log and `flowhost plugins`). */
+const char *flowhost_isolated_confinement(const flowhost_isolated *isolated);
+
+/* Stops the child of a proxy that was never installed (its library was
+   opened only to learn its flow's name). The proxy must not be used after. */
+void flowhost_isolated_close(flowhost_isolated *isolated);
+
+/* The child: `flowhost plugin-host`. `fd` is its socket to the host.
+   Applies the limits, loads `library`, confines itself, then serves the
+   host until the socket closes. Returns the process's exit status. */
+int flowhost_plugin_host_main(int fd, const char *library, const flowhost_isolation_limits *limits);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FLOWHOST_ISOLATION_H */
