@@ -68,6 +68,10 @@ let package = Package(
         // The plugin ABI: the one header plugin authors include.
         .target(name: "CFlowHostABI", dependencies: ["CJansson"]),
 
+        // A flow in a child process behind the same ABI (`--isolate`): the
+        // host's proxy descriptor and the child's `flowhost plugin-host`.
+        .target(name: "CFlowHostIsolation", dependencies: ["CJansson", "CFlowHostABI", "CFlowHostSystem"]),
+
         // Swift owner of jansson values; shared by host, RPC layer and SDK.
         // A JSON reader that builds jansson values, about ten times faster than
         // jansson's own; jansson still says why a text is refused.
@@ -81,7 +85,7 @@ let package = Package(
         .target(
             name: "FlowHostCore",
             dependencies: [
-                "JSONRPC", "FlowJSON", "CFlowHostABI", "CJansson", "CSodium", "FlowHostVocabulary", "FlowHostPOSIX",
+                "JSONRPC", "FlowJSON", "CFlowHostABI", "CJansson", "CSodium", "FlowHostVocabulary", "FlowHostPOSIX", "CFlowHostIsolation",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -159,7 +163,7 @@ let package = Package(
 
         // The host a client spawns: serves a plain serve command line and
         // hands every other one to flowhost-cli beside it.
-        .executableTarget(name: "flowhost", dependencies: ["FlowHostLaunch", "FlowHostCore"]),
+        .executableTarget(name: "flowhost", dependencies: ["FlowHostLaunch", "FlowHostCore", "CFlowHostIsolation"]),
 
         // The whole command line (admin, demo, plugins, help), on swift-argument-parser.
         .executableTarget(

@@ -56,6 +56,11 @@ struct ChallengeSlot {
 
     mutating func close() { current = nil }
 
+    /// Closes the challenge if `plugin` opened it.
+    mutating func close(ownedBy plugin: LoadedPlugin) {
+        if current?.owner === plugin { current = nil }
+    }
+
     /// Closes the challenge if it belongs to `call`.
     mutating func close(belongingTo call: UInt64) {
         if current?.call == call { current = nil }

@@ -15,6 +15,8 @@ public struct HostConfiguration {
     public var sections: [String: JSON] = [:]
     /// The `plugins` section: the libraries the operator pinned by hash.
     public var pins = PluginPins()
+    /// The `isolation` section: flows run in a process of their own.
+    public var isolation = IsolationSettings()
 
     public init() {}
 
@@ -67,6 +69,8 @@ public struct HostConfiguration {
                     }
                     configuration.flowSections[name] = section
                 }
+            case "isolation":
+                configuration.isolation = try IsolationSettings.parse(value)
             case "plugins":
                 do { configuration.pins = try PluginPins.parse(value) } catch { throw Invalid(key: key, reason: error.description) }
             case _ where moduleSections.contains(key):

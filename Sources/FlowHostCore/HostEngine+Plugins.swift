@@ -14,18 +14,24 @@ extension HostEngine {
         let ordered = candidates.filter { $0.origin == .builtIn } + candidates.filter { $0.origin != .builtIn }
         for plugin in ordered {
             if let reason = names.conflict(of: plugin, installed: plugins) {
+                plugin.stopIsolation()
                 refuse(PluginRefusal(path: plugin.path, reason: reason))
                 continue
             }
             plugin.context = PluginContext(engine: self, plugin: plugin)
+            plugin.watchIsolation()
             do {
                 try plugin.create(host: hostTable, config: config(plugin.name))
             } catch {
+                plugin.stopIsolation()
                 refuse(PluginRefusal(path: plugin.path, reason: "create failed: \(error.message)"))
                 continue
             }
             plugins.append(plugin)
             names.add(plugin)
+            if let pid = plugin.isolatedProcessID {
+                logger.info("flow \(plugin.name) runs in process \(pid), confined: \(plugin.confinement ?? "none")")
+            }
         }
         discoverDocument = nil
     }
@@ -73,5 +79,16 @@ extension HostEngine {
     /// hear they were cancelled, before their flows are destroyed.
     func cancelTimers() {
         for timer in scheduler.removeTimers(where: { _ in true }) { withCall(timer.call) { timer.fire(false) } }
+    }
+}
+
+extension HostEngine {
+    /// An isolated flow's process failed (the proxy killed it, and ended
+    /// through the host table what it had started): one line for the
+    /// operator, and its challenge closes, since no one is left to read the
+    /// answer. The call in flight, if any, fails with `flowFailed`.
+    func isolatedFlowFailed(_ plugin: LoadedPlugin, line: String) {
+        logger.error("\(line)")
+        dialogues.challenge.close(ownedBy: plugin)
     }
 }

@@ -26,6 +26,9 @@ public final class LoadedPlugin {
     public internal(set) var sha256: String?
     let descriptor: UnsafePointer<flowhost_plugin_descriptor_v1>
     let d: flowhost_plugin_descriptor_v1
+    /// The flow's child process when it runs isolated (`descriptor` is then
+    /// the proxy's); nil when it runs in this process.
+    var isolation: OpaquePointer?
     private var instance: UnsafeMutableRawPointer?
     /// The context the host table's functions receive for this plugin.
     var context: PluginContext!

@@ -1,4 +1,5 @@
 import CFlowHostABI
+import CFlowHostIsolation
 
 #if canImport(Glibc)
 import Glibc
@@ -138,6 +139,29 @@ public enum PluginLoader {
             plugin.origin = candidate.origin
             plugin.sha256 = candidate.sha256
             return plugin
+        }
+    }
+
+    /// Opens the library in a child process (`executable plugin-host`) and
+    /// checks the descriptor it reports, as `open` checks one in process.
+    public static func openIsolated(_ candidate: PluginCandidate, settings: IsolationSettings, executable: String) -> Result<
+        LoadedPlugin, PluginRefusal
+    > {
+        var limits = settings.limits
+        var isolation: OpaquePointer?
+        var why = [CChar](repeating: 0, count: 512)
+        guard let descriptor = flowhost_isolated_open(executable, candidate.path, &limits, &isolation, &why, why.count), let isolation else {
+            return .failure(PluginRefusal(path: candidate.path, reason: "in its own process: " + String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+        }
+        switch validate(descriptor: descriptor, path: candidate.path) {
+        case .success(let plugin):
+            plugin.isolation = isolation
+            plugin.origin = candidate.origin
+            plugin.sha256 = candidate.sha256
+            return .success(plugin)
+        case .failure(let refusal):
+            flowhost_isolated_close(isolation)
+            return .failure(refusal)
         }
     }
 

@@ -19,6 +19,10 @@ public struct HostLaunchOptions: Equatable, Sendable {
     public var trace: String?
     public var contract: String?
     public var logLevel: String?
+    /// `--isolate NAME`: flows run in a process of their own.
+    public var isolate: [String] = []
+    /// `--isolate-all`.
+    public var isolateAll = false
 
     public init() {}
 
@@ -107,15 +111,45 @@ public struct HostLaunchOptions: Equatable, Sendable {
         let (found, refusals) = PluginLoader.candidates(in: searchPath(), pins: try pins(configuration))
         for refusal in refusals { engine.refuse(refusal) }
         if strict, !refusals.isEmpty { throw .exit(3) }
+        let isolation = isolation(configuration)
+        let executable = (ExecutableLocation.directory() ?? ".") + "/flowhost"
         var candidates: [LoadedPlugin] = []
         for candidate in found {
-            switch PluginLoader.open(candidate) {
+            switch Self.open(candidate, isolation: isolation, executable: executable) {
             case .success(let plugin): candidates.append(plugin)
             case .failure(let refusal): engine.refuse(refusal)
             }
         }
         engine.install(candidates) { configuration.flowSections[$0] ?? .object() }
         if strict, !engine.refusals.isEmpty { throw .exit(3) }
+        // A name to isolate that no loaded flow has is a slip the operator
+        // must hear of: the flow meant may be running in process.
+        let installed = Set(engine.plugins.filter(\.isIsolated).map(\.name))
+        if let missing = isolation.flows.subtracting(installed).sorted().first {
+            throw .usage("--isolate \(missing): no flow of that name was loaded in a process of its own")
+        }
         return engine.unofferedServices(hostOffers: hostOffers)
+    }
+
+    /// The config's `isolation` section with `--isolate` and `--isolate-all` over it.
+    public func isolation(_ configuration: HostConfiguration) -> IsolationSettings {
+        var settings = configuration.isolation
+        settings.flows.formUnion(isolate)
+        if isolateAll { settings.all = true }
+        return settings
+    }
+
+    /// One library, in process or in a child. A flow's name is known only
+    /// once its library is loaded, so with `--isolate NAME` each library is
+    /// loaded in a child first, and kept there when its flow is named.
+    private static func open(_ candidate: PluginCandidate, isolation: IsolationSettings, executable: String) -> Result<LoadedPlugin, PluginRefusal> {
+        guard isolation.isActive else { return PluginLoader.open(candidate) }
+        let isolated = PluginLoader.openIsolated(candidate, settings: isolation, executable: executable)
+        if isolation.all { return isolated }
+        if case .success(let plugin) = isolated {
+            if isolation.flows.contains(plugin.name) { return isolated }
+            plugin.stopIsolation()
+        }
+        return PluginLoader.open(candidate)
     }
 }

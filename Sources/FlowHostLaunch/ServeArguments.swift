@@ -13,8 +13,8 @@ public struct ServeArguments: Equatable, Sendable {
     public init() {}
 
     /// Every option the serve command takes, by kind.
-    public static let flags: Set<String> = ["--no-default-plugins", "--examples", "--strict", "--pinned-only"]
-    public static let repeatable: Set<String> = ["--plugins", "--pin"]
+    public static let flags: Set<String> = ["--no-default-plugins", "--examples", "--strict", "--pinned-only", "--isolate-all"]
+    public static let repeatable: Set<String> = ["--plugins", "--pin", "--isolate"]
     public static let single: Set<String> = [
         "--config", "--trace", "--contract", "--log-level", "--store", "--state-dir", "--device-dir", "--max-frame-bytes",
     ]
@@ -39,6 +39,7 @@ public struct ServeArguments: Equatable, Sendable {
                 case "--no-default-plugins": parsed.host.noDefaultPlugins = true
                 case "--examples": parsed.host.examples = true
                 case "--strict": parsed.host.strict = true
+                case "--isolate-all": parsed.host.isolateAll = true
                 default: parsed.host.pinnedOnly = true
                 }
                 continue
@@ -51,6 +52,7 @@ public struct ServeArguments: Equatable, Sendable {
             switch name {
             case "--plugins": parsed.host.pluginDirectories.append(value)
             case "--pin": parsed.host.pinArguments.append(value)
+            case "--isolate": parsed.host.isolate.append(value)
             case "--config": parsed.host.config = value
             case "--trace": parsed.host.trace = value
             case "--contract": parsed.host.contract = value

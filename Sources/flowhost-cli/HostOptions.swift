@@ -24,6 +24,12 @@ struct HostOptions: ParsableArguments {
     @Flag(help: "Refuse every flow library that is not pinned (as the config's plugins.pinnedOnly).")
     var pinnedOnly = false
 
+    @Option(name: .customLong("isolate"), help: "Run the flow NAME in a process of its own: a crash, hang or memory blow-up in it ends only its dialogue (repeatable; added to the config's isolation.flows).")
+    var isolate: [String] = []
+
+    @Flag(help: "Run every flow in a process of its own (as the config's isolation.flows \"all\").")
+    var isolateAll = false
+
     @Option(help: "A JSON config file (host limits, each flow's section).")
     var config: String?
 
@@ -44,6 +50,8 @@ struct HostOptions: ParsableArguments {
         options.strict = strict
         options.pinArguments = pinArguments
         options.pinnedOnly = pinnedOnly
+        options.isolate = isolate
+        options.isolateAll = isolateAll
         options.config = config
         options.trace = trace
         options.contract = contract

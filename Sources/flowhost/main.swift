@@ -24,6 +24,7 @@ func handOver(_ arguments: [String]) -> Never {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "plugin-host" { exit(PluginHostCommand.run(Array(arguments.dropFirst()))) }
 if arguments == ["--version"] {
     print(HostEngine.Options().hostVersion)
     exit(0)

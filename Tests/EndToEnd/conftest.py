@@ -210,6 +210,9 @@ def spawn(flowhost_bin, tmp_path):
         environment["FLOWHOST_STORE"] = store_location(tmp_path / "default-store.sqlite")
         environment.update(store_environment(tmp_path / "default-store.sqlite"))
         args, mapped = map_store_arguments(args)
+        # The suite's run with every flow in a process of its own (scripts/test.sh).
+        if os.environ.get("FLOWHOST_TEST_ISOLATE") == "all":
+            args = list(args) + ["--isolate-all"]
         environment.update(mapped)
         # The most verbose level unless a test says otherwise: the secret
         # hygiene check below then sees every line the host can write.

@@ -21,6 +21,7 @@ import Testing
         ["serve", "--plugins", "one", "--plugins=two", "--pin", "libA.so=00ff", "--pinned-only", "--strict"],
         ["--no-default-plugins", "--examples", "--trace", "/tmp/t", "--contract", "none", "--max-frame-bytes", "4096"],
         ["--state-dir", "/tmp/s", "--device-dir", "/tmp/d", "--store", "postgresql://h/db"],
+        ["--isolate", "mfa", "--isolate=step-up", "--isolate-all"],
     ]
 
     @Test(arguments: readable)

@@ -1,0 +1,152 @@
+"""Flows in a process of their own (--isolate, spec §8): a crash, a hang,
+a memory blow-up, an exit or a write to fd 1 ends only that flow's
+dialogue. The client gets flowFailed, the operator one line, every other
+flow goes on, and the flow starts again on its next use, after a back-off."""
+
+import json
+import os
+
+import pytest
+from flowhost_client import RPCError
+
+from conftest import DEVICE, wait_until
+
+FLOW_FAILED = -32017
+NO_OPEN_CHALLENGE = -32003
+WATCHDOG_MS = 1500
+ADDRESS_SPACE_MIB = 512
+
+
+@pytest.fixture
+def isolated(spawn, echo_dir, test_plugins, tmp_path):
+    config = tmp_path / "isolation.json"
+    config.write_text(json.dumps({"isolation": {"watchdogMs": WATCHDOG_MS, "addressSpaceMiB": ADDRESS_SPACE_MIB}}))
+    host = spawn("--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins["crashing"],
+                 "--isolate", "crashing", "--config", str(config), env={"FLOWHOST_LOG_LEVEL": "info"})
+    host.initialize(device=DEVICE)
+    return host
+
+
+def flow_failed(host, method, params=None, timeout=10.0):
+    with pytest.raises(RPCError) as caught:
+        host.request(method, params or {}, timeout=timeout)
+    assert caught.value.code == FLOW_FAILED, caught.value
+    return caught.value.message
+
+
+def failure_lines(host):
+    return [line for line in host.stderr_text().splitlines() if "flow crashing failed" in line]
+
+
+def restarted(host, before):
+    """crash.ok once the back-off has passed: a new process."""
+    def answered():
+        try:
+            return host.request("crash.ok")["pid"] != before
+        except RPCError as error:
+            assert error.code == FLOW_FAILED, error
+            return False
+    wait_until(answered)
+
+
+def others_still_work(host):
+    assert host.request("echo", {"text": "still here"}) == {"text": "still here"}
+    assert not [line for direction, line in host.transcript if direction == "<-" and not line.startswith("{")]
+
+
+def test_a_segfault_mid_dialogue_ends_that_dialogue_only(isolated):
+    first = isolated.request("crash.ok")["pid"]
+    assert first != isolated.process.pid
+    assert isolated.request("crash.begin") == {"started": True}
+    isolated.wait_event("getCrash")
+    message = flow_failed(isolated, "crash.answer", {"challengeMode": 1})
+    assert "killed by signal 11 (SIGSEGV)" in message and "restarts on its next use" in message
+    others_still_work(isolated)
+    # Its challenge closed with it: no one is left to read the answer.
+    with pytest.raises(RPCError) as caught:
+        isolated.request("crash.answer", {"challengeMode": 1})
+    assert caught.value.code == NO_OPEN_CHALLENGE
+    wait_until(lambda: len(failure_lines(isolated)) == 1)
+    assert "SIGSEGV" in failure_lines(isolated)[0]
+    restarted(isolated, first)
+    assert len(failure_lines(isolated)) == 1, "one line per failure"
+
+
+def test_a_flow_that_loops_for_ever_is_stopped_by_the_watchdog(isolated):
+    first = isolated.request("crash.ok")["pid"]
+    message = flow_failed(isolated, "crash.loop", timeout=WATCHDOG_MS / 1000 + 10)
+    assert "did not answer for %d ms (watchdog)" % WATCHDOG_MS in message
+    others_still_work(isolated)
+    restarted(isolated, first)
+
+
+def test_a_flow_that_allocates_without_end_meets_its_address_space_limit(isolated):
+    first = isolated.request("crash.ok")["pid"]
+    message = flow_failed(isolated, "crash.allocate", timeout=30)
+    assert "killed by signal 6 (SIGABRT)" in message, message
+    others_still_work(isolated)
+    restarted(isolated, first)
+
+
+def test_a_flow_that_exits_is_reported_with_its_status(isolated):
+    first = isolated.request("crash.ok")["pid"]
+    assert "exited with status 3" in flow_failed(isolated, "crash.exit")
+    restarted(isolated, first)
+
+
+def test_writing_to_fd_1_never_reaches_the_protocol_stream(isolated):
+    assert isolated.request("crash.stdout") == {"wrote": 20}
+    others_still_work(isolated)
+    wait_until(lambda: "this is not a frame" in isolated.stderr_text())
+
+
+def test_the_back_off_grows_with_each_failure(isolated):
+    pid = isolated.request("crash.ok")["pid"]
+    for _ in range(2):
+        flow_failed(isolated, "crash.exit")
+        restarted(isolated, pid)
+        pid = isolated.request("crash.ok")["pid"]
+    wait_until(lambda: len(failure_lines(isolated)) == 2)
+    lines = failure_lines(isolated)
+    assert "in 100 ms at the earliest" in lines[0] and "in 200 ms at the earliest" in lines[1], lines
+
+
+def test_the_child_runs_under_its_limits_and_confinement(isolated):
+    pid = isolated.request("crash.ok")["pid"]
+    with open("/proc/%d/limits" % pid) as handle:
+        limits = {line[:26].strip(): line[26:].split() for line in handle.read().splitlines()[1:]}
+    assert limits["Max core file size"][0] == "0"
+    assert limits["Max open files"][0] == "64"
+    assert limits["Max cpu time"][0] == "3600"
+    sanitized = os.environ.get("FLOWHOST_SANITIZER")
+    if not sanitized:
+        assert limits["Max address space"][0] == str(ADDRESS_SPACE_MIB << 20)
+    with open("/proc/%d/status" % pid) as handle:
+        status = dict(line.split(":", 1) for line in handle.read().splitlines() if ":" in line)
+    # Its parent is the host; it holds none of the host's files (the store).
+    assert int(status["PPid"]) == isolated.process.pid
+    assert sorted(os.listdir("/proc/%d/fd" % pid)) == ["0", "1", "2", "3"]
+    if sanitized:
+        return
+    assert status["NoNewPrivs"].strip() == "1"
+    assert status["Seccomp"].strip() == "2"
+    started = [line for line in isolated.stderr_text().splitlines() if "flow crashing runs in process" in line]
+    assert started, isolated.stderr_text()
+    if "landlock" in started[0]:
+        assert isolated.request("crash.files") == {"opened": False, "errno": 13}
+
+
+def test_a_name_no_flow_has_stops_the_host(spawn, echo_dir):
+    host = spawn("--no-default-plugins", "--plugins", echo_dir, "--isolate", "nosuch")
+    host.process.wait(timeout=30)
+    assert host.process.returncode == 64
+    assert "--isolate nosuch: no flow of that name" in host.stderr_text()
+
+
+def test_isolate_all_runs_every_flow_in_a_process_of_its_own(spawn, echo_dir, test_plugins):
+    host = spawn("--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins["crashing"], "--isolate-all",
+                 env={"FLOWHOST_LOG_LEVEL": "info"})
+    host.initialize(device=DEVICE)
+    assert host.request("echo", {"text": "hi"}) == {"text": "hi"}
+    assert host.request("crash.ok")["pid"] != host.process.pid
+    wait_until(lambda: "flow echo runs in process" in host.stderr_text())
