@@ -52,8 +52,8 @@ struct FlowScenarios {
         return codes
     }
 
-    func host(device: String) throws -> Server {
-        let server = try Server([setup.flowhost, "--store", store, "--config", config])
+    func host(device: String, extra: [String] = []) throws -> Server {
+        let server = try Server([setup.flowhost, "--store", store, "--config", config] + extra)
         server.send(Requests.initialize(device: device) + "\n")
         _ = try server.readUntil(#""method":"getUser""#)
         return server

@@ -9,9 +9,10 @@ struct Setup {
     let reference: String
     let folder: String
 
-    func startFlowhost(store: String? = nil, config: String? = nil, cpu: Int32 = -1) throws -> Server {
+    func startFlowhost(store: String? = nil, config: String? = nil, cpu: Int32 = -1, extra: [String] = []) throws -> Server {
         var argv = [flowhost, "--examples", "--store", store ?? folder + "/bench-\(UUID().uuidString).sqlite"]
         if let config { argv += ["--config", config] }
+        argv += extra
         let server = try Server(argv, cpu: cpu)
         server.send(Requests.initialize(device: "bench-\(UUID().uuidString.prefix(8))") + "\n")
         _ = try server.readUntil(#""id":0"#)
@@ -55,11 +56,11 @@ enum Measure {
     }
 
     /// Round-trip times in microseconds, one request at a time.
-    static func pingPong(_ server: Server, count: Int) throws -> [Double] {
+    static func pingPong(_ server: Server, count: Int, make: (Int) -> String = Requests.ping) throws -> [Double] {
         var samples: [Double] = []
         samples.reserveCapacity(count)
         for id in 1...count {
-            let request = Array(Requests.ping(id).utf8)
+            let request = Array(make(id).utf8)
             let started = now()
             server.send(request)
             _ = try server.readLine()

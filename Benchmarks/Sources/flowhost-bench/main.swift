@@ -253,24 +253,30 @@ do {
 // among the processes that map them) of each, averaged.
 do {
     // What any idle Swift process costs: a hello-world that waits for a line.
-    let idleHello = try swiftProgram("hello-idle", #"print("hello, world"); _ = readLine()"#)
+    // Its line is flushed at once: a pipe is not a terminal, so print buffers.
+    let idleHello = try swiftProgram("hello-idle", "import Glibc\nprint(\"hello, world\")\nfflush(stdout)\n_ = readLine()\n")
     var hosts: [Server] = []
     var references: [Server] = []
-    var hellos: [Server] = []
     for _ in 0..<8 {
         hosts.append(try setup.startFlowhost(store: folder + "/pss.sqlite"))
         let reference = try setup.startReference()
         reference.send(Requests.ping(0))
         _ = try reference.readLine()
         references.append(reference)
+    }
+    let host = hosts.map { $0.proportionalSetKiB() }.reduce(0, +) / 8
+    let reference = references.map { $0.proportionalSetKiB() }.reduce(0, +) / 8
+    for server in hosts + references { server.stop() }
+    // Alone, after the hosts: running beside them, the hello-worlds would
+    // share the runtime's pages with them and lower the hosts' figure.
+    var hellos: [Server] = []
+    for _ in 0..<8 {
         let hello = try Server([idleHello])
         _ = try hello.readLine()
         hellos.append(hello)
     }
-    let host = hosts.map { $0.proportionalSetKiB() }.reduce(0, +) / 8
-    let reference = references.map { $0.proportionalSetKiB() }.reduce(0, +) / 8
     let swiftFloor = hellos.map { $0.proportionalSetKiB() }.reduce(0, +) / 8
-    for server in hosts + references + hellos { server.stop() }
+    for server in hellos { server.stop() }
     report.add("PSS per idle host, 8 hosts (MiB)", flowhost: Double(host) / 1024, reference: Double(reference) / 1024, higherIsBetter: false,
                target: .absoluteAtMost(2.0), note: "reference: 8 C reference servers")
     report.add("  PSS per idle Swift hello-world, 8 of them (MiB)", flowhost: Double(swiftFloor) / 1024, reference: nil, higherIsBetter: false,
@@ -563,6 +569,61 @@ do {
     report.add("approval with history behind it, p50 (ms)", flowhost: Measure.percentile(later, 0.5), reference: Measure.percentile(first, 0.5),
                higherIsBetter: false, target: .ratioAtMost(1.1),
                note: "Accept on A to the next event on B, 40 after \(earlier) other approvals; reference: the same on a fresh store, in turns")
+}
+
+// 13. A flow in a process of its own (`--isolate`, issue 26): what a call
+// costs over the same flow in process, for an echo and for a login, each
+// measured in turns with the in-process host; and the cold start.
+do {
+    let inProcess = try setup.startFlowhost()
+    let isolated = try setup.startFlowhost(extra: ["--isolate", "echo"])
+    var echoes = (isolated: [Double](), inProcess: [Double]())
+    for _ in 0..<(quick ? 5 : 20) {
+        echoes.inProcess += try Measure.pingPong(inProcess, count: 400, make: Requests.echo)
+        echoes.isolated += try Measure.pingPong(isolated, count: 400, make: Requests.echo)
+    }
+    inProcess.stop()
+    isolated.stop()
+    report.add("echo round trip, the flow isolated, p50 (µs)", flowhost: Measure.median(echoes.isolated),
+               reference: Measure.median(echoes.inProcess), higherIsBetter: false, target: nil,
+               note: "reference: the same echo with the flow in process, in turns")
+
+    let flows = try FlowScenarios(setup: setup, name: "isolation", argon2: (8, 1))
+    let codes = try flows.addUsers(["iso-in", "iso-out"])
+    let hosts = (inProcess: try flows.host(device: "iso-in"), isolated: try flows.host(device: "iso-out", extra: ["--isolate", "mfa"]))
+    _ = try flows.activate(hosts.inProcess, "iso-in", code: codes["iso-in"]!)
+    try flows.logOff(hosts.inProcess, "iso-in")
+    _ = try flows.activate(hosts.isolated, "iso-out", code: codes["iso-out"]!)
+    try flows.logOff(hosts.isolated, "iso-out")
+    var logins = (isolated: [Double](), inProcess: [Double]())
+    for _ in 0..<(quick ? 100 : 500) {
+        logins.inProcess.append(try flows.login(hosts.inProcess, "iso-in") * 1e6)
+        try flows.logOff(hosts.inProcess, "iso-in")
+        logins.isolated.append(try flows.login(hosts.isolated, "iso-out") * 1e6)
+        try flows.logOff(hosts.isolated, "iso-out")
+    }
+    hosts.inProcess.stop()
+    hosts.isolated.stop()
+    report.add("password login, mfa isolated, minimal Argon2id, p50 (µs)", flowhost: Measure.median(logins.isolated),
+               reference: Measure.median(logins.inProcess), higherIsBetter: false, target: nil,
+               note: "reference: the same login with mfa in process, in turns")
+
+    var cold = (isolated: [Double](), inProcess: [Double]())
+    for _ in 0..<(quick ? 10 : 40) {
+        for isolate in [false, true] {
+            let started = now()
+            let server = try Server(
+                [setup.flowhost, "--examples", "--store", folder + "/cold-isolated.sqlite"] + (isolate ? ["--isolate", "echo"] : []))
+            server.send(Requests.initialize(device: "cold") + "\n" + #"{"jsonrpc":"2.0","id":1,"method":"exit"}"# + "\n")
+            _ = try server.readUntil(#""id":0"#)
+            server.stop()
+            let elapsed = Double(now() - started) / 1e6
+            if isolate { cold.isolated.append(elapsed) } else { cold.inProcess.append(elapsed) }
+        }
+    }
+    report.add("cold start, echo isolated, to initialize and exit (ms)", flowhost: Measure.median(cold.isolated),
+               reference: Measure.median(cold.inProcess), higherIsBetter: false, target: nil,
+               note: "reference: the same host with every flow in process")
 }
 
 postgres?.stop()
