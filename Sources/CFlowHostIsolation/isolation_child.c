@@ -323,19 +323,6 @@ static int32_t h_publish(flowhost_host_context *host, const char *topic, json_t 
 
 static json_t *answer(void) { return json_pack("{s:i}", FHI_REPLY, 1); }
 
-static json_t *answer_outcome(int32_t status, json_t *result, flowhost_error_v1 *error) {
-    json_t *reply = answer();
-    json_object_set_new(reply, "s", json_integer(status));
-    if (status == FLOWHOST_OK) {
-        if (result) json_object_set_new(reply, "v", result);
-    } else {
-        if (result) json_decref(result);
-        json_object_set_new(reply, "e", fhi_error_json(error));
-    }
-    if (error->data) json_decref(error->data);
-    return reply;
-}
-
 static json_t *serve_host_call(json_t *call) {
     const char *name = fhi_string(call, "c");
     if (!name) return answer();
@@ -360,10 +347,10 @@ static json_t *serve_host_call(json_t *call) {
         int32_t (*fn)(void *, const char *, json_t *, json_t **, flowhost_error_v1 *) = handle ? plugin.handle : plugin.call_service;
         if (!instance || !fn) {
             flowhost_error_set(&error, -32603, 0, "the flow cannot take this call");
-            return answer_outcome(FLOWHOST_ERR_FAILED, NULL, &error);
+            return fhi_outcome_reply(FLOWHOST_ERR_FAILED, NULL, &error);
         }
         int32_t status = fn(instance, fhi_string(call, "n"), params ? params : json_null(), &result, &error);
-        return answer_outcome(status, result, &error);
+        return fhi_outcome_reply(status, result, &error);
     }
     if (strcmp(name, "start") == 0) {
         if (instance && plugin.start) plugin.start(instance);

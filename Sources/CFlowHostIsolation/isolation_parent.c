@@ -297,7 +297,7 @@ static int ensure_alive(struct flowhost_isolated *isolated) {
 
 /* --- The child's calls to the host table --- */
 
-static json_t *reply_status(int32_t status) { return json_pack("{s:i,s:i}", FHI_REPLY, 1, "s", (int)status); }
+static json_t *reply_status(int32_t status) { return fhi_status_reply(status); }
 
 static struct pending *add_pending(struct flowhost_isolated *isolated, enum pending_kind kind, uint64_t token) {
     struct pending *pending = calloc(1, sizeof *pending);
@@ -353,18 +353,6 @@ static void on_timer_done(void *user_data, int32_t status) {
     }
 }
 
-static json_t *reply_outcome(int32_t status, json_t *result, flowhost_error_v1 *error) {
-    json_t *reply = reply_status(status);
-    if (status == FLOWHOST_OK) {
-        if (result) json_object_set_new(reply, "v", result);
-    } else {
-        if (result) json_decref(result);
-        json_object_set_new(reply, "e", fhi_error_json(error));
-    }
-    if (error->data) json_decref(error->data);
-    return reply;
-}
-
 static void forget_served(struct flowhost_isolated *isolated, uint64_t call_id) {
     for (struct served **link = &isolated->served; *link; link = &(*link)->next) {
         if ((*link)->call_id == call_id) {
@@ -410,7 +398,7 @@ static json_t *serve_child_call(struct flowhost_isolated *isolated, json_t *call
         json_t *result = NULL;
         flowhost_error_v1 error = {0};
         int32_t status = host->call_service(context, fhi_string(call, "n"), params, &result, &error);
-        return reply_outcome(status, result, &error);
+        return fhi_outcome_reply(status, result, &error);
     }
     if (strcmp(name, "send_request") == 0) {
         struct pending *pending = add_pending(isolated, PENDING_RESPONSE, (uint64_t)fhi_int(call, "k", 0));

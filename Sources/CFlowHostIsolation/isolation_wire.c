@@ -136,3 +136,17 @@ json_int_t fhi_int(json_t *object, const char *key, json_int_t fallback) {
 const char *fhi_string(json_t *object, const char *key) {
     return json_string_value(json_object_get(object, key));
 }
+
+json_t *fhi_status_reply(int32_t status) { return json_pack("{s:i,s:i}", FHI_REPLY, 1, "s", (int)status); }
+
+json_t *fhi_outcome_reply(int32_t status, json_t *result, flowhost_error_v1 *error) {
+    json_t *reply = fhi_status_reply(status);
+    if (status == FLOWHOST_OK) {
+        if (result) json_object_set_new(reply, "v", result);
+    } else {
+        if (result) json_decref(result);
+        json_object_set_new(reply, "e", fhi_error_json(error));
+    }
+    if (error->data) json_decref(error->data);
+    return reply;
+}

@@ -32,6 +32,13 @@ json_t *fhi_error_json(const flowhost_error_v1 *error);
    reference. 0, or -1 when the JSON is not one. */
 int fhi_error_from_json(json_t *json, flowhost_error_v1 *error);
 
+/* An answer {FHI_REPLY, s}. */
+json_t *fhi_status_reply(int32_t status);
+
+/* An answer with a call's outcome, {FHI_REPLY, s, v?, e?}: result (stolen)
+   when status is FLOWHOST_OK, else the error; error->data is released. */
+json_t *fhi_outcome_reply(int32_t status, json_t *result, flowhost_error_v1 *error);
+
 /* Monotonic milliseconds. */
 uint64_t fhi_now_ms(void);
 

@@ -23,32 +23,11 @@ struct PostgresStoreTests {
     }
 
     @Test func rollbackHandlersRunOnlyWhenTheTransactionDoesNotCommit() throws {
-        var log: [String] = []
-        try store.write { tx in
-            tx.onRollback { log.append("committed, yet undone") }
-            try tx.run("INSERT INTO \(table) (name, value) VALUES ('u', 1)", [])
-        }
-        #expect(log.isEmpty)
-        #expect(throws: StoreError.self) {
-            try store.write { tx in
-                tx.onRollback { log.append("first") }
-                tx.onRollback { log.append("second") }
-                throw StoreError("abort")
-            }
-        }
-        #expect(log == ["second", "first"], "last registered, first undone; each once")
+        try RollbackHandlerChecks.runOnlyWithoutCommit(store, insert: "INSERT INTO \(table) (name, value) VALUES ('u', 1)")
     }
 
     @Test func aConflictingAttemptIsUndoneBeforeTheBodyRunsAgain() throws {
-        var log: [String] = []
-        var attempts = 0
-        try store.write { tx in
-            attempts += 1
-            log.append("attempt \(attempts)")
-            tx.onRollback { log.append("undo \(attempts)") }
-            if attempts == 1 { throw PostgresError(sqlState: "40001", message: "could not serialize access") }
-        }
-        #expect(log == ["attempt 1", "undo 1", "attempt 2"])
+        try RollbackHandlerChecks.undoneBeforeTheBodyRunsAgain(store, retryable: PostgresError(sqlState: "40001", message: "could not serialize access"))
     }
 
     /// A COMMIT whose connection is lost may have landed, so what the

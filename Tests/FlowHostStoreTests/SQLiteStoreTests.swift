@@ -84,33 +84,10 @@ import Testing
     }
 
     @Test func rollbackHandlersRunOnlyWhenTheTransactionDoesNotCommit() throws {
-        let store = try open(temporaryPath())
-        var log: [String] = []
-        try store.write { tx in
-            tx.onRollback { log.append("committed, yet undone") }
-            try tx.run("INSERT INTO counter (name, value) VALUES ('u', 1)", [])
-        }
-        #expect(log.isEmpty)
-        #expect(throws: StoreError.self) {
-            try store.write { tx in
-                tx.onRollback { log.append("first") }
-                tx.onRollback { log.append("second") }
-                throw StoreError("abort")
-            }
-        }
-        #expect(log == ["second", "first"], "last registered, first undone; each once")
+        try RollbackHandlerChecks.runOnlyWithoutCommit(try open(temporaryPath()), insert: "INSERT INTO counter (name, value) VALUES ('u', 1)")
     }
 
     @Test func aBusyAttemptIsUndoneBeforeTheBodyRunsAgain() throws {
-        let store = try open(temporaryPath())
-        var log: [String] = []
-        var attempts = 0
-        try store.write { tx in
-            attempts += 1
-            log.append("attempt \(attempts)")
-            tx.onRollback { log.append("undo \(attempts)") }
-            if attempts == 1 { throw SQLiteError(code: 5, message: "database is locked") }
-        }
-        #expect(log == ["attempt 1", "undo 1", "attempt 2"])
+        try RollbackHandlerChecks.undoneBeforeTheBodyRunsAgain(try open(temporaryPath()), retryable: SQLiteError(code: 5, message: "database is locked"))
     }
 }
