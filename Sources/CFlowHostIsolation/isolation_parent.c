@@ -58,6 +58,7 @@ struct flowhost_isolated {
     flowhost_host_context *context;
     json_t *config;
     int created, started;
+    int destroying;                /* the host is ending: its table is not called to clean up */
 
     unsigned failures;
     uint64_t restart_at, alive_since;
@@ -196,7 +197,9 @@ static void fail(struct flowhost_isolated *isolated, int kind) {
     char line[FLOWHOST_ERROR_MESSAGE_MAX + 64];
     snprintf(line, sizeof line, "%s (in %llu ms at the earliest)", isolated->failure, (unsigned long long)pause);
     if (isolated->on_failure) isolated->on_failure(isolated->on_failure_context, line);
-    fail_pending_work(isolated);
+    /* At the host's end (destroy) nothing is left to clean up, and the
+       host table may be going: it is not called. */
+    if (!isolated->destroying) fail_pending_work(isolated);
 }
 
 /* What the dead child had started through the host table ends, through the
@@ -647,6 +650,7 @@ static void proxy_notify(void *instance, const char *topic, json_t *payload) {
 
 static void proxy_destroy(void *instance) {
     struct flowhost_isolated *isolated = of(instance);
+    isolated->destroying = 1;
     if (isolated->alive) json_decref(call_child(isolated, json_pack("{s:s}", "c", "destroy")));
     isolated->alive = 0;
     /* Closing the socket ends the child's loop. */

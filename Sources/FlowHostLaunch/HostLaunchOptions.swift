@@ -112,7 +112,8 @@ public struct HostLaunchOptions: Equatable, Sendable {
         for refusal in refusals { engine.refuse(refusal) }
         if strict, !refusals.isEmpty { throw .exit(3) }
         let isolation = isolation(configuration)
-        let executable = (ExecutableLocation.directory() ?? ".") + "/flowhost"
+        // Looked up only when a flow is isolated: nothing is added to a plain start.
+        let executable = isolation.isActive ? (ExecutableLocation.directory() ?? ".") + "/flowhost" : ""
         var candidates: [LoadedPlugin] = []
         for candidate in found {
             switch Self.open(candidate, isolation: isolation, executable: executable) {
