@@ -12,6 +12,8 @@ let package = Package(
     products: [
         .executable(name: "flowhost", targets: ["flowhost"]),
         .executable(name: "flowhost-cli", targets: ["flowhost-cli"]),
+        // `flowhost inspect`: a local web page that drives hosts by hand.
+        .executable(name: "flowhost-inspector", targets: ["flowhost-inspector"]),
         // For Swift apps and tools that spawn flowhost: async/await, typed events.
         .library(name: "FlowHostClient", targets: ["FlowHostClient"]),
         // For flow authors: the Swift SDK a flow is written with, and an
@@ -30,6 +32,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // HTTP and WebSocket for the inspector only: small, on plain sockets,
+        // no event-loop framework (README, "The inspector").
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // C libraries, wrapped as system-library targets.
@@ -164,6 +169,15 @@ let package = Package(
         // The host a client spawns: serves a plain serve command line and
         // hands every other one to flowhost-cli beside it.
         .executableTarget(name: "flowhost", dependencies: ["FlowHostLaunch", "FlowHostCore", "CFlowHostIsolation"]),
+
+        // The inspector's server: the page, and one host process per device
+        // panel relayed over a WebSocket. Its own executable, so that neither
+        // Foundation nor FlyingFox is linked into flowhost or flowhost-cli.
+        .executableTarget(
+            name: "flowhost-inspector",
+            dependencies: [.product(name: "FlyingFox", package: "FlyingFox")],
+            resources: [.copy("Page")]
+        ),
 
         // The whole command line (admin, demo, plugins, help), on swift-argument-parser.
         .executableTarget(

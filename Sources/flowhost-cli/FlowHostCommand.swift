@@ -6,7 +6,7 @@ struct FlowHostCommand: ParsableCommand {
         commandName: "flowhost",
         abstract: "Runs device-bound multi-factor authentication flows over JSON-RPC 2.0 on stdin/stdout.",
         version: HostEngine.Options().hostVersion,
-        subcommands: [Serve.self, ListPlugins.self, Demo.self, Admin.self],
+        subcommands: [Serve.self, ListPlugins.self, Demo.self, Inspect.self, Admin.self],
         defaultSubcommand: Serve.self
     )
 }
