@@ -41,6 +41,9 @@ if [ "${1:-}" = "--test" ]; then
   command -v tsc >/dev/null 2>&1 || need_test_apt+=(node-typescript)
   # PostgreSQL (Debian's postgresql): the tests start a throw-away cluster of their own.
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_test_apt+=(postgresql)
+  # A real headless Chromium and its WebDriver drive the inspector's page (Tests/Inspector).
+  command -v chromium >/dev/null 2>&1 || need_test_apt+=(chromium)
+  command -v chromedriver >/dev/null 2>&1 || need_test_apt+=(chromium-driver)
   if [ ${#need_test_apt[@]} -gt 0 ]; then
     echo "setup: apt-get install ${need_test_apt[*]}"
     as_root apt-get update -qq
@@ -54,6 +57,8 @@ if [ "${1:-}" = "--test" ]; then
   # Building the Python client's wheel (a test installs it as a user would).
   python3 -c 'import setuptools' 2>/dev/null || need_pip+=(setuptools)
   python3 -c 'import wheel' 2>/dev/null || need_pip+=(wheel)
+  # Selenium drives Chromium through the page (it brings websocket-client, which the inspector's access tests use).
+  python3 -c 'import selenium, websocket' 2>/dev/null || need_pip+=(selenium websocket-client)
   if [ ${#need_pip[@]} -gt 0 ]; then
     echo "setup: pip install ${need_pip[*]}"
     python3 -m pip install -q "${need_pip[@]}"

@@ -3,6 +3,7 @@
 # each flow library), runs the Swift unit tests, replays the fuzz corpus,
 # runs the end-to-end tests that spawn the built binary through the Python
 # reference client (the crash-safety and eight-host load tests included),
+# the inspector's page in a headless Chromium,
 # again with every flow isolated in a process of its own,
 # builds and drives the tutorial's flows from outside the package,
 # again on a throw-away PostgreSQL cluster,
@@ -22,6 +23,9 @@ python3 Tests/EndToEnd/pgcluster.py swift test --skip-build --filter PostgresSto
 "$bin/fuzz-json" Tests/Fuzz/Corpus/json
 FLOWHOST_FUZZ_PLUGINS="$bin" "$bin/fuzz-dispatch" Tests/Fuzz/Corpus/dispatch
 FLOWHOST_BIN_DIR="$bin" python3 -m pytest -q -rfE Tests/EndToEnd
+# The inspector (`flowhost inspect`): its access rules, then a real headless
+# Chromium through the page; screenshots of each step in .build-screenshots/.
+FLOWHOST_BIN_DIR="$bin" python3 -m pytest -q -rfE Tests/Inspector
 # Again with every flow in a process of its own (--isolate-all): the proxy
 # must be invisible to every flow and client. The crash-safety and load
 # tests run shorter here (40 kills, 10 s): the full ones ran just above,

@@ -28,7 +28,9 @@ import re
 
 import pytest
 
-GOLDEN_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "Protocol", "golden")
+# FLOWHOST_GOLDEN_DIR replays other transcripts (the inspector's test replays the one its page exported).
+GOLDEN_DIR = os.environ.get("FLOWHOST_GOLDEN_DIR") or os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "Protocol", "golden")
 FILES = sorted(name for name in os.listdir(GOLDEN_DIR) if name.endswith(".transcript"))
 
 

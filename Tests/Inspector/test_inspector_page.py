@@ -1,0 +1,158 @@
+"""The inspector driven through a real headless Chromium, as a person
+would: activate a user, log in, approve a second device from the first,
+sign data. Each step saves a screenshot (FLOWHOST_SCREENSHOTS, else
+.build-screenshots/)."""
+
+import os
+import subprocess
+import sys
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import GOOD_PASSWORD
+
+
+def by_testid(name):
+    return (By.CSS_SELECTOR, f'[data-testid="{name}"]')
+
+
+class Page:
+    def __init__(self, driver, screenshots):
+        self.driver = driver
+        self.shots = screenshots
+        self.wait = WebDriverWait(driver, 20)
+
+    def panel(self, index):
+        return self.wait.until(EC.presence_of_element_located(by_testid(f"device-panel-{index}")))
+
+    def within(self, root, name):
+        return WebDriverWait(root, 20).until(lambda scope: scope.find_element(*by_testid(name)))
+
+    def answer(self, device, event, values, button="submit"):
+        """Fills the open challenge's form for `event` on `device` and sends it."""
+        form = self.within(self.panel(device), f"event-form-{event}")
+        for name, value in values.items():
+            field = form.find_element(By.CSS_SELECTOR, f'[name="{name}"]')
+            field.clear()
+            field.send_keys(value)
+        form.find_element(*by_testid(button)).click()
+        WebDriverWait(self.driver, 20).until(EC.staleness_of(form))
+
+    def call(self, device, method, values):
+        form = self.within(self.panel(device), f"method-form-{method}")
+        for name, value in values.items():
+            field = form.find_element(By.CSS_SELECTOR, f'[name="{name}"]')
+            field.clear()
+            field.send_keys(value)
+        form.find_element(*by_testid("submit")).click()
+
+    def event(self, device, name):
+        return self.within(self.panel(device), f"event-{name}")
+
+    def in_timeline(self, text):
+        self.wait.until(lambda driver: text in driver.find_element(*by_testid("timeline")).get_attribute("textContent"))
+
+    def shot(self, name):
+        path = os.path.join(self.shots, f"{name}.png")
+        assert self.driver.save_screenshot(path), path
+        assert os.path.getsize(path) > 10_000, "a screenshot of the page, not of a blank window"
+
+
+def test_activate_log_in_approve_a_second_device_and_sign(inspector, browser, screenshots):
+    code = inspector.admin("add-user", "alice")["activationCode"]
+    page = Page(browser, screenshots)
+    browser.get(inspector.url)
+
+    # The flows, from rpc.discover.
+    flows = page.wait.until(EC.presence_of_element_located(by_testid("flow-list")))
+    page.wait.until(lambda driver: "data-signing" in flows.text)
+    for name in ("mfa", "step-up", "device-activation", "lda-toggle", "data-signing"):
+        assert name in flows.text
+    for method in ("authenticateUserAndSignData", "updateNotification", "getNotifications", "logOff"):
+        page.within(page.panel(1), f"method-form-{method}")
+
+    # Activation: the user id, the code, the device name, consent (declined), a new password.
+    page.answer(1, "getUser", {"userName": "alice"})
+    code_field = page.within(page.panel(1), "event-form-getActivationCode").find_element(By.NAME, "activationCode")
+    assert "code" in code_field.get_attribute("class"), "the code is shown as the seeds' screens show one"
+    page.answer(1, "getActivationCode", {"activationCode": code})
+    page.answer(1, "getDeviceName", {})
+    consent = page.within(page.panel(1), "event-form-getUserConsentForLDA")
+    consent.find_element(*by_testid("consent-deny")).click()
+    password = page.within(page.panel(1), "event-form-getPassword").find_element(By.NAME, "password")
+    assert password.get_attribute("type") == "password", "passwords are masked"
+    page.answer(1, "getPassword", {"password": GOOD_PASSWORD})
+    page.event(1, "onUserLoggedIn")
+    page.in_timeline("onUserLoggedIn")
+    page.shot("1-activated")
+
+    # Log off, then log in with the password.
+    page.call(1, "logOff", {"userID": "alice"})
+    page.answer(1, "getUser", {"userName": "alice"})
+    page.answer(1, "getPassword", {"password": GOOD_PASSWORD})
+    page.wait.until(lambda driver: len(page.panel(1).find_elements(*by_testid("event-onUserLoggedIn"))) == 2)
+    page.shot("2-logged-in")
+
+    # A second device (a second host on the same store) asks to join; the
+    # first sees the approval arrive, accepts it and confirms with its password.
+    browser.find_element(*by_testid("second-device")).click()
+    page.answer(2, "getUser", {"userName": "alice"})
+    options = page.within(page.panel(2), "event-form-addNewDeviceOptions")
+    key = options.find_element(*by_testid("verification-key")).text
+    assert len(key) == 6
+    options.find_element(By.NAME, "verifyAuthStatus").click()
+    options.find_element(*by_testid("submit")).click()
+    page.event(1, "onNotificationReceived")
+    page.call(1, "getNotifications", {})
+    notification = page.within(page.panel(1), "notification-action-accept")
+    assert key in page.panel(1).find_element(By.CSS_SELECTOR, ".notifications").text, "both devices show the same key"
+    page.shot("3-approval-arrived")
+    notification.click()
+    page.answer(1, "getPassword", {"password": GOOD_PASSWORD})
+    page.event(1, "onUpdateNotification")
+    # The new device enrolls its fingerprint: the host asks the platform, the page asks the person.
+    consent = page.within(page.panel(2), "event-form-getUserConsentForLDA")
+    consent.find_element(*by_testid("consent-allow")).click()
+    prompt = page.within(page.panel(2), "host-request-platform/authenticateLDA")
+    page.shot("4-second-device-lda-prompt")
+    prompt.find_element(*by_testid("host-request-approve")).click()
+    page.event(2, "onUserLoggedIn")
+    devices = {device["devUUID"]: device for device in inspector.admin("devices", "alice")}
+    assert len(devices) == 2 and all(device["status"] == "ACTIVE" for device in devices.values())
+    page.shot("5-second-device-logged-in")
+
+    # Sign data at level 1 on the first device: the password, then the signature.
+    page.call(1, "authenticateUserAndSignData", {"payload": "Pay 100 to Bob", "authLevel": "1",
+                                                 "authenticatorType": "0", "reason": "payment"})
+    form = page.within(page.panel(1), "event-form-getPassword")
+    assert "challengeMode 12" in form.text
+    page.answer(1, "getPassword", {"password": GOOD_PASSWORD})
+    signature = page.within(page.panel(1), "signature")
+    assert len(signature.text) > 40
+    page.shot("6-signed")
+
+    timeline = browser.find_element(*by_testid("timeline")).get_attribute("textContent")
+    for name in ("initialize", "setUser", "getActivationCode", "onUserLoggedIn", "performVerifyAuth",
+                 "updateNotification", "platform/authenticateLDA", "onAuthenticateUserAndSignData"):
+        assert name in timeline, name
+    assert GOOD_PASSWORD not in timeline and code not in timeline, "secrets are masked in the timeline"
+    transcript = browser.execute_script("return window.flowhostInspector.transcript(false)")
+    assert GOOD_PASSWORD not in transcript and code not in transcript
+    assert "# args: --store {store} --config {config}" in transcript
+    assert "-> @B " in transcript and "<- @B " in transcript
+    assert "# answer: platform/authenticateLDA {\"authenticated\":true}" in transcript
+
+    # The export is a golden transcript: with its secrets and the user's
+    # setup line, Tests/EndToEnd/test_golden.py replays it against fresh hosts.
+    kept = browser.execute_script("return window.flowhostInspector.transcript(true)")
+    golden = os.path.join(os.path.dirname(inspector.store), "golden")
+    os.makedirs(golden)
+    with open(os.path.join(golden, "inspector.transcript"), "w") as handle:
+        handle.write("# setup: add-user alice\n" + kept)
+    end_to_end = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "EndToEnd")
+    replay = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_golden.py"],
+                            cwd=end_to_end, env=dict(os.environ, FLOWHOST_GOLDEN_DIR=golden),
+                            capture_output=True, text=True, timeout=300)
+    assert replay.returncode == 0 and "1 passed" in replay.stdout, replay.stdout[-4000:]
