@@ -156,3 +156,40 @@ def test_activate_log_in_approve_a_second_device_and_sign(inspector, browser, sc
                             cwd=end_to_end, env=dict(os.environ, FLOWHOST_GOLDEN_DIR=golden),
                             capture_output=True, text=True, timeout=300)
     assert replay.returncode == 0 and "1 passed" in replay.stdout, replay.stdout[-4000:]
+
+
+def test_platform_keys_made_by_the_page_and_a_denied_lda_prompt(inspector, browser, screenshots):
+    code = inspector.admin("add-user", "bob")["activationCode"]
+    page = Page(browser, screenshots)
+    browser.get(inspector.url)
+    page.within(page.panel(1), "event-form-getUser")
+    # The device keeps its key in this page (keyCustody "platform"): the host restarts with it.
+    settings = page.panel(1).find_element(By.CSS_SELECTOR, "details.settings")
+    settings.find_element(By.TAG_NAME, "summary").click()
+    settings.find_element(By.CSS_SELECTOR, 'select[name="keyCustody"] option[value="platform"]').click()
+    settings.find_element(By.TAG_NAME, "button").click()
+    page.wait.until(lambda driver: any('"keyCustody":"platform"' in line for line in driver.execute_script(
+        "return window.flowhostInspector.timeline.map(f => f.line)")))
+    page.answer(1, "getUser", {"userName": "bob"})
+    page.answer(1, "getActivationCode", {"activationCode": code})
+    page.answer(1, "getDeviceName", {})
+    page.within(page.panel(1), "event-form-getUserConsentForLDA").find_element(*by_testid("consent-allow")).click()
+    page.within(page.panel(1), "host-request-platform/authenticateLDA").find_element(*by_testid("host-request-approve")).click()
+    page.event(1, "onUserLoggedIn")
+    page.in_timeline("platform/createDeviceKey")
+    device = inspector.admin("devices", "bob")[0]
+    assert device["keyCustody"] == "platform" and device["keyID"].startswith("inspector-")
+
+    # Log in again: the page signs the host's challenge with the key it keeps; the person denies the LDA prompt once.
+    page.call(1, "logOff", {"userID": "bob"})
+    page.answer(1, "getUser", {"userName": "bob"})
+    page.within(page.panel(1), "host-request-platform/authenticateLDA").find_element(*by_testid("host-request-deny")).click()
+    page.in_timeline("answer to platform/authenticateLDA")
+    page.shot("7-lda-denied")
+    replies = browser.execute_script("return window.flowhostInspector.timeline.filter(f => f.direction === '->').map(f => f.line)")
+    assert any('"error"' in line and '"reason":"cancelled"' in line for line in replies), "Deny answers with an error, reason cancelled"
+    # A denied check logs nobody in: the flow asks for a user again.
+    page.within(page.panel(1), "event-form-getUser")
+    assert len(page.panel(1).find_elements(*by_testid("event-onUserLoggedIn"))) == 1
+    received = browser.execute_script("return window.flowhostInspector.timeline.filter(f => f.direction === '<-').map(f => f.line)")
+    assert '"method":"getUser"' in received[-1] and "onUserLoggedIn" not in " ".join(received[-3:])
