@@ -238,6 +238,7 @@ let package = Package(
         .testTarget(name: "FlowHostClientTests", dependencies: ["FlowHostClient"]),
         // The fast serve command line against swift-argument-parser's, option for option.
         .testTarget(name: "FlowHostLaunchTests", dependencies: ["FlowHostLaunch", "flowhost-cli"]),
+        .testTarget(name: "FlowHostInspectorTests", dependencies: ["flowhost-inspector"]),
         .testTarget(name: "FlowHostTestingTests", dependencies: ["FlowHostTesting"]),
         .testTarget(
             name: "FlowHostServicesTests",
