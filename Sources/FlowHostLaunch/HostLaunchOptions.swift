@@ -114,9 +114,15 @@ public struct HostLaunchOptions: Equatable, Sendable {
         let isolation = isolation(configuration)
         // Looked up only when a flow is isolated: nothing is added to a plain start.
         let executable = isolation.isActive ? (ExecutableLocation.directory() ?? ".") + "/flowhost" : ""
+        // With names to isolate (not all), one child first tells every library's flow.
+        let names = isolation.isActive && !isolation.all
+            ? FlowNameProbe.names(of: found.map(\.path), executable: executable, settings: isolation) : [:]
+        if isolation.isActive, !isolation.all {
+            engine.logger.info("flow names learnt in one child process: \(names.count) of \(found.count) libraries")
+        }
         var candidates: [LoadedPlugin] = []
         for candidate in found {
-            switch Self.open(candidate, isolation: isolation, executable: executable) {
+            switch Self.open(candidate, isolation: isolation, executable: executable, probedName: names[candidate.path]) {
             case .success(let plugin): candidates.append(plugin)
             case .failure(let refusal): engine.refuse(refusal)
             }
@@ -143,8 +149,19 @@ public struct HostLaunchOptions: Equatable, Sendable {
     /// One library, in process or in a child. A flow's name is known only
     /// once its library is loaded, so with `--isolate NAME` each library is
     /// loaded in a child first, and kept there when its flow is named.
-    private static func open(_ candidate: PluginCandidate, isolation: IsolationSettings, executable: String) -> Result<LoadedPlugin, PluginRefusal> {
+    private static func open(
+        _ candidate: PluginCandidate, isolation: IsolationSettings, executable: String, probedName: String?
+    ) -> Result<LoadedPlugin, PluginRefusal> {
         guard isolation.isActive else { return PluginLoader.open(candidate) }
+        if let probedName, !isolation.all {
+            // Known from the names child. A library that tells another name
+            // in process than it told there ends up not isolated, and the
+            // check after install stops the host.
+            return isolation.flows.contains(probedName)
+                ? PluginLoader.openIsolated(candidate, settings: isolation, executable: executable) : PluginLoader.open(candidate)
+        }
+        // Not known (the library could not tell, or the names child died):
+        // opened in a child of its own, kept there if it is to be isolated.
         let isolated = PluginLoader.openIsolated(candidate, settings: isolation, executable: executable)
         if isolation.all { return isolated }
         if case .success(let plugin) = isolated {

@@ -150,3 +150,30 @@ def test_isolate_all_runs_every_flow_in_a_process_of_its_own(spawn, echo_dir, te
     assert host.request("echo", {"text": "hi"}) == {"text": "hi"}
     assert host.request("crash.ok")["pid"] != host.process.pid
     wait_until(lambda: "flow echo runs in process" in host.stderr_text())
+
+
+def test_with_a_name_one_child_tells_every_librarys_flow(spawn, echo_dir, test_plugins):
+    host = spawn("--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins["crashing"], "--isolate", "crashing",
+                 env={"FLOWHOST_LOG_LEVEL": "info"})
+    host.initialize(device=DEVICE)
+    wait_until(lambda: "flow crashing runs in process" in host.stderr_text())
+    assert "flow names learnt in one child process: 2 of 2 libraries" in host.stderr_text()
+    assert host.request("crash.ok")["pid"] != host.process.pid, "the named flow is isolated"
+    assert host.request("echo", {"text": "hi"}) == {"text": "hi"}
+    assert "flow echo runs in process" not in host.stderr_text(), "the other flow runs in the host, never in a child"
+
+
+def test_when_the_names_child_dies_each_library_is_probed_on_its_own(spawn, echo_dir, test_plugins):
+    # A library whose constructor aborts in the one child that learns every
+    # name: each library is then opened in a child of its own, as before
+    # that child existed, and every flow still loads where it should.
+    host = spawn("--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins["crashing"],
+                 "--plugins", test_plugins["constructor_marker"], "--isolate", "crashing",
+                 env={"FLOWHOST_LOG_LEVEL": "info", "FLOWHOST_TEST_MARKER_ABORT": "names"})
+    host.initialize(device=DEVICE)
+    wait_until(lambda: "flow crashing runs in process" in host.stderr_text())
+    assert "flow names learnt in one child process: 0 of 3 libraries" in host.stderr_text()
+    assert host.request("crash.ok")["pid"] != host.process.pid
+    assert host.request("echo", {"text": "hi"}) == {"text": "hi"}
+    host.request("marker.ping")
+    assert "refused plugin" not in host.stderr_text()

@@ -70,6 +70,12 @@ void flowhost_isolated_close(flowhost_isolated *isolated);
    host until the socket closes. Returns the process's exit status. */
 int flowhost_plugin_host_main(int fd, const char *library, const flowhost_isolation_limits *limits);
 
+/* The child that learns flow names: `flowhost plugin-host --names`.
+   Applies the limits, loads each library and asks its descriptor, then
+   writes one JSON array to stdout, in order: each flow's name, or null for
+   a library that cannot tell it. Returns the process's exit status. */
+int flowhost_plugin_names_main(const char *const *libraries, size_t count, const flowhost_isolation_limits *limits);
+
 #ifdef __cplusplus
 }
 #endif
