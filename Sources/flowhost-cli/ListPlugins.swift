@@ -36,7 +36,8 @@ struct ListPlugins: ParsableCommand {
             let uses = plugin.manifest.uses.sorted().joined(separator: ",")
             print(
                 "loaded  \(plugin.name) \(plugin.version) abi=\(plugin.abiVersion).\(plugin.abiMinor) methods=\(methods)"
-                    + (services.isEmpty ? "" : " services=\(services)") + (uses.isEmpty ? "" : " uses=\(uses)") + " \(plugin.path)")
+                    + (services.isEmpty ? "" : " services=\(services)") + (uses.isEmpty ? "" : " uses=\(uses)")
+                    + (plugin.isIsolated ? " isolated(\(plugin.confinement ?? ""))" : "") + " \(plugin.path)")
         }
         for refusal in engine.refusals {
             print("refused \(refusal.path): \(refusal.reason)")
@@ -56,6 +57,8 @@ struct ListPlugins: ParsableCommand {
                 "services": .array(plugin.manifest.services.map { .string($0.name) }),
                 "uses": .array(plugin.manifest.uses.sorted().map { .string($0) }),
                 "manifest": (try? JSON.parse(plugin.manifestText)) ?? .null,
+                // In a process of its own (--isolate), and what confines that process.
+                "isolated": .bool(plugin.isIsolated), "confinement": plugin.confinement.map { .string($0) } ?? .null,
             ]
         }
         let refused: [JSON] = engine.refusals.map { ["path": .string($0.path), "reason": .string($0.reason)] }

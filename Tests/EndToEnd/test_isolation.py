@@ -177,3 +177,19 @@ def test_when_the_names_child_dies_each_library_is_probed_on_its_own(spawn, echo
     assert host.request("echo", {"text": "hi"}) == {"text": "hi"}
     host.request("marker.ping")
     assert "refused plugin" not in host.stderr_text()
+
+
+def test_flowhost_plugins_shows_which_flows_run_isolated(flowhost_bin, echo_dir, test_plugins):
+    import subprocess
+    listed = subprocess.run([flowhost_bin, "plugins", "--json", "--no-default-plugins", "--plugins", echo_dir,
+                             "--plugins", test_plugins["crashing"], "--isolate", "crashing"],
+                            capture_output=True, text=True, timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    flows = {flow["name"]: flow for flow in json.loads(listed.stdout)["flows"]}
+    assert flows["crashing"]["isolated"] is True and flows["crashing"]["confinement"] is not None
+    assert flows["echo"]["isolated"] is False and flows["echo"]["confinement"] is None
+    text = subprocess.run([flowhost_bin, "plugins", "--no-default-plugins", "--plugins", echo_dir,
+                           "--plugins", test_plugins["crashing"], "--isolate", "crashing"],
+                          capture_output=True, text=True, timeout=60).stdout
+    assert [line for line in text.splitlines() if line.startswith("loaded  crashing") and " isolated(" in line]
+    assert not [line for line in text.splitlines() if line.startswith("loaded  echo") and " isolated(" in line]
