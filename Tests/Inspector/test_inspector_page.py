@@ -72,6 +72,10 @@ def test_activate_log_in_approve_a_second_device_and_sign(inspector, browser, sc
         assert name in flows.text
     for method in ("authenticateUserAndSignData", "updateNotification", "getNotifications", "logOff"):
         page.within(page.panel(1), f"method-form-{method}")
+    methods = browser.execute_script("return [...window.flowhostInspector.discovery.methods.keys()]")
+    assert {"initialize", "setUser", "setPassword", "authenticateUserAndSignData", "rpc.discover"} <= set(methods)
+    forms = {form.get_attribute("data-testid") for form in page.panel(1).find_elements(By.CSS_SELECTOR, "[data-testid^=method-form-]")}
+    assert forms == {f"method-form-{method}" for method in methods}, "one form per method"
 
     # Activation: the user id, the code, the device name, consent (declined), a new password.
     page.answer(1, "getUser", {"userName": "alice"})

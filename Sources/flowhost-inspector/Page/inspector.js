@@ -304,9 +304,10 @@ class Device {
 
   renderMethods() {
     this.methodArea.replaceChildren();
+    // Every method, answers and lifecycle included: sending one out of turn
+    // shows what the host says to that (-32003, error 88, …). The open
+    // challenge's form above is where its answers are meant to be sent.
     for (const method of discovery.methods.values()) {
-      if (["initialize", "shutdown", "exit"].includes(method.name)) continue;
-      if (method["x-flowhost-answers"]) continue;  // answered from the open challenge's form
       const prefill = {};
       if (method.params?.some((param) => param.name === "userID")) prefill.userID = this.loggedIn || this.lastUser;
       this.methodArea.append(methodForm(this, method, prefill));
@@ -367,6 +368,14 @@ class Device {
   }
 
   request(method, params) {
+    if (discovery.methods.get(method)?.["x-flowhost-notification"]) {
+      // A notification (`exit`): no id, never answered.
+      const message = { jsonrpc: "2.0", method };
+      if (params !== undefined && Object.keys(params).length) message.params = params;
+      this.group = newGroup(this, method);
+      this.send(message);
+      return;
+    }
     const id = this.nextID++;
     const message = { jsonrpc: "2.0", id, method };
     if (params !== undefined) message.params = params;
@@ -653,5 +662,5 @@ document.getElementById("second-device").addEventListener("click", (event) => {
   if (devices.length >= 4) event.target.disabled = true;
 });
 document.getElementById("export").addEventListener("click", exportTranscript);
-window.flowhostInspector = { transcript, devices, timeline };
+window.flowhostInspector = { transcript, devices, timeline, discovery };
 devices.push(new Device(1));
