@@ -147,8 +147,9 @@ public struct HostLaunchOptions: Equatable, Sendable {
     }
 
     /// One library, in process or in a child. A flow's name is known only
-    /// once its library is loaded, so with `--isolate NAME` each library is
-    /// loaded in a child first, and kept there when its flow is named.
+    /// once its library is loaded: with `--isolate NAME` the names child
+    /// told it (`probedName`), or else the library is loaded in a child
+    /// first and kept there when its flow is named.
     private static func open(
         _ candidate: PluginCandidate, isolation: IsolationSettings, executable: String, probedName: String?
     ) -> Result<LoadedPlugin, PluginRefusal> {
