@@ -197,3 +197,23 @@ def test_platform_keys_made_by_the_page_and_a_denied_lda_prompt(inspector, brows
     assert len(page.panel(1).find_elements(*by_testid("event-onUserLoggedIn"))) == 1
     received = browser.execute_script("return window.flowhostInspector.timeline.filter(f => f.direction === '<-').map(f => f.line)")
     assert '"method":"getUser"' in received[-1] and "onUserLoggedIn" not in " ".join(received[-3:])
+
+
+def test_a_host_that_dies_is_started_again_and_the_panel_goes_on(inspector, browser, screenshots):
+    import signal
+
+    page = Page(browser, screenshots)
+    browser.get(inspector.url)
+    page.within(page.panel(1), "event-form-getUser")
+    started = lambda: [line for line in browser.execute_script(
+        "return window.flowhostInspector.timeline.filter(f => f.direction === 'host').map(f => f.line)")
+        if line.startswith("started:")]
+    first = started()[-1]
+    pid = int(first.rsplit("(pid ", 1)[1].rstrip(")"))
+    os.kill(pid, signal.SIGKILL)
+    page.wait.until(lambda driver: len(started()) == 2)
+    page.in_timeline("exited: signal 9")
+    assert started()[-1] != first, "a new process"
+    # The new host initializes on its own and opens its resting challenge again.
+    page.wait.until(lambda driver: "host ready" in page.panel(1).find_element(By.TAG_NAME, "h2").text)
+    page.within(page.panel(1), "event-form-getUser")

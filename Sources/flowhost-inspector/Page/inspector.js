@@ -319,10 +319,14 @@ class Device {
     this.socket = new WebSocket(`ws://${location.host}/host?token=${encodeURIComponent(token)}`);
     this.socket.addEventListener("message", (event) => this.receive(JSON.parse(event.data)));
     this.socket.addEventListener("close", () => {
-      this.setStatus("host ended; restarting…");
+      // A host that ends is started again; one that keeps ending at once
+      // waits longer each time (0.5 s doubling to 16 s), until one initializes.
+      const delay = this.restartDelay ?? 500;
+      this.restartDelay = Math.min(delay * 2, 16000);
+      this.setStatus(`host ended; restarting in ${delay / 1000} s…`);
       this.closeChallenge();
       this.requestArea.replaceChildren();
-      setTimeout(() => this.connect(), 500);
+      setTimeout(() => this.connect(), delay);
     });
   }
 
@@ -415,6 +419,7 @@ class Device {
       this.settings.deviceID = message.result.device.deviceID;
       this.saveSettings();
       this.setStatus(`${this.settings.deviceID} · host ready`);
+      this.restartDelay = undefined;
       return;
     }
     const answers = discovery.methods.get(method)?.["x-flowhost-answers"];
