@@ -107,15 +107,15 @@ public struct PluginManifest {
 
     public static func parse(_ text: String) throws(Invalid) -> PluginManifest {
         let root: JSON
-        do { root = try JSON.parse(text) } catch { throw Invalid(description: "manifest is not JSON: \(error)") }
+        do { root = try JSON.parse(text) } catch { throw Invalid(description: "manifest is not JSON: \(error)\(excerpt(of: text, at: error))") }
         guard root.kind == .object else { throw Invalid(description: "manifest must be an object") }
         if let unknown = ManifestKeys.unknown(in: root, at: "", known: ManifestKeys.root) { throw Invalid(description: unknown) }
         var manifest = PluginManifest()
         for (index, method) in try list(root, "methods").enumerated() {
-            let at = "methods[\(index)]"
-            let name = try string(method, "name", at)
-            try check(method, at, known: ManifestKeys.method, booleans: ["startsDialogue"], strings: ["summary"])
-            let params = try paramList(method, at)
+            func at() -> String { "methods[\(index)]" }
+            let name = try string(method, "name", at())
+            try check(method, at(), known: ManifestKeys.method, booleans: ["startsDialogue"], strings: ["summary"])
+            let params = try paramList(method, at())
             var answers: [String] = []
             if let declared = method["answers"] {
                 if let single = declared.stringValue {
@@ -123,7 +123,7 @@ public struct PluginManifest {
                 } else if declared.kind == .array, declared.elements.allSatisfy({ $0.kind == .string }) {
                     answers = declared.elements.compactMap(\.stringValue)
                 } else {
-                    throw Invalid(description: "\(at).answers: must be a string or an array of strings")
+                    throw Invalid(description: "\(at()).answers: must be a string or an array of strings")
                 }
             }
             manifest.methods.append(
@@ -132,21 +132,21 @@ public struct PluginManifest {
                     result: method["result"], answers: answers, startsDialogue: method["startsDialogue"]?.boolValue ?? false))
         }
         for (index, event) in try list(root, "events").enumerated() {
-            let at = "events[\(index)]"
-            try check(event, at, known: ManifestKeys.event, booleans: ["challenge", "resting"], strings: ["summary"])
+            func at() -> String { "events[\(index)]" }
+            try check(event, at(), known: ManifestKeys.event, booleans: ["challenge", "resting"], strings: ["summary"])
             manifest.events.append(
                 EventSpec(
-                    name: try string(event, "name", at), summary: event["summary"]?.stringValue ?? "",
+                    name: try string(event, "name", at()), summary: event["summary"]?.stringValue ?? "",
                     params: event["params"], isChallenge: event["challenge"]?.boolValue ?? false,
                     isResting: event["resting"]?.boolValue ?? false))
         }
         for (index, service) in try list(root, "services").enumerated() {
-            let at = "services[\(index)]"
-            try check(service, at, known: ManifestKeys.service, booleans: [], strings: ["summary"])
+            func at() -> String { "services[\(index)]" }
+            try check(service, at(), known: ManifestKeys.service, booleans: [], strings: ["summary"])
             manifest.services.append(
                 ServiceSpec(
-                    name: try string(service, "name", at), summary: service["summary"]?.stringValue ?? "",
-                    params: service["params"] == nil ? nil : try paramList(service, at)))
+                    name: try string(service, "name", at()), summary: service["summary"]?.stringValue ?? "",
+                    params: service["params"] == nil ? nil : try paramList(service, at())))
         }
         for (index, used) in try list(root, "uses").enumerated() {
             guard let name = used.stringValue, !name.isEmpty else { throw Invalid(description: "uses[\(index)]: must be a service name") }
@@ -169,44 +169,56 @@ public struct PluginManifest {
         return manifest
     }
 
+    /// Where a manifest stops being JSON, quoted: a flow's SDK copies its
+    /// schema texts into the manifest as they are, so this names the schema
+    /// its author got wrong.
+    private static func excerpt(of text: String, at error: JSONParseError) -> String {
+        let lines = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        guard error.line >= 1, error.line <= lines.count else { return "" }
+        let line = Array(lines[error.line - 1])
+        let column = min(max(error.column - 1, 0), line.count)
+        let near = String(decoding: line[max(0, column - 60)..<min(line.count, column + 20)], as: UTF8.self)
+        return " near \"\(near)\""
+    }
+
     /// The `params` of a method or a service.
-    private static func paramList(_ owner: JSON, _ at: String) throws(Invalid) -> [ParamSpec] {
+    private static func paramList(_ owner: JSON, _ at: @autoclosure () -> String) throws(Invalid) -> [ParamSpec] {
         var params: [ParamSpec] = []
         for (p, param) in try list(owner, "params").enumerated() {
-            let pat = "\(at).params[\(p)]"
-            let typeName = try string(param, "type", pat)
-            try check(param, pat, known: ManifestKeys.param, booleans: ["required"], strings: ["description"])
+            func pat() -> String { "\(at()).params[\(p)]" }
+            let typeName = try string(param, "type", pat())
+            try check(param, pat(), known: ManifestKeys.param, booleans: ["required"], strings: ["description"])
             guard let type = ParamType(rawValue: typeName) else {
-                throw Invalid(description: "\(pat).type: unknown type \"\(typeName)\"")
+                throw Invalid(description: "\(pat()).type: unknown type \"\(typeName)\"")
             }
             var format: ParamFormat?
             if let formatName = param["format"] {
                 guard let known = formatName.stringValue.flatMap(ParamFormat.init(rawValue:)), type == .string else {
-                    throw Invalid(description: "\(pat).format: unknown format \(formatName.serialized()) for a \(typeName)")
+                    throw Invalid(description: "\(pat()).format: unknown format \(formatName.serialized()) for a \(typeName)")
                 }
                 format = known
             }
             params.append(
                 ParamSpec(
-                    name: try string(param, "name", pat), type: type, required: param["required"]?.boolValue ?? true,
+                    name: try string(param, "name", pat()), type: type, required: param["required"]?.boolValue ?? true,
                     description: param["description"]?.stringValue ?? "", format: format))
         }
         if Set(params.map(\.name)).count != params.count {
-            throw Invalid(description: "\(at).params: duplicate parameter name")
+            throw Invalid(description: "\(at()).params: duplicate parameter name")
         }
         return params
     }
 
     /// An entry's keys are all known, and its flags and texts have their types:
     /// `"startsDialogue": "yes"` is refused, not read as false.
-    private static func check(_ entry: JSON, _ at: String, known: Set<String>, booleans: [String], strings: [String]) throws(Invalid) {
-        guard entry.kind == .object else { throw Invalid(description: "\(at): must be an object") }
-        if let unknown = ManifestKeys.unknown(in: entry, at: at, known: known) { throw Invalid(description: unknown) }
+    private static func check(_ entry: JSON, _ at: @autoclosure () -> String, known: Set<String>, booleans: [String], strings: [String]) throws(Invalid) {
+        guard entry.kind == .object else { throw Invalid(description: "\(at()): must be an object") }
+        if let unknown = ManifestKeys.unknown(in: entry, at: at(), known: known) { throw Invalid(description: unknown) }
         for key in booleans where entry[key] != nil && entry[key]?.kind != .bool {
-            throw Invalid(description: "\(at).\(key): must be true or false")
+            throw Invalid(description: "\(at()).\(key): must be true or false")
         }
         for key in strings where entry[key] != nil && entry[key]?.kind != .string {
-            throw Invalid(description: "\(at).\(key): must be a string")
+            throw Invalid(description: "\(at()).\(key): must be a string")
         }
     }
 
@@ -216,10 +228,10 @@ public struct PluginManifest {
         return value.elements
     }
 
-    private static func string(_ object: JSON, _ key: String, _ at: String) throws(Invalid) -> String {
-        guard object.kind == .object else { throw Invalid(description: "\(at): must be an object") }
+    private static func string(_ object: JSON, _ key: String, _ at: @autoclosure () -> String) throws(Invalid) -> String {
+        guard object.kind == .object else { throw Invalid(description: "\(at()): must be an object") }
         guard let value = object[key]?.stringValue, !value.isEmpty else {
-            throw Invalid(description: "\(at).\(key): required non-empty string")
+            throw Invalid(description: "\(at()).\(key): required non-empty string")
         }
         return value
     }

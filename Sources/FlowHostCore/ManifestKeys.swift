@@ -9,10 +9,12 @@ import FlowJSON
 /// refuse the same manifests.
 enum ManifestKeys {
     /// The first unknown key of `object` (in key order), as the refusal's text; nil when all are known.
-    static func unknown(in object: JSON, at path: String, known: Set<String>) -> String? {
-        guard object.kind == .object else { return nil }
+    /// Sorting (and the path) only when a key is unknown: every flow's
+    /// manifest is checked at each start.
+    static func unknown(in object: JSON, at path: @autoclosure () -> String, known: Set<String>) -> String? {
+        guard object.kind == .object, object.keys.contains(where: { !known.contains($0) }) else { return nil }
         for key in object.keys.sorted() where !known.contains(key) {
-            let place = path.isEmpty ? key : "\(path).\(key)"
+            let place = path().isEmpty ? key : "\(path()).\(key)"
             let suggestion = NearestName.to(key, in: known).map { "; did you mean \"\($0)\"?" } ?? ""
             return "\(place): unknown key\(suggestion)"
         }

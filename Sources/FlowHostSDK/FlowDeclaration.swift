@@ -1,5 +1,4 @@
 import FlowHostVocabulary
-import FlowJSON
 
 /// A parameter a method declares; the host checks it before the flow runs.
 public struct FlowParam: Sendable {
@@ -75,7 +74,7 @@ public struct FlowService: Sendable {
     }
 }
 
-/// Everything a flow declares, turned into the descriptor's manifest text.
+/// Everything a flow declares; `manifestText()` (ManifestText.swift) turns it into the descriptor's manifest.
 public struct FlowDeclaration: Sendable {
     public var name: String
     public var version: String
@@ -99,57 +98,5 @@ public struct FlowDeclaration: Sendable {
         self.services = services
         self.uses = uses
         self.reads = reads
-    }
-
-    func manifestText() -> String {
-        func schema(_ text: String?) -> JSON? {
-            guard let text else { return nil }
-            // A flow author's typo in a schema should fail loudly at load.
-            guard let parsed = try? JSON.parse(text) else { preconditionFailure("invalid schema JSON: \(text)") }
-            return parsed
-        }
-        let root: JSON = [
-            "methods": .array(
-                methods.map { method in
-                    let entry: JSON = [
-                        "name": .string(method.name), "summary": .string(method.summary),
-                        "params": paramList(method.params),
-                    ]
-                    if let result = schema(method.resultSchema) { entry["result"] = result }
-                    if !method.answers.isEmpty { entry["answers"] = .array(method.answers.map(JSON.string)) }
-                    if method.startsDialogue { entry["startsDialogue"] = true }
-                    return entry
-                }),
-            "events": .array(
-                events.map { event in
-                    let entry: JSON = [
-                        "name": .string(event.name), "summary": .string(event.summary), "challenge": .bool(event.isChallenge),
-                    ]
-                    if event.isResting { entry["resting"] = true }
-                    if let params = schema(event.paramsSchema) { entry["params"] = params }
-                    return entry
-                }),
-            "services": .array(
-                services.map { service in
-                    let entry: JSON = ["name": .string(service.name), "summary": .string(service.summary)]
-                    if let params = service.params { entry["params"] = paramList(params) }
-                    return entry
-                }),
-            "uses": .array(uses.map(JSON.string)),
-        ]
-        if !reads.isEmpty { root["reads"] = .array(reads.map(JSON.string)) }
-        return root.serialized()
-    }
-
-    private func paramList(_ params: [FlowParam]) -> JSON {
-        .array(
-            params.map { param in
-                let entry: JSON = [
-                    "name": .string(param.name), "type": .string(param.kind.rawValue), "required": .bool(param.required),
-                    "description": .string(param.description),
-                ]
-                if let format = param.format { entry["format"] = .string(format.rawValue) }
-                return entry
-            })
     }
 }

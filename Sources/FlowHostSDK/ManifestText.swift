@@ -1,0 +1,181 @@
+/// The manifest's JSON text, written straight from a declaration.
+///
+/// It used to be built as a tree of JSON values (each schema text parsed
+/// into one), serialised, and freed: a third of a flow library's cost at
+/// start. Nothing here needs a tree. Schema texts are copied as they are;
+/// the host parses the whole manifest at load (duplicate keys refused) and
+/// refuses the flow, naming where, if a schema is not JSON.
+struct ManifestText {
+    /// UTF-8 bytes: appending bytes costs a few instructions each, where
+    /// `String`'s appends and index walks cost hundreds per call.
+    private var bytes: [UInt8] = []
+
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// A schema's JSON text, as it is.
+    mutating func copy(_ fragment: String) {
+        if fragment.utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
+            bytes.append(contentsOf: Array(fragment.utf8))
+        }
+    }
+
+    mutating func raw(_ fragment: StaticString) {
+        fragment.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// `"key":` after a comma unless `first`.
+    mutating func key(_ name: StaticString, first: Bool = false) {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "\""))
+        raw(name)
+        raw("\":")
+    }
+
+    /// A JSON string: quote, backslash and control characters escaped;
+    /// everything else (UTF-8 included) as it is.
+    mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        if value.utf8.withContiguousStorageIfAvailable({ escape($0) }) == nil {
+            Array(value.utf8).withUnsafeBufferPointer { escape($0) }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func escape(_ utf8: UnsafeBufferPointer<UInt8>) {
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case 0x0A: raw("\\n")
+            case 0x0D: raw("\\r")
+            case 0x09: raw("\\t")
+            case 0..<0x20:
+                raw("\\u00")
+                for nibble in [byte >> 4, byte & 0xF] { bytes.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10) }
+            default:
+                bytes.append(byte)
+            }
+        }
+    }
+
+    mutating func bool(_ value: Bool) { raw(value ? "true" : "false") }
+
+    mutating func strings(_ values: [String]) {
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            string(value)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+}
+
+extension FlowDeclaration {
+    /// The descriptor's manifest (spec §4): methods, events, services, uses
+    /// and reads, in that order.
+    func manifestText() -> String {
+        var out = ManifestText(capacity: 4096)
+        out.raw("{")
+        out.key("methods", first: true)
+        out.raw("[")
+        for index in methods.indices {
+            let method = methods[index]
+            if index > 0 { out.raw(",") }
+            out.raw("{")
+            out.key("name", first: true)
+            out.string(method.name)
+            out.key("summary")
+            out.string(method.summary)
+            out.key("params")
+            Self.write(method.params, to: &out)
+            if let result = method.resultSchema {
+                out.key("result")
+                out.copy(result)
+            }
+            if !method.answers.isEmpty {
+                out.key("answers")
+                out.strings(method.answers)
+            }
+            if method.startsDialogue {
+                out.key("startsDialogue")
+                out.bool(true)
+            }
+            out.raw("}")
+        }
+        out.raw("]")
+        out.key("events")
+        out.raw("[")
+        for index in events.indices {
+            let event = events[index]
+            if index > 0 { out.raw(",") }
+            out.raw("{")
+            out.key("name", first: true)
+            out.string(event.name)
+            out.key("summary")
+            out.string(event.summary)
+            out.key("challenge")
+            out.bool(event.isChallenge)
+            if event.isResting {
+                out.key("resting")
+                out.bool(true)
+            }
+            if let params = event.paramsSchema {
+                out.key("params")
+                out.copy(params)
+            }
+            out.raw("}")
+        }
+        out.raw("]")
+        out.key("services")
+        out.raw("[")
+        for index in services.indices {
+            let service = services[index]
+            if index > 0 { out.raw(",") }
+            out.raw("{")
+            out.key("name", first: true)
+            out.string(service.name)
+            out.key("summary")
+            out.string(service.summary)
+            if let params = service.params {
+                out.key("params")
+                Self.write(params, to: &out)
+            }
+            out.raw("}")
+        }
+        out.raw("]")
+        out.key("uses")
+        out.strings(uses)
+        if !reads.isEmpty {
+            out.key("reads")
+            out.strings(reads)
+        }
+        out.raw("}")
+        return out.text
+    }
+
+    private static func write(_ params: [FlowParam], to out: inout ManifestText) {
+        out.raw("[")
+        for index in params.indices {
+            let param = params[index]
+            if index > 0 { out.raw(",") }
+            out.raw("{")
+            out.key("name", first: true)
+            out.string(param.name)
+            out.key("type")
+            out.string(param.kind.rawValue)
+            out.key("required")
+            out.bool(param.required)
+            out.key("description")
+            out.string(param.description)
+            if let format = param.format {
+                out.key("format")
+                out.string(format.rawValue)
+            }
+            out.raw("}")
+        }
+        out.raw("]")
+    }
+}
