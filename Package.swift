@@ -234,7 +234,7 @@ let package = Package(
                 "FlowHostCredentials", "FlowHostAccounts", "FlowHostAudit", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
                 "FlowHostNotifications", "FlowHostVocabulary", "FlowHostStore", "FlowJSON",
             ]),
-        .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
+        .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON", "FlowHostPOSIX"]),
         .testTarget(name: "FlowHostClientTests", dependencies: ["FlowHostClient"]),
         // The fast serve command line against swift-argument-parser's, option for option.
         .testTarget(name: "FlowHostLaunchTests", dependencies: ["FlowHostLaunch", "flowhost-cli"]),

@@ -52,6 +52,18 @@ public final class DeviceKeyring {
 
     /// Signs with a held key; nil when this host does not hold it.
     public func sign(_ message: [UInt8], keyID: String) throws -> [UInt8]? {
+        try withSecretKey(keyID) { Ed25519.sign(message, secretKey: $0) }
+    }
+
+    /// Whether this host holds the secret half of `publicKey` under `keyID`:
+    /// what a signature made here and checked here would show, without the
+    /// signature (spec §14).
+    public func holdsSecretKey(of publicKey: [UInt8], keyID: String) throws -> Bool {
+        try withSecretKey(keyID) { Ed25519.isSecretKey($0, of: publicKey) } ?? false
+    }
+
+    /// The held secret key, checked, lent to `body` and wiped; nil when this host does not hold it.
+    private func withSecretKey<T>(_ keyID: String, _ body: ([UInt8]) -> T) throws -> T? {
         guard isKeyID(keyID) else { return nil }
         let file = path(keyID)
         guard access(file, F_OK) == 0 else { return nil }
@@ -60,7 +72,7 @@ public final class DeviceKeyring {
         do { secretKey = try SystemFile.read(file) } catch { throw DeviceError("cannot read the device key: \(error)") }
         defer { SecureRandom.wipe(&secretKey) }
         guard secretKey.count == Int(fh_sign_secret_key_bytes()) else { throw DeviceError("the device key file \(file) is damaged") }
-        return Ed25519.sign(message, secretKey: secretKey)
+        return body(secretKey)
     }
 
     /// Removes a revoked key's file; false when this host held no such file.

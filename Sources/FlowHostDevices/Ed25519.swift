@@ -21,6 +21,21 @@ public enum Ed25519 {
         return signature
     }
 
+    /// Whether `secretKey` (libsodium's 64 bytes: seed, then public key) is
+    /// the secret half of `publicKey`. The public key is made again from the
+    /// seed, not read from the secret key's second half, which a damaged or
+    /// forged file could copy from the registered key; compared in constant time.
+    static func isSecretKey(_ secretKey: [UInt8], of publicKey: [UInt8]) -> Bool {
+        guard secretKey.count == fh_sign_secret_key_bytes(), publicKey.count == fh_sign_public_key_bytes() else { return false }
+        _ = sodium_init()
+        var made = [UInt8](repeating: 0, count: fh_sign_public_key_bytes())
+        var scratch = [UInt8](repeating: 0, count: fh_sign_secret_key_bytes())
+        defer { SecureRandom.wipe(&scratch) }
+        // The seed is the secret key's first half (crypto_sign_ed25519_sk_to_seed).
+        let madeKey = secretKey.withUnsafeBufferPointer { crypto_sign_seed_keypair(&made, &scratch, $0.baseAddress!) } == 0
+        return madeKey && sodium_memcmp(made, publicKey, made.count) == 0
+    }
+
     public static func verify(_ signature: [UInt8], of message: [UInt8], publicKey: [UInt8]) -> Bool {
         guard signature.count == fh_sign_bytes(), publicKey.count == fh_sign_public_key_bytes() else { return false }
         _ = sodium_init()

@@ -59,14 +59,14 @@ enum DevicesModule {
                 var keyID = ""
                 let held: DeviceProofs.Finish?
                 do {
-                    held = try devices.proveHeld(userID: userID, deviceID: deviceID, reason: reason) { key, message in
+                    held = try devices.proveHeld(userID: userID, deviceID: deviceID) { key, publicKey in
                         keyID = key.keyID
                         // A host that does not hold the key (another machine, another
-                        // device folder) has nothing to sign with: the proof fails.
-                        do { return try keyring.sign(message, keyID: key.keyID) } catch {
+                        // device folder) holds no secret half: the proof fails.
+                        do { return try keyring.holdsSecretKey(of: publicKey, keyID: key.keyID) } catch {
                             // A key file others can reach is refused, never used; say which and how to fix it.
                             engine.logger.error("device key refused: \(error)")
-                            return nil
+                            return false
                         }
                     }
                 } catch {

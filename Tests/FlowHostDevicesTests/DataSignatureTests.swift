@@ -1,6 +1,7 @@
 import FlowHostAccounts
 import FlowHostAudit
-import FlowHostDevices
+@testable import FlowHostDevices
+import FlowHostPOSIX
 import FlowHostStore
 import FlowJSON
 import Foundation
@@ -31,6 +32,22 @@ import Testing
     private func keyring() throws -> DeviceKeyring {
         let folder = NSTemporaryDirectory() + "flowhost-devices-" + UUID().uuidString
         return try DeviceKeyring(folder: folder)
+    }
+
+    @Test func theKeyringHoldsTheSecretHalfOnlyOfItsOwnKeys() throws {
+        let keys = try keyring()
+        let (keyID, publicKey) = try keys.create()
+        let (otherID, otherKey) = try keys.create()
+        #expect(try keys.holdsSecretKey(of: publicKey, keyID: keyID))
+        #expect(try !keys.holdsSecretKey(of: otherKey, keyID: keyID), "another key's public half")
+        #expect(try !keys.holdsSecretKey(of: publicKey, keyID: String(repeating: "0", count: 32)), "no such file")
+        #expect(try !keys.holdsSecretKey(of: publicKey, keyID: "../\(keyID)"), "not a key id")
+        // A file swapped for another seed with the registered public half after it.
+        let file = keys.folder + "/" + otherID + ".key"
+        let forged = Array(Ed25519.makeKeyPair().secretKey.prefix(32)) + otherKey
+        #expect(unlink(file) == 0)
+        try SystemFile.create(file, bytes: forged, mode: 0o600)
+        #expect(try !keys.holdsSecretKey(of: otherKey, keyID: otherID))
     }
 
     @Test func aSignatureHoldsForExactlyWhatWasSigned() throws {

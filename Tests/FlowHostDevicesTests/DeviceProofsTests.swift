@@ -5,8 +5,9 @@ import FlowHostStore
 import Foundation
 import Testing
 
-/// A proof with a key the host holds, made at once: signed, checked
-/// against the registered key, kept in memory, and single use like any other.
+/// A proof with a key the host holds, made at once: the held secret key
+/// checked against the registered public key, the proof kept in memory, and
+/// single use like any other.
 @Suite struct DeviceProofsTests {
     let store: SQLiteStore
     let proofs: DeviceProofs
@@ -36,9 +37,19 @@ import Testing
     }
 
     func prove(_ device: String, signingWith secretKey: [UInt8]?) throws -> DeviceProofs.Finish? {
-        try proofs.proveHeld(userID: "alice", deviceID: device, reason: "login") { _, message in
-            secretKey.map { Ed25519.sign(message, secretKey: $0) }
+        try proofs.proveHeld(userID: "alice", deviceID: device) { _, publicKey in
+            secretKey.map { Ed25519.isSecretKey($0, of: publicKey) } ?? false
         }
+    }
+
+    @Test func aSecretKeyIsCheckedByItsSeedNotByTheHalfThatCopiesThePublicKey() throws {
+        #expect(Ed25519.isSecretKey(keys.secretKey, of: keys.publicKey))
+        // A forged secret key: another seed, followed by the registered public key.
+        let forged = Array(Ed25519.makeKeyPair().secretKey.prefix(32)) + keys.publicKey
+        #expect(!Ed25519.isSecretKey(forged, of: keys.publicKey))
+        #expect(try prove("d1", signingWith: forged) == .refused(reason: "bad-signature"))
+        #expect(!Ed25519.isSecretKey(Array(keys.secretKey.prefix(32)), of: keys.publicKey), "a short key")
+        #expect(!Ed25519.isSecretKey(keys.secretKey, of: Ed25519.makeKeyPair().publicKey))
     }
 
     @Test func theRightKeyProvesOnceAndTheProofIsSpentOnce() throws {
