@@ -117,6 +117,27 @@ final class Server {
         return (user + system) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Nanoseconds each living thread has run (`/proc/PID/task/TID/schedstat`,
+    /// by thread id): exact, where `/proc/PID/stat` counts in clock ticks.
+    func threadRunNanoseconds() -> [String: UInt64] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var times: [String: UInt64] = [:]
+        for task in tasks {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8),
+                let first = text.split(separator: " ").first, let value = UInt64(first)
+            else { continue }
+            times[task] = value
+        }
+        return times
+    }
+
+    /// CPU the process used between two `threadRunNanoseconds()` readings, in
+    /// µs; nil when a thread ended in between (its time would go missing).
+    static func cpuMicroseconds(from before: [String: UInt64], to after: [String: UInt64]) -> Double? {
+        guard before.keys.allSatisfy({ after[$0] != nil }) else { return nil }
+        return Double(after.reduce(UInt64(0)) { $0 + ($1.value - (before[$1.key] ?? 0)) }) / 1000
+    }
+
     /// Context switches of every thread so far: each is a wake-up after a sleep or a preemption.
     func contextSwitches() -> Int {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
