@@ -17,13 +17,10 @@ import Darwin
 ///
 /// Used on the loop thread only (the engine's input, and its frame sink).
 public final class FrameTrace {
-    static let secretMembers: Set<String> = [
-        "password", "currentPassword", "newPassword", "activationCode", "code", "grant", "proof", "secretKey", "privateKey",
-        "jwtJsonTokenInfo",  // the session token: a bearer credential to whoever trusts the issuer
-    ]
-    /// Methods whose positional params hold secrets, and at which positions.
-    static let secretPositions: [String: [Int]] = ["setPassword": [0], "updatePassword": [0, 1], "setActivationCode": [0]]
-    static let mask = "•••"
+    // What is masked (`secretMembers`, `secretPositions`, `mask`) is generated
+    // from Protocol/masked-secrets.json (Generated/MaskedSecrets.swift), the
+    // list the inspector's page reads too; `jwtJsonTokenInfo` is in it: the
+    // session token is a bearer credential to whoever trusts the issuer.
 
     private let fd: Int32
 

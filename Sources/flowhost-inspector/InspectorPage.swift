@@ -1,8 +1,9 @@
 import Foundation
 
-/// The page's three files, read once at start from the resource bundle
-/// beside the executable. The page has no build step: what is in `Page/`
-/// is what the browser gets.
+/// The page's files, read once at start from the resource bundle beside
+/// the executable. The page has no build step: what is in `Page/` is what
+/// the browser gets. Its script is `secrets.js` (what to mask, generated
+/// from Protocol/masked-secrets.json, the host's own list) then `inspector.js`.
 struct InspectorPage: Sendable {
     let html: Data
     let script: Data
@@ -18,7 +19,7 @@ struct InspectorPage: Sendable {
             return data
         }
         html = try read("index", "html")
-        script = try read("inspector", "js")
+        script = try read("secrets", "js") + Data("\n".utf8) + read("inspector", "js")
         style = try read("inspector", "css")
     }
 }

@@ -4,6 +4,7 @@ sign data. Each step saves a screenshot (FLOWHOST_SCREENSHOTS, else
 .build-screenshots/)."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -144,6 +145,9 @@ def test_activate_log_in_approve_a_second_device_and_sign(inspector, browser, sc
     assert GOOD_PASSWORD not in timeline and code not in timeline, "secrets are masked in the timeline"
     transcript = browser.execute_script("return window.flowhostInspector.transcript(false)")
     assert GOOD_PASSWORD not in transcript and code not in transcript
+    # The session token (a JWT: base64url of '{"alg"...') is a bearer credential, masked as the host's --trace masks it.
+    assert re.search(r'"jwtJsonTokenInfo":\s*"•••"', timeline) and not re.search(r'"jwtJsonTokenInfo":\s*"eyJ', timeline)
+    assert not re.search(r'"jwtJsonTokenInfo":\s*"eyJ', transcript)
     assert "# args: --store {store} --config {config}" in transcript
     assert "-> @B " in transcript and "<- @B " in transcript
     assert "# answer: platform/authenticateLDA {\"authenticated\":true}" in transcript

@@ -5,11 +5,9 @@
 
 const token = new URLSearchParams(location.search).get("token") || "";
 
-// Secrets, masked in the timeline as the host's --trace masks them (spec §8).
-const SECRET_MEMBERS = new Set(["password", "currentPassword", "newPassword", "activationCode",
-  "code", "grant", "proof", "secretKey", "privateKey"]);
-const POSITIONAL_SECRETS = { setPassword: [0], updatePassword: [0, 1], setActivationCode: [0] };
-const MASK = "•••";
+// Secrets are masked in the timeline and the export as the host's --trace
+// masks them: SECRET_MEMBERS, POSITIONAL_SECRETS and MASK come from
+// secrets.js, generated from Protocol/masked-secrets.json (spec §8).
 
 // Values that change from run to run: `{{*}}` in an exported golden
 // transcript, the ones Tests/EndToEnd/test_golden.py normalizes.
