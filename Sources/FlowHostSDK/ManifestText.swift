@@ -63,6 +63,26 @@ struct ManifestText {
 
     mutating func bool(_ value: Bool) { raw(value ? "true" : "false") }
 
+    /// A JSON array of `items`, each written by `element`.
+    mutating func list<Item>(_ items: [Item], _ element: (inout ManifestText, Item) -> Void) {
+        bytes.append(UInt8(ascii: "["))
+        for index in items.indices {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            element(&self, items[index])
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// Opens an entry's object with its `name` and `summary`; the caller adds
+    /// its other members and the closing brace.
+    mutating func openEntry(name: String, summary: String) {
+        raw("{")
+        key("name", first: true)
+        string(name)
+        key("summary")
+        string(summary)
+    }
+
     mutating func strings(_ values: [String]) {
         bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
@@ -80,15 +100,8 @@ extension FlowDeclaration {
         var out = ManifestText(capacity: 4096)
         out.raw("{")
         out.key("methods", first: true)
-        out.raw("[")
-        for index in methods.indices {
-            let method = methods[index]
-            if index > 0 { out.raw(",") }
-            out.raw("{")
-            out.key("name", first: true)
-            out.string(method.name)
-            out.key("summary")
-            out.string(method.summary)
+        out.list(methods) { out, method in
+            out.openEntry(name: method.name, summary: method.summary)
             out.key("params")
             Self.write(method.params, to: &out)
             if let result = method.resultSchema {
@@ -105,17 +118,9 @@ extension FlowDeclaration {
             }
             out.raw("}")
         }
-        out.raw("]")
         out.key("events")
-        out.raw("[")
-        for index in events.indices {
-            let event = events[index]
-            if index > 0 { out.raw(",") }
-            out.raw("{")
-            out.key("name", first: true)
-            out.string(event.name)
-            out.key("summary")
-            out.string(event.summary)
+        out.list(events) { out, event in
+            out.openEntry(name: event.name, summary: event.summary)
             out.key("challenge")
             out.bool(event.isChallenge)
             if event.isResting {
@@ -128,24 +133,15 @@ extension FlowDeclaration {
             }
             out.raw("}")
         }
-        out.raw("]")
         out.key("services")
-        out.raw("[")
-        for index in services.indices {
-            let service = services[index]
-            if index > 0 { out.raw(",") }
-            out.raw("{")
-            out.key("name", first: true)
-            out.string(service.name)
-            out.key("summary")
-            out.string(service.summary)
+        out.list(services) { out, service in
+            out.openEntry(name: service.name, summary: service.summary)
             if let params = service.params {
                 out.key("params")
                 Self.write(params, to: &out)
             }
             out.raw("}")
         }
-        out.raw("]")
         out.key("uses")
         out.strings(uses)
         if !reads.isEmpty {
@@ -157,10 +153,7 @@ extension FlowDeclaration {
     }
 
     private static func write(_ params: [FlowParam], to out: inout ManifestText) {
-        out.raw("[")
-        for index in params.indices {
-            let param = params[index]
-            if index > 0 { out.raw(",") }
+        out.list(params) { out, param in
             out.raw("{")
             out.key("name", first: true)
             out.string(param.name)
@@ -176,6 +169,5 @@ extension FlowDeclaration {
             }
             out.raw("}")
         }
-        out.raw("]")
     }
 }
