@@ -63,6 +63,13 @@ struct ManifestText {
 
     mutating func bool(_ value: Bool) { raw(value ? "true" : "false") }
 
+    /// `"name":true` when `isSet`; a flag that is off is left out.
+    mutating func flag(_ name: StaticString, _ isSet: Bool) {
+        guard isSet else { return }
+        key(name)
+        bool(true)
+    }
+
     /// A JSON array of `items`, each written by `element`.
     mutating func list<Item>(_ items: [Item], _ element: (inout ManifestText, Item) -> Void) {
         bytes.append(UInt8(ascii: "["))
@@ -112,10 +119,7 @@ extension FlowDeclaration {
                 out.key("answers")
                 out.strings(method.answers)
             }
-            if method.startsDialogue {
-                out.key("startsDialogue")
-                out.bool(true)
-            }
+            out.flag("startsDialogue", method.startsDialogue)
             out.raw("}")
         }
         out.key("events")
@@ -123,10 +127,7 @@ extension FlowDeclaration {
             out.openEntry(name: event.name, summary: event.summary)
             out.key("challenge")
             out.bool(event.isChallenge)
-            if event.isResting {
-                out.key("resting")
-                out.bool(true)
-            }
+            out.flag("resting", event.isResting)
             if let params = event.paramsSchema {
                 out.key("params")
                 out.copy(params)
