@@ -62,7 +62,7 @@ let package = Package(
 
         // Names and rules shared by the host, the SDK and the tools: the
         // user-id rule, param types and formats, random identifiers.
-        .target(name: "FlowHostVocabulary", dependencies: ["FlowJSON"]),
+        .target(name: "FlowHostVocabulary", dependencies: ["FlowJSON", "FlowHostPOSIX"]),
 
         // POSIX files, environment and errors, without Foundation.
         .target(name: "FlowHostPOSIX"),

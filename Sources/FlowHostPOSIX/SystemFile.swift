@@ -42,7 +42,10 @@ public enum SystemFile {
         }
     }
 
-    /// Zeroes `bytes` where they lie, in a way the compiler keeps.
+    /// Zeroes `bytes` where they lie, in a way the compiler keeps
+    /// (`explicit_bzero`, not `memset`, which the optimiser may drop when the
+    /// buffer is freed right after). The project's one wipe of Swift bytes:
+    /// `SecureRandom.wipe` is this.
     public static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { raw in
             if let base = raw.baseAddress { explicit_bzero(base, raw.count) }

@@ -1,3 +1,4 @@
+import FlowHostPOSIX
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -40,12 +41,7 @@ public enum SecureRandom {
 
     public static func hex(bytes count: Int) -> String { RandomHex.make(bytes: count) }
 
-    /// Overwrites a buffer that held a secret.
-    public static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            // memset through a volatile-like path the optimiser keeps.
-            _ = memset(base, 0, buffer.count)
-        }
-    }
+    /// Overwrites a buffer that held a secret, where it lies (`SystemFile.wipe`:
+    /// `explicit_bzero`; a `memset` here could be dropped by the optimiser).
+    public static func wipe(_ bytes: inout [UInt8]) { SystemFile.wipe(&bytes) }
 }

@@ -2,6 +2,7 @@
 import FlowHostAccounts
 import FlowHostAudit
 import FlowHostStore
+import FlowHostVocabulary
 import Foundation
 import Testing
 
@@ -40,6 +41,14 @@ import Testing
         try proofs.proveHeld(userID: "alice", deviceID: device) { _, publicKey in
             secretKey.map { Ed25519.isSecretKey($0, of: publicKey) } ?? false
         }
+    }
+
+    @Test func aWipeZeroesTheBytesWhereTheyLie() {
+        var secret = [UInt8](repeating: 0xA5, count: 64)  // its own storage: nothing shares it
+        let storage = secret.withUnsafeBufferPointer { $0.baseAddress }
+        SecureRandom.wipe(&secret)
+        #expect(secret == [UInt8](repeating: 0, count: 64))
+        #expect(secret.withUnsafeBufferPointer { $0.baseAddress } == storage, "in place, not a zeroed copy")
     }
 
     @Test func aSecretKeyIsCheckedByItsSeedNotByTheHalfThatCopiesThePublicKey() throws {
