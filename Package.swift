@@ -6,6 +6,24 @@ let pluginExports: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/plugin-exports.map"], .when(platforms: [.linux]))
 ]
 
+/// SQLite and libsodium are linked from their static archives on Linux
+/// (README, "Start-up"): Debian's shared libsqlite3 is bound at load
+/// (BIND_NOW) and binds 1,500 references to itself at every start. A
+/// security update of either needs a rebuild. libargon2 stays shared: its
+/// internal names (`fill_memory_blocks`, `initialize`, …) are also in
+/// libsodium's archive. libjansson stays shared: its values cross the
+/// plugin boundary, so the process must hold one copy.
+let sqliteLinkage: [LinkerSetting] = [
+    .linkedLibrary(":libsqlite3.a", .when(platforms: [.linux])),
+    .linkedLibrary("m", .when(platforms: [.linux])),
+    .linkedLibrary("sqlite3", .when(platforms: [.macOS])),
+]
+
+let sodiumLinkage: [LinkerSetting] = [
+    .linkedLibrary(":libsodium.a", .when(platforms: [.linux])),
+    .linkedLibrary("sodium", .when(platforms: [.macOS])),
+]
+
 let package = Package(
     name: "FlowHost",
     platforms: [.macOS(.v13)],
@@ -46,12 +64,10 @@ let package = Package(
 
         .systemLibrary(
             name: "CSQLite",
-            pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
         .systemLibrary(
             name: "CSodium",
-            pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
         .systemLibrary(
@@ -92,7 +108,8 @@ let package = Package(
             dependencies: [
                 "JSONRPC", "FlowJSON", "CFlowHostABI", "CJansson", "CSodium", "FlowHostVocabulary", "FlowHostPOSIX", "CFlowHostIsolation",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            linkerSettings: sodiumLinkage
         ),
 
         // State: users, devices, credentials, codes, sessions, audit, outbox.
@@ -100,7 +117,9 @@ let package = Package(
         // libpq, loaded with dlopen only when a PostgreSQL store is named (the header from libpq-dev).
         .target(name: "CLibPQ", path: "Sources/CLibPQ"),
         // Connections, transactions, dialects and the migrator; the domains below own their tables and SQL.
-        .target(name: "FlowHostStore", dependencies: ["CSQLite", "CLibPQ", "FlowHostPOSIX"]),
+        .target(
+            name: "FlowHostStore", dependencies: ["CSQLite", "CLibPQ", "FlowHostPOSIX"],
+            linkerSettings: sqliteLinkage),
 
         // The accounts domain: users and the devices registered to them, which the other domains name.
         .target(name: "FlowHostAccounts", dependencies: ["FlowHostStore"]),
@@ -114,7 +133,8 @@ let package = Package(
         // The devices domain: each device's key (Ed25519), challenges and proofs of possession.
         .target(
             name: "FlowHostDevices",
-            dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "FlowJSON"]),
+            dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "FlowJSON"],
+            linkerSettings: sodiumLinkage),
 
         // The notifications domain: messages a user's devices answer once.
         .target(name: "FlowHostNotifications", dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowJSON"]),
@@ -122,7 +142,8 @@ let package = Package(
         // The delivery domain: the sealed outbox, and a command run after the commit.
         .target(
             name: "FlowHostDelivery",
-            dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "CFlowHostSystem", "FlowJSON"]),
+            dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "CFlowHostSystem", "FlowJSON"],
+            linkerSettings: sodiumLinkage),
 
         // Passwords (Argon2id, policy, history), activation codes, attempts,
         // code delivery: the security logic over the store protocols.
@@ -131,7 +152,8 @@ let package = Package(
             dependencies: [
                 "FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
                 "FlowHostNotifications", "FlowHostVocabulary", "FlowHostPOSIX", "CArgon2", "CSodium", "FlowJSON",
-            ]
+            ],
+            linkerSettings: sodiumLinkage
         ),
 
         // The credential and store services offered to flows through the host.
