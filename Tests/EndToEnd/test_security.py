@@ -5,6 +5,7 @@ the host before these defences, and checks that it no longer does."""
 import json
 import os
 import shutil
+import stat
 import sqlite3
 import subprocess
 import sys
@@ -475,6 +476,21 @@ def test_a_fifo_posing_as_a_plugin_neither_hangs_nor_loads(flowhost_bin, echo_di
 
 
 # -- Store and key files with a wrong mode ---------------------------------------------
+
+@pytest.mark.sqlite_only
+def test_the_wal_is_kept_between_starts_and_emptied_at_each_close(deployment):
+    # The WAL and its index stay (no file made and deleted at each start), but
+    # a closing host leaves nothing in the WAL: every page is in the store.
+    code = deployment.add_user("alice")
+    host = deployment.host()
+    activate(host, "alice", code)
+    host.shutdown()
+    for suffix in ("-wal", "-shm"):
+        info = os.stat(deployment.store + suffix)
+        assert stat.S_IMODE(info.st_mode) == 0o600, suffix
+    assert os.path.getsize(deployment.store + "-wal") == 0
+    assert deployment.admin("show-user", "alice")["status"] == "active"
+
 
 @pytest.mark.sqlite_only
 @pytest.mark.parametrize("suffix", ["", ".key"])
