@@ -78,6 +78,9 @@ public enum PluginLoader {
         var seen = Set<String>()
         var found: [PluginCandidate] = []
         var refusals: [PluginRefusal] = []
+        var trust = PluginTrust()
+        // The executable's folder is named twice with --examples (flows, then examples).
+        var listed: [String: [String]] = [:]
         for directory in directories {
             guard directory.path.hasPrefix("/") else {
                 refusals.append(PluginRefusal(path: directory.path, reason: "a plugin folder must be an absolute path"))
@@ -85,18 +88,23 @@ public enum PluginLoader {
             }
             var info = stat()
             guard stat(directory.path, &info) == 0 else { continue }
-            if let problem = PluginTrust.problem(withFolder: directory.path) {
+            if let problem = trust.problem(withFolder: directory.path) {
                 refusals.append(PluginRefusal(path: directory.path, reason: problem))
                 continue
             }
-            for name in entries(of: directory.path).sorted() where name.hasSuffix(librarySuffix) {
+            let names = listed[directory.path] ?? entries(of: directory.path).sorted()
+            listed[directory.path] = names
+            for name in names where name.hasSuffix(librarySuffix) {
                 if let prefix = directory.requiredPrefix, !name.hasPrefix(prefix) { continue }
                 let path = directory.path.hasSuffix("/") ? directory.path + name : directory.path + "/" + name
-                if let problem = PluginTrust.problem(withLibrary: path) {
-                    refusals.append(PluginRefusal(path: path, reason: problem))
+                let real: String
+                switch trust.check(library: path, inFolder: directory.path) {
+                case .failure(let refusal):
+                    refusals.append(refusal)
                     continue
+                case .success(let resolved):
+                    real = resolved
                 }
-                let real = PluginTrust.realPath(path) ?? path
                 guard seen.insert(real).inserted else { continue }
                 var candidate = PluginCandidate(path: path, origin: directory.origin)
                 if !pins.isEmpty {

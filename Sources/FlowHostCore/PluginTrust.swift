@@ -15,35 +15,73 @@ import Darwin
 /// root-owned sticky folder (such as `/tmp`) is a safe parent. The folder a
 /// symbolic link sits in is judged too, since whoever can write it can
 /// point the link elsewhere.
-public enum PluginTrust {
-    /// Why the library at `path` must not be loaded, or nil when it may.
-    public static func problem(withLibrary path: String, uid: uid_t = getuid()) -> String? {
+///
+/// One value judges one pass over the plugin folders: it remembers each
+/// folder's verdict, so the libraries of one folder share one walk up to `/`
+/// (each verdict is still made before any library is opened).
+public struct PluginTrust {
+    public let uid: uid_t
+    /// Verdicts by real path: nil, safe; else why not.
+    private var folderVerdicts: [String: String?] = [:]
+    /// Real paths of the folders named so far.
+    private var realFolders: [String: String] = [:]
+
+    public init(uid: uid_t = getuid()) {
+        self.uid = uid
+    }
+
+    /// The library at `path`, in the folder `folder`: its real path when it
+    /// may be loaded, else why not.
+    public mutating func check(library path: String, inFolder folder: String) -> Result<String, PluginRefusal> {
+        func refused(_ reason: String) -> Result<String, PluginRefusal> { .failure(PluginRefusal(path: path, reason: reason)) }
         var link = stat()
-        guard lstat(path, &link) == 0 else { return "cannot stat: \(String(cString: strerror(errno)))" }
-        var target = path
+        guard lstat(path, &link) == 0 else { return refused("cannot stat: \(String(cString: strerror(errno)))") }
+        let target: String
         if link.st_mode & S_IFMT == S_IFLNK {
-            guard let resolved = realPath(path) else { return "broken symbolic link" }
+            guard let resolved = Self.realPath(path) else { return refused("broken symbolic link") }
             target = resolved
+        } else if let real = realFolder(folder), let slash = path.lastIndex(of: "/") {
+            // Not a link itself: its real path is its folder's and its name.
+            target = (real == "/" ? "" : real) + path[slash...]
+        } else {
+            target = Self.realPath(path) ?? path
         }
         var file = stat()
-        guard stat(target, &file) == 0 else { return "cannot stat \(target): \(String(cString: strerror(errno)))" }
+        guard stat(target, &file) == 0 else { return refused("cannot stat \(target): \(String(cString: strerror(errno)))") }
         let kind = file.st_mode & S_IFMT
-        guard kind == S_IFREG else { return "\(target) is not a regular file (\(kindName(kind)))" }
-        if let problem = ownershipProblem(file, target, uid: uid, isDirectory: false) { return problem }
-        return problem(withFolder: parent(of: target), uid: uid)
+        guard kind == S_IFREG else { return refused("\(target) is not a regular file (\(Self.kindName(kind)))") }
+        if let problem = Self.ownershipProblem(file, target, uid: uid, isDirectory: false) { return refused(problem) }
+        if let problem = verdict(onRealFolder: Self.parent(of: target)) { return refused(problem) }
+        return .success(target)
     }
 
     /// Why the folder `path` (and each folder above it) is not safe to load from, or nil.
-    public static func problem(withFolder path: String, uid: uid_t = getuid()) -> String? {
-        guard let resolved = realPath(path) else { return "cannot resolve \(path): \(String(cString: strerror(errno)))" }
-        var current = resolved
-        while true {
-            var info = stat()
-            guard stat(current, &info) == 0 else { return "cannot stat \(current): \(String(cString: strerror(errno)))" }
-            if let problem = ownershipProblem(info, current, uid: uid, isDirectory: true) { return problem }
-            if current == "/" { return nil }
-            current = parent(of: current)
+    public mutating func problem(withFolder path: String) -> String? {
+        guard let resolved = realFolder(path) else { return "cannot resolve \(path): \(String(cString: strerror(errno)))" }
+        return verdict(onRealFolder: resolved)
+    }
+
+    private mutating func realFolder(_ path: String) -> String? {
+        if let known = realFolders[path] { return known }
+        let resolved = Self.realPath(path)
+        if let resolved { realFolders[path] = resolved }
+        return resolved
+    }
+
+    /// The folder's own verdict, then its parent's, up to `/`: the first problem from the bottom.
+    private mutating func verdict(onRealFolder folder: String) -> String? {
+        if let known = folderVerdicts[folder] { return known }
+        var info = stat()
+        let verdict: String?
+        if stat(folder, &info) != 0 {
+            verdict = "cannot stat \(folder): \(String(cString: strerror(errno)))"
+        } else if let problem = Self.ownershipProblem(info, folder, uid: uid, isDirectory: true) {
+            verdict = problem
+        } else {
+            verdict = folder == "/" ? nil : self.verdict(onRealFolder: Self.parent(of: folder))
         }
+        folderVerdicts[folder] = .some(verdict)
+        return verdict
     }
 
     private static func ownershipProblem(_ info: stat, _ path: String, uid: uid_t, isDirectory: Bool) -> String? {

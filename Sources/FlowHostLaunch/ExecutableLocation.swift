@@ -7,13 +7,16 @@ import Darwin
 /// Where the running executable is: its plugins, its contract and its
 /// sibling `flowhost-cli` are found from there.
 public enum ExecutableLocation {
-    /// The running executable's real path (Linux: /proc/self/exe).
-    public static func path() -> String? {
+    /// The running executable's real path (Linux: /proc/self/exe), resolved
+    /// once: `realpath` reads each component's link.
+    public static func path() -> String? { resolvedPath }
+
+    private static let resolvedPath: String? = {
         let argument = realpath("/proc/self/exe", nil) ?? (CommandLine.arguments[0].contains("/") ? realpath(CommandLine.arguments[0], nil) : nil)
         guard let argument else { return nil }
         defer { free(argument) }
         return String(cString: argument)
-    }
+    }()
 
     public static func directory() -> String? {
         path().map { path in String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) }

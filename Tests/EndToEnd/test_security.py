@@ -467,6 +467,22 @@ def test_a_symlink_is_judged_by_its_target(flowhost_bin, test_plugins, tmp_path)
     assert not marker.exists()
 
 
+def test_every_link_into_an_unsafe_folder_is_refused(flowhost_bin, test_plugins, tmp_path):
+    # One verdict per folder is remembered for the pass: the second library
+    # of an unsafe folder must meet the same refusal as the first.
+    marker = tmp_path / "marker"
+    unsafe, library = unsafe_copy(tmp_path, test_plugins["constructor_marker"], "libmarker.so", folder_mode=0o777)
+    shutil.copy(str(library), str(unsafe / "libmarker2.so"))
+    links = tmp_path / "links"
+    links.mkdir()
+    os.symlink(str(library), str(links / "libmarker.so"))
+    os.symlink(str(unsafe / "libmarker2.so"), str(links / "libmarker2.so"))
+    out = run_plugins(flowhost_bin, "--plugins", str(links), env={"FLOWHOST_TEST_MARKER": str(marker)})
+    for name in ("libmarker.so", "libmarker2.so"):
+        assert "refused %s: folder %s is writable by group or others" % (links / name, unsafe) in out.stdout, out.stdout
+    assert "loaded" not in out.stdout and not marker.exists()
+
+
 def test_a_fifo_posing_as_a_plugin_neither_hangs_nor_loads(flowhost_bin, echo_dir, tmp_path):
     folder = tmp_path / "fifo"
     folder.mkdir()
