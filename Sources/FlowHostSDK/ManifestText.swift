@@ -44,6 +44,11 @@ struct ManifestText {
     }
 
     private mutating func escape(_ utf8: UnsafeBufferPointer<UInt8>) {
+        // Most texts need no escape: copied in one append.
+        guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            bytes.append(contentsOf: utf8)
+            return
+        }
         for byte in utf8 {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):
