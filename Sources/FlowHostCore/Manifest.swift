@@ -108,8 +108,14 @@ public struct PluginManifest {
     public static func parse(_ text: String) throws(Invalid) -> PluginManifest {
         let root: JSON
         do { root = try JSON.parse(text) } catch { throw Invalid(description: "manifest is not JSON: \(error)\(excerpt(of: text, at: error))") }
+        // Read through borrowed nodes: the root owns every value they reach.
+        let outcome = root.withUnsafeRaw { raw in Result { () throws(Invalid) in try read(ManifestNode(raw: raw)) } }
+        return try outcome.get()
+    }
+
+    private static func read(_ root: ManifestNode) throws(Invalid) -> PluginManifest {
         guard root.kind == .object else { throw Invalid(description: "manifest must be an object") }
-        if let unknown = ManifestKeys.unknown(in: root, at: "", known: ManifestKeys.root) { throw Invalid(description: unknown) }
+        if let unknown = ManifestKeys.unknown(keys: root.keys, at: "", known: ManifestKeys.root) { throw Invalid(description: unknown) }
         var manifest = PluginManifest()
         for (index, method) in try list(root, "methods").enumerated() {
             func at() -> String { "methods[\(index)]" }
@@ -118,44 +124,44 @@ public struct PluginManifest {
             let params = try paramList(method, at())
             var answers: [String] = []
             if let declared = method["answers"] {
-                if let single = declared.stringValue {
+                if let single = declared.string {
                     answers = [single]
                 } else if declared.kind == .array, declared.elements.allSatisfy({ $0.kind == .string }) {
-                    answers = declared.elements.compactMap(\.stringValue)
+                    answers = declared.elements.compactMap(\.string)
                 } else {
                     throw Invalid(description: "\(at()).answers: must be a string or an array of strings")
                 }
             }
             manifest.methods.append(
                 MethodSpec(
-                    name: name, summary: method["summary"]?.stringValue ?? "", params: params,
-                    result: method["result"], answers: answers, startsDialogue: method["startsDialogue"]?.boolValue ?? false))
+                    name: name, summary: method["summary"]?.string ?? "", params: params,
+                    result: method["result"]?.retained, answers: answers, startsDialogue: method["startsDialogue"]?.bool ?? false))
         }
         for (index, event) in try list(root, "events").enumerated() {
             func at() -> String { "events[\(index)]" }
             try check(event, at(), known: ManifestKeys.event, booleans: ["challenge", "resting"], strings: ["summary"])
             manifest.events.append(
                 EventSpec(
-                    name: try string(event, "name", at()), summary: event["summary"]?.stringValue ?? "",
-                    params: event["params"], isChallenge: event["challenge"]?.boolValue ?? false,
-                    isResting: event["resting"]?.boolValue ?? false))
+                    name: try string(event, "name", at()), summary: event["summary"]?.string ?? "",
+                    params: event["params"]?.retained, isChallenge: event["challenge"]?.bool ?? false,
+                    isResting: event["resting"]?.bool ?? false))
         }
         for (index, service) in try list(root, "services").enumerated() {
             func at() -> String { "services[\(index)]" }
             try check(service, at(), known: ManifestKeys.service, booleans: [], strings: ["summary"])
             manifest.services.append(
                 ServiceSpec(
-                    name: try string(service, "name", at()), summary: service["summary"]?.stringValue ?? "",
+                    name: try string(service, "name", at()), summary: service["summary"]?.string ?? "",
                     params: service["params"] == nil ? nil : try paramList(service, at())))
         }
         for (index, used) in try list(root, "uses").enumerated() {
-            guard let name = used.stringValue, !name.isEmpty else { throw Invalid(description: "uses[\(index)]: must be a service name") }
+            guard let name = used.string, !name.isEmpty else { throw Invalid(description: "uses[\(index)]: must be a service name") }
             manifest.uses.insert(name)
         }
         for (index, read) in try list(root, "reads").enumerated() {
-            guard let topic = read.stringValue, FeedTopic.readableHostTopics.contains(topic) else {
+            guard let topic = read.string, FeedTopic.readableHostTopics.contains(topic) else {
                 throw Invalid(
-                    description: "reads[\(index)]: \(read.serialized().prefix(80)) is not a host topic a flow may read (one of "
+                    description: "reads[\(index)]: \(read.retained.serialized().prefix(80)) is not a host topic a flow may read (one of "
                         + FeedTopic.readableHostTopics.sorted().joined(separator: ", ") + "); a flow's own topics need no listing")
             }
             manifest.reads.insert(topic)
@@ -182,7 +188,7 @@ public struct PluginManifest {
     }
 
     /// The `params` of a method or a service.
-    private static func paramList(_ owner: JSON, _ at: @autoclosure () -> String) throws(Invalid) -> [ParamSpec] {
+    private static func paramList(_ owner: ManifestNode, _ at: @autoclosure () -> String) throws(Invalid) -> [ParamSpec] {
         var params: [ParamSpec] = []
         for (p, param) in try list(owner, "params").enumerated() {
             func pat() -> String { "\(at()).params[\(p)]" }
@@ -193,15 +199,15 @@ public struct PluginManifest {
             }
             var format: ParamFormat?
             if let formatName = param["format"] {
-                guard let known = formatName.stringValue.flatMap(ParamFormat.init(rawValue:)), type == .string else {
-                    throw Invalid(description: "\(pat()).format: unknown format \(formatName.serialized()) for a \(typeName)")
+                guard let known = formatName.string.flatMap(ParamFormat.init(rawValue:)), type == .string else {
+                    throw Invalid(description: "\(pat()).format: unknown format \(formatName.retained.serialized()) for a \(typeName)")
                 }
                 format = known
             }
             params.append(
                 ParamSpec(
-                    name: try string(param, "name", pat()), type: type, required: param["required"]?.boolValue ?? true,
-                    description: param["description"]?.stringValue ?? "", format: format))
+                    name: try string(param, "name", pat()), type: type, required: param["required"]?.bool ?? true,
+                    description: param["description"]?.string ?? "", format: format))
         }
         if Set(params.map(\.name)).count != params.count {
             throw Invalid(description: "\(at()).params: duplicate parameter name")
@@ -211,9 +217,11 @@ public struct PluginManifest {
 
     /// An entry's keys are all known, and its flags and texts have their types:
     /// `"startsDialogue": "yes"` is refused, not read as false.
-    private static func check(_ entry: JSON, _ at: @autoclosure () -> String, known: Set<String>, booleans: [String], strings: [String]) throws(Invalid) {
+    private static func check(
+        _ entry: ManifestNode, _ at: @autoclosure () -> String, known: Set<String>, booleans: [StaticString], strings: [StaticString]
+    ) throws(Invalid) {
         guard entry.kind == .object else { throw Invalid(description: "\(at()): must be an object") }
-        if let unknown = ManifestKeys.unknown(in: entry, at: at(), known: known) { throw Invalid(description: unknown) }
+        if let unknown = ManifestKeys.unknown(keys: entry.keys, at: at(), known: known) { throw Invalid(description: unknown) }
         for key in booleans where entry[key] != nil && entry[key]?.kind != .bool {
             throw Invalid(description: "\(at()).\(key): must be true or false")
         }
@@ -222,15 +230,15 @@ public struct PluginManifest {
         }
     }
 
-    private static func list(_ object: JSON, _ key: String) throws(Invalid) -> [JSON] {
+    private static func list(_ object: ManifestNode, _ key: StaticString) throws(Invalid) -> [ManifestNode] {
         guard let value = object[key] else { return [] }
         guard value.kind == .array else { throw Invalid(description: "\(key): must be an array") }
         return value.elements
     }
 
-    private static func string(_ object: JSON, _ key: String, _ at: @autoclosure () -> String) throws(Invalid) -> String {
+    private static func string(_ object: ManifestNode, _ key: StaticString, _ at: @autoclosure () -> String) throws(Invalid) -> String {
         guard object.kind == .object else { throw Invalid(description: "\(at()): must be an object") }
-        guard let value = object[key]?.stringValue, !value.isEmpty else {
+        guard let value = object[key]?.string, !value.isEmpty else {
             throw Invalid(description: "\(at()).\(key): required non-empty string")
         }
         return value

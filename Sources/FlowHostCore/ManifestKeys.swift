@@ -1,5 +1,3 @@
-import FlowJSON
-
 /// The keys a manifest may hold at each level. A key a flow's author
 /// misspelled must not pass silently: `startsDialog` for `startsDialogue`
 /// would quietly remove the one-dialogue guard. Each unknown key is refused
@@ -11,9 +9,9 @@ enum ManifestKeys {
     /// The first unknown key of `object` (in key order), as the refusal's text; nil when all are known.
     /// Sorting (and the path) only when a key is unknown: every flow's
     /// manifest is checked at each start.
-    static func unknown(in object: JSON, at path: @autoclosure () -> String, known: Set<String>) -> String? {
-        guard object.kind == .object, object.keys.contains(where: { !known.contains($0) }) else { return nil }
-        for key in object.keys.sorted() where !known.contains(key) {
+    static func unknown(keys: [String], at path: @autoclosure () -> String, known: Set<String>) -> String? {
+        guard keys.contains(where: { !known.contains($0) }) else { return nil }
+        for key in keys.sorted() where !known.contains(key) {
             let place = path().isEmpty ? key : "\(path()).\(key)"
             let suggestion = NearestName.to(key, in: known).map { "; did you mean \"\($0)\"?" } ?? ""
             return "\(place): unknown key\(suggestion)"

@@ -21,7 +21,7 @@ extension JSON {
     public var kind: JSONKind { JSON.kind(of: raw) }
 
     @inlinable
-    static func kind(of raw: UnsafePointer<json_t>) -> JSONKind {
+    public static func kind(of raw: UnsafePointer<json_t>) -> JSONKind {
         switch raw.pointee.type {
         case JSON_OBJECT: .object
         case JSON_ARRAY: .array
@@ -58,9 +58,15 @@ extension JSON {
         }
     }
 
-    public var boolValue: Bool? {
-        guard kind == .bool else { return nil }
-        return raw.pointee.type == JSON_TRUE
+    public var boolValue: Bool? { JSON.boolValue(of: raw) }
+
+    @inlinable
+    public static func boolValue(of raw: UnsafePointer<json_t>) -> Bool? {
+        switch raw.pointee.type {
+        case JSON_TRUE: true
+        case JSON_FALSE: false
+        default: nil
+        }
     }
 
     // MARK: Objects

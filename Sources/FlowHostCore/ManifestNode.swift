@@ -1,0 +1,53 @@
+import CJansson
+import FlowJSON
+
+/// A borrowed value of a manifest being read: no owner and no reference
+/// count of its own. It lives only inside `PluginManifest.parse`, within the
+/// parsed root's `withUnsafeRaw`, so the root keeps every value it reaches
+/// alive. Every flow's manifest is read at each start, and an owning `JSON`
+/// per member read cost more than parsing the text.
+struct ManifestNode {
+    let raw: UnsafeMutablePointer<json_t>
+
+    var kind: JSONKind { JSON.kind(of: raw) }
+
+    /// The member `key` of an object (nil for a missing key or another kind).
+    subscript(key: StaticString) -> ManifestNode? {
+        guard kind == .object else { return nil }
+        let member = key.withUTF8Buffer { name in
+            name.baseAddress!.withMemoryRebound(to: CChar.self, capacity: name.count + 1) { json_object_getn(raw, $0, name.count) }
+        }
+        return member.map(ManifestNode.init(raw:))
+    }
+
+    /// An object's keys, in their order.
+    var keys: [String] {
+        guard kind == .object else { return [] }
+        var keys: [String] = []
+        keys.reserveCapacity(json_object_size(raw))
+        var iterator = json_object_iter(raw)
+        while let current = iterator {
+            keys.append(String(cString: json_object_iter_key(current)))
+            iterator = json_object_iter_next(raw, current)
+        }
+        return keys
+    }
+
+    var elements: [ManifestNode] {
+        guard kind == .array else { return [] }
+        return (0..<json_array_size(raw)).map { ManifestNode(raw: json_array_get(raw, $0)) }
+    }
+
+    var string: String? {
+        guard kind == .string else { return nil }
+        let length = json_string_length(raw)
+        return json_string_value(raw).withMemoryRebound(to: UInt8.self, capacity: length) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+        }
+    }
+
+    var bool: Bool? { JSON.boolValue(of: raw) }
+
+    /// An owner of this value that outlives the parse (a schema kept for `rpc.discover`).
+    var retained: JSON { JSON(borrowing: raw) }
+}
