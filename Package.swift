@@ -273,3 +273,15 @@ let package = Package(
             name: "FlowHostCoreTests", dependencies: ["FlowHostCore", "FlowHostSDK", "JSONRPC", "FlowJSON", "TestSupport", "CFlowHostSystem", "FlowHostPOSIX"]),
     ]
 )
+
+// Swift code reaches the concrete generic types it names (`[String: JSON]`,
+// `Result<String, PluginRefusal>`) through metadata accessors, not by
+// demangling each type's name at its first use: a start meets some hundred
+// such types in the host and in every flow library, and each first
+// demangling, with its conformance lookups across every loaded image, cost
+// more than an accessor's code (README, "Start-up").
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
+    ]
+}
