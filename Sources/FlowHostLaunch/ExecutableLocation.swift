@@ -7,11 +7,19 @@ import Darwin
 /// Where the running executable is: its plugins, its contract and its
 /// sibling `flowhost-cli` are found from there.
 public enum ExecutableLocation {
-    /// The running executable's real path (Linux: /proc/self/exe), resolved
-    /// once: `realpath` reads each component's link.
+    /// The running executable's real path, resolved once.
     public static func path() -> String? { resolvedPath }
 
     private static let resolvedPath: String? = {
+        // The kernel's link names the file itself, every link above it
+        // resolved: one system call, where `realpath` reads a link per
+        // component. A deleted or replaced executable reads "… (deleted)".
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if length > 0, length < buffer.count - 1, buffer[0] == CChar(UInt8(ascii: "/")) {
+            let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !path.hasSuffix(" (deleted)") { return path }
+        }
         let argument = realpath("/proc/self/exe", nil) ?? (CommandLine.arguments[0].contains("/") ? realpath(CommandLine.arguments[0], nil) : nil)
         guard let argument else { return nil }
         defer { free(argument) }

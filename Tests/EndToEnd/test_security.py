@@ -483,6 +483,19 @@ def test_every_link_into_an_unsafe_folder_is_refused(flowhost_bin, test_plugins,
     assert "loaded" not in out.stdout and not marker.exists()
 
 
+def test_built_in_flows_are_found_beside_the_real_executable_not_a_link_to_it(flowhost_bin, tmp_path):
+    # The folder is the executable's own (/proc/self/exe), not the folder of
+    # a link that started it, where anyone who can write could add "flows".
+    link = tmp_path / "flowhost"
+    os.symlink(flowhost_bin, str(link))
+    (tmp_path / "libFlowPluginFake.so").write_bytes(b"not a library")
+    environment = dict(os.environ)
+    environment.pop("FLOWHOST_PLUGIN_PATH", None)
+    out = subprocess.run([str(link), "plugins"], capture_output=True, text=True, timeout=20, env=environment)
+    assert out.returncode == 0, out.stderr
+    assert "loaded  mfa" in out.stdout and "Fake" not in out.stdout, out.stdout
+
+
 def test_a_fifo_posing_as_a_plugin_neither_hangs_nor_loads(flowhost_bin, echo_dir, tmp_path):
     folder = tmp_path / "fifo"
     folder.mkdir()
