@@ -18,6 +18,19 @@ import Darwin
 public final class DeviceKeyring {
     public let folder: String
 
+    /// Held keys already shown to match their registered public key, by key
+    /// id: a keyed BLAKE2b of the file's bytes and that public key, never
+    /// the secret itself. A login reads the file each time; only for the
+    /// very bytes already checked against the same public key is the public
+    /// key not made again from the seed (215,000 instructions a login).
+    private var matched: [String: [UInt8]] = [:]
+    /// This keyring's own key for those digests, random per process.
+    private var matchKey = SecureRandom.bytes(32)
+
+    deinit {
+        SecureRandom.wipe(&matchKey)
+    }
+
     public init(folder: String) throws {
         self.folder = folder
         if mkdir(folder, 0o700) != 0, errno != EEXIST {
@@ -59,7 +72,24 @@ public final class DeviceKeyring {
     /// what a signature made here and checked here would show, without the
     /// signature (spec §14).
     public func holdsSecretKey(of publicKey: [UInt8], keyID: String) throws -> Bool {
-        try withSecretKey(keyID) { Ed25519.isSecretKey($0, of: publicKey) } ?? false
+        try withSecretKey(keyID) { secretKey in
+            let digest = matchDigest(secretKey, publicKey)
+            if let known = matched[keyID], sodium_memcmp(known, digest, digest.count) == 0 { return true }
+            guard Ed25519.isSecretKey(secretKey, of: publicKey) else {
+                matched[keyID] = nil
+                return false
+            }
+            matched[keyID] = digest
+            return true
+        } ?? false
+    }
+
+    private func matchDigest(_ secretKey: [UInt8], _ publicKey: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var input = secretKey + publicKey
+        defer { SecureRandom.wipe(&input) }
+        _ = crypto_generichash(&digest, digest.count, input, UInt64(input.count), matchKey, matchKey.count)
+        return digest
     }
 
     /// The held secret key, checked, lent to `body` and wiped; nil when this host does not hold it.
@@ -78,6 +108,7 @@ public final class DeviceKeyring {
     /// Removes a revoked key's file; false when this host held no such file.
     public func remove(_ keyID: String) throws -> Bool {
         guard isKeyID(keyID) else { return false }
+        matched[keyID] = nil
         let file = path(keyID)
         guard unlink(file) == 0 else {
             if errno == ENOENT { return false }

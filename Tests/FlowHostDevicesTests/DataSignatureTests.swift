@@ -50,6 +50,27 @@ import Testing
         #expect(try !keys.holdsSecretKey(of: otherKey, keyID: otherID))
     }
 
+    @Test func aRememberedMatchHoldsOnlyForTheBytesChecked() throws {
+        let keys = try keyring()
+        let (keyID, publicKey) = try keys.create()
+        let (_, otherKey) = try keys.create()
+        #expect(try keys.holdsSecretKey(of: publicKey, keyID: keyID))
+        #expect(try keys.holdsSecretKey(of: publicKey, keyID: keyID), "the same bytes again")
+        // Swapped after a match for another seed with the registered public half.
+        let file = keys.folder + "/" + keyID + ".key"
+        let original = try SystemFile.read(file)
+        let forged = Array(Ed25519.makeKeyPair().secretKey.prefix(32)) + publicKey
+        #expect(unlink(file) == 0)
+        try SystemFile.create(file, bytes: forged, mode: 0o600)
+        #expect(try !keys.holdsSecretKey(of: publicKey, keyID: keyID))
+        #expect(unlink(file) == 0)
+        try SystemFile.create(file, bytes: original, mode: 0o600)
+        #expect(try keys.holdsSecretKey(of: publicKey, keyID: keyID), "the held key back")
+        #expect(try !keys.holdsSecretKey(of: otherKey, keyID: keyID), "the same bytes against another public key")
+        #expect(try keys.remove(keyID))
+        #expect(try !keys.holdsSecretKey(of: publicKey, keyID: keyID), "removed")
+    }
+
     @Test func aSignatureHoldsForExactlyWhatWasSigned() throws {
         let keys = try keyring()
         let (keyID, publicKey) = try keys.create()
