@@ -21,30 +21,14 @@ struct ManifestNode {
     }
 
     /// An object's keys, in their order.
-    var keys: [String] {
-        guard kind == .object else { return [] }
-        var keys: [String] = []
-        keys.reserveCapacity(json_object_size(raw))
-        var iterator = json_object_iter(raw)
-        while let current = iterator {
-            keys.append(String(cString: json_object_iter_key(current)))
-            iterator = json_object_iter_next(raw, current)
-        }
-        return keys
-    }
+    var keys: [String] { JSON.keys(of: raw) }
 
     var elements: [ManifestNode] {
         guard kind == .array else { return [] }
         return (0..<json_array_size(raw)).map { ManifestNode(raw: json_array_get(raw, $0)) }
     }
 
-    var string: String? {
-        guard kind == .string else { return nil }
-        let length = json_string_length(raw)
-        return json_string_value(raw).withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-        }
-    }
+    var string: String? { JSON.stringValue(of: raw) }
 
     var bool: Bool? { JSON.boolValue(of: raw) }
 

@@ -37,8 +37,11 @@ extension JSON {
 
     public var isEmptyObject: Bool { raw.pointee.type == JSON_OBJECT && json_object_size(raw) == 0 }
 
-    public var stringValue: String? {
-        guard kind == .string else { return nil }
+    public var stringValue: String? { JSON.stringValue(of: raw) }
+
+    /// A string's text (nil for another kind), for readers that borrow values.
+    public static func stringValue(of raw: UnsafeMutablePointer<json_t>) -> String? {
+        guard kind(of: raw) == .string else { return nil }
         let length = json_string_length(raw)
         return json_string_value(raw).withMemoryRebound(to: UInt8.self, capacity: length) {
             String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
@@ -90,8 +93,11 @@ extension JSON {
     }
 
     /// The keys of an object in insertion order (empty for other kinds).
-    public var keys: [String] {
-        guard kind == .object else { return [] }
+    public var keys: [String] { JSON.keys(of: raw) }
+
+    /// An object's keys in insertion order (empty for other kinds), for readers that borrow values.
+    public static func keys(of raw: UnsafeMutablePointer<json_t>) -> [String] {
+        guard kind(of: raw) == .object else { return [] }
         var keys: [String] = []
         keys.reserveCapacity(json_object_size(raw))
         var iterator = json_object_iter(raw)
