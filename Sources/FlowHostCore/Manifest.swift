@@ -115,12 +115,12 @@ public struct PluginManifest {
 
     private static func read(_ root: ManifestNode) throws(Invalid) -> PluginManifest {
         guard root.kind == .object else { throw Invalid(description: "manifest must be an object") }
-        if let unknown = ManifestKeys.unknown(keys: root.keys, at: "", known: ManifestKeys.root) { throw Invalid(description: unknown) }
+        if let unknown = ManifestKeys.unknown(in: root, at: "", known: .root) { throw Invalid(description: unknown) }
         var manifest = PluginManifest()
         for (index, method) in try list(root, "methods").enumerated() {
             func at() -> String { "methods[\(index)]" }
             let name = try string(method, "name", at())
-            try check(method, at(), known: ManifestKeys.method, booleans: ["startsDialogue"], strings: ["summary"])
+            try check(method, at(), known: .method, booleans: ["startsDialogue"], strings: ["summary"])
             let params = try paramList(method, at())
             var answers: [String] = []
             if let declared = method["answers"] {
@@ -139,7 +139,7 @@ public struct PluginManifest {
         }
         for (index, event) in try list(root, "events").enumerated() {
             func at() -> String { "events[\(index)]" }
-            try check(event, at(), known: ManifestKeys.event, booleans: ["challenge", "resting"], strings: ["summary"])
+            try check(event, at(), known: .event, booleans: ["challenge", "resting"], strings: ["summary"])
             manifest.events.append(
                 EventSpec(
                     name: try string(event, "name", at()), summary: event["summary"]?.string ?? "",
@@ -148,7 +148,7 @@ public struct PluginManifest {
         }
         for (index, service) in try list(root, "services").enumerated() {
             func at() -> String { "services[\(index)]" }
-            try check(service, at(), known: ManifestKeys.service, booleans: [], strings: ["summary"])
+            try check(service, at(), known: .service, booleans: [], strings: ["summary"])
             manifest.services.append(
                 ServiceSpec(
                     name: try string(service, "name", at()), summary: service["summary"]?.string ?? "",
@@ -193,7 +193,7 @@ public struct PluginManifest {
         for (p, param) in try list(owner, "params").enumerated() {
             func pat() -> String { "\(at()).params[\(p)]" }
             let typeName = try string(param, "type", pat())
-            try check(param, pat(), known: ManifestKeys.param, booleans: ["required"], strings: ["description"])
+            try check(param, pat(), known: .param, booleans: ["required"], strings: ["description"])
             guard let type = ParamType(rawValue: typeName) else {
                 throw Invalid(description: "\(pat()).type: unknown type \"\(typeName)\"")
             }
@@ -209,7 +209,8 @@ public struct PluginManifest {
                     name: try string(param, "name", pat()), type: type, required: param["required"]?.bool ?? true,
                     description: param["description"]?.string ?? "", format: format))
         }
-        if Set(params.map(\.name)).count != params.count {
+        // A handful of params: compared pairwise, no set built.
+        for (index, param) in params.enumerated() where params[..<index].contains(where: { $0.name == param.name }) {
             throw Invalid(description: "\(at()).params: duplicate parameter name")
         }
         return params
@@ -218,10 +219,10 @@ public struct PluginManifest {
     /// An entry's keys are all known, and its flags and texts have their types:
     /// `"startsDialogue": "yes"` is refused, not read as false.
     private static func check(
-        _ entry: ManifestNode, _ at: @autoclosure () -> String, known: Set<String>, booleans: [StaticString], strings: [StaticString]
+        _ entry: ManifestNode, _ at: @autoclosure () -> String, known: KnownKeys, booleans: [StaticString], strings: [StaticString]
     ) throws(Invalid) {
         guard entry.kind == .object else { throw Invalid(description: "\(at()): must be an object") }
-        if let unknown = ManifestKeys.unknown(keys: entry.keys, at: at(), known: known) { throw Invalid(description: unknown) }
+        if let unknown = ManifestKeys.unknown(in: entry, at: at(), known: known) { throw Invalid(description: unknown) }
         for key in booleans where entry[key] != nil && entry[key]?.kind != .bool {
             throw Invalid(description: "\(at()).\(key): must be true or false")
         }

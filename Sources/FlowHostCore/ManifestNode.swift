@@ -20,6 +20,17 @@ struct ManifestNode {
         return member.map(ManifestNode.init(raw:))
     }
 
+    /// Whether every key of an object is in `known` (true for another kind: it has none).
+    func hasOnlyKeys(in known: KnownKeys) -> Bool {
+        guard kind == .object else { return true }
+        var iterator = json_object_iter(raw)
+        while let current = iterator {
+            guard known.contains(json_object_iter_key(current), length: json_object_iter_key_len(current)) else { return false }
+            iterator = json_object_iter_next(raw, current)
+        }
+        return true
+    }
+
     /// An object's keys, in their order.
     var keys: [String] { JSON.keys(of: raw) }
 

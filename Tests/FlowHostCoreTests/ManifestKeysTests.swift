@@ -28,6 +28,21 @@ import Testing
         #expect(refusal(#"{"services":[{"name":"s","colour":"red"}]}"#) == "services[0].colour: unknown key")
     }
 
+    @Test func aKeyIsKnownOnlyWhenEveryByteMatches() {
+        // Keys are compared as bytes with their lengths: a known key's prefix
+        // or extension, or another case, is not that key.
+        #expect(refusal(#"{"methods":[{"name":"m","names":"x"}]}"#) == #"methods[0].names: unknown key; did you mean "name"?"#)
+        #expect(refusal(#"{"events":[{"name":"e","challeng":true}]}"#) == #"events[0].challeng: unknown key; did you mean "challenge"?"#)
+        #expect(refusal(#"{"services":[{"name":"s","Summary":"x"}]}"#) == #"services[0].Summary: unknown key; did you mean "summary"?"#)
+        #expect(refusal(#"{"methods":[],"events":[],"services":[],"uses":[],"reads":[]}"#) == nil)
+    }
+
+    @Test func aParamNamedTwiceIsRefused() {
+        let twice = #"{"methods":[{"name":"m","params":[{"name":"a","type":"string"},{"name":"b","type":"integer"},{"name":"a","type":"string"}]}]}"#
+        #expect(refusal(twice) == "methods[0].params: duplicate parameter name")
+        #expect(refusal(twice.replacingOccurrences(of: #"{"name":"a","type":"string"}]"#, with: #"{"name":"c","type":"string"}]"#)) == nil)
+    }
+
     @Test func aFlagOrATextOfTheWrongTypeIsRefused() {
         #expect(refusal(#"{"methods":[{"name":"m","params":[],"startsDialogue":"yes"}]}"#) == "methods[0].startsDialogue: must be true or false")
         #expect(refusal(#"{"events":[{"name":"e","summary":3}]}"#) == "events[0].summary: must be a string")
