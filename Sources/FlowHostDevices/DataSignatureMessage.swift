@@ -51,6 +51,11 @@ public struct DataSignatureMessage: Sendable, Equatable {
 
     /// Whether `signature` (64 bytes) is `publicKey`'s over exactly these fields.
     public func verify(signature: [UInt8], publicKey: [UInt8]) -> Bool {
+        Self.verify(signature: signature, of: bytes, publicKey: publicKey)
+    }
+
+    /// The same, over a message's `bytes` already made.
+    static func verify(signature: [UInt8], of bytes: [UInt8], publicKey: [UInt8]) -> Bool {
         signature.count == 64 && publicKey.count == Ed25519.publicKeyBytes && Ed25519.verify(signature, of: bytes, publicKey: publicKey)
     }
 }

@@ -28,8 +28,11 @@ public final class DataSignatures {
     /// What to sign: the message, and the key to sign it with.
     public struct Pending: Sendable {
         public let message: DataSignatureMessage
+        /// `message.bytes`, made once for the signing, its check and the receipt.
+        public let bytes: [UInt8]
         public let key: DeviceKeyRecord
-        let publicKey: [UInt8]
+        /// The key's registered public half, as bytes.
+        public let publicKey: [UInt8]
         let verifiedBy: String
     }
 
@@ -48,14 +51,17 @@ public final class DataSignatures {
         let message = DataSignatureMessage(
             dataSignatureID: SecureRandom.hex(bytes: 16), userID: userID, deviceID: deviceID, keyID: key.keyID, authLevel: authLevel,
             authenticatorType: authenticatorType, signedAt: clock(), reason: reason, payload: payload)
-        return .sign(Pending(message: message, key: key, publicKey: publicKey, verifiedBy: verifiedBy))
+        return .sign(Pending(message: message, bytes: message.bytes, key: key, publicKey: publicKey, verifiedBy: verifiedBy))
     }
 
     /// Stores the receipt when `signature` is the device key's over the
-    /// message; nil (and nothing stored) when it is not.
-    public func finish(_ pending: Pending, signature: [UInt8]) throws -> SignatureReceiptRecord? {
+    /// message; nil (and nothing stored) when it is not. `byRegisteredKey`:
+    /// made here by the keyring from a seed it showed to give the registered
+    /// key (`DeviceKeyring.HeldSignature`), which holds by construction and
+    /// is not checked again; a signature from anywhere else always is.
+    public func finish(_ pending: Pending, signature: [UInt8], byRegisteredKey: Bool = false) throws -> SignatureReceiptRecord? {
         let message = pending.message
-        guard message.verify(signature: signature, publicKey: pending.publicKey) else {
+        guard byRegisteredKey || DataSignatureMessage.verify(signature: signature, of: pending.bytes, publicKey: pending.publicKey) else {
             try store.write { try audit.row($0, message.userID, message.deviceID, "data.sign", "bad-signature") }
             return nil
         }
@@ -64,7 +70,7 @@ public final class DataSignatures {
             publicKey: pending.key.publicKey, authLevel: message.authLevel, authenticatorType: message.authenticatorType,
             verifiedBy: pending.verifiedBy, signedAt: message.signedAt, reason: message.reason, payload: message.payload,
             signature: Base64.encode(signature))
-        let attested = try issuer.sign(ReceiptAttestation.bytes(receipt))
+        let attested = try issuer.sign(ReceiptAttestation.bytes(receipt, message: pending.bytes))
         receipt.issuerKeyID = attested.keyID
         receipt.issuerSignature = Base64.encode(attested.signature)
         try store.write { tx in

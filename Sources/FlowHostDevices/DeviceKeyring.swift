@@ -68,20 +68,52 @@ public final class DeviceKeyring {
         try withSecretKey(keyID) { Ed25519.sign(message, secretKey: $0) }
     }
 
+    /// A signature made with a held key, and whether that key is the secret
+    /// half of the registered public key it was asked for.
+    public struct HeldSignature {
+        public let signature: [UInt8]
+        /// True: made from a seed shown to give the registered public key,
+        /// with that public key, so it holds under it by construction and
+        /// needs no check (spec §14). False: made with the file as it is,
+        /// for the caller to check and refuse.
+        public let byRegisteredKey: Bool
+    }
+
+    /// Signs with the held key under `keyID` as the secret half of
+    /// `publicKey` when it is (`matches`); otherwise with the file as it is.
+    /// Nil when this host does not hold the key.
+    public func sign(_ message: [UInt8], keyID: String, registeredAs publicKey: [UInt8]) throws -> HeldSignature? {
+        try withSecretKey(keyID) { secretKey in
+            guard matches(secretKey, publicKey, keyID: keyID) else {
+                return HeldSignature(signature: Ed25519.sign(message, secretKey: secretKey), byRegisteredKey: false)
+            }
+            // libsodium's secret key is the seed, then the public key its
+            // hash covers: the registered one, not whatever the file's second half says.
+            var registered = secretKey  // copied at the write below, wiped like the original
+            defer { SecureRandom.wipe(&registered) }
+            registered.replaceSubrange((registered.count - publicKey.count)..<registered.count, with: publicKey)
+            return HeldSignature(signature: Ed25519.sign(message, secretKey: registered), byRegisteredKey: true)
+        }
+    }
+
     /// Whether this host holds the secret half of `publicKey` under `keyID`:
     /// what a signature made here and checked here would show, without the
     /// signature (spec §14).
     public func holdsSecretKey(of publicKey: [UInt8], keyID: String) throws -> Bool {
-        try withSecretKey(keyID) { secretKey in
-            let digest = matchDigest(secretKey, publicKey)
-            if let known = matched[keyID], sodium_memcmp(known, digest, digest.count) == 0 { return true }
-            guard Ed25519.isSecretKey(secretKey, of: publicKey) else {
-                matched[keyID] = nil
-                return false
-            }
-            matched[keyID] = digest
-            return true
-        } ?? false
+        try withSecretKey(keyID) { matches($0, publicKey, keyID: keyID) } ?? false
+    }
+
+    /// Whether the seed in `secretKey` gives `publicKey`, remembered for
+    /// these very bytes; a failed check forgets what was remembered.
+    private func matches(_ secretKey: [UInt8], _ publicKey: [UInt8], keyID: String) -> Bool {
+        let digest = matchDigest(secretKey, publicKey)
+        if let known = matched[keyID], sodium_memcmp(known, digest, digest.count) == 0 { return true }
+        guard Ed25519.isSecretKey(secretKey, of: publicKey) else {
+            matched[keyID] = nil
+            return false
+        }
+        matched[keyID] = digest
+        return true
     }
 
     private func matchDigest(_ secretKey: [UInt8], _ publicKey: [UInt8]) -> [UInt8] {

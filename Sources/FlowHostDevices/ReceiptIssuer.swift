@@ -88,7 +88,11 @@ public enum ReceiptAttestation {
     public static let header = "flowhost-receipt-v1"
 
     public static func bytes(_ receipt: SignatureReceiptRecord) -> [UInt8] {
-        let message = DataSignatures.message(of: receipt).bytes
+        bytes(receipt, message: DataSignatures.message(of: receipt).bytes)
+    }
+
+    /// The same, with the device's signed message (`DataSignatureMessage.bytes` of the receipt) already made.
+    static func bytes(_ receipt: SignatureReceiptRecord, message: [UInt8]) -> [UInt8] {
         let lines = [
             header,
             "message=" + Base64.encode(message),

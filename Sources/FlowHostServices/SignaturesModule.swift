@@ -46,9 +46,10 @@ enum SignaturesModule {
             guard case .sign(let pending) = start else {
                 return finish(.success(.noKey))
             }
-            let complete: ([UInt8]?) -> Void = { signature in
+            let complete: ([UInt8]?, Bool) -> Void = { signature, byRegisteredKey in
                 do {
-                    guard let signature, let receipt = try signatures.finish(pending, signature: signature) else {
+                    guard let signature, let receipt = try signatures.finish(pending, signature: signature, byRegisteredKey: byRegisteredKey)
+                    else {
                         return finish(.success(.notSigned))
                     }
                     finish(
@@ -62,17 +63,20 @@ enum SignaturesModule {
             }
             if pending.key.custody == "host" {
                 // A host that does not hold the key has nothing to sign with.
-                do { return complete(try keyring?.sign(pending.message.bytes, keyID: pending.key.keyID)) } catch {
+                do {
+                    let held = try keyring?.sign(pending.bytes, keyID: pending.key.keyID, registeredAs: pending.publicKey)
+                    return complete(held?.signature, held?.byRegisteredKey ?? false)
+                } catch {
                     engine.logger.error("device key refused: \(error)")
-                    return complete(nil)
+                    return complete(nil, false)
                 }
             }
             let request: JSON = [
-                "keyID": .string(pending.key.keyID), "challenge": .string(Base64.encode(pending.message.bytes)), "reason": "data-signing",
+                "keyID": .string(pending.key.keyID), "challenge": .string(Base64.encode(pending.bytes)), "reason": "data-signing",
             ]
             engine.requestFromClient("platform/signDeviceChallenge", request, for: caller) { outcome in
-                guard case .success(let answer) = outcome else { return complete(nil) }
-                complete(answer["signature"]?.stringValue.flatMap(Base64.decode))
+                guard case .success(let answer) = outcome else { return complete(nil, false) }
+                complete(answer["signature"]?.stringValue.flatMap(Base64.decode), false)
             }
         }
 

@@ -5,6 +5,7 @@ following only the encoding in Protocol/spec.md §19."""
 
 import base64
 import json
+import os
 
 import pytest
 from cryptography.exceptions import InvalidSignature
@@ -329,6 +330,39 @@ def test_a_signature_by_another_devices_key_fails(deployment):
     carrying = dict(theirs, keyID="not-the-devices-key")
     assert alice.request("verifyDataSignature", {"receipt": carrying}) == {"valid": False, "reason": "tampered", "fields": ["keyID"],
                                                                          "receipt": theirs}
+
+
+def test_a_held_key_file_that_is_not_the_registered_keys_signs_nothing(deployment):
+    """Host custody signs as the registered key only when the held seed gives
+    it (spec §19): a key file swapped after the login for another seed with
+    the registered public half after it signs as it is, and that signature
+    is checked, refused and audited; the genuine file back signs again."""
+    host = logged_in(deployment)
+    sign(host, payload="before")
+    assert outcome(signed(host)) == (100, 0)
+    folder = os.path.join(deployment.folder, "devices")
+    [name] = [entry for entry in os.listdir(folder) if entry.endswith(".key")]
+    path = os.path.join(folder, name)
+
+    def hold(content):
+        os.remove(path)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(descriptor, content)
+        os.close(descriptor)
+
+    with open(path, "rb") as held:
+        genuine = held.read()
+    hold(os.urandom(32) + genuine[32:])
+    sign(host, payload="swapped")
+    refused = signed(host)
+    assert outcome(refused) == (100, 153) and not refused["payloadSignature"]
+    audited = [(row["action"], row["outcome"]) for row in deployment.admin("audit", "--user", "alice")]
+    assert audited.count(("data.sign", "bad-signature")) == 1 and audited.count(("data.sign", "ok")) == 1
+    hold(genuine)
+    sign(host, payload="after")
+    accepted = signed(host)
+    assert outcome(accepted) == (100, 0)
+    assert host.request("verifyDataSignature", {"dataSignatureID": accepted["dataSignatureID"]})["valid"]
 
 
 def test_platform_custody_signs_in_the_clients_keystore(deployment):

@@ -71,6 +71,36 @@ import Testing
         #expect(try !keys.holdsSecretKey(of: publicKey, keyID: keyID), "removed")
     }
 
+    /// What lets a signing skip its check (spec §14): "by the registered key"
+    /// only for a seed that gives it, and then the signature holds under it
+    /// whatever the file's second half says.
+    @Test func onlyASeedThatGivesTheRegisteredKeySignsAsIt() throws {
+        let keys = try keyring()
+        let (keyID, publicKey) = try keys.create()
+        let (_, otherKey) = try keys.create()
+        let bytes = Self.message.bytes
+        for round in ["first", "remembered"] {
+            let held = try #require(try keys.sign(bytes, keyID: keyID, registeredAs: publicKey))
+            #expect(held.byRegisteredKey, "\(round)")
+            #expect(Self.message.verify(signature: held.signature, publicKey: publicKey), "\(round)")
+        }
+        let asOther = try #require(try keys.sign(bytes, keyID: keyID, registeredAs: otherKey))
+        #expect(!asOther.byRegisteredKey && !Self.message.verify(signature: asOther.signature, publicKey: otherKey))
+        let file = keys.folder + "/" + keyID + ".key"
+        let original = try SystemFile.read(file)
+        // The right seed with another public half after it: signed as the registered key all the same.
+        #expect(unlink(file) == 0)
+        try SystemFile.create(file, bytes: Array(original.prefix(32)) + otherKey, mode: 0o600)
+        let halfChanged = try #require(try keys.sign(bytes, keyID: keyID, registeredAs: publicKey))
+        #expect(halfChanged.byRegisteredKey && Self.message.verify(signature: halfChanged.signature, publicKey: publicKey))
+        // Another seed with the registered public half after it: not the registered key, and its signature does not hold.
+        #expect(unlink(file) == 0)
+        try SystemFile.create(file, bytes: Array(Ed25519.makeKeyPair().secretKey.prefix(32)) + publicKey, mode: 0o600)
+        let forged = try #require(try keys.sign(bytes, keyID: keyID, registeredAs: publicKey))
+        #expect(!forged.byRegisteredKey && !Self.message.verify(signature: forged.signature, publicKey: publicKey))
+        #expect(try keys.sign(bytes, keyID: String(repeating: "0", count: 32), registeredAs: publicKey) == nil, "not held")
+    }
+
     @Test func aSignatureHoldsForExactlyWhatWasSigned() throws {
         let keys = try keyring()
         let (keyID, publicKey) = try keys.create()
@@ -125,5 +155,13 @@ import Testing
         let changed = try signatures.verify(receipt: json)
         #expect(changed.reason == "tampered" && changed.fields == ["dataPayload"])
         #expect(throws: (any Error).self) { try store.write { tx in try tx.insert(receipt) } }
+        // Signed by the keyring as the registered key: stored unchecked, and the receipt's own check holds.
+        guard case .sign(let next) = try signatures.begin(
+            userID: "alice", deviceID: "d1", payload: "p2", reason: "r", authLevel: 0, authenticatorType: 0, verifiedBy: "none")
+        else { Issue.record("expected a key"); return }
+        #expect(next.bytes == next.message.bytes)
+        let held = try #require(try keys.sign(next.bytes, keyID: keyID, registeredAs: next.publicKey))
+        let heldReceipt = try #require(try signatures.finish(next, signature: held.signature, byRegisteredKey: held.byRegisteredKey))
+        #expect(try signatures.verify(receipt: DataSignatures.json(heldReceipt)).valid)
     }
 }
