@@ -39,8 +39,8 @@ final class SQLiteConnection: SQLDatabase {
     /// Keeps the WAL and its index (`-wal`, `-shm`) when the last
     /// connection closes, instead of deleting them and making them again at
     /// the next start: two file creations, two deletions and the index's
-    /// eight page writes per start. With `journal_size_limit = 0` the WAL is
-    /// emptied at that close, as deleting it did.
+    /// eight page writes per start. The WAL is emptied at that close, as
+    /// deleting it did (`deinit`).
     func keepWALFiles() throws(SQLiteError) {
         var keep: Int32 = 1
         try check(sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &keep))
@@ -48,6 +48,11 @@ final class SQLiteConnection: SQLDatabase {
 
     deinit {
         statements.removeAll()  // finalised before the connection closes
+        // The last connection to close checkpoints the WAL; with this limit
+        // it also cuts it to nothing. Only here: while the store is open the
+        // WAL keeps its size (SQLiteStore.connect), so appends overwrite
+        // blocks already there and a durable commit's sync writes no inode.
+        sqlite3_exec(handle, "PRAGMA journal_size_limit = 0", nil, nil, nil)
         sqlite3_close_v2(handle)
     }
 

@@ -63,13 +63,16 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
     private static func connect(_ path: String, busyTimeoutMilliseconds: Int32) throws -> SQLiteConnection {
         let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         // WAL: readers in other processes never block on a writer; its files
-        // stay between starts, emptied (SQLiteConnection.keepWALFiles). Deleted
+        // stay between starts, emptied (SQLiteConnection.keepWALFiles). Past
+        // a checkpoint the WAL is written again from its start and keeps its
+        // size, up to 64 MiB: a limit of 0 here cut it back after every
+        // checkpoint, and each append then grew the file. Deleted
         // rows (old codes, pruned hashes) are overwritten, not left in free pages.
         // Pages are read through a shared mapping, not copied in with a
         // system call each: a store far larger than SQLite's page cache
         // costs the same per statement, and hosts on one file share its pages.
         try connection.execute(
-            "PRAGMA journal_mode = WAL; PRAGMA journal_size_limit = 0; PRAGMA secure_delete = ON; PRAGMA foreign_keys = ON; PRAGMA mmap_size = 268435456;")
+            "PRAGMA journal_mode = WAL; PRAGMA journal_size_limit = 67108864; PRAGMA secure_delete = ON; PRAGMA foreign_keys = ON; PRAGMA mmap_size = 268435456;")
         try connection.keepWALFiles()
         return connection
     }
