@@ -60,35 +60,6 @@ public enum Ed25519 {
     }
 }
 
-/// Standard base64 (with padding), the spelling of keys and signatures on the wire.
-public enum Base64 {
-    public static func encode(_ bytes: [UInt8]) -> String {
-        encode(bytes, length: fh_base64_encoded_length(bytes.count), variant: fh_base64_variant_original())
-    }
-
-    /// RFC 4648 §5 base64url without padding (JSON Web Tokens).
-    public static func encodeURLSafe(_ bytes: [UInt8]) -> String {
-        encode(bytes, length: fh_base64url_encoded_length(bytes.count), variant: fh_base64_variant_urlsafe_no_padding())
-    }
-
-    private static func encode(_ bytes: [UInt8], length: Int, variant: Int32) -> String {
-        // Written by libsodium straight into the string's storage (base64 is
-        // ASCII); `length` counts the terminating NUL, which is not kept.
-        // Copying through a lazy prefix cost a signing 168,000 instructions.
-        String(unsafeUninitializedCapacity: length) { text in
-            text.withMemoryRebound(to: CChar.self) { _ = sodium_bin2base64($0.baseAddress!, length, bytes, bytes.count, variant) }
-            return length - 1
-        }
-    }
-
-    public static func decode(_ text: String) -> [UInt8]? {
-        var bytes = [UInt8](repeating: 0, count: text.utf8.count)
-        var length = 0
-        let code = sodium_base642bin(&bytes, bytes.count, text, text.utf8.count, nil, &length, nil, fh_base64_variant_original())
-        return code == 0 ? Array(bytes[0..<length]) : nil
-    }
-}
-
 /// Bytes from hex, the store's spelling of public keys.
 public enum HexBytes {
     public static func decode(_ text: String) -> [UInt8]? {

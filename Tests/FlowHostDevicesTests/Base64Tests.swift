@@ -1,4 +1,5 @@
 import FlowHostDevices
+import Foundation
 import Testing
 
 /// RFC 4648's test vectors (§10), in both alphabets, and back.
@@ -27,6 +28,22 @@ import Testing
             let text = Base64.encode(bytes)
             #expect(text.utf8.count == (length + 2) / 3 * 4)
             #expect(Base64.decode(text) == bytes)
+        }
+    }
+
+    /// Every 6-bit value in every position, and every tail length, against
+    /// Foundation's encoder: the arithmetic that picks each character is
+    /// checked at each of the 64 values and both alphabets' last two.
+    @Test func everyValueInEveryPositionMatchesFoundation() {
+        var inputs: [[UInt8]] = (0...255).map { [UInt8($0), UInt8(255 - $0), UInt8($0 ^ 0x5A)] }
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<70 { inputs.append((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        for bytes in inputs {
+            let expected = Data(bytes).base64EncodedString()
+            #expect(Base64.encode(bytes) == expected, "\(bytes)")
+            let urlSafe = expected.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(Base64.encodeURLSafe(bytes) == urlSafe, "\(bytes)")
         }
     }
 }
