@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzing with libFuzzer: the line framer and envelope decoder (fuzz-frames),
-# FlowHost's JSON reader against jansson's (fuzz-json), and the whole dispatcher with the real flows on a scratch store
+# FlowHost's JSON reader and writer against jansson's (fuzz-json), and the whole dispatcher with the real flows on a scratch store
 # (fuzz-dispatch). Usage: scripts/fuzz.sh [SECONDS per target, default 30].
 # Crashes are written to Tests/Fuzz/Crashes/; move one into
 # Tests/Fuzz/Corpus/<target>/ to keep it as a regression input (the plain

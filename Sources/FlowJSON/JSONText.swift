@@ -43,10 +43,9 @@ extension JSON {
 
     /// The compact text of this value, as FlowHost writes it on the wire.
     public func serialized() -> String {
-        // JSON_ENCODE_ANY lets scalars be serialised too.
-        guard let text = json_dumps(raw, fh_json_dump_flags() | JSON_ENCODE_ANY_FLAG) else { return "null" }
-        defer { free(text) }
-        return String(cString: text)
+        var bytes: [UInt8] = []
+        JSON.serialize(raw, into: &bytes)
+        return bytes.isEmpty ? "null" : String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends the compact text of this value to `sink`, without a temporary string.
@@ -55,21 +54,37 @@ extension JSON {
     }
 
     public static func serialize(_ raw: UnsafeMutablePointer<json_t>, into sink: inout [UInt8]) {
-        // Into a buffer on the stack, then one append; jansson's dump
-        // callback comes once per token, and a Swift append per token cost a
-        // login cycle 48,000 instructions. A longer text goes through
-        // jansson's own growing buffer.
-        let flags = fh_json_dump_flags() | JSON_ENCODE_ANY_FLAG
-        let fitted = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 4096) { buffer -> Bool in
-            let length = json_dumpb(raw, buffer.baseAddress!, buffer.count, flags)
-            guard length > 0, length <= buffer.count else { return false }
-            sink.append(contentsOf: UnsafeRawBufferPointer(start: buffer.baseAddress!, count: length))
-            return true
+        // FlowHost's writer first, into a buffer on the stack and then one
+        // append, or straight into the sink when it is longer; what it
+        // declines (a real, say) jansson writes, with the same flags.
+        let length = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 4096) { buffer -> Int in
+            let length = flowhost_json_dumpb(raw, buffer.baseAddress!, buffer.count)
+            guard length != FLOWHOST_JSON_DUMP_DECLINED else { return -1 }
+            if length <= buffer.count { sink.append(contentsOf: UnsafeRawBufferPointer(start: buffer.baseAddress!, count: length)) }
+            return length
         }
-        if fitted { return }
+        if length > 4096 {
+            let start = sink.count
+            sink.append(contentsOf: repeatElement(0, count: length))
+            sink.withUnsafeMutableBufferPointer { bytes in
+                bytes.baseAddress!.advanced(by: start).withMemoryRebound(to: CChar.self, capacity: length) {
+                    _ = flowhost_json_dumpb(raw, $0, length)
+                }
+            }
+        }
+        if length >= 0 { return }
+        let flags = fh_json_dump_flags() | JSON_ENCODE_ANY_FLAG
         guard let text = json_dumps(raw, flags) else { return }
         defer { free(text) }
         sink.append(contentsOf: UnsafeRawBufferPointer(start: text, count: strlen(text)))
+    }
+
+    /// jansson's compact text of this value, with the flags FlowHost writes
+    /// with: what FlowHost's own writer is checked against.
+    public func serializedByJansson() -> String {
+        guard let text = json_dumps(raw, fh_json_dump_flags() | JSON_ENCODE_ANY_FLAG) else { return "null" }
+        defer { free(text) }
+        return String(cString: text)
     }
 }
 
