@@ -27,6 +27,7 @@ final class SQLiteConnection: SQLDatabase {
     private var statements: [StatementKey: SQLiteStatement] = [:]
 
     init(path: String, busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
+        Self.configureOnce()
         var opened: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &opened, flags, nil)
@@ -35,6 +36,15 @@ final class SQLiteConnection: SQLDatabase {
         try check(code)
         try check(sqlite3_busy_timeout(handle, busyTimeoutMilliseconds))
     }
+
+    /// SQLite's process-wide settings, before its first open: no memory
+    /// statistics (FlowHost reads none; keeping them locks a mutex at every
+    /// allocation). `swift_once` makes this run once, whichever thread opens first.
+    private static let configured: Void = { _ = fh_sqlite3_config_no_memory_statistics() }()
+    private static func configureOnce() { _ = configured }
+
+    /// What SQLite counts as allocated: always 0 with its statistics off.
+    static var memoryCounted: Int64 { sqlite3_memory_used() }
 
     /// Keeps the WAL and its index (`-wal`, `-shm`) when the last
     /// connection closes, instead of deleting them and making them again at

@@ -28,6 +28,13 @@ import Testing
         #expect((folder[.posixPermissions] as? Int) == 0o700)
     }
 
+    /// Memory statistics are off before the first open (no mutex per allocation).
+    @Test func sqliteCountsNoMemory() throws {
+        let store = try open(temporaryPath())
+        _ = try store.write { tx in try tx.run("INSERT INTO counter (name, value) VALUES ('m', 1)", []) }
+        #expect(SQLiteConnection.memoryCounted == 0)
+    }
+
     @Test func failedTransactionLeavesNothing() throws {
         let store = try open(temporaryPath())
         #expect(throws: StoreError.self) {
