@@ -24,16 +24,14 @@ extension StoreReader {
     }
 
     /// Users with an active registration on the device, most recent login first.
-    /// Each user's last login is one index lookup (`session_by_device_user`),
-    /// however many sessions the device has had: the cost stays flat with history.
+    /// A login sets the registration's `last_access_at` in the transaction
+    /// that opens its session (`SessionLedger.open`), so the device's rows
+    /// alone give the order: nothing is read from the session history, and
+    /// no index on it is kept up at every login for this.
     public func usersRegistered(onDevice deviceID: String) throws -> [String] {
         try query(
-            """
-            SELECT d.user_id FROM device d
-            WHERE d.device_id = ? AND d.status = 'ACTIVE'
-            ORDER BY COALESCE((SELECT MAX(s.created_at) FROM session s WHERE s.device_id = d.device_id AND s.user_id = d.user_id), 0) DESC,
-                d.user_id
-            """, [.text(deviceID)]
+            "SELECT user_id FROM device WHERE device_id = ? AND status = 'ACTIVE' ORDER BY last_access_at DESC, user_id",
+            [.text(deviceID)]
         ) { $0.string(0) }
     }
 }

@@ -46,6 +46,31 @@ import Testing
         }
     }
 
+    /// Most recent login first, from the registrations' last access (no
+    /// index on the session history): a registration never logged in last.
+    @Test func aDevicesUsersComeMostRecentLoginFirst() throws {
+        let (store, service, clock) = try fixture()
+        try store.write { tx in
+            for user in ["v", "w"] {
+                try tx.insert(UserRecord(userID: user, status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0))
+            }
+            for user in ["u", "v", "w"] { try tx.save(DeviceRecord(userID: user, deviceID: "d", name: "phone", createdAt: 0, lastAccessAt: 0)) }
+            try tx.save(DeviceRecord(userID: "u", deviceID: "other", name: "laptop", createdAt: 0, lastAccessAt: 0))
+        }
+        func order() throws -> [String] { try store.read { try $0.usersRegistered(onDevice: "d") } }
+        #expect(try order() == ["u", "v", "w"], "none logged in yet: by user id")
+        for user in ["v", "u"] {
+            clock.now += 10
+            _ = try store.write { try service.ledger.open($0, userID: user, deviceID: "d", workflow: "NormalLogin") }
+        }
+        #expect(try order() == ["u", "v", "w"])
+        clock.now += 10
+        _ = try store.write { try service.ledger.open($0, userID: "v", deviceID: "d", workflow: "NormalLogin") }
+        clock.now += 10
+        _ = try store.write { try service.ledger.open($0, userID: "u", deviceID: "other", workflow: "NormalLogin") }
+        #expect(try order() == ["v", "u", "w"], "a login on another device does not count here")
+    }
+
     @Test func anIdleSessionEndsAndUseKeepsItOpen() throws {
         let (store, service, clock) = try fixture { $0.idleTimeoutSeconds = 10 }
         let id = try store.write { try service.ledger.open($0, userID: "u", deviceID: "d", workflow: "NormalLogin") }
