@@ -24,6 +24,8 @@ public final class DeviceKeyring {
     /// very bytes already checked against the same public key is the public
     /// key not made again from the seed (215,000 instructions a login).
     private var matched: [String: [UInt8]] = [:]
+    /// Who must own every key file: the user running the host.
+    private let owner = getuid()
     /// This keyring's own key for those digests, random per process.
     private var matchKey = SecureRandom.bytes(32)
 
@@ -128,10 +130,15 @@ public final class DeviceKeyring {
     private func withSecretKey<T>(_ keyID: String, _ body: ([UInt8]) -> T) throws -> T? {
         guard isKeyID(keyID) else { return nil }
         let file = path(keyID)
-        guard access(file, F_OK) == 0 else { return nil }
-        try PrivateFile.check([file])
         var secretKey: [UInt8]
-        do { secretKey = try SystemFile.read(file) } catch { throw DeviceError("cannot read the device key: \(error)") }
+        do {
+            // Checked on the descriptor it is read through (no link followed):
+            // one open, one fstat, the reads and a close at every login.
+            guard let bytes = try SystemFile.readIfPresent(file, check: { info in
+                if let problem = PrivateFile.problem(at: file, info, uid: owner) { throw StoreError("refusing a file others can reach: \(problem)") }
+            }) else { return nil }
+            secretKey = bytes
+        } catch let refusal as StoreError { throw refusal } catch { throw DeviceError("cannot read the device key: \(error)") }
         defer { SecureRandom.wipe(&secretKey) }
         guard secretKey.count == Int(fh_sign_secret_key_bytes()) else { throw DeviceError("the device key file \(file) is damaged") }
         return body(secretKey)

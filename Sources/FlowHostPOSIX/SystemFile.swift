@@ -11,11 +11,35 @@ public enum SystemFile {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SystemError(operation: "open \(path)", errno: errno) }
         defer { close(fd) }
+        return try readAll(fd, path: path)
+    }
+
+    /// `path` read whole, or nil when there is no file there. Opened without
+    /// following a link and without waiting on a FIFO; `check` is given the
+    /// status of the very descriptor read from (so what it checked is what
+    /// is read, with no window between the two) and may refuse by throwing.
+    public static func readIfPresent(_ path: String, check: (stat) throws -> Void) throws -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw SystemError(operation: "open \(path)", errno: errno)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw SystemError(operation: "fstat \(path)", errno: errno) }
+        try check(info)
+        return try readAll(fd, path: path, size: Int(info.st_size))
+    }
+
+    private static func readAll(_ fd: Int32, path: String, size: Int? = nil) throws(SystemError) -> [UInt8] {
         // Read into one buffer the file's size (and a byte more, to see that
         // it ended), not through a 64 KiB chunk: key files are 64 bytes,
         // read at every login, and a chunk left their secret in freed memory.
-        var info = stat()
-        let expected = fstat(fd, &info) == 0 && info.st_size > 0 ? Int(info.st_size) : 4096  // /proc files say 0
+        let expected: Int
+        if let size, size > 0 { expected = size } else {
+            var info = stat()
+            expected = fstat(fd, &info) == 0 && info.st_size > 0 ? Int(info.st_size) : 4096  // /proc files say 0
+        }
         var buffer = [UInt8](repeating: 0, count: expected + 1)
         var filled = 0
         while true {

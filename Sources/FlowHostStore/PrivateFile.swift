@@ -12,6 +12,11 @@ public enum PrivateFile {
     public static func problem(at path: String, uid: uid_t = getuid()) -> String? {
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
+        return problem(at: path, info, uid: uid)
+    }
+
+    /// Why the file `info` describes (found at `path`) is not private, or nil.
+    public static func problem(at path: String, _ info: stat, uid: uid_t) -> String? {
         if info.st_mode & S_IFMT != S_IFREG {
             return "\(path) is not a regular file; remove it or point the store elsewhere"
         }

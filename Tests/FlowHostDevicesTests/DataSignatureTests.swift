@@ -50,6 +50,27 @@ import Testing
         #expect(try !keys.holdsSecretKey(of: otherKey, keyID: otherID))
     }
 
+    /// A key file is checked on the descriptor it is read through: one that
+    /// others can read, a link (to a genuine key, even) and a FIFO are
+    /// refused, at once and without reading them.
+    @Test func aKeyFileOthersCouldReachIsRefusedNotRead() throws {
+        let keys = try keyring()
+        let (keyID, publicKey) = try keys.create()
+        let file = keys.folder + "/" + keyID + ".key"
+        #expect(chmod(file, 0o644) == 0)
+        #expect(throws: (any Error).self) { try keys.holdsSecretKey(of: publicKey, keyID: keyID) }
+        #expect(chmod(file, 0o600) == 0)
+        #expect(try keys.holdsSecretKey(of: publicKey, keyID: keyID))
+        let (otherID, otherKey) = try keys.create()
+        let other = keys.folder + "/" + otherID + ".key"
+        #expect(unlink(other) == 0 && symlink(file, other) == 0)
+        #expect(throws: (any Error).self) { try keys.sign([1], keyID: otherID, registeredAs: otherKey) }
+        #expect(unlink(other) == 0 && mkfifo(other, 0o600) == 0)
+        #expect(throws: (any Error).self) { try keys.holdsSecretKey(of: otherKey, keyID: otherID) }
+        #expect(unlink(other) == 0)
+        #expect(try !keys.holdsSecretKey(of: otherKey, keyID: otherID), "gone: not held, no error")
+    }
+
     @Test func aRememberedMatchHoldsOnlyForTheBytesChecked() throws {
         let keys = try keyring()
         let (keyID, publicKey) = try keys.create()
