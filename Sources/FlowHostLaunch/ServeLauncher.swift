@@ -43,9 +43,9 @@ public enum ServeLauncher {
             engine.frameTrace = trace
             engine.publishedContract = try host.publishedContract()
             let settings = try HostSettings(validating: configuration)
-            let domains = try storage.domains(settings, logger: logger, deliver: true)
+            let (domains, feedWake) = try storage.domainsRinging(settings, logger: logger, deliver: true)
             HostModules.register(
-                domains, feedWake: try storage.feedWake(), keyring: try storage.keyring(), issuer: try storage.issuer(),
+                domains, feedWake: feedWake, keyring: try storage.keyring(), issuer: try storage.issuer(),
                 retention: settings.retention, approvals: settings.approvals, in: engine)
             for unoffered in try host.loadPlugins(into: engine, configuration: configuration) { logger.warning("\(unoffered.description)") }
         } catch {

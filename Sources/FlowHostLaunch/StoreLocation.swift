@@ -62,6 +62,15 @@ public struct StoreLocation: Equatable, Sendable {
     /// delivery command, its worker starts when `deliver` is set (the host),
     /// and takes up what a stopped host left undelivered.
     public func domains(_ parsed: HostSettings, logger: Logger? = nil, deliver: Bool = false) throws -> HostDomains {
+        try domainsRinging(parsed, logger: logger, deliver: deliver).domains
+    }
+
+    /// `domains`, with the change feed's wake-up they ring: the host listens
+    /// on the same one (the feed file is opened once, after the store has
+    /// made its folder).
+    public func domainsRinging(
+        _ parsed: HostSettings, logger: Logger? = nil, deliver: Bool = false
+    ) throws -> (domains: HostDomains, feedWake: any FeedSignal) {
         let (settings, sessionSettings, deliverySettings) = (parsed.credentials, parsed.sessions, parsed.delivery)
         let store = try openStore()
         let delivery: any CodeDelivery
@@ -78,7 +87,7 @@ public struct StoreLocation: Equatable, Sendable {
         // An operator's block ends sessions through the feed: hosts learn at once.
         let wake = try feedWake()
         domains.context.ringFeed = { wake.ring() }
-        return domains
+        return (domains, wake)
     }
 
     /// The change feed's wake-up: LISTEN/NOTIFY on PostgreSQL, else a file beside the store.
