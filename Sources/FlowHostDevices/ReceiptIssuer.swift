@@ -93,13 +93,13 @@ public enum ReceiptAttestation {
 
     /// The same, with the device's signed message (`DataSignatureMessage.bytes` of the receipt) already made.
     static func bytes(_ receipt: SignatureReceiptRecord, message: [UInt8]) -> [UInt8] {
-        let lines = [
-            header,
-            "message=" + Base64.encode(message),
-            "verifiedBy=" + Base64.encode(Array(receipt.verifiedBy.utf8)),
-            "publicKey=" + receipt.publicKey,
-            "payloadSignature=" + receipt.signature,
-        ]
-        return Array(lines.joined(separator: "\n").utf8)
+        var lines = SignedLines(
+            header: header, capacity: 100 + message.count / 3 * 4 + receipt.verifiedBy.utf8.count * 2 + receipt.publicKey.utf8.count
+                + receipt.signature.utf8.count)
+        lines.base64("message", message)
+        lines.text("verifiedBy", receipt.verifiedBy)
+        lines.plain("publicKey", receipt.publicKey)
+        lines.plain("payloadSignature", receipt.signature)
+        return lines.bytes
     }
 }

@@ -46,4 +46,20 @@ import Testing
             #expect(Base64.encodeURLSafe(bytes) == urlSafe, "\(bytes)")
         }
     }
+
+    /// Appending to bytes gives what `encode` gives, after what was there,
+    /// for every tail length and for text that is not ASCII.
+    @Test func appendingMatchesEncoding() {
+        for length in 0..<40 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 61 &+ 7) }
+            var output = Array("prefix=".utf8)
+            bytes.withUnsafeBufferPointer { Base64.append($0, to: &output) }
+            #expect(output == Array(("prefix=" + Base64.encode(bytes)).utf8))
+        }
+        for text in ["", "é", "Invoice 12 — €40", String(repeating: "x", count: 200)] {
+            var output: [UInt8] = [1, 2]
+            Base64.append(utf8: text, to: &output)
+            #expect(output == [1, 2] + Array(Base64.encode(Array(text.utf8)).utf8))
+        }
+    }
 }
