@@ -245,6 +245,7 @@ let package = Package(
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON", "TestSupport"]),
         .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore", "FlowHostPOSIX"]),
         .testTarget(name: "FlowHostPOSIXTests", dependencies: ["FlowHostPOSIX"]),
+        .testTarget(name: "FlowHostVocabularyTests", dependencies: ["FlowHostVocabulary"]),
         .testTarget(name: "FlowJSONTests", dependencies: ["FlowJSON", "CFlowJSON", "CJansson"]),
         .testTarget(name: "FlowHostAccountsTests", dependencies: ["FlowHostAccounts", "FlowHostStore"]),
         .testTarget(name: "FlowHostAuditTests", dependencies: ["FlowHostAudit", "FlowHostAccounts", "FlowHostStore"]),

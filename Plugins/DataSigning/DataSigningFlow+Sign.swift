@@ -35,7 +35,7 @@ extension DataSigningFlow {
 
     /// Characters are Unicode scalars: what a user counts, whatever the encoding.
     static func checkLength(_ text: String, field: String, max: Int) throws(FlowHostError) {
-        let count = text.unicodeScalars.count
+        let count = text.unicodeScalarCount
         guard count >= 1, count <= max else {
             throw FlowHostError.invalidParams(field: field, reason: "1 to \(max) characters (Unicode scalars); this one has \(count)")
         }
@@ -106,7 +106,7 @@ extension DataSigningFlow {
         guard let current = signing else { return }
         signing = nil
         let event: JSON = [
-            "dataPayload": .string(current.payload), "dataPayloadLength": .int(current.payload.unicodeScalars.count),
+            "dataPayload": .string(current.payload), "dataPayloadLength": .int(current.payload.unicodeScalarCount),
             "reason": .string(current.reason), "payloadSignature": .string(signed?.payloadSignature ?? ""),
             "dataSignatureID": .string(signed?.id ?? ""), "authLevel": .int(current.authLevel),
             "authenticatorType": .int(current.authenticatorType), "verifiedBy": .string(signed == nil ? "none" : verifiedBy),

@@ -217,7 +217,7 @@ public final class NotificationService {
     }
 
     private static func check(_ text: String, _ what: String, _ limit: Int) throws {
-        guard !text.isEmpty, text.unicodeScalars.count <= limit,
+        guard !text.isEmpty, text.unicodeScalarCount <= limit,
             !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" })
         else { throw NotificationError("\(what) must be 1 to \(limit) characters without control characters") }
     }

@@ -26,7 +26,7 @@ public enum UserIdentifier {
         let scalars = text.unicodeScalars
         if scalars.isEmpty { return "must not be empty" }
         if text.utf8.count > maxBytes { return "must be at most \(maxBytes) bytes of UTF-8" }
-        if scalars.count > maxScalars { return "must be at most \(maxScalars) Unicode scalars" }
+        if text.unicodeScalarCount > maxScalars { return "must be at most \(maxScalars) Unicode scalars" }
         return nil
     }
 
