@@ -45,7 +45,18 @@ public final class DataSignatures {
     public func begin(
         userID: String, deviceID: String, payload: String, reason: String, authLevel: Int, authenticatorType: Int, verifiedBy: String
     ) throws -> Start {
-        guard let key = try store.read({ try $0.deviceKey(userID: userID, deviceID: deviceID) }), key.revokedAt == nil,
+        try store.read { tx in
+            try start(
+                tx, userID: userID, deviceID: deviceID, payload: payload, reason: reason, authLevel: authLevel,
+                authenticatorType: authenticatorType, verifiedBy: verifiedBy)
+        }
+    }
+
+    private func start(
+        _ tx: any StoreReader, userID: String, deviceID: String, payload: String, reason: String, authLevel: Int, authenticatorType: Int,
+        verifiedBy: String
+    ) throws -> Start {
+        guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID), key.revokedAt == nil,
             let publicKey = HexBytes.decode(key.publicKey), publicKey.count == Ed25519.publicKeyBytes
         else { return .noKey }
         let message = DataSignatureMessage(
@@ -54,15 +65,65 @@ public final class DataSignatures {
         return .sign(Pending(message: message, bytes: message.bytes, key: key, publicKey: publicKey, verifiedBy: verifiedBy))
     }
 
+    /// How a signing with a key in the host's custody ended.
+    public enum HeldOutcome {
+        /// The device has no usable key (none, revoked, or malformed).
+        case noKey
+        /// The key is in the client's custody: sign `Pending` there, then `finish`.
+        case elsewhere(Pending)
+        /// Signed and stored.
+        case signed(SignatureReceiptRecord)
+        /// `sign` made nothing, or a signature the registered key does not
+        /// hold (audited as `bad-signature`): nothing stored.
+        case notSigned
+    }
+
+    /// A signing with a key this host holds, in one write transaction: the
+    /// key is read, the message signed (by `sign`, the keyring), countersigned
+    /// and stored together, so a key revoked meanwhile signs nothing and no
+    /// read transaction comes first. `sign` may run again when the store runs
+    /// the body again (a conflict); each run makes a new message with a new
+    /// `dataSignatureID`, and only one commits.
+    public func signHeld(
+        userID: String, deviceID: String, payload: String, reason: String, authLevel: Int, authenticatorType: Int, verifiedBy: String,
+        sign: (Pending) -> (signature: [UInt8], byRegisteredKey: Bool)?
+    ) throws -> HeldOutcome {
+        try store.write { tx in
+            guard
+                case .sign(let pending) = try start(
+                    tx, userID: userID, deviceID: deviceID, payload: payload, reason: reason, authLevel: authLevel,
+                    authenticatorType: authenticatorType, verifiedBy: verifiedBy)
+            else { return .noKey }
+            guard pending.key.custody == "host" else { return .elsewhere(pending) }
+            guard let made = sign(pending) else { return .notSigned }
+            return try record(tx, pending, signature: made.signature, byRegisteredKey: made.byRegisteredKey).map(HeldOutcome.signed) ?? .notSigned
+        }
+    }
+
     /// Stores the receipt when `signature` is the device key's over the
     /// message; nil (and nothing stored) when it is not. `byRegisteredKey`:
     /// made here by the keyring from a seed it showed to give the registered
     /// key (`DeviceKeyring.HeldSignature`), which holds by construction and
     /// is not checked again; a signature from anywhere else always is.
     public func finish(_ pending: Pending, signature: [UInt8], byRegisteredKey: Bool = false) throws -> SignatureReceiptRecord? {
+        try store.write { tx in
+            // The client signed outside any transaction: the key it signed
+            // with must still be the device's, unrevoked, when the receipt is stored.
+            let current = try tx.deviceKey(userID: pending.message.userID, deviceID: pending.message.deviceID)
+            guard let current, current.keyID == pending.key.keyID, current.revokedAt == nil else {
+                try audit.row(tx, pending.message.userID, pending.message.deviceID, "data.sign", "key-revoked")
+                return nil
+            }
+            return try record(tx, pending, signature: signature, byRegisteredKey: byRegisteredKey)
+        }
+    }
+
+    /// The receipt for `signature`, stored with its audit row in `tx`; nil
+    /// (audited as `bad-signature`) when the signature does not hold.
+    private func record(_ tx: any StoreWriter, _ pending: Pending, signature: [UInt8], byRegisteredKey: Bool) throws -> SignatureReceiptRecord? {
         let message = pending.message
         guard byRegisteredKey || DataSignatureMessage.verify(signature: signature, of: pending.bytes, publicKey: pending.publicKey) else {
-            try store.write { try audit.row($0, message.userID, message.deviceID, "data.sign", "bad-signature") }
+            try audit.row(tx, message.userID, message.deviceID, "data.sign", "bad-signature")
             return nil
         }
         var receipt = SignatureReceiptRecord(
@@ -73,12 +134,10 @@ public final class DataSignatures {
         let attested = try issuer.sign(ReceiptAttestation.bytes(receipt, message: pending.bytes))
         receipt.issuerKeyID = attested.keyID
         receipt.issuerSignature = Base64.encode(attested.signature)
-        try store.write { tx in
-            try tx.insert(receipt)
-            try audit.row(
-                tx, message.userID, message.deviceID, "data.sign", "ok",
-                ["dataSignatureID": .string(message.dataSignatureID), "authLevel": .int(message.authLevel), "verifiedBy": .string(pending.verifiedBy)])
-        }
+        try tx.insert(receipt)
+        try audit.row(
+            tx, message.userID, message.deviceID, "data.sign", "ok",
+            ["dataSignatureID": .string(message.dataSignatureID), "authLevel": .int(message.authLevel), "verifiedBy": .string(pending.verifiedBy)])
         return receipt
     }
 

@@ -14,6 +14,10 @@ enum SignaturesModule {
     static let freshSeconds: Int64 = 120
     static let verifiedByValues: Set<String> = ["none", "lda", "password", "serverBiometric"]
 
+    static func signed(_ receipt: SignatureReceiptRecord) -> Services.SignaturesSignOutcome {
+        .signed(dataSignatureID: receipt.dataSignatureID, payloadSignature: receipt.signature, receipt: DataSignatures.json(receipt))
+    }
+
     static func register(_ signatures: DataSignatures, keyring: DeviceKeyring?, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
@@ -34,49 +38,51 @@ enum SignaturesModule {
                         FlowHostError(.notAllowedNow,
                             message: "signing needs that user logged in here (and, above level 0, re-authenticated in the last \(freshSeconds) seconds)")))
             }
-            let start: DataSignatures.Start
+            // A key in the host's custody signs, and its receipt is stored, in one transaction.
+            let held: DataSignatures.HeldOutcome
             do {
-                start = try signatures.begin(
+                held = try signatures.signHeld(
                     userID: userID, deviceID: deviceID, payload: call.payload, reason: call.reason, authLevel: level,
-                    authenticatorType: call.authenticatorType, verifiedBy: verifiedBy)
+                    authenticatorType: call.authenticatorType, verifiedBy: verifiedBy
+                ) { pending in
+                    // A host that does not hold the key has nothing to sign with.
+                    do {
+                        return try keyring?.sign(pending.bytes, keyID: pending.key.keyID, registeredAs: pending.publicKey).map {
+                            ($0.signature, $0.byRegisteredKey)
+                        }
+                    } catch {
+                        engine.logger.error("device key refused: \(error)")
+                        return nil
+                    }
+                }
             } catch {
-                engine.logger.error("starting a signature failed: \(error)")
+                engine.logger.error("signing with a held key failed: \(error)")
                 return finish(.failure(.internalError))
             }
-            guard case .sign(let pending) = start else {
-                return finish(.success(.noKey))
+            let pending: DataSignatures.Pending
+            switch held {
+            case .noKey: return finish(.success(.noKey))
+            case .notSigned: return finish(.success(.notSigned))
+            case .signed(let receipt): return finish(.success(signed(receipt)))
+            case .elsewhere(let inClient): pending = inClient
             }
-            let complete: ([UInt8]?, Bool) -> Void = { signature, byRegisteredKey in
+            let complete: ([UInt8]?) -> Void = { signature in
                 do {
-                    guard let signature, let receipt = try signatures.finish(pending, signature: signature, byRegisteredKey: byRegisteredKey)
-                    else {
+                    guard let signature, let receipt = try signatures.finish(pending, signature: signature) else {
                         return finish(.success(.notSigned))
                     }
-                    finish(
-                        .success(
-                            .signed(dataSignatureID: receipt.dataSignatureID, payloadSignature: receipt.signature, receipt: DataSignatures.json(receipt))
-                        ))
+                    finish(.success(signed(receipt)))
                 } catch {
                     engine.logger.error("storing a signature failed: \(error)")
                     finish(.failure(.internalError))
-                }
-            }
-            if pending.key.custody == "host" {
-                // A host that does not hold the key has nothing to sign with.
-                do {
-                    let held = try keyring?.sign(pending.bytes, keyID: pending.key.keyID, registeredAs: pending.publicKey)
-                    return complete(held?.signature, held?.byRegisteredKey ?? false)
-                } catch {
-                    engine.logger.error("device key refused: \(error)")
-                    return complete(nil, false)
                 }
             }
             let request: JSON = [
                 "keyID": .string(pending.key.keyID), "challenge": .string(Base64.encode(pending.bytes)), "reason": "data-signing",
             ]
             engine.requestFromClient("platform/signDeviceChallenge", request, for: caller) { outcome in
-                guard case .success(let answer) = outcome else { return complete(nil, false) }
-                complete(answer["signature"]?.stringValue.flatMap(Base64.decode), false)
+                guard case .success(let answer) = outcome else { return complete(nil) }
+                complete(answer["signature"]?.stringValue.flatMap(Base64.decode))
             }
         }
 

@@ -383,6 +383,65 @@ def test_platform_custody_signs_in_the_clients_keystore(deployment):
     assert outcome(bad) == (100, 153) and bad["dataSignatureID"] == "", "a signature that does not verify is never stored"
 
 
+def platform_signing_with(deployment, before_answer):
+    """A platform-custody host for carol whose keystore runs `before_answer`
+    just before it answers a data-signing request; the host, once it is set."""
+    keystore = Keystore()
+    code = deployment.add_user("carol")
+    host = platform_host(deployment, keystore)
+    activate(host, "carol", code)
+
+    def answer(params):
+        if params.get("reason") == "data-signing":
+            before_answer()
+        return keystore.sign(params)
+
+    host.on_request("platform/signDeviceChallenge", answer)
+    return host, keystore
+
+
+def data_sign_audit(deployment):
+    return [row["outcome"] for row in deployment.admin("audit", "--user", "carol") if row["action"] == "data.sign"]
+
+
+@pytest.mark.sqlite_only
+def test_a_platform_key_revoked_while_the_client_signs_stores_nothing(deployment):
+    """The client signs outside any transaction (spec §19): a key revoked
+    while the keystore signs (here behind the host's back, before any change
+    feed could tell it) leaves the genuine signature that comes back
+    unstored, and the refusal is audited as key-revoked."""
+    import sqlite3
+
+    def revoke():
+        with sqlite3.connect(deployment.store) as db:
+            db.execute("UPDATE device_key SET revoked_at = CAST(strftime('%s', 'now') AS INTEGER) WHERE user_id = 'carol'")
+
+    host, keystore = platform_signing_with(deployment, revoke)
+    sign(host, payload="signed while revoked")
+    refused = signed(host)
+    assert outcome(refused) == (100, 153) and refused["dataSignatureID"] == "" and not refused["payloadSignature"]
+    assert keystore.signed, "the keystore did sign"
+    assert data_sign_audit(deployment) == ["key-revoked"]
+
+
+def test_a_device_revoked_while_the_client_signs_gets_no_receipt(deployment):
+    """Revoked the operator's way while the keystore signs: whichever the host
+    learns first, the revocation (it logs the user off) or the answer (the
+    key is checked again as the receipt is stored), no receipt is issued."""
+    host, keystore = platform_signing_with(deployment, lambda: deployment.admin("revoke-device", "carol", "device-p"))
+    sign(host, payload="signed while revoked")
+    while True:
+        event = host.wait_event()
+        if event["method"] in ("onAuthenticateUserAndSignData", "onUserLoggedOff"):
+            break
+    if event["method"] == "onAuthenticateUserAndSignData":
+        assert outcome(event["params"]) == (100, 153) and event["params"]["dataSignatureID"] == ""
+        assert data_sign_audit(deployment) == ["key-revoked"]
+    else:
+        assert data_sign_audit(deployment) == []
+    assert keystore.signed, "the keystore did sign"
+
+
 # -- Issue 21.4: a receipt is valid only if FlowHost issued it, unchanged -----------------
 
 def attestation(receipt):

@@ -185,4 +185,84 @@ import Testing
         let heldReceipt = try #require(try signatures.finish(next, signature: held.signature, byRegisteredKey: held.byRegisteredKey))
         #expect(try signatures.verify(receipt: DataSignatures.json(heldReceipt)).valid)
     }
+
+    /// A host-custody signing reads the key, signs and stores in one
+    /// transaction: a held key signs as the registered key; no key, a key the
+    /// keyring does not sign with, or a signature that does not hold stores
+    /// nothing; a client-custody key is handed back to sign elsewhere.
+    @Test func aHeldKeySignsAndStoresInOneTransaction() throws {
+        let folder = NSTemporaryDirectory() + "flowhost-signatures-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(DevicesSchema.register(in:)))
+        let keys = try keyring()
+        let (keyID, publicKey) = try keys.create()
+        let hex = publicKey.map { String(format: "%02x", $0) }.joined()
+        try store.write { tx in
+            try tx.insert(UserRecord(userID: "alice", status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0))
+            try tx.save(DeviceKeyRecord(userID: "alice", deviceID: "d1", keyID: keyID, publicKey: hex, custody: "host", createdAt: 0))
+            try tx.save(DeviceKeyRecord(userID: "alice", deviceID: "phone", keyID: keyID, publicKey: hex, custody: "client", createdAt: 0))
+        }
+        let signatures = DataSignatures(DomainContext(store: store, clock: { 1_800_000_000 }), issuer: ReceiptIssuer(path: folder + "/issuer.key"))
+        func sign(_ deviceID: String, _ with: (DataSignatures.Pending) -> (signature: [UInt8], byRegisteredKey: Bool)?) throws
+            -> DataSignatures.HeldOutcome
+        {
+            try signatures.signHeld(
+                userID: "alice", deviceID: deviceID, payload: "p", reason: "r", authLevel: 0, authenticatorType: 0, verifiedBy: "none", sign: with)
+        }
+        func receipts() throws -> Int { try store.read { try $0.query("SELECT COUNT(*) FROM signature_receipt", []) { $0.int(0) } }[0] }
+        func audited(_ outcome: String) throws -> Int {
+            try store.read { try $0.query("SELECT COUNT(*) FROM audit WHERE action = 'data.sign' AND outcome = ?", [.text(outcome)]) { $0.int(0) } }[0]
+        }
+        let byKeyring: (DataSignatures.Pending) -> (signature: [UInt8], byRegisteredKey: Bool)? = { pending in
+            (try? keys.sign(pending.bytes, keyID: pending.key.keyID, registeredAs: pending.publicKey)).flatMap { $0 }.map { ($0.signature, $0.byRegisteredKey) }
+        }
+        guard case .signed(let receipt) = try sign("d1", byKeyring) else { Issue.record("expected a receipt"); return }
+        #expect(try signatures.verify(receipt: DataSignatures.json(receipt)).valid)
+        #expect(try receipts() == 1 && audited("ok") == 1)
+        guard case .notSigned = try sign("d1", { _ in nil }) else { Issue.record("nothing to sign with signs nothing"); return }
+        guard case .notSigned = try sign("d1", { _ in ([UInt8](repeating: 7, count: 64), false) }) else {
+            Issue.record("a signature that does not hold is refused"); return
+        }
+        #expect(try receipts() == 1 && audited("bad-signature") == 1)
+        guard case .noKey = try sign("d2", byKeyring) else { Issue.record("no key on d2"); return }
+        var handedBack: DataSignatures.Pending?
+        if case .elsewhere(let pending) = try sign("phone", { _ in Issue.record("a client's key is not the keyring's"); return nil }) {
+            handedBack = pending
+        }
+        #expect(handedBack?.key.custody == "client")
+        _ = try store.write { try $0.revokeDeviceKey(userID: "alice", deviceID: "d1", at: 1_800_000_000) }
+        guard case .noKey = try sign("d1", byKeyring) else { Issue.record("a revoked key signs nothing"); return }
+        #expect(try receipts() == 1)
+    }
+
+    /// A client-custody key revoked while the client signed: its signature,
+    /// valid as it is, is not stored, and the refusal is audited.
+    @Test func aKeyRevokedDuringTheClientsSigningStoresNothing() throws {
+        let folder = NSTemporaryDirectory() + "flowhost-signatures-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(DevicesSchema.register(in:)))
+        let keys = try keyring()
+        let (keyID, publicKey) = try keys.create()
+        try store.write { tx in
+            try tx.insert(UserRecord(userID: "alice", status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0))
+            try tx.save(
+                DeviceKeyRecord(
+                    userID: "alice", deviceID: "phone", keyID: keyID, publicKey: publicKey.map { String(format: "%02x", $0) }.joined(),
+                    custody: "client", createdAt: 0))
+        }
+        let signatures = DataSignatures(DomainContext(store: store, clock: { 1_800_000_000 }), issuer: ReceiptIssuer(path: folder + "/issuer.key"))
+        func pending() throws -> DataSignatures.Pending {
+            guard case .sign(let pending) = try signatures.begin(
+                userID: "alice", deviceID: "phone", payload: "p", reason: "r", authLevel: 0, authenticatorType: 0, verifiedBy: "none")
+            else { throw DeviceError("expected a key") }
+            return pending
+        }
+        let first = try pending()
+        let signature = try #require(try keys.sign(first.bytes, keyID: keyID))
+        _ = try store.write { try $0.revokeDeviceKey(userID: "alice", deviceID: "phone", at: 1_800_000_000) }
+        #expect(try signatures.finish(first, signature: signature) == nil)
+        let refused = try store.read { try $0.query("SELECT outcome FROM audit WHERE action = 'data.sign'", []) { $0.string(0) } }
+        #expect(refused == ["key-revoked"])
+        #expect(try signatures.verify(dataSignatureID: first.message.dataSignatureID).reason == "unknown")
+    }
 }
