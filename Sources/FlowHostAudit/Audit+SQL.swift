@@ -38,10 +38,19 @@ extension StoreWriter {
         try run("DELETE FROM audit_count WHERE hour < ?", [.integer(before)])
     }
 
-    /// Deletes the log's rows from before `before` (the database refuses any
-    /// younger than 90 days); returns how many.
+    /// Deletes the log's rows from before `before`, oldest id first, up to the
+    /// first row that is not (the database refuses any younger than 90 days);
+    /// returns how many. Rows are appended in time, so this reads only what it
+    /// deletes, through the primary key; a row a skewed clock dated earlier
+    /// than the one before it goes at a later sweep. The highest row always
+    /// stays: it is what keeps an id from ever being given twice.
     @discardableResult public func pruneAudit(before: Int64) throws -> Int {
-        try run("DELETE FROM audit WHERE at < ?", [.integer(before)])
+        try run(
+            """
+            DELETE FROM audit WHERE id < COALESCE(
+                (SELECT id FROM audit WHERE at >= ? ORDER BY id LIMIT 1),
+                (SELECT MAX(id) FROM audit))
+            """, [.integer(before)])
     }
 
     @discardableResult public func append(_ entry: AuditEntry) throws -> Int64 {

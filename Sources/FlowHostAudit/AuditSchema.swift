@@ -95,5 +95,38 @@ public enum AuditSchema {
                     WHEN (OLD.at > EXTRACT(EPOCH FROM now())::BIGINT - 7776000) EXECUTE FUNCTION flowhost_refuse('audit is append-only');
                 CREATE INDEX audit_by_time ON audit(at);
                 """)
+        // Two pages fewer in every audited write (a login's, a signing's):
+        // ids without AUTOINCREMENT (its sqlite_sequence row was a page in
+        // each) and no index by time (retention goes by id). Ids still never
+        // come back: SQLite gives the next row one above the highest, and
+        // retention never deletes the highest row. Where retention had deleted
+        // it, a row takes the id after the highest ever given.
+        migrator.registerMigration(
+            "audit/v4-ids-by-rowid",
+            sqlite: """
+                CREATE TABLE audit_by_rowid (
+                    id INTEGER PRIMARY KEY,
+                    at INTEGER NOT NULL,
+                    user_id TEXT,
+                    device_id TEXT,
+                    action TEXT NOT NULL,
+                    outcome TEXT NOT NULL,
+                    detail TEXT
+                );
+                INSERT INTO audit_by_rowid (id, at, user_id, device_id, action, outcome, detail)
+                    SELECT id, at, user_id, device_id, action, outcome, detail FROM audit ORDER BY id;
+                INSERT INTO audit_by_rowid (id, at, action, outcome, detail)
+                    SELECT seq + 1, CAST(strftime('%s', 'now') AS INTEGER), 'audit.ids', 'kept', '{"highestGiven":' || seq || '}'
+                    FROM sqlite_sequence WHERE name = 'audit' AND seq > (SELECT COALESCE(MAX(id), 0) FROM audit_by_rowid);
+                DROP TABLE audit;
+                ALTER TABLE audit_by_rowid RENAME TO audit;
+                DELETE FROM sqlite_sequence WHERE name = 'audit';
+                CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+                CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
+                    WHEN OLD.at > CAST(strftime('%s', 'now') AS INTEGER) - 7776000
+                    BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+                """,
+            // An identity column never gives an id twice; the index by time goes as on SQLite.
+            postgres: "DROP INDEX audit_by_time;")
     }
 }

@@ -261,16 +261,19 @@ def test_retention_removes_only_what_history_alone_needs(deployment):
     assert store_rows(deployment.store, "SELECT COUNT(*) FROM audit")[0][0] >= audit_rows, "the audit is kept for retention.auditDays"
     assert deployment.admin("prune") == {"feedEvents": 0, "notifications": 0, "endedSessions": 0, "deviceChallenges": 0, "counters": 0,
                                          "auditRows": 0, "outboxMessages": 0}
-    # Audit rows go after retention.auditDays (400), and the database keeps any younger than 90 days.
+    # Audit rows go after retention.auditDays (400), oldest first up to the first younger one; the
+    # newest always stays (no id is given twice); the database keeps any younger than 90 days.
     # To age rows here (the sweep never updates them).
     store_execute(deployment.store, "DROP TRIGGER audit_no_update" + (" ON audit" if BACKEND == "postgresql" else ""))
-    newest = store_rows(deployment.store, "SELECT MAX(id) FROM audit")[0][0]
-    store_execute(deployment.store, "UPDATE audit SET at = at - ? WHERE id = ?", 500 * day, newest)
-    store_execute(deployment.store, "UPDATE audit SET at = at - ? WHERE id = ?", 100 * day, newest - 1)
+    ids = [row[0] for row in store_rows(deployment.store, "SELECT id FROM audit ORDER BY id")]
+    store_execute(deployment.store, "UPDATE audit SET at = at - ? WHERE id = ?", 500 * day, ids[0])
+    store_execute(deployment.store, "UPDATE audit SET at = at - ? WHERE id = ?", 100 * day, ids[1])
+    store_execute(deployment.store, "UPDATE audit SET at = at - ? WHERE id = ?", 500 * day, ids[-1])
     assert deployment.admin("prune")["auditRows"] == 1
-    assert store_rows(deployment.store, "SELECT COUNT(*) FROM audit WHERE id = ?", newest) == [(0,)]
+    assert store_rows(deployment.store, "SELECT COUNT(*) FROM audit WHERE id IN (?, ?, ?)", ids[0], ids[1], ids[-1]) == [(2,)]
+    assert store_rows(deployment.store, "SELECT MIN(id), MAX(id) FROM audit") == [(ids[1], ids[-1])], "the newest stays, however old"
     with pytest.raises(Exception, match="append-only"):
-        store_execute(deployment.store, "DELETE FROM audit WHERE id = ?", newest - 2)
+        store_execute(deployment.store, "DELETE FROM audit WHERE id = ?", ids[2])
     # Outbox messages delivered (or given up on) go after retention.outboxDays (7); waiting ones stay.
     now = int(time.time())
     for created, delivered, failed in [(now - 9 * day, now - 8 * day, None), (now - 9 * day, None, now - 8 * day),
