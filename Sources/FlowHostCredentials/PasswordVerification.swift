@@ -37,13 +37,17 @@ public final class PasswordVerification {
         let matches = user.blockReason == nil && current.map { credentials.settings.hasher.verify(password, against: $0.hash) } ?? false
         // A failed attempt must survive a power loss; a success may not need to.
         return try credentials.write(durability: matches ? .relaxed : .full) { tx in
-            if let user = try tx.user(userID), try credentials.loginRefusal(tx, user, deviceID: deviceID) == nil,
+            guard let user = try tx.user(userID) else { throw StoreError.notFound }
+            let standing = try credentials.loginRefusal(tx, user, deviceID: deviceID)
+            if standing == nil,
                 let refusal = try credentials.possessionRefusal(tx, userID: userID, deviceID: deviceID, possession, allowsBinding: true)
             {
                 try credentials.audit.count(tx, userID, "password.login", refusal.name)
                 return (.refused(refusal), nil)
             }
-            let outcome = try recordVerification(tx, userID: userID, deviceID: deviceID, matches: matches, current: current, now: now)
+            // The user and their standing as just read: spending the proof changed neither.
+            let outcome = try recordVerification(
+                tx, user, standing: standing, deviceID: deviceID, matches: matches, current: current, now: now)
             guard case .accepted(let expired) = outcome else { return (outcome, nil) }
             if case .bind(let key) = possession {
                 try credentials.devices.register(tx, userID: userID, deviceID: deviceID, keyID: key.keyID, publicKey: key.publicKey, custody: key.custody)
@@ -87,13 +91,15 @@ public final class PasswordVerification {
         let (user, current) = try userAndPassword(userID)
         let matches = user.blockReason == nil && current.map { credentials.settings.hasher.verify(password, against: $0.hash) } ?? false
         return try credentials.write(durability: matches ? .relaxed : .full) { tx in
-            if let user = try tx.user(userID), try credentials.loginRefusal(tx, user, deviceID: deviceID) == nil,
+            guard let user = try tx.user(userID) else { throw StoreError.notFound }
+            let standing = try credentials.loginRefusal(tx, user, deviceID: deviceID)
+            if standing == nil,
                 let refusal = try credentials.possessionRefusal(tx, userID: userID, deviceID: deviceID, .proof(proof), allowsBinding: false)
             {
                 try credentials.audit.count(tx, userID, "password.step-up", refusal.name)
                 return .refused(refusal)
             }
-            return try recordVerification(tx, userID: userID, deviceID: deviceID, matches: matches, current: current, now: now)
+            return try recordVerification(tx, user, standing: standing, deviceID: deviceID, matches: matches, current: current, now: now)
         }
     }
 
@@ -104,9 +110,18 @@ public final class PasswordVerification {
         _ tx: any StoreWriter, userID: String, deviceID: String, matches: Bool, current: PasswordRecord?, now: Int64
     ) throws -> PasswordOutcome {
         guard let user = try tx.user(userID) else { throw StoreError.notFound }
-        if let refusal = try credentials.loginRefusal(tx, user, deviceID: deviceID) {
-            try credentials.audit.count(tx, userID, "password.verify", refusal.name)
-            return .refused(refusal)
+        let standing = try credentials.loginRefusal(tx, user, deviceID: deviceID)
+        return try recordVerification(tx, user, standing: standing, deviceID: deviceID, matches: matches, current: current, now: now)
+    }
+
+    /// The same with the user and their standing (`loginRefusal`) already
+    /// read in this transaction.
+    private func recordVerification(
+        _ tx: any StoreWriter, _ user: UserRecord, standing: Refusal?, deviceID: String, matches: Bool, current: PasswordRecord?, now: Int64
+    ) throws -> PasswordOutcome {
+        if let standing {
+            try credentials.audit.count(tx, user.userID, "password.verify", standing.name)
+            return .refused(standing)
         }
         return try credentials.judgePassword(tx, user, deviceID: deviceID, matches: matches, checked: current, now: now, action: "password.verify")
     }

@@ -26,10 +26,7 @@ public struct SessionLedger {
     public func open(_ tx: any StoreWriter, userID: String, deviceID: String, workflow: String) throws -> String {
         let now = clock()
         try expire(tx, now: now)
-        if var device = try tx.device(userID: userID, deviceID: deviceID) {
-            device.lastAccessAt = now
-            try tx.save(device)
-        }
+        try tx.touchDevice(userID: userID, deviceID: deviceID, at: now)
         let sessionID = RandomHex.make(bytes: 16)
         try tx.insert(SessionRecord(sessionID: sessionID, userID: userID, deviceID: deviceID, workflow: workflow, createdAt: now))
         try audit.row(tx, userID, deviceID, "session.open", "ok", ["workflow": .string(workflow)])
