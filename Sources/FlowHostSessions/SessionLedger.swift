@@ -27,7 +27,7 @@ public struct SessionLedger {
         let now = clock()
         try expire(tx, now: now)
         try tx.touchDevice(userID: userID, deviceID: deviceID, at: now)
-        let sessionID = RandomHex.make(bytes: 16)
+        let sessionID = SessionIdentifier.make(openedAt: now)
         try tx.insert(SessionRecord(sessionID: sessionID, userID: userID, deviceID: deviceID, workflow: workflow, createdAt: now))
         try audit.row(tx, userID, deviceID, "session.open", "ok", ["workflow": .string(workflow)])
         return sessionID

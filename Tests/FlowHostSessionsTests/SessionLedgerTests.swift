@@ -34,6 +34,26 @@ import Testing
         #expect(try store.write { try service.ledger.endAll($0, userID: "u", reason: "blocked") } == false, "nothing left to end")
     }
 
+    /// A session's id starts with the second it opened, so ids sort in the
+    /// order sessions opened (a new one lands at the end of the primary-key
+    /// index); the rest is random: no two ids alike within a second.
+    @Test func sessionIDsSortByOpeningAndStayRandom() throws {
+        let (store, service, clock) = try fixture()
+        var ids: [String] = []
+        for step in [0, 0, 0, 1, 59, 3600] {
+            clock.now += Int64(step)
+            ids.append(try store.write { try service.ledger.open($0, userID: "u", deviceID: "d", workflow: "NormalLogin") })
+        }
+        let hex = Set("0123456789abcdef")
+        #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(hex.contains) })
+        #expect(Set(ids).count == ids.count && Set(ids.map { $0.dropFirst(10) }).count == ids.count)
+        #expect(Set(ids[0...2].map { $0.prefix(10) }).count == 1, "one second, one prefix")
+        #expect(Array(ids[2...]) == ids[2...].sorted() && Set(ids[2...]).count == 4, "later seconds sort later")
+        #expect(ids[0].prefix(10) == "006b49d200", "1,800,000,000 in 10 hex digits")
+        #expect(SessionIdentifier.make(openedAt: 0).hasPrefix("0000000000") && SessionIdentifier.make(openedAt: -5).hasPrefix("0000000000"))
+        #expect(SessionIdentifier.make(openedAt: 0xFF_FFFF_FFFF).hasPrefix("ffffffffff"))
+    }
+
     @Test func lifetimesComeFromTheSessionsSection() throws {
         let settings = try SessionSettings.parse(try JSON.parse(#"{"idleTimeoutSeconds":60,"lifetimeSeconds":600}"#))
         #expect(settings.idleTimeoutSeconds == 60 && settings.lifetimeSeconds == 600)
