@@ -34,6 +34,33 @@ import Testing
         return try DeviceKeyring(folder: folder)
     }
 
+    /// A store where alice's devices (`deviceID`: custody) are registered
+    /// with one key of a keyring, and the signatures domain over them.
+    private struct SigningFixture {
+        let store: SQLiteStore
+        let keys: DeviceKeyring
+        let keyID: String
+        let publicKey: [UInt8]
+        let signatures: DataSignatures
+    }
+
+    private func signingFixture(_ devices: KeyValuePairs<String, String> = ["d1": "host"]) throws -> SigningFixture {
+        let folder = NSTemporaryDirectory() + "flowhost-signatures-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(DevicesSchema.register(in:)))
+        let keys = try keyring()
+        let (keyID, publicKey) = try keys.create()
+        let hex = publicKey.map { String(format: "%02x", $0) }.joined()
+        try store.write { tx in
+            try tx.insert(UserRecord(userID: "alice", status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0))
+            for (deviceID, custody) in devices {
+                try tx.save(DeviceKeyRecord(userID: "alice", deviceID: deviceID, keyID: keyID, publicKey: hex, custody: custody, createdAt: 0))
+            }
+        }
+        let signatures = DataSignatures(DomainContext(store: store, clock: { 1_800_000_000 }), issuer: ReceiptIssuer(path: folder + "/issuer.key"))
+        return SigningFixture(store: store, keys: keys, keyID: keyID, publicKey: publicKey, signatures: signatures)
+    }
+
     @Test func theKeyringHoldsTheSecretHalfOnlyOfItsOwnKeys() throws {
         let keys = try keyring()
         let (keyID, publicKey) = try keys.create()
@@ -149,19 +176,8 @@ import Testing
     }
 
     @Test func onlyASignatureThatVerifiesIsStoredAndAnIDIsUsedOnce() throws {
-        let folder = NSTemporaryDirectory() + "flowhost-signatures-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(DevicesSchema.register(in:)))
-        let keys = try keyring()
-        let (keyID, publicKey) = try keys.create()
-        try store.write { tx in
-            try tx.insert(UserRecord(userID: "alice", status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0))
-            try tx.save(
-                DeviceKeyRecord(
-                    userID: "alice", deviceID: "d1", keyID: keyID, publicKey: publicKey.map { String(format: "%02x", $0) }.joined(), custody: "host",
-                    createdAt: 0))
-        }
-        let signatures = DataSignatures(DomainContext(store: store, clock: { 1_800_000_000 }), issuer: ReceiptIssuer(path: folder + "/issuer.key"))
+        let f = try signingFixture()
+        let (store, keys, keyID, signatures) = (f.store, f.keys, f.keyID, f.signatures)
         guard case .sign(let pending) = try signatures.begin(
             userID: "alice", deviceID: "d1", payload: "p", reason: "r", authLevel: 0, authenticatorType: 0, verifiedBy: "none")
         else { Issue.record("expected a key"); return }
@@ -191,18 +207,8 @@ import Testing
     /// keyring does not sign with, or a signature that does not hold stores
     /// nothing; a client-custody key is handed back to sign elsewhere.
     @Test func aHeldKeySignsAndStoresInOneTransaction() throws {
-        let folder = NSTemporaryDirectory() + "flowhost-signatures-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(DevicesSchema.register(in:)))
-        let keys = try keyring()
-        let (keyID, publicKey) = try keys.create()
-        let hex = publicKey.map { String(format: "%02x", $0) }.joined()
-        try store.write { tx in
-            try tx.insert(UserRecord(userID: "alice", status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0))
-            try tx.save(DeviceKeyRecord(userID: "alice", deviceID: "d1", keyID: keyID, publicKey: hex, custody: "host", createdAt: 0))
-            try tx.save(DeviceKeyRecord(userID: "alice", deviceID: "phone", keyID: keyID, publicKey: hex, custody: "client", createdAt: 0))
-        }
-        let signatures = DataSignatures(DomainContext(store: store, clock: { 1_800_000_000 }), issuer: ReceiptIssuer(path: folder + "/issuer.key"))
+        let f = try signingFixture(["d1": "host", "phone": "client"])
+        let (store, keys, signatures) = (f.store, f.keys, f.signatures)
         func sign(_ deviceID: String, _ with: (DataSignatures.Pending) -> (signature: [UInt8], byRegisteredKey: Bool)?) throws
             -> DataSignatures.HeldOutcome
         {
@@ -238,19 +244,8 @@ import Testing
     /// A client-custody key revoked while the client signed: its signature,
     /// valid as it is, is not stored, and the refusal is audited.
     @Test func aKeyRevokedDuringTheClientsSigningStoresNothing() throws {
-        let folder = NSTemporaryDirectory() + "flowhost-signatures-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(DevicesSchema.register(in:)))
-        let keys = try keyring()
-        let (keyID, publicKey) = try keys.create()
-        try store.write { tx in
-            try tx.insert(UserRecord(userID: "alice", status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0))
-            try tx.save(
-                DeviceKeyRecord(
-                    userID: "alice", deviceID: "phone", keyID: keyID, publicKey: publicKey.map { String(format: "%02x", $0) }.joined(),
-                    custody: "client", createdAt: 0))
-        }
-        let signatures = DataSignatures(DomainContext(store: store, clock: { 1_800_000_000 }), issuer: ReceiptIssuer(path: folder + "/issuer.key"))
+        let f = try signingFixture(["phone": "client"])
+        let (store, keys, keyID, signatures) = (f.store, f.keys, f.keyID, f.signatures)
         func pending() throws -> DataSignatures.Pending {
             guard case .sign(let pending) = try signatures.begin(
                 userID: "alice", deviceID: "phone", payload: "p", reason: "r", authLevel: 0, authenticatorType: 0, verifiedBy: "none")
