@@ -59,10 +59,13 @@ public final class DeviceKeyring {
         return (keyID, publicKey)
     }
 
-    /// Whether this host holds the key.
+    /// Whether this host holds the key as signing and proofs read it: a
+    /// private regular file of its own, not a link (one `lstat`, no read).
     public func holds(_ keyID: String) -> Bool {
         guard isKeyID(keyID) else { return false }
-        return access(path(keyID), R_OK) == 0
+        let file = path(keyID)
+        var info = stat()
+        return lstat(file, &info) == 0 && PrivateFile.problem(at: file, info, uid: owner) == nil
     }
 
     /// Signs with a held key; nil when this host does not hold it.

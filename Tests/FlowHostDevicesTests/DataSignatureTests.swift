@@ -86,16 +86,21 @@ import Testing
         let file = keys.folder + "/" + keyID + ".key"
         #expect(chmod(file, 0o644) == 0)
         #expect(throws: (any Error).self) { try keys.holdsSecretKey(of: publicKey, keyID: keyID) }
+        #expect(!keys.holds(keyID), "what signing refuses is not offered as held")
         #expect(chmod(file, 0o600) == 0)
         #expect(try keys.holdsSecretKey(of: publicKey, keyID: keyID))
+        #expect(keys.holds(keyID))
         let (otherID, otherKey) = try keys.create()
         let other = keys.folder + "/" + otherID + ".key"
         #expect(unlink(other) == 0 && symlink(file, other) == 0)
         #expect(throws: (any Error).self) { try keys.sign([1], keyID: otherID, registeredAs: otherKey) }
+        #expect(!keys.holds(otherID), "a link to a held key is not held")
         #expect(unlink(other) == 0 && mkfifo(other, 0o600) == 0)
         #expect(throws: (any Error).self) { try keys.holdsSecretKey(of: otherKey, keyID: otherID) }
+        #expect(!keys.holds(otherID))
         #expect(unlink(other) == 0)
         #expect(try !keys.holdsSecretKey(of: otherKey, keyID: otherID), "gone: not held, no error")
+        #expect(!keys.holds(otherID))
     }
 
     @Test func aRememberedMatchHoldsOnlyForTheBytesChecked() throws {
