@@ -56,6 +56,10 @@ public final class DeviceKeyring {
         do { try SystemFile.create(path(keyID), bytes: secretKey, mode: 0o600) } catch {
             throw DeviceError("cannot write the device key: \(error)")
         }
+        // The pair was just made from its seed: the file's bytes give this
+        // public key, so the first login after an activation need not show it
+        // again. A file changed later no longer has these bytes' digest.
+        matched[keyID] = matchDigest(secretKey, publicKey)
         return (keyID, publicKey)
     }
 
@@ -107,6 +111,9 @@ public final class DeviceKeyring {
     public func holdsSecretKey(of publicKey: [UInt8], keyID: String) throws -> Bool {
         try withSecretKey(keyID) { matches($0, publicKey, keyID: keyID) } ?? false
     }
+
+    /// Whether a match is remembered for `keyID` (tests).
+    func remembersMatch(_ keyID: String) -> Bool { matched[keyID] != nil }
 
     /// Whether the seed in `secretKey` gives `publicKey`, remembered for
     /// these very bytes; a failed check forgets what was remembered.

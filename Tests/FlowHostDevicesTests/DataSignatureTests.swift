@@ -124,6 +124,26 @@ import Testing
         #expect(try !keys.holdsSecretKey(of: publicKey, keyID: keyID), "removed")
     }
 
+    /// A key the keyring made is remembered as matching from the start (the
+    /// first login after an activation shows nothing again), and only for
+    /// the bytes it wrote: a file swapped after creation is checked, refused
+    /// and forgotten.
+    @Test func aKeyMadeHereIsRememberedOnlyForTheBytesItWrote() throws {
+        let keys = try keyring()
+        let (keyID, publicKey) = try keys.create()
+        #expect(keys.remembersMatch(keyID), "made from its seed: nothing to show again")
+        #expect(try keys.holdsSecretKey(of: publicKey, keyID: keyID))
+        let file = keys.folder + "/" + keyID + ".key"
+        let forged = Array(Ed25519.makeKeyPair().secretKey.prefix(32)) + publicKey
+        #expect(unlink(file) == 0)
+        try SystemFile.create(file, bytes: forged, mode: 0o600)
+        #expect(try !keys.holdsSecretKey(of: publicKey, keyID: keyID), "swapped after creation")
+        #expect(!keys.remembersMatch(keyID))
+        let signed = try #require(try keys.sign([1, 2, 3], keyID: keyID, registeredAs: publicKey))
+        #expect(!signed.byRegisteredKey, "signed as the file is, for the caller to check and refuse")
+        #expect(!Ed25519.verify(signed.signature, of: [1, 2, 3], publicKey: publicKey))
+    }
+
     /// What lets a signing skip its check (spec §14): "by the registered key"
     /// only for a seed that gives it, and then the signature holds under it
     /// whatever the file's second half says.
