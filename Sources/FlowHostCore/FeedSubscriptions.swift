@@ -32,9 +32,11 @@ final class FeedSubscriptions {
 
     enum Subscribed { case refused, subscribed, startedWatching }
 
-    /// `plugin` (nil: the host) follows `topic` from now on.
+    /// `plugin` (nil: the host) follows `topic` from now on, or from
+    /// `position` (the feed's position as read in a transaction the caller
+    /// just committed: what it wrote is already behind that position).
     /// `.startedWatching`: the first subscription, the caller starts the poll.
-    func subscribe(_ topic: String, plugin: LoadedPlugin?) -> Subscribed {
+    func subscribe(_ topic: String, plugin: LoadedPlugin?, from position: Int64? = nil) -> Subscribed {
         guard let feed else { return .refused }
         var started = false
         if cursor == nil {
@@ -42,7 +44,7 @@ final class FeedSubscriptions {
             // subscribe call is answered: a publisher that acts on the answer
             // must find the watch in place, or its ring is lost until the poll.
             _ = feed.wakeDescriptor
-            do { cursor = try feed.latestSequence() } catch {
+            do { cursor = try position ?? feed.latestSequence() } catch {
                 logger.error("change feed: \(error)")
                 return .refused
             }

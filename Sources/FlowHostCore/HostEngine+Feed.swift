@@ -17,8 +17,8 @@ extension HostEngine {
         set { subscriptions.feed = newValue }
     }
 
-    func subscribe(_ topic: String, plugin: LoadedPlugin?) -> Bool {
-        switch subscriptions.subscribe(topic, plugin: plugin) {
+    func subscribe(_ topic: String, plugin: LoadedPlugin?, from position: Int64? = nil) -> Bool {
+        switch subscriptions.subscribe(topic, plugin: plugin, from: position) {
         case .refused: return false
         case .subscribed: return true
         case .startedWatching:

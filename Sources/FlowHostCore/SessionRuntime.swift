@@ -35,12 +35,14 @@ public final class SessionRuntime {
     /// the flow `caller`). The session belongs to the flow whose dialogue
     /// the login is: the caller at the root of the running call's chain
     /// (`mfa`, when `device-activation` completes a new device for it).
-    public func begin(userID: String, sessionID: String, factors: [String], ldaType: Int?, openedBy caller: String) {
+    /// `feedPosition`: the change feed's position read in the transaction
+    /// that opened the session; the host hears of its end from there.
+    public func begin(userID: String, sessionID: String, feedPosition: Int64?, factors: [String], ldaType: Int?, openedBy caller: String) {
         let deadlines = controller.begin(
             userID: userID, sessionID: sessionID, deviceID: engine.clientDevice["deviceID"]?.stringValue ?? "", factors: factors, ldaType: ldaType,
             openedBy: engine.router.calls.rootCaller(of: engine.router.calls.active)?.name ?? caller, now: engine.scheduler.now, wall: engine.clock.wallSeconds)
         schedule(deadlines)
-        _ = engine.subscribe(Self.endedTopic, plugin: nil)
+        _ = engine.subscribe(Self.endedTopic, plugin: nil, from: feedPosition)
         let notice = controller.current!.json()
         notice["event"] = "opened"
         tellFlows("session", notice)

@@ -92,7 +92,7 @@ public final class AdditionalDeviceActivation {
                 try credentials.registerDevice(tx, userID: userID, deviceID: deviceID, name: deviceName, ldaType: ldaType, key: key, now: now)
                 let how: String = if case .approval = authorization { "approval" } else { "code" }
                 try audit.row(tx, userID, deviceID, "activation.approved", "ok", ["authorization": .string(how), "workflow": .string(workflow)])
-                return .completed(sessionID: try credentials.sessionLedger.open(tx, userID: userID, deviceID: deviceID, workflow: workflow))
+                return .completed(try credentials.sessionLedger.open(tx, userID: userID, deviceID: deviceID, workflow: workflow))
             }
         } catch let kept as KeepAuthorization {
             return kept.outcome

@@ -1,4 +1,5 @@
 import FlowHostAccounts
+import FlowHostSessions
 import FlowHostStore
 import FlowHostVocabulary
 
@@ -91,7 +92,7 @@ public enum ResendOutcome: Sendable, Equatable {
 }
 
 public enum CompletionOutcome: Sendable, Equatable {
-    case completed(sessionID: String)
+    case completed(OpenedSession)
     /// The grant was never given, already spent, voided by the operator, or too old.
     case grantInvalid
     case refused(Refusal)
@@ -119,7 +120,7 @@ public enum PasswordUpdateOutcome: Sendable, Equatable {
 }
 
 public enum SessionOutcome: Sendable, Equatable {
-    case opened(sessionID: String)
+    case opened(OpenedSession)
     case refused(Refusal)
 }
 
@@ -147,7 +148,7 @@ public enum DevicePossession: Sendable, Equatable {
 }
 
 public enum ApprovedActivationOutcome: Sendable, Equatable {
-    case completed(sessionID: String)
+    case completed(OpenedSession)
     /// The approval is used up; the device must ask again.
     case wrongPassword(attemptsLeft: Int)
     /// The password was right but has expired: nothing was used or

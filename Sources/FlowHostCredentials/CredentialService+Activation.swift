@@ -117,7 +117,7 @@ extension CredentialService {
             try tx.update(user)
             try audit.row(tx, userID, deviceID, "activation.complete", "ok",
                       ["credential": .string(ldaType == nil ? "password" : "lda"), "workflow": .string(workflow)])
-            return .completed(sessionID: try sessionLedger.open(tx, userID: userID, deviceID: deviceID, workflow: workflow))
+            return .completed(try sessionLedger.open(tx, userID: userID, deviceID: deviceID, workflow: workflow))
         }
     }
 }

@@ -16,7 +16,7 @@ extension CredentialService {
                 try audit.count(tx, userID, "session.open", refusal.name)
                 return .refused(refusal)
             }
-            return .opened(sessionID: try sessionLedger.open(tx, userID: userID, deviceID: deviceID, workflow: workflow))
+            return .opened(try sessionLedger.open(tx, userID: userID, deviceID: deviceID, workflow: workflow))
         }
     }
 }

@@ -1,5 +1,6 @@
 import FlowHostAccounts
 import FlowHostDevices
+import FlowHostSessions
 import FlowHostStore
 
 /// A typed password checked: on its own, at login (with the session), at a
@@ -31,7 +32,7 @@ public final class PasswordVerification {
     /// binds the new key given here once the password checks out.
     public func logIn(
         _ userID: String, _ password: String, deviceID: String, workflow: String, possession: DevicePossession?
-    ) throws -> (PasswordOutcome, sessionID: String?) {
+    ) throws -> (PasswordOutcome, session: OpenedSession?) {
         let now = credentials.clock()
         let (user, current) = try userAndPassword(userID)
         let matches = user.blockReason == nil && current.map { credentials.settings.hasher.verify(password, against: $0.hash) } ?? false

@@ -61,11 +61,11 @@ enum CredentialsModule {
                 call.userID, deviceID: call.deviceID, deviceName: call.deviceName, grant: call.grant, password: call.password,
                 ldaType: call.ldaType, key: key, workflow: call.workflow)
             switch outcome {
-            case .completed(let sessionID):
+            case .completed(let session):
                 engine.session.begin(
-                    userID: call.userID, sessionID: sessionID, factors: [call.ldaType == nil ? "password" : "lda"], ldaType: call.ldaType,
-                    openedBy: caller)
-                return .completed(sessionID: sessionID)
+                    userID: call.userID, sessionID: session.sessionID, feedPosition: session.feedPosition,
+                    factors: [call.ldaType == nil ? "password" : "lda"], ldaType: call.ldaType, openedBy: caller)
+                return .completed(sessionID: session.sessionID)
             case .grantInvalid: return .grantInvalid
             case .refused(let refusal): return .refused(refusal)
             }
@@ -111,13 +111,15 @@ enum CredentialsModule {
                 if let proof = call.proof { .proof(proof) } else if let keyID = call.bindKeyID {
                     .bind(try newKey(keyID: keyID, publicKey: call.bindPublicKey, custody: call.bindCustody, prefix: "bind"))
                 } else { nil }
-            let (outcome, sessionID) = try passwords.logIn(
+            let (outcome, session) = try passwords.logIn(
                 call.userID, call.password, deviceID: call.deviceID, workflow: call.workflow, possession: possession)
-            if let sessionID {
-                engine.session.begin(userID: call.userID, sessionID: sessionID, factors: ["password"], ldaType: nil, openedBy: caller)
+            if let session {
+                engine.session.begin(
+                    userID: call.userID, sessionID: session.sessionID, feedPosition: session.feedPosition, factors: ["password"], ldaType: nil,
+                    openedBy: caller)
             }
             switch outcome {
-            case .accepted(let expired): return .accepted(expired: expired, sessionID: sessionID)
+            case .accepted(let expired): return .accepted(expired: expired, sessionID: session?.sessionID)
             case .wrong(let left): return .wrong(attemptsLeft: left)
             case .refused(let refusal): return .refused(refusal)
             }

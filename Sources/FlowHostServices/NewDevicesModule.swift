@@ -40,8 +40,11 @@ enum NewDevicesModule {
                 userID, deviceID: call.deviceID, deviceName: deviceName, authorization: authorization, password: password, ldaType: ldaType,
                 key: key, workflow: call.workflow)
             switch outcome {
-            case .completed(let sessionID):
-                engine.session.begin(userID: userID, sessionID: sessionID, factors: [ldaType == nil ? "password" : "lda"], ldaType: ldaType, openedBy: caller)
+            case .completed(let session):
+                let sessionID = session.sessionID
+                engine.session.begin(
+                    userID: userID, sessionID: sessionID, feedPosition: session.feedPosition, factors: [ldaType == nil ? "password" : "lda"],
+                    ldaType: ldaType, openedBy: caller)
                 // NIST SP 800-63B 6.1.2.1: the user's other devices learn that a device was added.
                 do {
                     _ = try notifications.create(

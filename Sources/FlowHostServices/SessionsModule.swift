@@ -24,10 +24,12 @@ enum SessionsModule {
             ]
         ) { caller, call in
             switch try credentials.openSession(call.userID, deviceID: call.deviceID, workflow: call.workflow, proof: call.proof) {
-            case .opened(let sessionID):
+            case .opened(let session):
                 let factor = call.factor == "password" ? "password" : "lda"
-                engine.session.begin(userID: call.userID, sessionID: sessionID, factors: [factor], ldaType: call.ldaType, openedBy: caller)
-                return .opened(sessionID: sessionID)
+                engine.session.begin(
+                    userID: call.userID, sessionID: session.sessionID, feedPosition: session.feedPosition, factors: [factor], ldaType: call.ldaType,
+                    openedBy: caller)
+                return .opened(sessionID: session.sessionID)
             case .refused(let refusal):
                 return .refused(refusal)
             }

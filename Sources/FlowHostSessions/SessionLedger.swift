@@ -22,15 +22,17 @@ public struct SessionLedger {
         self.clock = clock
     }
 
-    /// A new session (after ending the expired ones); returns its id.
-    public func open(_ tx: any StoreWriter, userID: String, deviceID: String, workflow: String) throws -> String {
+    /// A new session (after ending the expired ones), and the feed's position
+    /// as it opens. The last step of its transaction, so the position holds
+    /// every event written before this session can be ended.
+    public func open(_ tx: any StoreWriter, userID: String, deviceID: String, workflow: String) throws -> OpenedSession {
         let now = clock()
         try expire(tx, now: now)
         try tx.touchDevice(userID: userID, deviceID: deviceID, at: now)
         let sessionID = SessionIdentifier.make(openedAt: now)
         try tx.insert(SessionRecord(sessionID: sessionID, userID: userID, deviceID: deviceID, workflow: workflow, createdAt: now))
         try audit.row(tx, userID, deviceID, "session.open", "ok", ["workflow": .string(workflow)])
-        return sessionID
+        return OpenedSession(sessionID: sessionID, feedPosition: try tx.latestFeedSequence())
     }
 
     /// Ends all of a user's open sessions, on every device, with one audit

@@ -133,6 +133,42 @@ private let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler
         #expect(seen == ["probe.x bob", "notifications.created alice"])
     }
 
+    /// A session's subscription starts where its opening transaction read
+    /// the feed: an event written after that commit and before the host
+    /// subscribed is delivered, not passed over, and the feed is not read
+    /// again for a position.
+    @Test func aSubscriptionFromAPositionGetsWhatCameAfterItNotAfterTheSubscribing() throws {
+        final class CountingFeed: ChangeFeed {
+            let inner = ListFeed()
+            var positionReads = 0
+            func publish(topic: String, payload: JSON) throws { try inner.publish(topic: topic, payload: payload) }
+            func latestSequence() throws -> Int64 {
+                positionReads += 1
+                return try inner.latestSequence()
+            }
+            func events(after sequence: Int64, topics: Set<String>, limit: Int) throws -> [FeedEvent] {
+                try inner.events(after: sequence, topics: topics, limit: limit)
+            }
+            var wakeDescriptor: Int32? { nil }
+            func drainWake() {}
+            func confirm(_ event: FeedEvent) -> FeedEvent? { inner.confirm(event) }
+            func concerns(_ event: FeedEvent, _ viewer: FeedViewer) -> Bool { inner.concerns(event, viewer) }
+        }
+        let feed = CountingFeed()
+        let subscriptions = FeedSubscriptions(logger: quiet)
+        subscriptions.feed = feed
+        try feed.publish(topic: "sessions.ended", payload: ["userID": "alice", "n": 1])  // before the session: position 1
+        try feed.publish(topic: "sessions.ended", payload: ["userID": "alice", "n": 2])  // another host, after its commit
+        #expect(subscriptions.subscribe("sessions.ended", plugin: nil, from: 1) == .startedWatching)
+        #expect(feed.positionReads == 0, "the position came with the session")
+        var seen: [Int] = []
+        subscriptions.poll(as: { FeedViewer(sessionUserID: "alice") }) { seen.append($0.payload["n"]?.intValue ?? 0) }
+        #expect(seen == [2])
+        subscriptions.unsubscribe("sessions.ended", plugin: nil)
+        #expect(subscriptions.subscribe("sessions.ended", plugin: nil) == .startedWatching)
+        #expect(feed.positionReads == 1, "without a position the feed is read for one")
+    }
+
     @Test func aFlowsUnsubscribeLeavesTheHostsInterest() throws {
         let subscriptions = FeedSubscriptions(logger: quiet)
         subscriptions.feed = ListFeed()

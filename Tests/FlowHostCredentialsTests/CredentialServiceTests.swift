@@ -60,7 +60,7 @@ final class Fixture {
         guard case .completed(let session) = try service.completeActivation(
             userID, deviceID: "d1", deviceName: "phone", grant: grant, password: password, ldaType: nil, key: try newKey(), workflow: "FirstTimeUserActivation")
         else { throw StoreError("activation did not complete") }
-        return session
+        return session.sessionID
     }
 
     /// A new host-custody key for a device.
@@ -85,7 +85,8 @@ final class Fixture {
 
     /// `logIn` with a fresh proof from device d1.
     func logIn(_ userID: String = "alice", _ password: String) throws -> (PasswordOutcome, sessionID: String?) {
-        try passwords.logIn(userID, password, deviceID: "d1", workflow: "NormalLogin", possession: try proof(userID))
+        let (outcome, session) = try passwords.logIn(userID, password, deviceID: "d1", workflow: "NormalLogin", possession: try proof(userID))
+        return (outcome, session?.sessionID)
     }
 
     /// The grant of an accepted code (fails the test when not accepted).

@@ -12,7 +12,7 @@ import Testing
 
     init() throws {
         h = try ServicesHarness(clock: clock)
-        h.engine.session.begin(userID: "alice", sessionID: "s-1", factors: ["password"], ldaType: nil, openedBy: "mfa")
+        h.engine.session.begin(userID: "alice", sessionID: "s-1", feedPosition: nil, factors: ["password"], ldaType: nil, openedBy: "mfa")
         clock.advance(milliseconds: 600_000)
     }
 

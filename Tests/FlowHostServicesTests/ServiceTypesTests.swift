@@ -34,7 +34,7 @@ import Testing
 
     @Test func theHostAnswersInTheTypesOwnShape() throws {
         let h = try ServicesHarness()
-        h.engine.session.begin(userID: "alice", sessionID: "s-1", factors: ["password"], ldaType: nil, openedBy: "mfa")
+        h.engine.session.begin(userID: "alice", sessionID: "s-1", feedPosition: nil, factors: ["password"], ldaType: nil, openedBy: "mfa")
         let token = h.engine.session.issueReauthentication(userID: "alice")
         let request = Services.SessionReauthenticate(reauthentication: token)
         let answer = try #require(try h.call(Services.SessionReauthenticate.service, request.params).get())

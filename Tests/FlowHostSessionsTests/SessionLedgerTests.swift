@@ -23,7 +23,7 @@ import Testing
     @Test func endingAllOfAUsersSessionsIsAnnouncedOnTheFeedInTheSameTransaction() throws {
         let (store, service, _) = try fixture()
         let ids = try store.write { tx in
-            try (0..<3).map { _ in try service.ledger.open(tx, userID: "u", deviceID: "d", workflow: "NormalLogin") }
+            try (0..<3).map { _ in try service.ledger.open(tx, userID: "u", deviceID: "d", workflow: "NormalLogin").sessionID }
         }
         #expect(try store.write { try service.ledger.endAll($0, userID: "u", reason: "blocked") })
         let events = try store.read { try $0.feedEvents(after: 0, topics: [SessionLedger.endedTopic], limit: 10) }
@@ -42,7 +42,7 @@ import Testing
         var ids: [String] = []
         for step in [0, 0, 0, 1, 59, 3600] {
             clock.now += Int64(step)
-            ids.append(try store.write { try service.ledger.open($0, userID: "u", deviceID: "d", workflow: "NormalLogin") })
+            ids.append(try store.write { try service.ledger.open($0, userID: "u", deviceID: "d", workflow: "NormalLogin").sessionID })
         }
         let hex = Set("0123456789abcdef")
         #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(hex.contains) })
@@ -93,12 +93,32 @@ import Testing
 
     @Test func anIdleSessionEndsAndUseKeepsItOpen() throws {
         let (store, service, clock) = try fixture { $0.idleTimeoutSeconds = 10 }
-        let id = try store.write { try service.ledger.open($0, userID: "u", deviceID: "d", workflow: "NormalLogin") }
+        let id = try store.write { try service.ledger.open($0, userID: "u", deviceID: "d", workflow: "NormalLogin").sessionID }
         clock.now += 9
         try service.touch(id)
         clock.now += 9
         #expect(try service.isOpen(id))
         clock.now += 2
         #expect(try !service.isOpen(id))
+    }
+
+    /// The feed's position comes from the transaction that opens the session:
+    /// it holds every event written before (the session's own transaction's
+    /// too), so the host hears of exactly the events after its session began.
+    @Test func aSessionOpensWithTheFeedPositionOfItsTransaction() throws {
+        let (store, service, _) = try fixture()
+        let empty = try store.write { try service.ledger.open($0, userID: "u", deviceID: "d", workflow: "NormalLogin") }
+        #expect(empty.feedPosition == 0, "an empty feed")
+        try store.write { tx in
+            for index in 0..<3 { try tx.appendFeedEvent(topic: "t", payload: #"{"n":\#(index)}"#, at: 1) }
+        }
+        let afterThree = try store.read { try $0.latestFeedSequence() }
+        let opened = try store.write { tx in
+            try tx.appendFeedEvent(topic: "t", payload: #"{"n":3}"#, at: 1)
+            return try service.ledger.open(tx, userID: "u", deviceID: "d", workflow: "NormalLogin")
+        }
+        #expect(opened.feedPosition == afterThree + 1, "the event written in the opening transaction is behind the position")
+        #expect(opened.feedPosition == (try store.read { try $0.latestFeedSequence() }))
+        #expect(try service.isOpen(opened.sessionID) && opened.sessionID != empty.sessionID)
     }
 }
