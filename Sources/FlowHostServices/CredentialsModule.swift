@@ -27,10 +27,12 @@ enum CredentialsModule {
             }
         }
 
+        // The registrations and their keys in one read transaction.
         offer(engine, Services.CredentialsRememberedUsers.self, [string("deviceID")]) { _, call in
             Services.CredentialsRememberedUsersOutcome(
-                users: try DevicesModule.provable(
-                    try credentials.rememberedUsers(deviceID: call.deviceID), deviceID: call.deviceID, store: store, keyring: keyring))
+                users: try store.read { tx in
+                    try DevicesModule.provable(tx, try credentials.rememberedUsers(tx, deviceID: call.deviceID), deviceID: call.deviceID, keyring: keyring)
+                })
         }
 
         offer(engine, Services.ActivationVerify.self, [string("userID", userID: true), string("code"), string("deviceID")]) { _, call in

@@ -122,12 +122,10 @@ enum DevicesModule {
     /// The users whose key for this device this host can use: only they may
     /// be offered as remembered users (a device that claims another's id
     /// learns nothing).
-    static func provable(_ users: [String], deviceID: String, store: any FlowStore, keyring: DeviceKeyring?) throws -> [String] {
-        try store.read { tx in
-            try users.filter { user in
-                guard let key = try tx.deviceKey(userID: user, deviceID: deviceID), key.revokedAt == nil, key.custody == "host" else { return false }
-                return keyring?.holds(key.keyID) == true
-            }
+    static func provable(_ tx: any StoreReader, _ users: [String], deviceID: String, keyring: DeviceKeyring?) throws -> [String] {
+        try users.filter { user in
+            guard let key = try tx.deviceKey(userID: user, deviceID: deviceID), key.revokedAt == nil, key.custody == "host" else { return false }
+            return keyring?.holds(key.keyID) == true
         }
     }
 }
