@@ -15,13 +15,41 @@ public enum SessionToken {
         issuer: ReceiptIssuer, userID: String, sessionID: String, deviceID: String, issuedAt: Int64, expiresAt: Int64, factors: [String]
     ) throws -> String {
         let (keyID, _) = try issuer.publicKey()
-        let header: JSON = ["alg": "EdDSA", "typ": "JWT", "kid": .string(keyID)]
-        let claims: JSON = [
-            "iss": "flowhost", "sub": .string(userID), "sid": .string(sessionID), "dev": .string(deviceID), "iat": .int(Int(issuedAt)),
-            "exp": .int(Int(expiresAt)), "amr": .array(factors.map { .string($0 == "password" ? "pwd" : $0 == "lda" ? "bio" : $0) }),
-        ]
-        let signingInput = Base64.encodeURLSafe(Array(header.serialized().utf8)) + "." + Base64.encodeURLSafe(Array(claims.serialized().utf8))
+        // Header and claims written as bytes (no tree of JSON values made,
+        // written out and freed for two small objects).
+        var header: [UInt8] = []
+        header.reserveCapacity(40 + keyID.utf8.count)
+        append(#"{"alg":"EdDSA","typ":"JWT","kid":"#, to: &header)
+        JSONStringText.append(keyID, to: &header)
+        header.append(UInt8(ascii: "}"))
+        var claims: [UInt8] = []
+        claims.reserveCapacity(120 + userID.utf8.count + sessionID.utf8.count + deviceID.utf8.count)
+        append(#"{"iss":"flowhost","sub":"#, to: &claims)
+        JSONStringText.append(userID, to: &claims)
+        append(#","sid":"#, to: &claims)
+        JSONStringText.append(sessionID, to: &claims)
+        append(#","dev":"#, to: &claims)
+        JSONStringText.append(deviceID, to: &claims)
+        append(#","iat":"#, to: &claims)
+        claims.append(contentsOf: String(issuedAt).utf8)
+        append(#","exp":"#, to: &claims)
+        claims.append(contentsOf: String(expiresAt).utf8)
+        append(#","amr":["#, to: &claims)
+        for (index, factor) in factors.enumerated() {
+            if index > 0 { claims.append(UInt8(ascii: ",")) }
+            JSONStringText.append(factor == "password" ? "pwd" : factor == "lda" ? "bio" : factor, to: &claims)
+        }
+        append("]}", to: &claims)
+        var signingInput = Base64.encodeURLSafe(header)
+        signingInput.append(".")
+        signingInput.append(Base64.encodeURLSafe(claims))
         let (_, signature) = try issuer.sign(Array(signingInput.utf8))
-        return signingInput + "." + Base64.encodeURLSafe(signature)
+        signingInput.append(".")
+        signingInput.append(Base64.encodeURLSafe(signature))
+        return signingInput
+    }
+
+    private static func append(_ text: StaticString, to bytes: inout [UInt8]) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 }

@@ -1,3 +1,5 @@
+import FlowJSON
+
 /// The manifest's JSON text, written straight from a declaration.
 ///
 /// It used to be built as a tree of JSON values (each schema text parsed
@@ -36,34 +38,7 @@ struct ManifestText {
     /// A JSON string: quote, backslash and control characters escaped;
     /// everything else (UTF-8 included) as it is.
     mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        if value.utf8.withContiguousStorageIfAvailable({ escape($0) }) == nil {
-            Array(value.utf8).withUnsafeBufferPointer { escape($0) }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    private mutating func escape(_ utf8: UnsafeBufferPointer<UInt8>) {
-        // Most texts need no escape: copied in one append.
-        guard utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-            bytes.append(contentsOf: utf8)
-            return
-        }
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                bytes.append(UInt8(ascii: "\\"))
-                bytes.append(byte)
-            case 0x0A: raw("\\n")
-            case 0x0D: raw("\\r")
-            case 0x09: raw("\\t")
-            case 0..<0x20:
-                raw("\\u00")
-                for nibble in [byte >> 4, byte & 0xF] { bytes.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10) }
-            default:
-                bytes.append(byte)
-            }
-        }
+        JSONStringText.append(value, to: &bytes)
     }
 
     mutating func bool(_ value: Bool) { raw(value ? "true" : "false") }

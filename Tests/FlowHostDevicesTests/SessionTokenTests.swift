@@ -32,4 +32,31 @@ import Testing
         #expect(Ed25519.verify(Self.decode(parts[2]), of: signingInput, publicKey: publicKey))
         #expect(!Ed25519.verify(Self.decode(parts[2]), of: signingInput + [0x20], publicKey: publicKey))
     }
+
+    /// Header and claims are written as bytes: exactly this JSON, and a user
+    /// id with quotes, a backslash, control characters and non-ASCII text
+    /// reads back as it was.
+    @Test func theHeaderAndClaimsAreExactlyThisJSON() throws {
+        let folder = NSTemporaryDirectory() + "flowhost-token-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let issuer = ReceiptIssuer(path: folder + "/issuer.key")
+        let (keyID, _) = try issuer.publicKey()
+        let plain = try SessionToken.make(
+            issuer: issuer, userID: "alice", sessionID: "s1", deviceID: "d1", issuedAt: 1_800_000_000, expiresAt: 1_800_043_200,
+            factors: ["password", "lda"]
+        ).split(separator: ".")
+        #expect(String(decoding: Self.decode(plain[0]), as: UTF8.self) == #"{"alg":"EdDSA","typ":"JWT","kid":"\#(keyID)"}"#)
+        #expect(
+            String(decoding: Self.decode(plain[1]), as: UTF8.self)
+                == #"{"iss":"flowhost","sub":"alice","sid":"s1","dev":"d1","iat":1800000000,"exp":1800043200,"amr":["pwd","bio"]}"#)
+        let awkward = "a\"b\\c\n\t\u{01}é🔑"
+        let parts = try SessionToken.make(
+            issuer: issuer, userID: awkward, sessionID: "s2", deviceID: "d\"2", issuedAt: 0, expiresAt: 1, factors: []
+        ).split(separator: ".")
+        let claims = try JSON.parse(String(decoding: Self.decode(parts[1]), as: UTF8.self))
+        #expect(claims["sub"]?.stringValue == awkward && claims["dev"]?.stringValue == "d\"2")
+        #expect(claims["amr"]?.elements.isEmpty == true && claims["iat"]?.intValue == 0)
+    }
 }
+
