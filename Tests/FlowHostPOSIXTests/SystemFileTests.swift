@@ -26,6 +26,36 @@ import Glibc
         #expect(try SystemFile.read(path) == bytes)
     }
 
+    /// The read through a checked descriptor stops at a regular file's size
+    /// without a read to see nothing more come, and still gets every byte
+    /// of a file that grew or shrank between its `fstat` and its read.
+    @Test(arguments: [0, 1, 64, 4096, 200_000])
+    func aCheckedReadGetsEveryByteEvenOfAFileThatChangedMeanwhile(_ size: Int) throws {
+        let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        let (path, folder) = try Self.file(bytes)
+        defer {
+            unlink(path)
+            rmdir(folder)
+        }
+        var seenSize = -1
+        #expect(try SystemFile.readIfPresent(path, check: { seenSize = Int($0.st_size) }) == bytes)
+        #expect(seenSize == size)
+        let more: [UInt8] = [1, 2, 3]
+        var appended = 0
+        let grown = try SystemFile.readIfPresent(path, check: { _ in
+            let fd = open(path, O_WRONLY | O_APPEND)
+            appended = write(fd, more, more.count)
+            close(fd)
+        })
+        #expect(appended == more.count)
+        #expect(grown == bytes + more, "grew after its fstat")
+        var truncated: Int32 = -1
+        let shrunk = try SystemFile.readIfPresent(path, check: { _ in truncated = truncate(path, off_t(size / 2)) })
+        #expect(truncated == 0)
+        #expect(shrunk == Array(bytes.prefix(size / 2)), "shrank after its fstat")
+        #expect(try SystemFile.readIfPresent(folder + "/missing", check: { _ in }) == nil)
+    }
+
     @Test func readsAFileThatSaysItIsEmpty() throws {
         // /proc files report a size of 0 and still have content.
         let stat = try SystemFile.read("/proc/self/stat")
