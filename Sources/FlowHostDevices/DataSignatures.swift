@@ -59,9 +59,12 @@ public final class DataSignatures {
         guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID), key.revokedAt == nil,
             let publicKey = HexBytes.decode(key.publicKey), publicKey.count == Ed25519.publicKeyBytes
         else { return .noKey }
+        // A time-ordered id: the receipts' table is keyed by it, and a random
+        // id put each new receipt on a random page of a long history.
+        let signedAt = clock()
         let message = DataSignatureMessage(
-            dataSignatureID: SecureRandom.hex(bytes: 16), userID: userID, deviceID: deviceID, keyID: key.keyID, authLevel: authLevel,
-            authenticatorType: authenticatorType, signedAt: clock(), reason: reason, payload: payload)
+            dataSignatureID: TimeOrderedID.make(at: signedAt), userID: userID, deviceID: deviceID, keyID: key.keyID, authLevel: authLevel,
+            authenticatorType: authenticatorType, signedAt: signedAt, reason: reason, payload: payload)
         return .sign(Pending(message: message, bytes: message.bytes, key: key, publicKey: publicKey, verifiedBy: verifiedBy))
     }
 

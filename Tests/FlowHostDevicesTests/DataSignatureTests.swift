@@ -249,6 +249,7 @@ import Testing
         }
         guard case .signed(let receipt) = try sign("d1", byKeyring) else { Issue.record("expected a receipt"); return }
         #expect(try signatures.verify(receipt: DataSignatures.json(receipt)).valid)
+        #expect(receipt.dataSignatureID.hasPrefix("006b49d200") && receipt.dataSignatureID.utf8.count == 32, "time first: 1,800,000,000 in hex")
         #expect(try receipts() == 1 && audited("ok") == 1)
         guard case .notSigned = try sign("d1", { _ in nil }) else { Issue.record("nothing to sign with signs nothing"); return }
         guard case .notSigned = try sign("d1", { _ in ([UInt8](repeating: 7, count: 64), false) }) else {
