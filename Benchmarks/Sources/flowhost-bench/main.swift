@@ -445,18 +445,23 @@ do {
 // shared machine, two measurements seconds apart differ by more than the
 // 10% the targets allow.
 
-/// Mean µs per round of `fresh` and of `aged`, run in alternating blocks.
+/// µs per round of `fresh` and of `aged`, run in alternating blocks: each
+/// figure is the median of its blocks' means. A block of 100 holds the
+/// periodic costs (a WAL checkpoint every few dozen commits); the median
+/// keeps one block that the machine stalled (seen in one row or another in
+/// each full run, a different row each time) from deciding a ratio that a
+/// cost growing with history would raise in every block.
 func inTurns(rounds: Int, block: Int, fresh: () throws -> Void, aged: () throws -> Void) throws -> (fresh: Double, aged: Double) {
-    var spent = (fresh: UInt64(0), aged: UInt64(0))
+    var blocks = (fresh: [Double](), aged: [Double]())
     for _ in 0..<(rounds / block) {
         var started = now()
         for _ in 0..<block { try fresh() }
-        spent.fresh += now() - started
+        blocks.fresh.append(Double(now() - started) / 1000 / Double(block))
         started = now()
         for _ in 0..<block { try aged() }
-        spent.aged += now() - started
+        blocks.aged.append(Double(now() - started) / 1000 / Double(block))
     }
-    return (Double(spent.fresh) / 1000 / Double(rounds), Double(spent.aged) / 1000 / Double(rounds))
+    return (Measure.median(blocks.fresh), Measure.median(blocks.aged))
 }
 
 // 10. The same login and logoff by one user on one device, and the same
