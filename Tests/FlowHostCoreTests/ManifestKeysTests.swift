@@ -53,6 +53,11 @@ import Testing
         #expect(NearestName.distance("startsDialog", "startsDialogue") == 2)
         #expect(NearestName.to("colour", in: ManifestKeys.service) == nil)
         #expect(NearestName.to("Name", in: ManifestKeys.service) == "name")
+        #expect(NearestName.to("sesion.open", in: ["session.open", "session.close", "stepup.authenticate"]) == "session.open")
+        // Equally near: the first by name. Too long or too short to be a slip: none.
+        #expect(NearestName.to("ab", in: ["ad", "ac"]) == "ac")
+        #expect(NearestName.to("abc", in: ["abcdef", "xyz"]) == nil)
+        #expect(NearestName.to("Überweisung", in: ["überweisungen"]) == "überweisungen")
     }
 }
 
