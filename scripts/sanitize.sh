@@ -2,9 +2,8 @@
 # The end-to-end suite against sanitizer builds: AddressSanitizer over every
 # flow's happy path and abuse cases (all of Tests/EndToEnd but the long
 # crash and load tests), ThreadSanitizer over the parts with threads of
-# their own (code delivery's worker, the store's checkpoint thread, the log
-# sink, a plugin calling from another thread) and the main flows. Any
-# sanitizer report fails the run.
+# their own (code delivery's worker, the log sink, a plugin calling from
+# another thread) and the main flows. Any sanitizer report fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

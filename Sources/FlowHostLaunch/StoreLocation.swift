@@ -48,16 +48,12 @@ public struct StoreLocation: Equatable, Sendable {
         return String(sqlite[..<(sqlite.lastIndex(of: "/") ?? sqlite.endIndex)])
     }
 
-    /// The store the location names: PostgreSQL for a URL, else a SQLite
-    /// file, whose checkpoint thread reports to `logger` when given.
-    public func openStore(logger: Logger? = nil) throws -> any FlowStore {
+    /// The store the location names: PostgreSQL for a URL, else a SQLite file.
+    public func openStore() throws -> any FlowStore {
         if let scheme = PostgresStore.scheme(of: path), !isPostgres {
             throw LaunchError.usage("the store \(scheme)://… is a URL of a kind FlowHost does not know (postgresql:// is; anything else is a SQLite file path)")
         }
-        guard isPostgres else {
-            guard let logger else { return try SQLiteStore(path: path, schema: HostSchema.migrator) }
-            return try SQLiteStore(path: path, schema: HostSchema.migrator, report: { logger.error("\($0)") })
-        }
+        guard isPostgres else { return try SQLiteStore(path: path, schema: HostSchema.migrator) }
         do { return try PostgresStore(url: path, schema: HostSchema.migrator) } catch { throw LaunchError.usage("\(error)") }
     }
 
@@ -76,7 +72,7 @@ public struct StoreLocation: Equatable, Sendable {
         _ parsed: HostSettings, logger: Logger? = nil, deliver: Bool = false
     ) throws -> (domains: HostDomains, feedWake: any FeedSignal) {
         let (settings, sessionSettings, deliverySettings) = (parsed.credentials, parsed.sessions, parsed.delivery)
-        let store = try openStore(logger: logger)
+        let store = try openStore()
         let delivery: any CodeDelivery
         if let command = deliverySettings.command {
             let commandDelivery = CommandDelivery(

@@ -56,31 +56,7 @@ final class SQLiteConnection: SQLDatabase {
         try check(sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &keep))
     }
 
-    /// Hands each commit's WAL size to `checkpointer` instead of SQLite's
-    /// automatic checkpoint (which this replaces), so that no commit runs
-    /// a checkpoint while the thread can. The connection keeps it: the
-    /// hook's context stays valid as long as the hook can be called.
-    func checkpointInBackground(_ checkpointer: WALCheckpointer) {
-        walCheckpointer = checkpointer
-        sqlite3_wal_hook(handle, { context, database, name, frames in
-            let checkpointer = Unmanaged<WALCheckpointer>.fromOpaque(context!).takeUnretainedValue()
-            // No thread can: checkpoint here, as SQLite's own hook does.
-            if checkpointer.committed(frames: frames) { sqlite3_wal_checkpoint(database, name) }
-            return SQLITE_OK
-        }, Unmanaged.passUnretained(checkpointer).toOpaque())
-    }
-
-    private var walCheckpointer: WALCheckpointer?
-
-    /// Copies what it can of the WAL into the store file without waiting
-    /// for any lock (SQLITE_CHECKPOINT_PASSIVE): readers and the writer go on.
-    func checkpointPassive() throws(SQLiteError) {
-        try check(sqlite3_wal_checkpoint_v2(handle, "main", SQLITE_CHECKPOINT_PASSIVE, nil, nil))
-    }
-
     deinit {
-        // The hook points at the checkpointer, which the store stopped first.
-        if walCheckpointer != nil { sqlite3_wal_hook(handle, nil, nil) }
         statements.removeAll()  // finalised before the connection closes
         // The last connection to close checkpoints the WAL; with this limit
         // it also cuts it to nothing. Only here: while the store is open the

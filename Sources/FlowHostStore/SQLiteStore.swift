@@ -12,13 +12,10 @@ import Darwin
 /// device of the same deployment): every write runs in an IMMEDIATE
 /// transaction, so it takes SQLite's write lock before it reads, and a
 /// process that finds the lock taken waits (busy timeout) instead of failing.
-/// One connection per process for the host's requests (the host is
-/// single-threaded), and one more on the store's checkpoint thread once the
-/// WAL first needs a checkpoint (`WALCheckpointer`).
+/// One connection per process: the host is single-threaded.
 ///
 /// `@unchecked Sendable`: the connection and `currentSynchronous` are only
-/// touched inside `read` and `write`, which hold `lock` for the whole
-/// transaction; `checkpointer` is set once and guards itself.
+/// touched inside `read` and `write`, which hold `lock` for the whole transaction.
 public final class SQLiteStore: FlowStore, @unchecked Sendable {
     public let path: String
     private let connection: SQLiteConnection
@@ -26,19 +23,7 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
 
     /// Opens (creating with mode 0600 if needed) and migrates the store to
     /// `schema` (the domains' tables; the change feed's are added).
-    ///
-    /// The WAL is checkpointed on a thread of the store's own
-    /// (`WALCheckpointer`), started by the first commit that needs one;
-    /// `report` receives what goes wrong there (the host passes its logger).
-    public convenience init(
-        path: String, schema: SchemaMigrator, busyTimeoutSeconds: Double = 10,
-        report: @escaping @Sendable (String) -> Void = SQLiteStore.reportToStandardError
-    ) throws {
-        try self.init(path: path, schema: schema, busyTimeoutSeconds: busyTimeoutSeconds, checkpointThreshold: WALCheckpointer.defaultThreshold, report: report)
-    }
-
-    /// `checkpointThreshold`: WAL frames after which a commit asks for a checkpoint (tests use fewer).
-    init(path: String, schema: SchemaMigrator, busyTimeoutSeconds: Double, checkpointThreshold: Int32, report: @escaping @Sendable (String) -> Void) throws {
+    public init(path: String, schema: SchemaMigrator, busyTimeoutSeconds: Double = 10) throws {
         // Something shaped like a URL is never a file name: it would create
         // folders named after its parts (a password among them).
         guard PostgresStore.scheme(of: path) == nil else { throw StoreError("the store location is a URL, not a SQLite file path") }
@@ -46,38 +31,10 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
         try Self.createPrivately(path)
         try PrivateFile.check([path, path + "-wal", path + "-shm"])
         let timeout = Int32(busyTimeoutSeconds * 1000)
-        let connection = try Self.retryingBusy { try Self.connect(path, busyTimeoutMilliseconds: timeout) }
-        self.connection = connection
+        connection = try Self.retryingBusy { try Self.connect(path, busyTimeoutMilliseconds: timeout) }
         busyTimeoutMilliseconds = timeout
         let all = SchemaMigrator.withStoreTables(schema)
         try Self.retryingBusy { try Self.migrate(connection, all) }
-        let checkpointer = WALCheckpointer(
-            threshold: checkpointThreshold,
-            openConnection: {
-                let connection = try SQLiteStore.retryingBusy { try SQLiteStore.connect(path, busyTimeoutMilliseconds: timeout) }
-                // As the commits that set off SQLite's own checkpoint mostly
-                // were: the WAL is synced before the copy, the file after it.
-                try connection.execute("PRAGMA synchronous = NORMAL")
-                return connection
-            }, report: report)
-        connection.checkpointInBackground(checkpointer)
-        self.checkpointer = checkpointer
-    }
-
-    /// What a store opened without a logger reports: one line on stderr.
-    public static let reportToStandardError: @Sendable (String) -> Void = { writeToStandardError("flowhost store: \($0)\n") }
-
-    /// Checkpoints the WAL off the committing thread; nil for a second
-    /// connection (`newConnection`), whose commits checkpoint as SQLite does.
-    private let checkpointer: WALCheckpointer?
-
-    /// Checkpoints completed by the store's checkpoint thread (for tests).
-    var backgroundCheckpoints: Int { checkpointer?.checkpointsCompleted ?? 0 }
-
-    deinit {
-        // Its connection closes first: the store's own must be the last to
-        // close, which empties the WAL.
-        checkpointer?.stop()
     }
 
     /// Runs `body` again while SQLite says busy, a few times, briefly. Some
@@ -99,7 +56,6 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
         self.path = path
         self.connection = connection
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
-        checkpointer = nil
     }
 
     private let busyTimeoutMilliseconds: Int32
@@ -231,9 +187,4 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
             throw error
         }
     }
-}
-
-/// One line on stderr, in one write (the store has no logger of its own).
-private func writeToStandardError(_ line: String) {
-    _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
 }

@@ -522,31 +522,6 @@ def test_the_wal_is_kept_between_starts_and_emptied_at_each_close(deployment):
 
 
 @pytest.mark.sqlite_only
-def test_a_host_whose_wal_was_checkpointed_in_the_background_still_leaves_it_empty(deployment):
-    # 120 logins and logoffs write over 1,000 WAL frames: the store's
-    # checkpoint thread starts and copies the WAL while the logins go on
-    # (none waits for it); at the close its connection ends first, so the
-    # host's own is the last and empties the WAL. Under ThreadSanitizer too.
-    code = deployment.add_user("alice")
-    host = deployment.host()
-    activate(host, "alice", code)
-    store_bytes = os.path.getsize(deployment.store)
-    for _ in range(120):
-        log_off(host, "alice")
-        host.request("setUser", ["alice"])
-        host.wait_event("getPassword")
-        host.request("setPassword", [GOOD_PASSWORD, 0])
-        host.wait_event("onUserLoggedIn")
-    # The sessions' pages reached the store file while the host ran: the
-    # thread copied them (nothing else checkpoints before the close).
-    assert os.path.getsize(deployment.store) > store_bytes
-    host.shutdown()
-    assert os.path.getsize(deployment.store + "-wal") == 0
-    assert "checkpoint" not in host.stderr_text()
-    assert deployment.admin("show-user", "alice")["status"] == "active"
-
-
-@pytest.mark.sqlite_only
 @pytest.mark.parametrize("suffix", ["", ".key"])
 def test_store_and_key_files_others_can_read_are_refused(deployment, suffix):
     deployment.add_user("alice")
