@@ -201,6 +201,30 @@ for (label, memory, iterations) in [("minimal Argon2id m=8 KiB t=1", 8, 1), ("de
     report.add("  host's own share of an activation (µs)", flowhost: activation - 2 * argon, reference: nil, higherIsBetter: false, target: nil)
 }
 
+// 4b. The tail of a login and logoff: 3,000 cycles (600 with --quick) by
+// one user on a fresh store, each timed alone. Every 80 or so cycles the WAL
+// reaches 1,000 frames and is checkpointed; the p99 and the longest cycle
+// show whether a request waits for that (its two syncs are milliseconds).
+do {
+    let flows = try FlowScenarios(setup: setup, name: "tail", argon2: (8, 1))
+    let server = try flows.host(device: "tail")
+    _ = try flows.activate(server, "ivan", code: try flows.addUser("ivan"))
+    try flows.logOff(server, "ivan")
+    var cycles: [Double] = []
+    for _ in 0..<(quick ? 600 : 3000) {
+        let started = now()
+        _ = try flows.login(server, "ivan")
+        try flows.logOff(server, "ivan")
+        cycles.append(Double(now() - started) / 1000)
+    }
+    server.stop()
+    let median = Measure.median(cycles)
+    for (name, value) in [("p99", Measure.percentile(cycles, 0.99)), ("max", cycles.max() ?? 0)] {
+        report.add("login + logoff \(name) (µs)", flowhost: value, reference: median, higherIsBetter: false, target: nil,
+                   note: "reference: the p50 of the same \(cycles.count) cycles")
+    }
+}
+
 // 5. Eight hosts on one store, logins for distinct users at once: on the
 // SQLite file, and on PostgreSQL (a throw-away local cluster) beside it.
 func eightHostLogins(_ flows: FlowScenarios) throws -> (rate: Double, errors: Int) {
