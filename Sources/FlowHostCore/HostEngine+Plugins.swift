@@ -29,6 +29,9 @@ extension HostEngine {
             }
             plugins.append(plugin)
             names.add(plugin)
+            if !plugin.manifest.readInOnePass {
+                logger.debug("flow \(plugin.name): its manifest was read through a JSON tree (the one-pass reader gave up on it), a slower start")
+            }
             if let pid = plugin.isolatedProcessID {
                 logger.info("flow \(plugin.name) runs in process \(pid), confined: \(plugin.confinement ?? "none")")
             }

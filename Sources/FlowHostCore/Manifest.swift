@@ -89,6 +89,9 @@ public struct PluginManifest {
     /// The host's change-feed topics this flow may subscribe to (ABI 1.3);
     /// its own topics (`<name>.…`) need no listing.
     public var reads: Set<String>
+    /// Read by `ManifestReader` (not through the tree): every built flow's
+    /// is, and the host says at debug level of one that is not.
+    var readInOnePass = false
 
     public init(
         methods: [MethodSpec] = [], events: [EventSpec] = [], services: [ServiceSpec] = [], uses: Set<String> = [], reads: Set<String> = []
@@ -106,6 +109,15 @@ public struct PluginManifest {
     }
 
     public static func parse(_ text: String) throws(Invalid) -> PluginManifest {
+        // The one-pass reader takes a plain, valid manifest; anything else is
+        // read through the tree below, whose refusal names what is wrong.
+        if let manifest = text.utf8.withContiguousStorageIfAvailable(ManifestReader.read) ?? nil { return manifest }
+        return try parseThroughTree(text)
+    }
+
+    /// The manifest read through a tree of JSON values, every check naming
+    /// the offending key: a manifest `ManifestReader` gave up on.
+    static func parseThroughTree(_ text: String) throws(Invalid) -> PluginManifest {
         let root: JSON
         do { root = try JSON.parse(text) } catch { throw Invalid(description: "manifest is not JSON: \(error)\(excerpt(of: text, at: error))") }
         // Read through borrowed nodes: the root owns every value they reach.

@@ -1,0 +1,399 @@
+import FlowHostVocabulary
+import FlowJSON
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A manifest read in one pass over its text, without a tree of JSON
+/// values: every flow's manifest is read at each start, and building,
+/// walking and freeing a jansson tree for it cost about four times this
+/// (README, "Start-up").
+///
+/// It reads only manifests that are plain and valid, and gives up on
+/// anything else: an unknown or repeated key, a value of the wrong type, a
+/// `\u` escape, a text that is not UTF-8, a schema nested deeper than
+/// `maximumSchemaDepth`. `PluginManifest.parse` then reads the text through
+/// the tree, whose refusal names what is wrong. So this reader never
+/// accepts a manifest the tree reading refuses, and what it accepts it
+/// reads the same way; `ManifestReaderTests` compares the two.
+///
+/// Schemas (a method's `result`, an event's `params`) are kept as JSON
+/// values: each is found here and parsed on its own by `JSON.parse`.
+struct ManifestReader {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var at = 0
+
+    /// Why reading stopped; the tree reading says what is wrong.
+    struct GiveUp: Error {}
+
+    /// Deeper schemas go to the tree reading, whose limit counts the levels above them too.
+    static let maximumSchemaDepth = 64
+
+    /// The manifest in `text`, or nil when the tree reading must decide.
+    static func read(_ text: UnsafeBufferPointer<UInt8>) -> PluginManifest? {
+        var reader = ManifestReader(bytes: text)
+        return try? reader.manifest()
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    // MARK: The manifest's levels
+
+    private mutating func manifest() throws(GiveUp) -> PluginManifest {
+        var manifest = PluginManifest()
+        manifest.readInOnePass = true
+        var seen = KeySet()
+        try object { (reader: inout ManifestReader, key) throws(GiveUp) in
+            if reader.key(key, is: "methods") {
+                try seen.insert(0)
+                try reader.array { (reader: inout ManifestReader) throws(GiveUp) in manifest.methods.append(try reader.method()) }
+            } else if reader.key(key, is: "events") {
+                try seen.insert(1)
+                try reader.array { (reader: inout ManifestReader) throws(GiveUp) in manifest.events.append(try reader.event()) }
+            } else if reader.key(key, is: "services") {
+                try seen.insert(2)
+                try reader.array { (reader: inout ManifestReader) throws(GiveUp) in manifest.services.append(try reader.service()) }
+            } else if reader.key(key, is: "uses") {
+                try seen.insert(3)
+                try reader.array { (reader: inout ManifestReader) throws(GiveUp) in
+                    let name = try reader.string()
+                    guard !name.isEmpty else { throw GiveUp() }
+                    manifest.uses.insert(name)
+                }
+            } else if reader.key(key, is: "reads") {
+                try seen.insert(4)
+                try reader.array { (reader: inout ManifestReader) throws(GiveUp) in
+                    let topic = try reader.string()
+                    guard FeedTopic.readableHostTopics.contains(topic) else { throw GiveUp() }
+                    manifest.reads.insert(topic)
+                }
+            } else {
+                throw GiveUp()
+            }
+        }
+        skipSpace()
+        guard at == bytes.count else { throw GiveUp() }
+        // As the tree reading: every answered event is a challenge event of this flow.
+        let challengeEvents = Set(manifest.events.filter(\.isChallenge).map(\.name))
+        for method in manifest.methods where method.answers.contains(where: { !challengeEvents.contains($0) }) { throw GiveUp() }
+        return manifest
+    }
+
+    private mutating func method() throws(GiveUp) -> MethodSpec {
+        var (name, summary, params, result, answers, startsDialogue) = ("", "", [ParamSpec](), JSON?.none, [String](), false)
+        var seen = KeySet()
+        try object { (reader: inout ManifestReader, key) throws(GiveUp) in
+            if reader.key(key, is: "name") {
+                try seen.insert(0)
+                name = try reader.string()
+            } else if reader.key(key, is: "summary") {
+                try seen.insert(1)
+                summary = try reader.string()
+            } else if reader.key(key, is: "params") {
+                try seen.insert(2)
+                params = try reader.paramList()
+            } else if reader.key(key, is: "result") {
+                try seen.insert(3)
+                result = try reader.schema()
+            } else if reader.key(key, is: "answers") {
+                try seen.insert(4)
+                if reader.next == UInt8(ascii: "\"") {
+                    answers = [try reader.string()]
+                } else {
+                    try reader.array { (reader: inout ManifestReader) throws(GiveUp) in answers.append(try reader.string()) }
+                }
+            } else if reader.key(key, is: "startsDialogue") {
+                try seen.insert(5)
+                startsDialogue = try reader.bool()
+            } else {
+                throw GiveUp()
+            }
+        }
+        guard !name.isEmpty else { throw GiveUp() }
+        return MethodSpec(name: name, summary: summary, params: params, result: result, answers: answers, startsDialogue: startsDialogue)
+    }
+
+    private mutating func event() throws(GiveUp) -> EventSpec {
+        var (name, summary, params, isChallenge, isResting) = ("", "", JSON?.none, false, false)
+        var seen = KeySet()
+        try object { (reader: inout ManifestReader, key) throws(GiveUp) in
+            if reader.key(key, is: "name") {
+                try seen.insert(0)
+                name = try reader.string()
+            } else if reader.key(key, is: "summary") {
+                try seen.insert(1)
+                summary = try reader.string()
+            } else if reader.key(key, is: "params") {
+                try seen.insert(2)
+                params = try reader.schema()
+            } else if reader.key(key, is: "challenge") {
+                try seen.insert(3)
+                isChallenge = try reader.bool()
+            } else if reader.key(key, is: "resting") {
+                try seen.insert(4)
+                isResting = try reader.bool()
+            } else {
+                throw GiveUp()
+            }
+        }
+        guard !name.isEmpty else { throw GiveUp() }
+        return EventSpec(name: name, summary: summary, params: params, isChallenge: isChallenge, isResting: isResting)
+    }
+
+    private mutating func service() throws(GiveUp) -> ServiceSpec {
+        var (name, summary, params) = ("", "", [ParamSpec]?.none)
+        var seen = KeySet()
+        try object { (reader: inout ManifestReader, key) throws(GiveUp) in
+            if reader.key(key, is: "name") {
+                try seen.insert(0)
+                name = try reader.string()
+            } else if reader.key(key, is: "summary") {
+                try seen.insert(1)
+                summary = try reader.string()
+            } else if reader.key(key, is: "params") {
+                try seen.insert(2)
+                params = try reader.paramList()
+            } else {
+                throw GiveUp()
+            }
+        }
+        guard !name.isEmpty else { throw GiveUp() }
+        return ServiceSpec(name: name, summary: summary, params: params)
+    }
+
+    private mutating func paramList() throws(GiveUp) -> [ParamSpec] {
+        var params: [ParamSpec] = []
+        try array { (reader: inout ManifestReader) throws(GiveUp) in params.append(try reader.param()) }
+        for (index, param) in params.enumerated() where params[..<index].contains(where: { $0.name == param.name }) { throw GiveUp() }
+        return params
+    }
+
+    private mutating func param() throws(GiveUp) -> ParamSpec {
+        var (name, type, required, description, format) = ("", ParamType?.none, true, "", ParamFormat?.none)
+        var seen = KeySet()
+        try object { (reader: inout ManifestReader, key) throws(GiveUp) in
+            if reader.key(key, is: "name") {
+                try seen.insert(0)
+                name = try reader.string()
+            } else if reader.key(key, is: "type") {
+                try seen.insert(1)
+                guard let known = ParamType(rawValue: try reader.string()) else { throw GiveUp() }
+                type = known
+            } else if reader.key(key, is: "required") {
+                try seen.insert(2)
+                required = try reader.bool()
+            } else if reader.key(key, is: "description") {
+                try seen.insert(3)
+                description = try reader.string()
+            } else if reader.key(key, is: "format") {
+                try seen.insert(4)
+                guard let known = ParamFormat(rawValue: try reader.string()) else { throw GiveUp() }
+                format = known
+            } else {
+                throw GiveUp()
+            }
+        }
+        guard let type, !name.isEmpty, format == nil || type == .string else { throw GiveUp() }
+        return ParamSpec(name: name, type: type, required: required, description: description, format: format)
+    }
+
+    // MARK: JSON
+
+    /// The keys of one object read so far, by their place in its level's list.
+    private struct KeySet {
+        var bits: UInt32 = 0
+        /// A key twice: the tree reading refuses the text.
+        mutating func insert(_ index: Int) throws(GiveUp) {
+            let bit: UInt32 = 1 << UInt32(index)
+            guard bits & bit == 0 else { throw GiveUp() }
+            bits |= bit
+        }
+    }
+
+    private var next: UInt8? {
+        mutating get {
+            skipSpace()
+            return at < bytes.count ? bytes[at] : nil
+        }
+    }
+
+    /// The whitespace JSON allows, as the tree's reader skips it.
+    private mutating func skipSpace() {
+        while at < bytes.count {
+            switch bytes[at] {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"): at += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func take(_ byte: UInt8) throws(GiveUp) {
+        guard next == byte else { throw GiveUp() }
+        at += 1
+    }
+
+    /// An object: `member` reads each value, its key's bytes given.
+    private mutating func object(_ member: (inout ManifestReader, Range<Int>) throws(GiveUp) -> Void) throws(GiveUp) {
+        try take(UInt8(ascii: "{"))
+        if next == UInt8(ascii: "}") {
+            at += 1
+            return
+        }
+        while true {
+            let key = try plainString()
+            try take(UInt8(ascii: ":"))
+            try member(&self, key)
+            guard let separator = next else { throw GiveUp() }
+            at += 1
+            if separator == UInt8(ascii: "}") { return }
+            guard separator == UInt8(ascii: ",") else { throw GiveUp() }
+        }
+    }
+
+    private mutating func array(_ element: (inout ManifestReader) throws(GiveUp) -> Void) throws(GiveUp) {
+        try take(UInt8(ascii: "["))
+        if next == UInt8(ascii: "]") {
+            at += 1
+            return
+        }
+        while true {
+            try element(&self)
+            guard let separator = next else { throw GiveUp() }
+            at += 1
+            if separator == UInt8(ascii: "]") { return }
+            guard separator == UInt8(ascii: ",") else { throw GiveUp() }
+        }
+    }
+
+    private func key(_ key: Range<Int>, is name: StaticString) -> Bool {
+        key.count == name.utf8CodeUnitCount && memcmp(bytes.baseAddress! + key.lowerBound, name.utf8Start, key.count) == 0
+    }
+
+    /// A string without escapes, as its bytes (the quotes left out): a key.
+    private mutating func plainString() throws(GiveUp) -> Range<Int> {
+        try take(UInt8(ascii: "\""))
+        let start = at
+        while at < bytes.count {
+            let byte = bytes[at]
+            if byte == UInt8(ascii: "\"") {
+                at += 1
+                return start..<(at - 1)
+            }
+            guard byte >= 0x20, byte != UInt8(ascii: "\\") else { throw GiveUp() }
+            at += 1
+        }
+        throw GiveUp()
+    }
+
+    /// A string value: UTF-8, with the one-letter escapes decoded.
+    private mutating func string() throws(GiveUp) -> String {
+        try take(UInt8(ascii: "\""))
+        let start = at
+        var isASCII = true
+        var decoded: [UInt8]?
+        while at < bytes.count {
+            let byte = bytes[at]
+            switch byte {
+            case UInt8(ascii: "\""):
+                at += 1
+                let raw = UnsafeBufferPointer(rebasing: bytes[start..<(at - 1)])
+                if let decoded {
+                    guard let string = String(validating: decoded, as: UTF8.self) else { throw GiveUp() }
+                    return string
+                }
+                if isASCII { return String(decoding: raw, as: UTF8.self) }
+                guard let string = String(validating: raw, as: UTF8.self) else { throw GiveUp() }
+                return string
+            case UInt8(ascii: "\\"):
+                if decoded == nil { decoded = Array(bytes[start..<at]) }
+                guard at + 1 < bytes.count else { throw GiveUp() }
+                let unescaped: UInt8
+                switch bytes[at + 1] {
+                case UInt8(ascii: "\""): unescaped = UInt8(ascii: "\"")
+                case UInt8(ascii: "\\"): unescaped = UInt8(ascii: "\\")
+                case UInt8(ascii: "/"): unescaped = UInt8(ascii: "/")
+                case UInt8(ascii: "b"): unescaped = 0x08
+                case UInt8(ascii: "f"): unescaped = 0x0C
+                case UInt8(ascii: "n"): unescaped = 0x0A
+                case UInt8(ascii: "r"): unescaped = 0x0D
+                case UInt8(ascii: "t"): unescaped = 0x09
+                default: throw GiveUp()  // \u, or no escape at all
+                }
+                decoded!.append(unescaped)
+                at += 2
+            case 0..<0x20:
+                throw GiveUp()
+            default:
+                if byte >= 0x80 { isASCII = false }
+                decoded?.append(byte)
+                at += 1
+            }
+        }
+        throw GiveUp()
+    }
+
+    private mutating func bool() throws(GiveUp) -> Bool {
+        if literal("true") { return true }
+        if literal("false") { return false }
+        throw GiveUp()
+    }
+
+    private mutating func literal(_ word: StaticString) -> Bool {
+        guard next != nil, bytes.count - at >= word.utf8CodeUnitCount,
+            memcmp(bytes.baseAddress! + at, word.utf8Start, word.utf8CodeUnitCount) == 0
+        else { return false }
+        at += word.utf8CodeUnitCount
+        return true
+    }
+
+    /// A schema: any JSON value, found by its brackets and strings, then
+    /// parsed on its own by the strict reader (duplicate keys, numbers, UTF-8).
+    private mutating func schema() throws(GiveUp) -> JSON {
+        guard next != nil else { throw GiveUp() }
+        let start = at
+        var depth = 0
+        repeat {
+            guard at < bytes.count else { throw GiveUp() }
+            switch bytes[at] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                guard depth <= Self.maximumSchemaDepth else { throw GiveUp() }
+                at += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                guard depth >= 0 else { throw GiveUp() }
+                at += 1
+            case UInt8(ascii: "\""):
+                at += 1
+                while at < bytes.count, bytes[at] != UInt8(ascii: "\"") { at += bytes[at] == UInt8(ascii: "\\") ? 2 : 1 }
+                guard at < bytes.count else { throw GiveUp() }
+                at += 1
+            case UInt8(ascii: ","), UInt8(ascii: ":"):
+                guard depth > 0 else { throw GiveUp() }
+                at += 1
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+                at += 1
+            default:
+                // A scalar (or junk the parse below refuses): up to the next
+                // byte that is structural, a quote or whitespace.
+                repeat { at += 1 } while at < bytes.count && !Self.endsScalar(bytes[at])
+            }
+        } while depth > 0
+        // The tree reading refuses a text that is not UTF-8 anywhere; `String(decoding:)` would repair it.
+        guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<at]), as: UTF8.self) else { throw GiveUp() }
+        guard let value = try? JSON.parse(text) else { throw GiveUp() }
+        return value
+    }
+
+    private static func endsScalar(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "["), UInt8(ascii: "]"),
+            UInt8(ascii: "\""), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"):
+            true
+        default: false
+        }
+    }
+}
