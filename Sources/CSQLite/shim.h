@@ -20,4 +20,12 @@ static inline int fh_sqlite3_config_no_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+/* No bulk page-cache block per connection: SQLite otherwise allocates room
+   for 20 pages (87 KB) at a connection's first read and writes a header
+   into each, so every one of its pages is dirty before a page is cached.
+   Pages are then allocated as they are first read. Same rule as above. */
+static inline int fh_sqlite3_config_no_page_cache_bulk(void) {
+    return sqlite3_config(SQLITE_CONFIG_PAGECACHE, (void *)0, 0, 0);
+}
+
 #endif
