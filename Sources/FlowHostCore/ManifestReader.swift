@@ -42,36 +42,34 @@ struct ManifestReader {
 
     // MARK: The manifest's levels
 
+    /// Each level's keys (Protocol/schemas/manifest.schema.json), in the
+    /// order its reader below numbers them.
+    private static let rootKeys: [StaticString] = ["methods", "events", "services", "uses", "reads"]
+    private static let methodKeys: [StaticString] = ["name", "summary", "params", "result", "answers", "startsDialogue"]
+    private static let eventKeys: [StaticString] = ["name", "summary", "params", "challenge", "resting"]
+    private static let serviceKeys: [StaticString] = ["name", "summary", "params"]
+    private static let paramKeys: [StaticString] = ["name", "type", "required", "description", "format"]
+
     private mutating func manifest() throws(GiveUp) -> PluginManifest {
         var manifest = PluginManifest()
         manifest.readInOnePass = true
-        var seen = KeySet()
-        try object { (reader: inout ManifestReader, key) throws(GiveUp) in
-            if reader.key(key, is: "methods") {
-                try seen.insert(0)
-                try reader.array { (reader: inout ManifestReader) throws(GiveUp) in manifest.methods.append(try reader.method()) }
-            } else if reader.key(key, is: "events") {
-                try seen.insert(1)
-                try reader.array { (reader: inout ManifestReader) throws(GiveUp) in manifest.events.append(try reader.event()) }
-            } else if reader.key(key, is: "services") {
-                try seen.insert(2)
-                try reader.array { (reader: inout ManifestReader) throws(GiveUp) in manifest.services.append(try reader.service()) }
-            } else if reader.key(key, is: "uses") {
-                try seen.insert(3)
+        try object(Self.rootKeys) { (reader: inout ManifestReader, key) throws(GiveUp) in
+            switch key {
+            case 0: try reader.array { (reader: inout ManifestReader) throws(GiveUp) in manifest.methods.append(try reader.method()) }
+            case 1: try reader.array { (reader: inout ManifestReader) throws(GiveUp) in manifest.events.append(try reader.event()) }
+            case 2: try reader.array { (reader: inout ManifestReader) throws(GiveUp) in manifest.services.append(try reader.service()) }
+            case 3:
                 try reader.array { (reader: inout ManifestReader) throws(GiveUp) in
                     let name = try reader.string()
                     guard !name.isEmpty else { throw GiveUp() }
                     manifest.uses.insert(name)
                 }
-            } else if reader.key(key, is: "reads") {
-                try seen.insert(4)
+            default:
                 try reader.array { (reader: inout ManifestReader) throws(GiveUp) in
                     let topic = try reader.string()
                     guard FeedTopic.readableHostTopics.contains(topic) else { throw GiveUp() }
                     manifest.reads.insert(topic)
                 }
-            } else {
-                throw GiveUp()
             }
         }
         skipSpace()
@@ -84,32 +82,19 @@ struct ManifestReader {
 
     private mutating func method() throws(GiveUp) -> MethodSpec {
         var (name, summary, params, result, answers, startsDialogue) = ("", "", [ParamSpec](), JSON?.none, [String](), false)
-        var seen = KeySet()
-        try object { (reader: inout ManifestReader, key) throws(GiveUp) in
-            if reader.key(key, is: "name") {
-                try seen.insert(0)
-                name = try reader.string()
-            } else if reader.key(key, is: "summary") {
-                try seen.insert(1)
-                summary = try reader.string()
-            } else if reader.key(key, is: "params") {
-                try seen.insert(2)
-                params = try reader.paramList()
-            } else if reader.key(key, is: "result") {
-                try seen.insert(3)
-                result = try reader.schema()
-            } else if reader.key(key, is: "answers") {
-                try seen.insert(4)
+        try object(Self.methodKeys) { (reader: inout ManifestReader, key) throws(GiveUp) in
+            switch key {
+            case 0: name = try reader.string()
+            case 1: summary = try reader.string()
+            case 2: params = try reader.paramList()
+            case 3: result = try reader.schema()
+            case 4:
                 if reader.next == UInt8(ascii: "\"") {
                     answers = [try reader.string()]
                 } else {
                     try reader.array { (reader: inout ManifestReader) throws(GiveUp) in answers.append(try reader.string()) }
                 }
-            } else if reader.key(key, is: "startsDialogue") {
-                try seen.insert(5)
-                startsDialogue = try reader.bool()
-            } else {
-                throw GiveUp()
+            default: startsDialogue = try reader.bool()
             }
         }
         guard !name.isEmpty else { throw GiveUp() }
@@ -118,25 +103,13 @@ struct ManifestReader {
 
     private mutating func event() throws(GiveUp) -> EventSpec {
         var (name, summary, params, isChallenge, isResting) = ("", "", JSON?.none, false, false)
-        var seen = KeySet()
-        try object { (reader: inout ManifestReader, key) throws(GiveUp) in
-            if reader.key(key, is: "name") {
-                try seen.insert(0)
-                name = try reader.string()
-            } else if reader.key(key, is: "summary") {
-                try seen.insert(1)
-                summary = try reader.string()
-            } else if reader.key(key, is: "params") {
-                try seen.insert(2)
-                params = try reader.schema()
-            } else if reader.key(key, is: "challenge") {
-                try seen.insert(3)
-                isChallenge = try reader.bool()
-            } else if reader.key(key, is: "resting") {
-                try seen.insert(4)
-                isResting = try reader.bool()
-            } else {
-                throw GiveUp()
+        try object(Self.eventKeys) { (reader: inout ManifestReader, key) throws(GiveUp) in
+            switch key {
+            case 0: name = try reader.string()
+            case 1: summary = try reader.string()
+            case 2: params = try reader.schema()
+            case 3: isChallenge = try reader.bool()
+            default: isResting = try reader.bool()
             }
         }
         guard !name.isEmpty else { throw GiveUp() }
@@ -145,19 +118,11 @@ struct ManifestReader {
 
     private mutating func service() throws(GiveUp) -> ServiceSpec {
         var (name, summary, params) = ("", "", [ParamSpec]?.none)
-        var seen = KeySet()
-        try object { (reader: inout ManifestReader, key) throws(GiveUp) in
-            if reader.key(key, is: "name") {
-                try seen.insert(0)
-                name = try reader.string()
-            } else if reader.key(key, is: "summary") {
-                try seen.insert(1)
-                summary = try reader.string()
-            } else if reader.key(key, is: "params") {
-                try seen.insert(2)
-                params = try reader.paramList()
-            } else {
-                throw GiveUp()
+        try object(Self.serviceKeys) { (reader: inout ManifestReader, key) throws(GiveUp) in
+            switch key {
+            case 0: name = try reader.string()
+            case 1: summary = try reader.string()
+            default: params = try reader.paramList()
             }
         }
         guard !name.isEmpty else { throw GiveUp() }
@@ -173,27 +138,17 @@ struct ManifestReader {
 
     private mutating func param() throws(GiveUp) -> ParamSpec {
         var (name, type, required, description, format) = ("", ParamType?.none, true, "", ParamFormat?.none)
-        var seen = KeySet()
-        try object { (reader: inout ManifestReader, key) throws(GiveUp) in
-            if reader.key(key, is: "name") {
-                try seen.insert(0)
-                name = try reader.string()
-            } else if reader.key(key, is: "type") {
-                try seen.insert(1)
+        try object(Self.paramKeys) { (reader: inout ManifestReader, key) throws(GiveUp) in
+            switch key {
+            case 0: name = try reader.string()
+            case 1:
                 guard let known = ParamType(rawValue: try reader.string()) else { throw GiveUp() }
                 type = known
-            } else if reader.key(key, is: "required") {
-                try seen.insert(2)
-                required = try reader.bool()
-            } else if reader.key(key, is: "description") {
-                try seen.insert(3)
-                description = try reader.string()
-            } else if reader.key(key, is: "format") {
-                try seen.insert(4)
+            case 2: required = try reader.bool()
+            case 3: description = try reader.string()
+            default:
                 guard let known = ParamFormat(rawValue: try reader.string()) else { throw GiveUp() }
                 format = known
-            } else {
-                throw GiveUp()
             }
         }
         guard let type, !name.isEmpty, format == nil || type == .string else { throw GiveUp() }
@@ -201,17 +156,6 @@ struct ManifestReader {
     }
 
     // MARK: JSON
-
-    /// The keys of one object read so far, by their place in its level's list.
-    private struct KeySet {
-        var bits: UInt32 = 0
-        /// A key twice: the tree reading refuses the text.
-        mutating func insert(_ index: Int) throws(GiveUp) {
-            let bit: UInt32 = 1 << UInt32(index)
-            guard bits & bit == 0 else { throw GiveUp() }
-            bits |= bit
-        }
-    }
 
     private var next: UInt8? {
         mutating get {
@@ -235,17 +179,22 @@ struct ManifestReader {
         at += 1
     }
 
-    /// An object: `member` reads each value, its key's bytes given.
-    private mutating func object(_ member: (inout ManifestReader, Range<Int>) throws(GiveUp) -> Void) throws(GiveUp) {
+    /// An object whose keys are all in `keys`, none twice (the tree reading
+    /// names an unknown key and refuses a repeated one): `member` reads each
+    /// value, given its key's place in `keys`.
+    private mutating func object(_ keys: [StaticString], _ member: (inout ManifestReader, Int) throws(GiveUp) -> Void) throws(GiveUp) {
         try take(UInt8(ascii: "{"))
         if next == UInt8(ascii: "}") {
             at += 1
             return
         }
+        var seen: UInt32 = 0
         while true {
             let key = try plainString()
+            guard let index = keys.firstIndex(where: { self.key(key, is: $0) }), seen & (1 << index) == 0 else { throw GiveUp() }
+            seen |= 1 << index
             try take(UInt8(ascii: ":"))
-            try member(&self, key)
+            try member(&self, index)
             guard let separator = next else { throw GiveUp() }
             at += 1
             if separator == UInt8(ascii: "}") { return }
