@@ -31,6 +31,14 @@ public struct ParamSpec: Equatable {
     }
 }
 
+extension ParamSpec {
+    /// Whether two of `params` share a name: both manifest readings refuse it.
+    /// A handful of params: compared pairwise, no set built.
+    static func repeatsAName(_ params: [ParamSpec]) -> Bool {
+        params.indices.contains { index in params[..<index].contains { $0.name == params[index].name } }
+    }
+}
+
 public struct MethodSpec {
     public var name: String
     public var summary: String
@@ -101,6 +109,16 @@ public struct PluginManifest {
         self.services = services
         self.uses = uses
         self.reads = reads
+    }
+
+    /// The first method, and the event it answers, where that event is not
+    /// a challenge event of this flow: both manifest readings refuse it.
+    var answerOutsideItsChallenges: (method: String, event: String)? {
+        let challengeEvents = Set(events.filter(\.isChallenge).map(\.name))
+        for method in methods {
+            if let answered = method.answers.first(where: { !challengeEvents.contains($0) }) { return (method.name, answered) }
+        }
+        return nil
     }
 
     /// A manifest refused for a reason that names the offending key.
@@ -178,11 +196,8 @@ public struct PluginManifest {
             }
             manifest.reads.insert(topic)
         }
-        let challengeEvents = Set(manifest.events.filter(\.isChallenge).map(\.name))
-        for method in manifest.methods {
-            for answered in method.answers where !challengeEvents.contains(answered) {
-                throw Invalid(description: "method \(method.name) answers \"\(answered)\", which is not a challenge event of this flow")
-            }
+        if let (method, answered) = manifest.answerOutsideItsChallenges {
+            throw Invalid(description: "method \(method) answers \"\(answered)\", which is not a challenge event of this flow")
         }
         return manifest
     }
@@ -221,10 +236,7 @@ public struct PluginManifest {
                     name: try string(param, "name", pat()), type: type, required: param["required"]?.bool ?? true,
                     description: param["description"]?.string ?? "", format: format))
         }
-        // A handful of params: compared pairwise, no set built.
-        for (index, param) in params.enumerated() where params[..<index].contains(where: { $0.name == param.name }) {
-            throw Invalid(description: "\(at()).params: duplicate parameter name")
-        }
+        if ParamSpec.repeatsAName(params) { throw Invalid(description: "\(at()).params: duplicate parameter name") }
         return params
     }
 

@@ -74,9 +74,7 @@ struct ManifestReader {
         }
         skipSpace()
         guard at == bytes.count else { throw GiveUp() }
-        // As the tree reading: every answered event is a challenge event of this flow.
-        let challengeEvents = Set(manifest.events.filter(\.isChallenge).map(\.name))
-        for method in manifest.methods where method.answers.contains(where: { !challengeEvents.contains($0) }) { throw GiveUp() }
+        guard manifest.answerOutsideItsChallenges == nil else { throw GiveUp() }
         return manifest
     }
 
@@ -132,7 +130,7 @@ struct ManifestReader {
     private mutating func paramList() throws(GiveUp) -> [ParamSpec] {
         var params: [ParamSpec] = []
         try array { (reader: inout ManifestReader) throws(GiveUp) in params.append(try reader.param()) }
-        for (index, param) in params.enumerated() where params[..<index].contains(where: { $0.name == param.name }) { throw GiveUp() }
+        guard !ParamSpec.repeatsAName(params) else { throw GiveUp() }
         return params
     }
 
@@ -331,9 +329,8 @@ struct ManifestReader {
                 repeat { at += 1 } while at < bytes.count && !Self.endsScalar(bytes[at])
             }
         } while depth > 0
-        // The tree reading refuses a text that is not UTF-8 anywhere; `String(decoding:)` would repair it.
-        guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<at]), as: UTF8.self) else { throw GiveUp() }
-        guard let value = try? JSON.parse(text) else { throw GiveUp() }
+        // The strict reader refuses what the tree reading would: text that is not UTF-8, a repeated key, a bad number.
+        guard let value = try? JSON.parse(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<at]))) else { throw GiveUp() }
         return value
     }
 

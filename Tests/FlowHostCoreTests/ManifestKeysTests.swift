@@ -43,6 +43,17 @@ import Testing
         #expect(refusal(twice.replacingOccurrences(of: #"{"name":"a","type":"string"}]"#, with: #"{"name":"c","type":"string"}]"#)) == nil)
     }
 
+    @Test func anAnswerToAnEventThatIsNotAChallengeIsRefused() {
+        let events = #""events":[{"name":"getThing","challenge":true},{"name":"onDone"}]"#
+        #expect(refusal(#"{"methods":[{"name":"m","answers":["getThing"]}],"# + events + "}") == nil)
+        #expect(
+            refusal(#"{"methods":[{"name":"m","answers":["getThing","onDone"]}],"# + events + "}")
+                == #"method m answers "onDone", which is not a challenge event of this flow"#)
+        #expect(
+            refusal(#"{"methods":[{"name":"m","answers":"getOther"}],"# + events + "}")
+                == #"method m answers "getOther", which is not a challenge event of this flow"#)
+    }
+
     @Test func aFlagOrATextOfTheWrongTypeIsRefused() {
         #expect(refusal(#"{"methods":[{"name":"m","params":[],"startsDialogue":"yes"}]}"#) == "methods[0].startsDialogue: must be true or false")
         #expect(refusal(#"{"events":[{"name":"e","summary":3}]}"#) == "events[0].summary: must be a string")
