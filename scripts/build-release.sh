@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The release build: `swift build -c release` with link-time optimisation on
+# Linux. Each image (the host, every flow library) is optimised and linked
+# by lld as one program. They export C entry points only, so the Swift
+# symbols of the modules each carries are internal to it
+# (`-internalize-at-link`), and a type's runtime records go with the type
+# when nothing uses it (`-conditional-runtime-records`). Relative
+# relocations are packed (DT_RELR, glibc 2.36 and later).
+# README, "Start-up": a start from 12.7 to about 11.4 million instructions.
+#
+# Extra arguments go to `swift build` (`--product flowhost`, `--show-bin-path`).
+# A plain `swift build -c release` builds the same code without these flags:
+# it works, and starts slower.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+flags=(-c release)
+if [ "$(uname -s)" = Linux ]; then
+  flags+=(
+    --experimental-lto-mode=full
+    -Xswiftc -use-ld=lld
+    -Xswiftc -Xfrontend -Xswiftc -internalize-at-link
+    -Xswiftc -Xfrontend -Xswiftc -conditional-runtime-records
+    -Xlinker -z -Xlinker pack-relative-relocs
+  )
+fi
+exec swift build "${flags[@]}" "$@"
