@@ -5,7 +5,11 @@
 # symbols of the modules each carries are internal to it
 # (`-internalize-at-link`), and a type's runtime records go with the type
 # when nothing uses it (`-conditional-runtime-records`). Relative
-# relocations are packed (DT_RELR, glibc 2.36 and later).
+# relocations are packed (DT_RELR, glibc 2.36 and later). No image carries
+# `$ORIGIN` in its run path (`--disable-local-rpath`): none needs a library
+# beside it (flows are opened by their full path), and the dynamic linker
+# otherwise looks there, in each of its hardware-capability folders, for
+# every library the image needs (26 failed system calls a start).
 # README, "Start-up": a start from 12.7 to about 11.4 million instructions.
 #
 # Extra arguments go to `swift build` (`--product flowhost`, `--show-bin-path`).
@@ -18,6 +22,7 @@ flags=(-c release)
 if [ "$(uname -s)" = Linux ]; then
   flags+=(
     --experimental-lto-mode=full
+    --disable-local-rpath
     -Xswiftc -use-ld=lld
     -Xswiftc -Xfrontend -Xswiftc -internalize-at-link
     -Xswiftc -Xfrontend -Xswiftc -conditional-runtime-records
