@@ -219,6 +219,24 @@ struct ManifestReader {
         key.count == name.utf8CodeUnitCount && memcmp(bytes.baseAddress! + key.lowerBound, name.utf8Start, key.count) == 0
     }
 
+    /// Where the run of plain ASCII bytes from `start` ends: at a quote,
+    /// or at the first byte the careful loop in `string` must look at (a
+    /// backslash, a control byte, a byte of a longer UTF-8 sequence), or at
+    /// the text's end. A loop over a local index: a start reads 15 KB of
+    /// manifests, most of it in names and summaries; `string`'s own share
+    /// of a start was 210,000 instructions reading them byte by byte
+    /// through `at` with the decoding's checks, and is 125,000 with this.
+    private func plainRun(from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        var index = start
+        while index < bytes.count {
+            let byte = base[index]
+            if byte == UInt8(ascii: "\"") || byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\\") { break }
+            index += 1
+        }
+        return index
+    }
+
     /// A string without escapes, as its bytes (the quotes left out): a key.
     private mutating func plainString() throws(GiveUp) -> Range<Int> {
         try take(UInt8(ascii: "\""))
@@ -239,6 +257,12 @@ struct ManifestReader {
     private mutating func string() throws(GiveUp) -> String {
         try take(UInt8(ascii: "\""))
         let start = at
+        // Most strings are plain ASCII to their closing quote: made at once.
+        let runEnd = plainRun(from: start)
+        if runEnd < bytes.count, bytes[runEnd] == UInt8(ascii: "\"") {
+            at = runEnd + 1
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<runEnd]), as: UTF8.self)
+        }
         var isASCII = true
         var decoded: [UInt8]?
         while at < bytes.count {
