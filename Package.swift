@@ -286,3 +286,21 @@ for target in package.targets where target.type != .system {
         .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
     ]
 }
+
+// What a flow library carries (its own code, the SDK and the modules under
+// it) imports neither `_Concurrency` nor `_StringProcessing` unless it says
+// so: none of it uses them, and each library a flow names is one more the
+// dynamic linker walks at its `dlopen` (README, "Start-up"). The host links
+// both anyway, for swift-log.
+let flowLibraryModules: Set<String> = [
+    "FlowHostSDK", "FlowJSON", "FlowHostVocabulary", "FlowHostPOSIX",
+    "FlowPluginMFA", "FlowPluginStepUp", "FlowPluginDeviceActivation", "FlowPluginLDAToggle", "FlowPluginDataSigning",
+]
+for target in package.targets where flowLibraryModules.contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+        .unsafeFlags([
+            "-Xfrontend", "-disable-implicit-concurrency-module-import",
+            "-Xfrontend", "-disable-implicit-string-processing-module-import",
+        ])
+    ]
+}
