@@ -1,3 +1,5 @@
+import FlowHostPOSIX
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -40,7 +42,7 @@ public struct PluginTrust {
         if link.st_mode & S_IFMT == S_IFLNK {
             guard let resolved = Self.realPath(path) else { return refused("broken symbolic link") }
             target = resolved
-        } else if let real = realFolder(folder), let slash = path.lastIndex(of: "/") {
+        } else if let real = realFolder(folder), let slash = path.lastPathSeparator {
             // Not a link itself: its real path is its folder's and its name.
             target = (real == "/" ? "" : real) + path[slash...]
         } else {
@@ -104,7 +106,7 @@ public struct PluginTrust {
     }
 
     static func parent(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
+        guard let slash = path.lastPathSeparator, slash != path.startIndex else { return "/" }
         return String(path[..<slash])
     }
 

@@ -1,3 +1,5 @@
+import FlowHostPOSIX
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -27,7 +29,7 @@ public enum ExecutableLocation {
     }()
 
     public static func directory() -> String? {
-        path().map { path in String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) }
+        path().map { path in String(path[..<(path.lastPathSeparator ?? path.endIndex)]) }
     }
 
     public static func workingDirectory() -> String {

@@ -67,7 +67,7 @@ public struct HostLaunchOptions: Equatable, Sendable {
         guard var folder = ExecutableLocation.directory() else { return nil }
         var candidates = [folder + "/openrpc.json", folder + "/../share/flowhost/openrpc.json"]
         for _ in 0..<4 {
-            guard let slash = folder.lastIndex(of: "/"), slash != folder.startIndex else { break }
+            guard let slash = folder.lastPathSeparator, slash != folder.startIndex else { break }
             folder = String(folder[..<slash])
             candidates.append(folder + "/Protocol/openrpc.json")
         }

@@ -26,7 +26,7 @@ public struct StoreLocation: Equatable, Sendable {
         let folder = deviceDir ?? {
             if isPostgres { return localFolder + "/devices" }
             let store = path
-            guard let slash = store.lastIndex(of: "/") else { return "devices" }
+            guard let slash = store.lastPathSeparator else { return "devices" }
             return String(store[..<slash]) + "/devices"
         }()
         do { return try DeviceKeyring(folder: folder) } catch { throw .usage("\(error)") }
@@ -45,7 +45,7 @@ public struct StoreLocation: Equatable, Sendable {
         if let stateDir { return stateDir }
         if let environment = SystemEnvironment.value("FLOWHOST_STATE_DIR"), !environment.isEmpty { return environment }
         let sqlite = SQLiteStore.defaultPath()
-        return String(sqlite[..<(sqlite.lastIndex(of: "/") ?? sqlite.endIndex)])
+        return String(sqlite[..<(sqlite.lastPathSeparator ?? sqlite.endIndex)])
     }
 
     /// The store the location names: PostgreSQL for a URL, else a SQLite file.

@@ -99,7 +99,7 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
     }
 
     private static func createPrivately(_ path: String) throws {
-        if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
+        if let slash = path.lastPathSeparator, slash != path.startIndex {
             try PrivateFile.makeFolders(String(path[..<slash]))
         }
         let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
