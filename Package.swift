@@ -292,11 +292,10 @@ for target in package.targets where target.type != .system {
 // so: none of it uses them, and each library a flow names is one more the
 // dynamic linker walks at its `dlopen` (README, "Start-up"). The host links
 // both anyway, for swift-log.
-let flowLibraryModules: Set<String> = [
-    "FlowHostSDK", "FlowJSON", "FlowHostVocabulary", "FlowHostPOSIX",
-    "FlowPluginMFA", "FlowPluginStepUp", "FlowPluginDeviceActivation", "FlowPluginLDAToggle", "FlowPluginDataSigning",
-]
-for target in package.targets where flowLibraryModules.contains(target.name) {
+// The built-in flows are the targets under Plugins/ (a flow added there is
+// covered without being named here); the SDK's modules are listed.
+let sdkModules: Set<String> = ["FlowHostSDK", "FlowJSON", "FlowHostVocabulary", "FlowHostPOSIX"]
+for target in package.targets where sdkModules.contains(target.name) || (target.path?.hasPrefix("Plugins/") ?? false) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .unsafeFlags([
             "-Xfrontend", "-disable-implicit-concurrency-module-import",
