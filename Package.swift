@@ -6,6 +6,17 @@ let pluginExports: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/plugin-exports.map"], .when(platforms: [.linux]))
 ]
 
+// Swift's concurrency runtime and the string-processing (regex) library are
+// linked by name where they are used. The release build turns their
+// automatic linking off everywhere (scripts/build-release.sh), so that
+// flowhost, which uses neither, does not load them at every start; a target
+// that uses them and is not listed here fails to link, loudly.
+let concurrencyRuntime: [LinkerSetting] = [
+    .linkedLibrary("swift_Concurrency", .when(platforms: [.linux])),
+    .linkedLibrary("swift_StringProcessing", .when(platforms: [.linux])),
+    .linkedLibrary("swift_RegexParser", .when(platforms: [.linux])),
+]
+
 /// SQLite and libsodium are linked from their static archives on Linux
 /// (README, "Start-up"): Debian's shared libsqlite3 is bound at load
 /// (BIND_NOW) and binds 1,500 references to itself at every start. A
@@ -137,7 +148,7 @@ let package = Package(
             linkerSettings: sodiumLinkage),
 
         // The notifications domain: messages a user's devices answer once.
-        .target(name: "FlowHostNotifications", dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowJSON"]),
+        .target(name: "FlowHostNotifications", dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "FlowJSON"]),
 
         // The delivery domain: the sealed outbox, and a command run after the commit.
         .target(
@@ -198,7 +209,8 @@ let package = Package(
         .executableTarget(
             name: "flowhost-inspector",
             dependencies: [.product(name: "FlyingFox", package: "FlyingFox")],
-            resources: [.copy("Page")]
+            resources: [.copy("Page")],
+            linkerSettings: concurrencyRuntime
         ),
 
         // The whole command line (admin, demo, plugins, help), on swift-argument-parser.
@@ -216,7 +228,7 @@ let package = Package(
         ),
 
         // The Swift client (Foundation only: an app needs none of the host's C libraries).
-        .target(name: "FlowHostClient"),
+        .target(name: "FlowHostClient", linkerSettings: concurrencyRuntime),
 
         // Flow modules.
         .target(name: "FlowExampleEchoC", dependencies: ["CFlowHostABI", "CJansson"], path: "Plugins/EchoC"),
@@ -287,15 +299,25 @@ for target in package.targets where target.type != .system {
     ]
 }
 
-// What a flow library carries (its own code, the SDK and the modules under
-// it) imports neither `_Concurrency` nor `_StringProcessing` unless it says
-// so: none of it uses them, and each library a flow names is one more the
-// dynamic linker walks at its `dlopen` (README, "Start-up"). The host links
-// both anyway, for swift-log.
+// Neither what a flow library carries (its own code, the SDK and the modules
+// under it) nor the host's own modules import `_Concurrency` or
+// `_StringProcessing` unless they say so: none of them uses either, and
+// each library an image names is one more the dynamic linker loads at every
+// start or `dlopen` (README, "Start-up"). With the release build's flags
+// (scripts/build-release.sh) flowhost then loads neither library, nor
+// libdispatch under them: swift-log, built as it comes, is the one module
+// that imports them, and what it uses of them is dropped at link.
 // The built-in flows are the targets under Plugins/ (a flow added there is
-// covered without being named here); the SDK's modules are listed.
+// covered without being named here); the SDK's and the host's modules are
+// listed.
 let sdkModules: Set<String> = ["FlowHostSDK", "FlowJSON", "FlowHostVocabulary", "FlowHostPOSIX"]
-for target in package.targets where sdkModules.contains(target.name) || (target.path?.hasPrefix("Plugins/") ?? false) {
+let hostModules: Set<String> = [
+    "flowhost", "FlowHostLaunch", "FlowHostCore", "FlowHostServices", "FlowHostAccounts", "FlowHostAudit",
+    "FlowHostCredentials", "FlowHostDelivery", "FlowHostDevices", "FlowHostNotifications", "FlowHostSessions",
+    "FlowHostStore", "JSONRPC",
+]
+for target in package.targets
+where sdkModules.contains(target.name) || hostModules.contains(target.name) || (target.path?.hasPrefix("Plugins/") ?? false) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .unsafeFlags([
             "-Xfrontend", "-disable-implicit-concurrency-module-import",

@@ -10,6 +10,13 @@
 # beside it (flows are opened by their full path), and the dynamic linker
 # otherwise looks there, in each of its hardware-capability folders, for
 # every library the image needs (26 failed system calls a start).
+# Swift's concurrency runtime and its string-processing libraries are not
+# linked because a module was compiled (every module imports them unless
+# told not to) but by name, where a target uses them (Package.swift,
+# `concurrencyRuntime`): flowhost uses neither, and loading the three, with
+# libdispatch under them, is a fifth of a hello-world's start. Every
+# dependency's types are reached through accessors, not by mangled name, so
+# that swift-log's unused `TaskLocal` leaves no reference behind.
 # README, "Start-up": a start from 12.7 to about 11.4 million instructions.
 #
 # Extra arguments go to `swift build` (`--product flowhost`, `--show-bin-path`).
@@ -26,6 +33,10 @@ if [ "$(uname -s)" = Linux ]; then
     -Xswiftc -use-ld=lld
     -Xswiftc -Xfrontend -Xswiftc -internalize-at-link
     -Xswiftc -Xfrontend -Xswiftc -conditional-runtime-records
+    -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
+    -Xswiftc -Xfrontend -Xswiftc -disable-autolink-library -Xswiftc -Xfrontend -Xswiftc swift_Concurrency
+    -Xswiftc -Xfrontend -Xswiftc -disable-autolink-library -Xswiftc -Xfrontend -Xswiftc swift_StringProcessing
+    -Xswiftc -Xfrontend -Xswiftc -disable-autolink-library -Xswiftc -Xfrontend -Xswiftc swift_RegexParser
     -Xlinker -z -Xlinker pack-relative-relocs
   )
 fi

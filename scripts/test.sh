@@ -43,6 +43,12 @@ FLOWHOST_BIN_DIR="$bin" scripts/examples.sh
 # ones ran on SQLite above.
 scripts/build-release.sh 2>&1 | tail -1
 release="$(scripts/build-release.sh --show-bin-path)"
+# flowhost names no Swift library it does not use (build-release.sh): the
+# concurrency and regex libraries, with libdispatch, are a fifth of a start.
+if readelf -d "$release/flowhost" | grep -E 'lib(swift_Concurrency|swift_StringProcessing|swift_RegexParser|dispatch)\.so'; then
+  echo "the release flowhost names a library it does not use" >&2
+  exit 1
+fi
 FLOWHOST_TEST_BACKEND=postgresql FLOWHOST_CRASH_KILLS=100 FLOWHOST_CONCURRENCY_SECONDS=15 FLOWHOST_BIN_DIR="$release" python3 -m pytest -q -rfE Tests/EndToEnd --deselect Tests/EndToEnd/test_postgres.py
 scripts/sanitize.sh
 scripts/fuzz.sh "${FLOWHOST_FUZZ_SECONDS:-20}"

@@ -1,3 +1,4 @@
+import FlowHostPOSIX
 import FlowJSON
 
 /// The REL-ID SDK's `RELID_PASSWORD_POLICY`: the rules a new password must
@@ -41,7 +42,7 @@ public struct PasswordPolicy: Sendable, Equatable {
         if repetition > 0, Self.longestRun(characters) > repetition {
             problems.append("more than \(repetition) identical characters in a row")
         }
-        if userIDCheck, !userID.isEmpty, password.lowercased().contains(userID.lowercased()) {
+        if userIDCheck, !userID.isEmpty, password.lowercased().containsBytes(of: userID.lowercased()) {
             problems.append("contains the user id")
         }
         if seqCheck, Self.hasSequence(characters, length: Self.sequenceLength) {

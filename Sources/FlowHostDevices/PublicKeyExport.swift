@@ -19,7 +19,7 @@ public enum PublicKeyExport {
 
     /// `{kty, crv, x, kid}`; `x` is base64url without padding.
     public static func jwk(_ publicKey: [UInt8], keyID: String) -> [(String, String)] {
-        let url = Base64.encode(publicKey).replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: "")
+        let url = Base64.encodeURLSafe(publicKey)
         return [("kty", "OKP"), ("crv", "Ed25519"), ("x", url), ("kid", keyID)]
     }
 }

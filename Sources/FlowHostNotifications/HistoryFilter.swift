@@ -1,3 +1,4 @@
+import FlowHostPOSIX
 import FlowHostStore
 import FlowJSON
 
@@ -34,7 +35,8 @@ public struct HistoryFilter: Sendable, Equatable {
         if let keyword {
             let entries = (try? JSON.parse(record.body))?.elements ?? []
             let found = entries.contains { entry in
-                ((entry["subject"]?.stringValue ?? "") + " " + (entry["message"]?.stringValue ?? "")).lowercased().contains(keyword)
+                let text = (entry["subject"]?.stringValue ?? "") + " " + (entry["message"]?.stringValue ?? "")
+                return text.lowercased().containsBytes(of: keyword)
             }
             if !found { return false }
         }

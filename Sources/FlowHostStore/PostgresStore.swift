@@ -58,7 +58,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
     /// The scheme of anything shaped like a URL (`letters://…`), lower-cased;
     /// nil for a file path. Such a location is never taken as a file name.
     public static func scheme(of location: String) -> String? {
-        guard let separator = location.firstRange(of: "://") else { return nil }
+        guard let separator = location.firstByteRange(of: "://") else { return nil }
         let scheme = location[..<separator.lowerBound]
         guard let first = scheme.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
             scheme.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || "0123456789+-.".unicodeScalars.contains($0)) })
@@ -68,7 +68,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
 
     /// The URL with its scheme in lower case, as libpq expects it.
     static func normalized(_ url: String) -> String {
-        guard let separator = url.firstRange(of: "://") else { return url }
+        guard let separator = url.firstByteRange(of: "://") else { return url }
         return url[..<separator.lowerBound].lowercased() + url[separator.lowerBound...]
     }
 
