@@ -126,12 +126,12 @@ report.add("cold start to initialize, median (ms)", flowhost: Measure.median(col
 // same compiler and optimisation: what a Swift process costs to start at all.
 /// A Swift program of `source` built by this run with `swiftc -O`: the
 /// yardstick for what any Swift process costs.
-func swiftProgram(_ name: String, _ source: String) throws -> String {
+func swiftProgram(_ name: String, _ source: String, flags: [String] = []) throws -> String {
     let program = folder + "/" + name
     try source.write(toFile: program + ".swift", atomically: true, encoding: .utf8)
     let swiftc = Process()
     swiftc.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    swiftc.arguments = ["swiftc", "-O", "-o", program, program + ".swift"]
+    swiftc.arguments = ["swiftc", "-O"] + flags + ["-o", program, program + ".swift"]
     try swiftc.run()
     swiftc.waitUntilExit()
     guard swiftc.terminationStatus == 0 else { fatalError("cannot build \(name)") }
@@ -140,24 +140,41 @@ func swiftProgram(_ name: String, _ source: String) throws -> String {
 
 do {
     let hello = try swiftProgram("hello", #"print("hello, world")"#)
+    // The same program without the two modules every Swift file imports
+    // unless told not to, as flowhost's own modules are built: the floor a
+    // Swift process cannot go under. Shown, not targeted.
+    let bareHello = try swiftProgram(
+        "hello-bare", #"print("hello, world")"#,
+        flags: ["-Xfrontend", "-disable-implicit-concurrency-module-import", "-Xfrontend", "-disable-implicit-string-processing-module-import"])
     var host: [Double] = []
     var helloWorld: [Double] = []
+    var bareWorld: [Double] = []
+    func spawnHello(_ path: String) throws -> Double {
+        let started = now()
+        let world = try Server([path])
+        _ = try world.readLine()
+        world.stop()
+        return Double(now() - started) / 1e6
+    }
     for _ in 0..<(quick ? 10 : 40) {
-        var started = now()
+        let started = now()
         let server = try Server([setup.flowhost, "--examples", "--store", folder + "/cold-all.sqlite"])
         server.send(Requests.initialize(device: "cold") + "\n" + #"{"jsonrpc":"2.0","id":1,"method":"exit"}"# + "\n")
         _ = try server.readUntil(#""id":0"#)
         server.stop()
         host.append(Double(now() - started) / 1e6)
-        started = now()
-        let world = try Server([hello])
-        _ = try world.readLine()
-        world.stop()
-        helloWorld.append(Double(now() - started) / 1e6)
+        helloWorld.append(try spawnHello(hello))
+        bareWorld.append(try spawnHello(bareHello))
     }
     report.add("cold start, every built flow, to initialize and exit (ms)", flowhost: Measure.median(host),
                reference: Measure.median(helloWorld), higherIsBetter: false, target: .ratioAtMost(2.0),
                note: "reference: a Swift hello-world built with swiftc -O in this run")
+    report.add("  the same, against a hello-world without _Concurrency and _StringProcessing (ms)", flowhost: Measure.median(host),
+               reference: Measure.median(bareWorld), higherIsBetter: false, target: nil,
+               note: "reference: the hello-world above built with the implicit imports off, as flowhost's modules are")
+    let listed = StartupOrder.coverage(list: "scripts/startup-order.txt", images: URL(fileURLWithPath: setup.flowhost).deletingLastPathComponent().path)
+    report.add("  start-up layout: listed functions the built images hold (%)", flowhost: listed, reference: nil, higherIsBetter: true, target: nil,
+               note: "scripts/startup-order.txt against flowhost and libFlowPlugin*.so; a low figure means: run scripts/startup-order.sh")
 }
 
 // 4. One password login and one activation, at a cheap and at the production Argon2id setting.
