@@ -14,7 +14,7 @@
 # linked because a module was compiled (every module imports them unless
 # told not to) but by name, where a target uses them (Package.swift,
 # `concurrencyRuntime`): flowhost uses neither, and loading the three, with
-# libdispatch under them, is a fifth of a hello-world's start. Every
+# libdispatch under them, is a quarter of a hello-world's start. Every
 # dependency's types are reached through accessors, not by mangled name, so
 # that swift-log's unused `TaskLocal` leaves no reference behind.
 # The functions a start runs are laid out first, together, in every image
