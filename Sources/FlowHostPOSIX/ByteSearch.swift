@@ -5,7 +5,7 @@ extension StringProtocol {
     /// standard `firstRange(of:)` and `contains(_:)` for strings: one
     /// library fewer for the dynamic linker at every start (README,
     /// "Start-up"). Bytes, not characters, are what these searches need:
-    /// a URL's `://`, a user id inside a password, a key inside a name.
+    /// a URL's `://`, a user id inside a password, a keyword in a message.
     /// A match may start inside a character (`e` in `e\u{301}`): a search
     /// by bytes finds it where one by characters does not.
     public func firstByteRange(of needle: some StringProtocol) -> Range<Index>? {
