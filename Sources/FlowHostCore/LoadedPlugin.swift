@@ -16,8 +16,11 @@ public final class LoadedPlugin {
     public let version: String
     public let path: String
     public let manifest: PluginManifest
-    /// The manifest's text as the descriptor gave it (`flowhost plugins --json`).
-    public let manifestText: String
+    /// The manifest's text as the descriptor gives it (`flowhost plugins
+    /// --json`), read when asked: the descriptor's string lives as long as
+    /// the process (flowhost_plugin.h), and a copy held here would be 16 KB
+    /// of every idle host's heap for a listing only the CLI makes.
+    public var manifestText: String { String(cString: d.manifest) }
     /// The minor ABI version the plugin was built with (0 for 1.0).
     public let abiMinor: Int
     /// Where it was found; set by the loader before it is installed.
@@ -35,7 +38,7 @@ public final class LoadedPlugin {
 
     init(
         descriptor: UnsafePointer<flowhost_plugin_descriptor_v1>, copy: flowhost_plugin_descriptor_v1, minor: Int, name: String,
-        version: String, path: String, manifest: PluginManifest, manifestText: String
+        version: String, path: String, manifest: PluginManifest
     ) {
         self.descriptor = descriptor
         self.d = copy
@@ -44,7 +47,6 @@ public final class LoadedPlugin {
         self.version = version
         self.path = path
         self.manifest = manifest
-        self.manifestText = manifestText
     }
 
     public var abiVersion: Int { Int(d.abi_version) }

@@ -1,6 +1,12 @@
 import FlowHostVocabulary
 import FlowJSON
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension ParamType {
     func accepts(_ kind: JSONKind) -> Bool {
         switch self {
@@ -131,6 +137,15 @@ public struct PluginManifest {
         // read through the tree below, whose refusal names what is wrong.
         if let manifest = text.utf8.withContiguousStorageIfAvailable(ManifestReader.read) ?? nil { return manifest }
         return try parseThroughTree(text)
+    }
+
+    /// The manifest in a descriptor's C string, read where it lies: copied
+    /// into a String only when the tree reading must decide, so a start
+    /// makes no copy of each flow's manifest (a few KB each) to read it.
+    static func parse(cString: UnsafePointer<CChar>) throws(Invalid) -> PluginManifest {
+        let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self), count: strlen(cString))
+        if let manifest = ManifestReader.read(bytes) { return manifest }
+        return try parseThroughTree(String(cString: cString))
     }
 
     /// The manifest read through a tree of JSON values, every check naming

@@ -246,9 +246,8 @@ public enum PluginLoader {
         guard d.create != nil, d.handle != nil else { return refuse("descriptor lacks create or handle") }
         guard let rawManifest = d.manifest else { return refuse("descriptor has no manifest") }
         let manifest: PluginManifest
-        let manifestText = String(cString: rawManifest)
         do {
-            manifest = try PluginManifest.parse(manifestText)
+            manifest = try PluginManifest.parse(cString: rawManifest)
         } catch {
             return refuse(error.description)
         }
@@ -256,7 +255,6 @@ public enum PluginLoader {
             return refuse("manifest declares services but neither call_service nor serve is set")
         }
         return .success(
-            LoadedPlugin(descriptor: descriptor, copy: d, minor: Int(minor), name: name, version: version, path: path, manifest: manifest,
-                manifestText: manifestText))
+            LoadedPlugin(descriptor: descriptor, copy: d, minor: Int(minor), name: name, version: version, path: path, manifest: manifest))
     }
 }

@@ -14,7 +14,7 @@ public enum UserIdentifier {
         if let problem = lengthProblem(id, maxScalars: maxScalars, maxBytes: maxBytes) { return problem }
         let scalars = id.unicodeScalars
         if scalars.contains(where: isForbidden) { return "must not contain control or format characters" }
-        if scalars.first!.properties.isWhitespace || scalars.last!.properties.isWhitespace {
+        if isWhiteSpace(scalars.first!) || isWhiteSpace(scalars.last!) {
             return "must not start or end with white space"
         }
         return nil
@@ -33,10 +33,24 @@ public enum UserIdentifier {
     /// Control characters (C0, C1, DEL), and the invisible format and
     /// separator characters that make two ids look alike (bidi overrides,
     /// zero-width joiners, line and paragraph separators).
+    ///
+    /// ASCII is answered without Unicode's property tables: its only
+    /// forbidden scalars are C0 and DEL. Most ids are ASCII, and the tables
+    /// are pages of the Swift runtime that a host then never maps (the
+    /// device id is checked at every `initialize`); `UserIdentifierTests`
+    /// holds both answers equal for all 128.
     public static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII { return scalar.value < 0x20 || scalar.value == 0x7F }
         switch scalar.properties.generalCategory {
-        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: true
-        default: false
+        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: return true
+        default: return false
         }
+    }
+
+    /// Unicode's White_Space, with ASCII's six (tab to carriage return, and
+    /// space) answered without the property tables, as in `isForbidden`.
+    public static func isWhiteSpace(_ scalar: Unicode.Scalar) -> Bool {
+        if scalar.isASCII { return scalar.value == 0x20 || (0x09...0x0D).contains(scalar.value) }
+        return scalar.properties.isWhitespace
     }
 }

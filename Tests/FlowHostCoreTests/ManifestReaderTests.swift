@@ -75,6 +75,33 @@ import Testing
         text.utf8.withContiguousStorageIfAvailable(ManifestReader.read) ?? nil
     }
 
+    /// The loader reads a descriptor's C string where it lies; it must read
+    /// it as the same text made a String: the same manifest, or the same refusal.
+    @Test func aDescriptorsCStringIsReadAsItsText() {
+        typealias Reading = Result<PluginManifest, PluginManifest.Invalid>
+        // Invalid UTF-8 (a lone 0xFF): the one-pass reader gives up on the
+        // bytes, and the String made of them carries U+FFFD instead.
+        let badUTF8 = Array(#"{"uses":["a"#.utf8) + [0xFF] + Array(#""]}"#.utf8)
+        let texts = [Self.everyKey, Self.spaced, "{}", #"{"methods": 3}"#, #"{"uses": ["a\u00e9"]}"#, #"{"nope": 1}"#]
+        for bytes in texts.map({ Array($0.utf8) }) + [badUTF8] {
+            let cString = (bytes + [0]).map { CChar(bitPattern: $0) }
+            let text = String(decoding: bytes, as: UTF8.self)
+            let fromText = Reading { () throws(PluginManifest.Invalid) in try PluginManifest.parse(text) }
+            let fromC = cString.withUnsafeBufferPointer { buffer in
+                Reading { () throws(PluginManifest.Invalid) in try PluginManifest.parse(cString: buffer.baseAddress!) }
+            }
+            switch (fromText, fromC) {
+            case (.success(let expected), .success(let read)):
+                #expect(describe(read) == describe(expected), "\(text)")
+            case (.failure(let expected), .failure(let read)):
+                #expect(read.description == expected.description, "\(text)")
+            default:
+                Issue.record("read as text: \(fromText); read in place: \(fromC)")
+            }
+        }
+        #expect((try? PluginManifest.parse(cString: Self.everyKey))?.readInOnePass == true)
+    }
+
     @Test func plainManifestsAreReadInOnePassAsTheTreeReadsThem() throws {
         for text in [Self.everyKey, Self.spaced, "{}", " {\"methods\":[]} "] {
             let fast = try #require(readInOnePass(text), "gave up on: \(text)")
