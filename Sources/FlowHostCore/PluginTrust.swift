@@ -106,8 +106,8 @@ public struct PluginTrust {
     }
 
     static func parent(of path: String) -> String {
-        guard let slash = path.lastPathSeparator, slash != path.startIndex else { return "/" }
-        return String(path[..<slash])
+        guard let folder = path.folderPart, !folder.isEmpty else { return "/" }
+        return folder
     }
 
     private static func kindName(_ kind: mode_t) -> String {

@@ -29,7 +29,7 @@ public enum ExecutableLocation {
     }()
 
     public static func directory() -> String? {
-        path().map { path in String(path[..<(path.lastPathSeparator ?? path.endIndex)]) }
+        path().map { path in path.folderPart ?? path }
     }
 
     public static func workingDirectory() -> String {

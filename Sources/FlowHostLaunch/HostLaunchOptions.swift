@@ -67,8 +67,8 @@ public struct HostLaunchOptions: Equatable, Sendable {
         guard var folder = ExecutableLocation.directory() else { return nil }
         var candidates = [folder + "/openrpc.json", folder + "/../share/flowhost/openrpc.json"]
         for _ in 0..<4 {
-            guard let slash = folder.lastPathSeparator, slash != folder.startIndex else { break }
-            folder = String(folder[..<slash])
+            guard let above = folder.folderPart, !above.isEmpty else { break }
+            folder = above
             candidates.append(folder + "/Protocol/openrpc.json")
         }
         return candidates.lazy.compactMap { try? PublishedContract(path: $0) }.first

@@ -25,9 +25,7 @@ public struct StoreLocation: Equatable, Sendable {
     public func keyring() throws(LaunchError) -> DeviceKeyring {
         let folder = deviceDir ?? {
             if isPostgres { return localFolder + "/devices" }
-            let store = path
-            guard let slash = store.lastPathSeparator else { return "devices" }
-            return String(store[..<slash]) + "/devices"
+            return path.folderPart.map { $0 + "/devices" } ?? "devices"
         }()
         do { return try DeviceKeyring(folder: folder) } catch { throw .usage("\(error)") }
     }
@@ -45,7 +43,7 @@ public struct StoreLocation: Equatable, Sendable {
         if let stateDir { return stateDir }
         if let environment = SystemEnvironment.value("FLOWHOST_STATE_DIR"), !environment.isEmpty { return environment }
         let sqlite = SQLiteStore.defaultPath()
-        return String(sqlite[..<(sqlite.lastPathSeparator ?? sqlite.endIndex)])
+        return sqlite.folderPart ?? sqlite
     }
 
     /// The store the location names: PostgreSQL for a URL, else a SQLite file.

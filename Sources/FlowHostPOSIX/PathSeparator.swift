@@ -4,4 +4,17 @@ extension String {
     /// grapheme clusters from the end: several thousand instructions on a
     /// build folder's path, a dozen times a start.
     public var lastPathSeparator: String.Index? { utf8.lastIndex(of: UInt8(ascii: "/")) }
+
+    /// The folder part of a path: what comes before its last `/`, empty for
+    /// a name in the root folder (`/etc` gives ""), nil when the path has no
+    /// `/`. Each caller says what a bare name or the root means to it.
+    ///
+    /// Cut by bytes, as the separator is found: `self[..<slash]` would have
+    /// the string check that the cut falls between characters, code of the
+    /// Swift runtime that a start otherwise never runs (a `/` is always a
+    /// boundary).
+    public var folderPart: String? {
+        guard let slash = lastPathSeparator else { return nil }
+        return String(decoding: utf8[..<slash], as: UTF8.self)
+    }
 }

@@ -108,7 +108,7 @@ public enum SystemFile {
 
     /// Makes a link or an unlink in the folder of `path` durable (best effort).
     public static func syncFolder(of path: String) {
-        let folder = path.lastPathSeparator.map { String(path[..<$0]) } ?? "."
+        let folder = path.folderPart ?? "."
         let fd = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return }
         _ = fsync(fd)

@@ -99,9 +99,7 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
     }
 
     private static func createPrivately(_ path: String) throws {
-        if let slash = path.lastPathSeparator, slash != path.startIndex {
-            try PrivateFile.makeFolders(String(path[..<slash]))
-        }
+        if let folder = path.folderPart, !folder.isEmpty { try PrivateFile.makeFolders(folder) }
         let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StoreError("cannot create \(path): \(String(cString: strerror(errno)))") }
         close(fd)
