@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Writes scripts/startup-order.txt: the functions of flowhost and of the flow
 # libraries that run from exec to an answered `initialize` and a clean exit,
-# as callgrind sees them. scripts/build-release.sh hands the list to the
-# linker (--symbol-ordering-file), which lays those functions out first, side
-# by side: a start then faults in a few hundred kilobytes of each image's
-# code, not pages all over it, and an idle host keeps fewer of them resident
-# (README, "Start-up"). Every image is linked with the same list; a name an
-# image lacks is passed over.
+# as callgrind sees them, then their zero-initialised variables (.bss) that
+# the same session reads or writes, as valgrind's lackey sees them.
+# scripts/build-release.sh hands the list to the linker
+# (--symbol-ordering-file), which lays those functions out first, side by
+# side, and those variables first in .bss: a start then faults in a few
+# hundred kilobytes of each image's code, not pages all over it, and an idle
+# host keeps fewer pages of either resident (README, "Start-up" and "The
+# memory round"). Every image is linked with the same list; a name an image
+# lacks is passed over.
 #
 # Run it after changes to what runs at start. A stale list costs speed only:
 # functions it no longer names go where the linker puts them by default. The
@@ -48,3 +51,67 @@ with open(output, "w") as out:
     out.write("".join(name + "\n" for name in names))
 print(f"{len(names)} functions written to {output}")
 PY
+# The variables: a bss page is memory only once something touches it, and
+# the runtime's caches for every type and conformance (most never used) lie
+# among the few a start uses. lackey prints each load and store; the
+# images' addresses are read from the process while it waits, idle.
+python3 - "$work" scripts/startup-order.txt "$initialize" <<'PY'
+import bisect, subprocess, sys, time
+work, output, initialize = sys.argv[1:]
+host = subprocess.Popen(
+    ["valgrind", "--tool=lackey", "--trace-mem=yes", f"--log-file={work}/lackey.log",
+     f"{work}/flowhost", "--examples", "--store", f"{work}/order.sqlite"],
+    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+host.stdin.write((initialize + "\n").encode())
+host.stdin.flush()
+while b'"method":"getUser"' not in host.stdout.readline():
+    pass
+maps = open(f"/proc/{host.pid}/maps").read()
+host.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"shutdown"}\n{"jsonrpc":"2.0","method":"exit"}\n')
+host.stdin.close()
+host.stdout.read()
+if host.wait() != 0:
+    sys.exit("the session under lackey failed")
+# Each image's .bss as the process mapped it, and the symbols in it.
+ranges, symbols = [], {}
+for line in maps.splitlines():
+    fields = line.split()
+    if len(fields) < 6 or int(fields[2], 16) != 0 or not fields[5].startswith(work + "/"):
+        continue
+    image = fields[5]
+    base = int(fields[0].split("-")[0], 16)
+    for section in subprocess.run(["readelf", "-SW", image], capture_output=True, text=True).stdout.splitlines():
+        parts = section.replace("[ ", "[").split()
+        if len(parts) > 5 and parts[1] == ".bss":
+            start, size = int(parts[3], 16), int(parts[5], 16)
+            ranges.append((base + start, base + start + size, image, base))
+    symbols[image] = sorted(
+        (int(value, 16), int(size, 16), name)
+        for value, size, kind, name in (l.split() for l in subprocess.run(
+            ["nm", "-S", "--defined-only", image], capture_output=True, text=True).stdout.splitlines() if len(l.split()) == 4)
+        if kind in "bB")
+ranges.sort()
+starts = [r[0] for r in ranges]
+touched = {}
+with open(f"{work}/lackey.log", errors="replace") as log:
+    for line in log:
+        if len(line) < 4 or line[0] != " " or line[1] not in "LSM":
+            continue
+        address = int(line[3:].split(",", 1)[0], 16)
+        i = bisect.bisect_right(starts, address) - 1
+        if i < 0 or address >= ranges[i][1]:
+            continue
+        _, _, image, base = ranges[i]
+        table = symbols[image]
+        j = bisect.bisect_right(table, (address - base, 1 << 62, "")) - 1
+        if j >= 0 and table[j][0] <= address - base < table[j][0] + max(table[j][1], 1):
+            touched.setdefault(table[j][2], None)
+listed = set(open(output).read().split())
+with open(output, "a") as out:
+    out.write("".join(name + "\n" for name in touched if name not in listed))
+print(f"{len(touched)} variables written to {output}")
+PY
+# SwiftPM does not relink for a changed list: the images the benchmark
+# measures are linked again with it.
+rm -f "$bin/flowhost" "$bin"/lib*.so
+scripts/build-release.sh >/dev/null

@@ -1,8 +1,8 @@
 import Foundation
 
 /// How much of the start-up layout list (scripts/startup-order.txt, the
-/// functions laid out first at link) the built images still define. Code
-/// changes rename some functions; the list then places fewer of them.
+/// functions and .bss variables laid out first at link) the built images
+/// still define. Code changes rename some; the list then places fewer.
 enum StartupOrder {
     /// Percent of the listed names defined in flowhost or a flow library in
     /// `images`; 0 when the list or the symbol tables cannot be read.

@@ -173,7 +173,7 @@ do {
                reference: Measure.median(bareWorld), higherIsBetter: false, target: nil,
                note: "reference: the hello-world above built with the implicit imports off, as flowhost's modules are")
     let listed = StartupOrder.coverage(list: "scripts/startup-order.txt", images: URL(fileURLWithPath: setup.flowhost).deletingLastPathComponent().path)
-    report.add("  start-up layout: listed functions the built images hold (%)", flowhost: listed, reference: nil, higherIsBetter: true, target: nil,
+    report.add("  start-up layout: listed functions and variables the built images hold (%)", flowhost: listed, reference: nil, higherIsBetter: true, target: nil,
                note: "scripts/startup-order.txt against flowhost and libFlowPlugin*.so; a low figure means: run scripts/startup-order.sh")
 }
 
