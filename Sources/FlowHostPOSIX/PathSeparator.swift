@@ -9,10 +9,9 @@ extension String {
     /// a name in the root folder (`/etc` gives ""), nil when the path has no
     /// `/`. Each caller says what a bare name or the root means to it.
     ///
-    /// Cut by bytes, as the separator is found: `self[..<slash]` would have
-    /// the string check that the cut falls between characters, code of the
-    /// Swift runtime that a start otherwise never runs (a `/` is always a
-    /// boundary).
+    /// Cut by bytes, as the separator is found: a `/` always stands between
+    /// characters, so the string need not check, as `self[..<slash]` does,
+    /// that the cut falls on a boundary.
     public var folderPart: String? {
         guard let slash = lastPathSeparator else { return nil }
         return String(decoding: utf8[..<slash], as: UTF8.self)

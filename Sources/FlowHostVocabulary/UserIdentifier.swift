@@ -34,11 +34,10 @@ public enum UserIdentifier {
     /// separator characters that make two ids look alike (bidi overrides,
     /// zero-width joiners, line and paragraph separators).
     ///
-    /// ASCII is answered without Unicode's property tables: its only
-    /// forbidden scalars are C0 and DEL. Most ids are ASCII, and the tables
-    /// are pages of the Swift runtime that a host then never maps (the
-    /// device id is checked at every `initialize`); `UserIdentifierTests`
-    /// holds both answers equal for all 128.
+    /// ASCII is answered without a lookup in Unicode's property tables:
+    /// its only forbidden scalars are C0 and DEL, and most ids are ASCII
+    /// (the device id is checked at every `initialize`, a `userID` param at
+    /// every call). `UserIdentifierTests` holds both answers equal for all 128.
     public static func isForbidden(_ scalar: Unicode.Scalar) -> Bool {
         if scalar.isASCII { return scalar.value < 0x20 || scalar.value == 0x7F }
         switch scalar.properties.generalCategory {
