@@ -11,9 +11,11 @@
 # memory round"). Every image is linked with the same list; a name an image
 # lacks is passed over.
 #
-# Run it after changes to what runs at start. A stale list costs speed only:
-# functions it no longer names go where the linker puts them by default. The
-# benchmark prints how much of the list the built flowhost still holds.
+# Run it after changes to what runs at start. A stale list costs speed and
+# memory, never correctness: functions and variables it no longer names go
+# where the linker puts them by default. The benchmark prints how much of the
+# list the built images still hold. The functions come in callgrind's order,
+# which varies from run to run; only the set matters.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
