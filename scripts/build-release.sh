@@ -45,6 +45,7 @@ if [ "$(uname -s)" = Linux ]; then
     -Xswiftc -Xfrontend -Xswiftc -disable-autolink-library -Xswiftc -Xfrontend -Xswiftc swift_RegexParser
     -Xlinker -z -Xlinker pack-relative-relocs
     -Xlinker "--symbol-ordering-file=$PWD/scripts/startup-order.txt" -Xlinker --no-warn-symbol-ordering
+    -Xlinker -T -Xlinker "$PWD/scripts/rodata-first.ld"
   )
 fi
 exec swift build "${flags[@]}" "$@"
