@@ -58,7 +58,7 @@ PY
 # among the few a start uses. lackey prints each load and store; the
 # images' addresses are read from the process while it waits, idle.
 python3 - "$work" scripts/startup-order.txt "$initialize" <<'PY'
-import bisect, subprocess, sys, time
+import bisect, subprocess, sys
 work, output, initialize = sys.argv[1:]
 host = subprocess.Popen(
     ["valgrind", "--tool=lackey", "--trace-mem=yes", f"--log-file={work}/lackey.log",
@@ -109,9 +109,10 @@ with open(f"{work}/lackey.log", errors="replace") as log:
         if j >= 0 and table[j][0] <= address - base < table[j][0] + max(table[j][1], 1):
             touched.setdefault(table[j][2], None)
 listed = set(open(output).read().split())
+variables = [name for name in touched if name not in listed]
 with open(output, "a") as out:
-    out.write("".join(name + "\n" for name in touched if name not in listed))
-print(f"{len(touched)} variables written to {output}")
+    out.write("".join(name + "\n" for name in variables))
+print(f"{len(variables)} variables written to {output}")
 PY
 # SwiftPM does not relink for a changed list: the images the benchmark
 # measures are linked again with it.
