@@ -3,50 +3,52 @@ import FlowHostSDK
 extension MFAFlow {
     static let base = #"{"type":"object","required":["response","error"]}"#
 
-    static let declaration = FlowDeclaration(
-        name: "mfa", version: "1.1.0",
-        methods: [
-            FlowMethod(
-                "setUser", summary: "Answers getUser with the user id.",
-                params: [FlowParam("userName", .string, description: "The user id.", format: .userID)], answers: ["getUser"]),
-            SDKAnswers.setActivationCode,
-            SDKAnswers.resendActivationCode,
-            FlowMethod(
-                "setDeviceName", summary: "Answers getDeviceName with this device's name.",
-                params: [FlowParam("deviceName", .string, format: .deviceName)], answers: ["getDeviceName"]),
-            SDKAnswers.setUserConsentForLDA,
-            SDKAnswers.setPassword,
-            SDKAnswers.updatePassword,
-            FlowMethod("resetAuthState", summary: "Abandons the flow before login; getUser follows."),
-            FlowMethod(
-                "resetBlockedUserAccount",
-                summary: "After getUser with 141: a code through the delivery channel (getActivationCode); the right one unblocks, then the password login."),
-            FlowMethod(
-                "getAllChallenges", summary: "The logged-in user's credentials that can be updated; onCredentialsAvailableForUpdate follows.",
-                params: [FlowParam("userName", .string, format: .userID)]),
-            FlowMethod(
-                "initiateUpdateFlowForCredential", summary: "Starts a password change (\"Password\"): getPassword with challengeMode 2 follows.",
-                params: [FlowParam("credentialType", .string)], startsDialogue: true),
-            FlowMethod(
-                "logOff", summary: "Ends the user's session; onUserLoggedOff then getUser follow.",
-                params: [FlowParam("userID", .string, format: .userID)]),
-        ] + sessionMethods,
-        events: [
-            FlowEvent("getUser", summary: "Asks for the user id.", paramsSchema: base, challenge: true, resting: true),
-            FlowEvent("getActivationCode", summary: "Asks for the activation code.", paramsSchema: base, challenge: true),
-            FlowEvent("getDeviceName", summary: "Asks for this device's name.", paramsSchema: base, challenge: true),
-            FlowEvent("getUserConsentForLDA", summary: "Asks whether to enroll LDA.", paramsSchema: base, challenge: true),
-            FlowEvent("getPassword", summary: "Asks for a password (challengeMode says which).", paramsSchema: base, challenge: true),
-            FlowEvent("onUserLoggedIn", summary: "The user is logged in; carries the session.", paramsSchema: base),
-            FlowEvent("onUserLoggedOff", summary: "The session ended.", paramsSchema: base),
-            FlowEvent("onCredentialsAvailableForUpdate", summary: "getAllChallenges' answer: userID, options ([\"Password\"] when the user has one), error."),
-            FlowEvent(
-                "onUpdateCredentialResponse",
-                summary: "How a password change ended: userID, credType, status (100 changed, then logoff; 153 attempts exhausted, then logoff; 121 expired), error."),
-        ] + sessionEvents,
-        uses: [
-            "credentials.userState", "credentials.rememberedUsers", "activation.verify", "activation.resend", "activation.complete",
-            "password.policy", "password.check", "password.login", "password.update", "session.open", "session.close", "session.extend", "session.token", "audit.record",
-            "device.createKey", "device.prove", "deviceactivation.join", "account.sendRecoveryCode", "account.verifyRecoveryCode",
-        ])
+    static var declaration: FlowDeclaration {
+        FlowDeclaration(
+            name: "mfa", version: "1.1.0",
+            methods: [
+                FlowMethod(
+                    "setUser", summary: "Answers getUser with the user id.",
+                    params: [FlowParam("userName", .string, description: "The user id.", format: .userID)], answers: ["getUser"]),
+                SDKAnswers.setActivationCode,
+                SDKAnswers.resendActivationCode,
+                FlowMethod(
+                    "setDeviceName", summary: "Answers getDeviceName with this device's name.",
+                    params: [FlowParam("deviceName", .string, format: .deviceName)], answers: ["getDeviceName"]),
+                SDKAnswers.setUserConsentForLDA,
+                SDKAnswers.setPassword,
+                SDKAnswers.updatePassword,
+                FlowMethod("resetAuthState", summary: "Abandons the flow before login; getUser follows."),
+                FlowMethod(
+                    "resetBlockedUserAccount",
+                    summary: "After getUser with 141: a code through the delivery channel (getActivationCode); the right one unblocks, then the password login."),
+                FlowMethod(
+                    "getAllChallenges", summary: "The logged-in user's credentials that can be updated; onCredentialsAvailableForUpdate follows.",
+                    params: [FlowParam("userName", .string, format: .userID)]),
+                FlowMethod(
+                    "initiateUpdateFlowForCredential", summary: "Starts a password change (\"Password\"): getPassword with challengeMode 2 follows.",
+                    params: [FlowParam("credentialType", .string)], startsDialogue: true),
+                FlowMethod(
+                    "logOff", summary: "Ends the user's session; onUserLoggedOff then getUser follow.",
+                    params: [FlowParam("userID", .string, format: .userID)]),
+            ] + sessionMethods,
+            events: [
+                FlowEvent("getUser", summary: "Asks for the user id.", paramsSchema: base, challenge: true, resting: true),
+                FlowEvent("getActivationCode", summary: "Asks for the activation code.", paramsSchema: base, challenge: true),
+                FlowEvent("getDeviceName", summary: "Asks for this device's name.", paramsSchema: base, challenge: true),
+                FlowEvent("getUserConsentForLDA", summary: "Asks whether to enroll LDA.", paramsSchema: base, challenge: true),
+                FlowEvent("getPassword", summary: "Asks for a password (challengeMode says which).", paramsSchema: base, challenge: true),
+                FlowEvent("onUserLoggedIn", summary: "The user is logged in; carries the session.", paramsSchema: base),
+                FlowEvent("onUserLoggedOff", summary: "The session ended.", paramsSchema: base),
+                FlowEvent("onCredentialsAvailableForUpdate", summary: "getAllChallenges' answer: userID, options ([\"Password\"] when the user has one), error."),
+                FlowEvent(
+                    "onUpdateCredentialResponse",
+                    summary: "How a password change ended: userID, credType, status (100 changed, then logoff; 153 attempts exhausted, then logoff; 121 expired), error."),
+            ] + sessionEvents,
+            uses: [
+                "credentials.userState", "credentials.rememberedUsers", "activation.verify", "activation.resend", "activation.complete",
+                "password.policy", "password.check", "password.login", "password.update", "session.open", "session.close", "session.extend", "session.token", "audit.record",
+                "device.createKey", "device.prove", "deviceactivation.join", "account.sendRecoveryCode", "account.verifyRecoveryCode",
+            ])
+    }
 }

@@ -1,54 +1,56 @@
 import FlowHostSDK
 
 extension StepUpFlow {
-    static let declaration = FlowDeclaration(
-        name: "step-up", version: "1.2.0",
-        methods: [
-            FlowMethod(
-                "getNotifications", summary: "The logged-in user's active notifications; onGetNotifications follows.",
-                params: [
-                    FlowParam("recordCount", .integer, required: false, description: "0: all."),
-                    FlowParam("enterpriseID", .string, required: false), FlowParam("startIndex", .integer, required: false, description: "1-based."),
-                    FlowParam("startDate", .string, required: false), FlowParam("endDate", .string, required: false),
-                ]),
-            FlowMethod(
-                "getNotificationHistory", summary: "The user's notifications in any state; onGetNotificationsHistory follows.",
-                params: [
-                    FlowParam("recordCount", .integer, required: false), FlowParam("enterpriseID", .string, required: false),
-                    FlowParam("startIndex", .integer, required: false), FlowParam("startDate", .string, required: false),
-                    FlowParam("endDate", .string, required: false), FlowParam("notificationStatus", .string, required: false),
-                    FlowParam("actionPerformed", .string, required: false), FlowParam("keywordSearch", .string, required: false),
-                    FlowParam("deviceID", .string, required: false),
-                ]),
-            FlowMethod(
-                "updateNotification",
-                summary: "Answers a notification; its action's authlevel may ask for step-up first. onUpdateNotification follows.",
-                params: [
-                    FlowParam("notificationID", .string),
-                    FlowParam("response", .string, description: "The chosen action: one of the notification's actions[].action values."),
-                ], startsDialogue: true),
-            SDKAnswers.setPassword,
-        ],
-        events: [
-            FlowEvent("onGetNotifications", summary: "The active notifications, as status.notificationResponse {notifications, start, count, total}."),
-            FlowEvent("onGetNotificationsHistory", summary: "The notification history, in the SDK's server-call envelope."),
-            FlowEvent("onUpdateNotification", summary: "The outcome of updateNotification (100, or 110/153 then logoff, 121 when the step-up expired, or error 131)."),
-            FlowEvent("onNotificationReceived", summary: "Beyond the SDK: a new notification for the logged-in user arrived."),
-            FlowEvent("getPassword", summary: "Step-up asks for the password again (challengeMode 3).", challenge: true),
-        ],
-        services: [
-            FlowService(
-                "stepup.authenticate", summary: "Re-authenticates the logged-in user (LDA, password, or LDA then password).",
-                params: [
-                    FlowParam("challengeMode", .integer), FlowParam("reason", .string),
-                    FlowParam(
-                        "method", .string, required: false,
-                        description: "auto (default): the seed's table; password: the password when the user has one, else LDA; lda: LDA first, the password as fallback; serverBiometric: the client's platform/verifyServerBiometric alone."),
-                ])
-        ],
-        uses: [
-            "stepup.authenticate", "notifications.list", "notifications.history", "notifications.check", "notifications.answer",
-            "credentials.userState", "device.prove", "password.stepUp", "session.reauthenticate", "audit.record",
-        ],
-        reads: ["notifications.created"])
+    static var declaration: FlowDeclaration {
+        FlowDeclaration(
+            name: "step-up", version: "1.2.0",
+            methods: [
+                FlowMethod(
+                    "getNotifications", summary: "The logged-in user's active notifications; onGetNotifications follows.",
+                    params: [
+                        FlowParam("recordCount", .integer, required: false, description: "0: all."),
+                        FlowParam("enterpriseID", .string, required: false), FlowParam("startIndex", .integer, required: false, description: "1-based."),
+                        FlowParam("startDate", .string, required: false), FlowParam("endDate", .string, required: false),
+                    ]),
+                FlowMethod(
+                    "getNotificationHistory", summary: "The user's notifications in any state; onGetNotificationsHistory follows.",
+                    params: [
+                        FlowParam("recordCount", .integer, required: false), FlowParam("enterpriseID", .string, required: false),
+                        FlowParam("startIndex", .integer, required: false), FlowParam("startDate", .string, required: false),
+                        FlowParam("endDate", .string, required: false), FlowParam("notificationStatus", .string, required: false),
+                        FlowParam("actionPerformed", .string, required: false), FlowParam("keywordSearch", .string, required: false),
+                        FlowParam("deviceID", .string, required: false),
+                    ]),
+                FlowMethod(
+                    "updateNotification",
+                    summary: "Answers a notification; its action's authlevel may ask for step-up first. onUpdateNotification follows.",
+                    params: [
+                        FlowParam("notificationID", .string),
+                        FlowParam("response", .string, description: "The chosen action: one of the notification's actions[].action values."),
+                    ], startsDialogue: true),
+                SDKAnswers.setPassword,
+            ],
+            events: [
+                FlowEvent("onGetNotifications", summary: "The active notifications, as status.notificationResponse {notifications, start, count, total}."),
+                FlowEvent("onGetNotificationsHistory", summary: "The notification history, in the SDK's server-call envelope."),
+                FlowEvent("onUpdateNotification", summary: "The outcome of updateNotification (100, or 110/153 then logoff, 121 when the step-up expired, or error 131)."),
+                FlowEvent("onNotificationReceived", summary: "Beyond the SDK: a new notification for the logged-in user arrived."),
+                FlowEvent("getPassword", summary: "Step-up asks for the password again (challengeMode 3).", challenge: true),
+            ],
+            services: [
+                FlowService(
+                    "stepup.authenticate", summary: "Re-authenticates the logged-in user (LDA, password, or LDA then password).",
+                    params: [
+                        FlowParam("challengeMode", .integer), FlowParam("reason", .string),
+                        FlowParam(
+                            "method", .string, required: false,
+                            description: "auto (default): the seed's table; password: the password when the user has one, else LDA; lda: LDA first, the password as fallback; serverBiometric: the client's platform/verifyServerBiometric alone."),
+                    ])
+            ],
+            uses: [
+                "stepup.authenticate", "notifications.list", "notifications.history", "notifications.check", "notifications.answer",
+                "credentials.userState", "device.prove", "password.stepUp", "session.reauthenticate", "audit.record",
+            ],
+            reads: ["notifications.created"])
+    }
 }

@@ -15,12 +15,17 @@ public final class LoadedPlugin {
     public let name: String
     public let version: String
     public let path: String
+    /// What the host enforces of the flow's manifest (`Reading.enforced`).
     public let manifest: PluginManifest
     /// The manifest's text as the descriptor gives it (`flowhost plugins
     /// --json`), read when asked: the descriptor's string lives as long as
     /// the process (flowhost_plugin.h), and a copy held here would be 16 KB
     /// of every idle host's heap for a listing only the CLI makes.
     public var manifestText: String { String(cString: d.manifest) }
+    /// The whole manifest, descriptions and schemas included, read again
+    /// from the descriptor's string (`rpc.discover`): it passed the same
+    /// reading at load, and the string does not change.
+    public var describedManifest: PluginManifest { (try? PluginManifest.parse(cString: d.manifest)) ?? manifest }
     /// The minor ABI version the plugin was built with (0 for 1.0).
     public let abiMinor: Int
     /// Where it was found; set by the loader before it is installed.

@@ -38,6 +38,13 @@ public struct ParamSpec: Equatable {
 }
 
 extension ParamSpec {
+    /// The contract without its prose: what two flows declaring one answer method must agree on.
+    var withoutDescription: ParamSpec {
+        var contract = self
+        contract.description = ""
+        return contract
+    }
+
     /// Whether two of `params` share a name: both manifest readings refuse it.
     /// A handful of params: compared pairwise, no set built.
     static func repeatsAName(_ params: [ParamSpec]) -> Bool {
@@ -68,9 +75,13 @@ public struct MethodSpec {
         self.startsDialogue = startsDialogue
     }
 
-    /// Two flows may both declare an answer method only if they agree on it.
+    /// Two flows may both declare an answer method only if they agree on it:
+    /// its challenges and its params' names, types, formats and whether
+    /// each is required. Descriptions may differ (`rpc.discover` shows the
+    /// first flow's).
     func isCompatible(with other: MethodSpec) -> Bool {
-        !answers.isEmpty && answers == other.answers && params == other.params
+        !answers.isEmpty && answers == other.answers
+            && params.map(\.withoutDescription) == other.params.map(\.withoutDescription)
     }
 }
 
@@ -132,20 +143,52 @@ public struct PluginManifest {
         public let description: String
     }
 
-    public static func parse(_ text: String) throws(Invalid) -> PluginManifest {
+    /// How much of a manifest a reading keeps. The host enforces names,
+    /// params, answers, uses and reads; summaries, param descriptions and
+    /// the schemas of results and events only describe (`rpc.discover`).
+    /// Both readings check all of it the same way.
+    public enum Reading: Sendable {
+        case whole
+        /// What the host enforces: descriptions are empty, schemas nil. A
+        /// loaded flow is held this way, and its descriptions read again
+        /// from the descriptor when asked (`LoadedPlugin.describedManifest`).
+        case enforced
+    }
+
+    public static func parse(_ text: String, _ reading: Reading = .whole) throws(Invalid) -> PluginManifest {
         // The one-pass reader takes a plain, valid manifest; anything else is
         // read through the tree below, whose refusal names what is wrong.
-        if let manifest = text.utf8.withContiguousStorageIfAvailable(ManifestReader.read) ?? nil { return manifest }
-        return try parseThroughTree(text)
+        if let manifest = text.utf8.withContiguousStorageIfAvailable({ ManifestReader.read($0, reading) }) ?? nil { return manifest }
+        return try parseThroughTree(text).kept(reading)
     }
 
     /// The manifest in a descriptor's C string, read where it lies: copied
     /// into a String only when the tree reading must decide, so a start
     /// makes no copy of each flow's manifest (a few KB each) to read it.
-    static func parse(cString: UnsafePointer<CChar>) throws(Invalid) -> PluginManifest {
+    static func parse(cString: UnsafePointer<CChar>, _ reading: Reading = .whole) throws(Invalid) -> PluginManifest {
         let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self), count: strlen(cString))
-        if let manifest = ManifestReader.read(bytes) { return manifest }
-        return try parseThroughTree(String(cString: cString))
+        if let manifest = ManifestReader.read(bytes, reading) { return manifest }
+        return try parseThroughTree(String(cString: cString)).kept(reading)
+    }
+
+    /// This manifest as `reading` keeps it.
+    func kept(_ reading: Reading) -> PluginManifest {
+        guard reading == .enforced else { return self }
+        var enforced = self
+        for index in enforced.methods.indices {
+            enforced.methods[index].summary = ""
+            enforced.methods[index].result = nil
+            enforced.methods[index].params = enforced.methods[index].params.map(\.withoutDescription)
+        }
+        for index in enforced.events.indices {
+            enforced.events[index].summary = ""
+            enforced.events[index].params = nil
+        }
+        for index in enforced.services.indices {
+            enforced.services[index].summary = ""
+            enforced.services[index].params = enforced.services[index].params?.map(\.withoutDescription)
+        }
+        return enforced
     }
 
     /// The manifest read through a tree of JSON values, every check naming

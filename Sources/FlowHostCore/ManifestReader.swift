@@ -22,9 +22,14 @@ import Darwin
 ///
 /// Schemas (a method's `result`, an event's `params`) are kept as JSON
 /// values: each is found here and parsed on its own by `JSON.parse`.
+///
+/// What only describes (summaries, param descriptions, schemas) is checked
+/// as strictly either way, and kept only when `keepsDescriptions`: the
+/// loader drops it (`PluginManifest.Reading.enforced`).
 struct ManifestReader {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var at = 0
+    private let keepsDescriptions: Bool
 
     /// Why reading stopped; the tree reading says what is wrong.
     struct GiveUp: Error {}
@@ -33,12 +38,18 @@ struct ManifestReader {
     static let maximumSchemaDepth = 64
 
     /// The manifest in `text`, or nil when the tree reading must decide.
-    static func read(_ text: UnsafeBufferPointer<UInt8>) -> PluginManifest? {
-        var reader = ManifestReader(bytes: text)
+    static func read(_ text: UnsafeBufferPointer<UInt8>) -> PluginManifest? { read(text, .whole) }
+
+    /// The same, keeping what only describes if `reading` says so.
+    static func read(_ text: UnsafeBufferPointer<UInt8>, _ reading: PluginManifest.Reading) -> PluginManifest? {
+        var reader = ManifestReader(bytes: text, keepsDescriptions: reading == .whole)
         return try? reader.manifest()
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    private init(bytes: UnsafeBufferPointer<UInt8>, keepsDescriptions: Bool) {
+        self.bytes = bytes
+        self.keepsDescriptions = keepsDescriptions
+    }
 
     // MARK: The manifest's levels
 
@@ -83,9 +94,9 @@ struct ManifestReader {
         try object(Self.methodKeys) { (reader: inout ManifestReader, key) throws(GiveUp) in
             switch key {
             case 0: name = try reader.string()
-            case 1: summary = try reader.string()
+            case 1: summary = try reader.description()
             case 2: params = try reader.paramList()
-            case 3: result = try reader.schema()
+            case 3: result = try reader.describingSchema()
             case 4:
                 if reader.next == UInt8(ascii: "\"") {
                     answers = [try reader.string()]
@@ -104,8 +115,8 @@ struct ManifestReader {
         try object(Self.eventKeys) { (reader: inout ManifestReader, key) throws(GiveUp) in
             switch key {
             case 0: name = try reader.string()
-            case 1: summary = try reader.string()
-            case 2: params = try reader.schema()
+            case 1: summary = try reader.description()
+            case 2: params = try reader.describingSchema()
             case 3: isChallenge = try reader.bool()
             default: isResting = try reader.bool()
             }
@@ -119,7 +130,7 @@ struct ManifestReader {
         try object(Self.serviceKeys) { (reader: inout ManifestReader, key) throws(GiveUp) in
             switch key {
             case 0: name = try reader.string()
-            case 1: summary = try reader.string()
+            case 1: summary = try reader.description()
             default: params = try reader.paramList()
             }
         }
@@ -143,7 +154,7 @@ struct ManifestReader {
                 guard let known = ParamType(rawValue: try reader.string()) else { throw GiveUp() }
                 type = known
             case 2: required = try reader.bool()
-            case 3: description = try reader.string()
+            case 3: description = try reader.description()
             default:
                 guard let known = ParamFormat(rawValue: try reader.string()) else { throw GiveUp() }
                 format = known
@@ -304,6 +315,29 @@ struct ManifestReader {
             }
         }
         throw GiveUp()
+    }
+
+    /// A summary or a description: checked as any string is, and made into
+    /// one only when kept. Plain ASCII is stepped over; anything else goes
+    /// through `string`, the one careful reading.
+    private mutating func description() throws(GiveUp) -> String {
+        if keepsDescriptions { return try string() }
+        guard next == UInt8(ascii: "\"") else { throw GiveUp() }
+        let quote = at
+        let runEnd = plainRun(from: quote + 1)
+        if runEnd < bytes.count, bytes[runEnd] == UInt8(ascii: "\"") {
+            at = runEnd + 1
+            return ""
+        }
+        _ = try string()
+        return ""
+    }
+
+    /// A schema that only describes (a result, an event's params): checked
+    /// by the strict reader either way, kept only when descriptions are.
+    private mutating func describingSchema() throws(GiveUp) -> JSON? {
+        let schema = try schema()
+        return keepsDescriptions ? schema : nil
     }
 
     private mutating func bool() throws(GiveUp) -> Bool {

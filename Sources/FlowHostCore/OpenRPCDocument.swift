@@ -7,12 +7,14 @@ import FlowJSON
 /// they are listed under the extension key `x-flowhost-events`.
 enum OpenRPCDocument {
     static func make(engine: HostEngine) -> JSON {
+        // The flows' manifests with their descriptions, read again: the engine holds only what it enforces.
+        let described = Dictionary(engine.plugins.map { ($0.name, $0.describedManifest) }, uniquingKeysWith: { first, _ in first })
         var specs: [MethodSpec] = []
         var seen = Set<String>()
         let builtinOrder = ["initialize", "shutdown", "exit", "rpc.discover", "ping"]
         for name in builtinOrder { if let route = engine.names[method: name] { specs.append(route.spec); seen.insert(name) } }
         for plugin in engine.plugins {
-            for method in plugin.manifest.methods where seen.insert(method.name).inserted { specs.append(method) }
+            for method in described[plugin.name]!.methods where seen.insert(method.name).inserted { specs.append(method) }
         }
         let methods = JSON.array()
         for spec in specs {
@@ -34,7 +36,7 @@ enum OpenRPCDocument {
         }
         let events = JSON.array()
         for plugin in engine.plugins {
-            for event in plugin.manifest.events {
+            for event in described[plugin.name]!.events {
                 let entry: JSON = ["name": .string(event.name), "flow": .string(plugin.name), "challenge": .bool(event.isChallenge)]
                 if !event.summary.isEmpty { entry["summary"] = .string(event.summary) }
                 entry["params"] = event.params ?? ["type": "object"]
@@ -51,7 +53,8 @@ enum OpenRPCDocument {
             case .host(let params, _), .hostAsync(let params, _):
                 entry["provider"] = "host"
                 if let params { entry["params"] = .array(params.map(describe)) }
-            case .flow(let plugin, let spec):
+            case .flow(let plugin, let enforced):
+                let spec = described[plugin.name]?.services.first { $0.name == name } ?? enforced
                 entry["provider"] = .string(plugin.name)
                 if !spec.summary.isEmpty { entry["summary"] = .string(spec.summary) }
                 if let params = spec.params { entry["params"] = .array(params.map(describe)) }

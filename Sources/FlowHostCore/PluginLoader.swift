@@ -247,7 +247,9 @@ public enum PluginLoader {
         guard let rawManifest = d.manifest else { return refuse("descriptor has no manifest") }
         let manifest: PluginManifest
         do {
-            manifest = try PluginManifest.parse(cString: rawManifest)
+            // Held without its descriptions: an idle host kept about 30 KB of
+            // summaries and schemas that only `rpc.discover` reads.
+            manifest = try PluginManifest.parse(cString: rawManifest, .enforced)
         } catch {
             return refuse(error.description)
         }

@@ -5,6 +5,10 @@ import FlowJSON
 /// The SDK turns it into a C descriptor (`FlowExport`); the host never sees a
 /// Swift type. All calls come on the host's loop thread.
 public protocol Flow: AnyObject {
+    /// Read once, when the library's descriptor is made, and turned into
+    /// the manifest text the descriptor keeps: a computed property (`static
+    /// var declaration: FlowDeclaration { … }`) leaves nothing else behind,
+    /// where a `static let` keeps the declaration for the process's life.
     static var declaration: FlowDeclaration { get }
 
     /// `config` is the flow's section of the host config (an object).

@@ -112,5 +112,8 @@ def test_a_manifest_the_one_pass_reader_gives_up_on_still_loads(spawn, echo_dir,
     host = spawn("--no-default-plugins", "--log-level", "debug", "--plugins", test_plugins["escaped_manifest"])
     flows = host.initialize(device=DEVICE)["flows"]
     assert [flow["name"] for flow in flows] == ["escaped"]
+    # The host holds no summaries: rpc.discover reads the manifest again, through the tree too.
+    methods = {method["name"]: method for method in host.request("rpc.discover")["methods"]}
+    assert methods["escaped.begin"]["summary"] == "caf\u00e9"
     host.shutdown()
     assert "flow escaped: its manifest was read through a JSON tree" in host.stderr_text()

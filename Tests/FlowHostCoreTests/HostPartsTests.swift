@@ -81,6 +81,27 @@ private let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler
     }
 }
 
+extension NameTableTests {
+    /// Flows sharing an answer method agree on its contract; each may
+    /// describe it in its own words (the host holds no descriptions).
+    @Test func flowsSharingAnAnswerMethodMayDescribeItDifferently() {
+        let base = MethodSpec(name: "setSecret", params: [ParamSpec(name: "secret", type: .string, description: "one")], answers: ["getSecret"])
+        var described = base
+        described.summary = "said otherwise"
+        described.params[0].description = "another"
+        #expect(base.isCompatible(with: described))
+        var retyped = base
+        retyped.params[0].type = .integer
+        #expect(!base.isCompatible(with: retyped))
+        var optional = base
+        optional.params[0].required = false
+        #expect(!base.isCompatible(with: optional))
+        var otherChallenge = base
+        otherChallenge.answers = ["getOther"]
+        #expect(!base.isCompatible(with: otherChallenge))
+    }
+}
+
 @Suite struct FeedSubscriptionsTests {
     /// An in-memory feed: only the subscriptions' bookkeeping is under test.
     final class ListFeed: ChangeFeed {

@@ -102,6 +102,49 @@ import Testing
         #expect((try? PluginManifest.parse(cString: Self.everyKey))?.readInOnePass == true)
     }
 
+    /// The loader keeps only what the host enforces: the same manifest
+    /// with its summaries, descriptions and schemas left out, from either
+    /// reading, and refused exactly when the whole reading refuses it.
+    @Test func theEnforcedReadingIsTheWholeOneWithoutItsDescriptions() throws {
+        // The last one has a `\u` escape in a summary: the tree reads it.
+        for text in [Self.everyKey, Self.spaced, "{}", #"{"methods":[{"name":"a","summary":"caf\u00e9","params":[]}]}"#] {
+            let whole = try PluginManifest.parse(text)
+            let enforced = try PluginManifest.parse(text, .enforced)
+            #expect(describe(enforced) == describe(whole.kept(.enforced)), "\(text)")
+            #expect(enforced.readInOnePass == whole.readInOnePass)
+            let fromC = try text.withCString { cString throws(PluginManifest.Invalid) in try PluginManifest.parse(cString: cString, .enforced) }
+            #expect(describe(fromC) == describe(enforced))
+        }
+        let enforced = try PluginManifest.parse(Self.everyKey, .enforced)
+        #expect(enforced.methods.allSatisfy { $0.summary.isEmpty && $0.result == nil && $0.params.allSatisfy(\.description.isEmpty) })
+        #expect(enforced.events.allSatisfy { $0.summary.isEmpty && $0.params == nil })
+        #expect(enforced.services.allSatisfy { $0.summary.isEmpty })
+        // What is enforced is all there.
+        #expect(enforced.methods[0].params.map(\.name) == ["userID", "code", "level"] && enforced.methods[0].params[1].format == .userID)
+        #expect(enforced.methods[0].startsDialogue && enforced.methods[1].answers == ["getThing"])
+        #expect(enforced.events[0].isChallenge && enforced.events[0].isResting)
+        #expect(enforced.services[0].params?.map(\.name) == ["key"] && enforced.services[1].params == nil)
+        #expect(enforced.uses == ["audit.record", "sample.lookup"] && enforced.reads == ["sessions.ended", "notifications.created"])
+    }
+
+    /// Descriptions left out are still checked: a summary or a schema the
+    /// whole reading refuses makes the enforced reading refuse too.
+    @Test func theEnforcedReadingChecksWhatItLeavesOut() {
+        let badDescriptions = [
+            #"{"methods":[{"name":"a","summary":3}]}"#,
+            #"{"methods":[{"name":"a","summary":"x\qy"}]}"#,
+            #"{"methods":[{"name":"a","result":{"x":1,"x":2}}]}"#,
+            #"{"events":[{"name":"e","params":{"x":01}}]}"#,
+            #"{"methods":[{"name":"a","params":[{"name":"p","type":"string","description":"\u12"}]}]}"#,
+        ]
+        for text in badDescriptions {
+            #expect(throws: PluginManifest.Invalid.self, "\(text)") { try PluginManifest.parse(text, .enforced) }
+        }
+        // Bytes that are not UTF-8 in a summary: the one-pass reading gives up on both.
+        let notUTF8 = Array(#"{"methods":[{"name":"a","summary":"x"#.utf8) + [0xC3, 0x28] + Array(#""}]}"#.utf8)
+        #expect(notUTF8.withUnsafeBufferPointer { ManifestReader.read($0, .enforced) } == nil)
+    }
+
     @Test func plainManifestsAreReadInOnePassAsTheTreeReadsThem() throws {
         for text in [Self.everyKey, Self.spaced, "{}", " {\"methods\":[]} "] {
             let fast = try #require(readInOnePass(text), "gave up on: \(text)")
@@ -172,6 +215,8 @@ import Testing
                 for variant in variants {
                     // Bytes as they are: `String(decoding:)` would repair what is not UTF-8.
                     let fast = variant.withUnsafeBufferPointer(ManifestReader.read)
+                    let enforcedGaveUp = variant.withUnsafeBufferPointer { ManifestReader.read($0, .enforced) } == nil
+                    #expect(enforcedGaveUp == (fast == nil), "the enforced reading decided otherwise: \(variant)")
                     guard let fast else { continue }
                     guard let text = String(validating: variant, as: UTF8.self), !text.utf8.contains(0) else {
                         Issue.record("accepted bytes that are not a manifest's text: \(variant)")
@@ -184,6 +229,8 @@ import Testing
                     }
                     acceptedByBoth += 1
                     #expect(describe(fast) == describe(tree), "read differently: \(text)")
+                    let enforced = variant.withUnsafeBufferPointer { ManifestReader.read($0, .enforced) }
+                    #expect(enforced.map(describe) == describe(tree.kept(.enforced)), "kept differently: \(text)")
                 }
             }
         }

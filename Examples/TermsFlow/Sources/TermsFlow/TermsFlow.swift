@@ -10,26 +10,28 @@ import FlowHostSDK
 /// What was accepted is kept with the host's `records.*` services, under
 /// this flow's own namespace: the flow needs no table and no change to the host.
 public final class TermsFlow: Flow {
-    public static let declaration = FlowDeclaration(
-        name: "terms", version: "1.0.0",
-        methods: [
-            FlowMethod(
-                "terms.accept", summary: "Asks the user to accept this version of the terms (getTermsConsent), unless they have.",
-                params: [FlowParam("userID", .string, format: .userID), FlowParam("version", .string)], startsDialogue: true),
-            FlowMethod(
-                "setTermsConsent", summary: "The user's answer to getTermsConsent.",
-                params: [FlowParam("accepted", .boolean)], answers: ["getTermsConsent"]),
-            FlowMethod(
-                "terms.status", summary: "The version of the terms the user accepted last, if any.",
-                params: [FlowParam("userID", .string, format: .userID)],
-                resultSchema: #"{"type":"object","properties":{"accepted":{"type":"boolean"},"version":{"type":["string","null"]}},"required":["accepted","version"]}"#),
-        ],
-        events: [
-            FlowEvent("getTermsConsent", summary: "Show the terms; answer with setTermsConsent.", challenge: true),
-            FlowEvent("onTermsAccepted", summary: "The user accepted this version; it is stored."),
-            FlowEvent("onTermsDeclined", summary: "The user declined, or did not answer in time (reason: declined | expired)."),
-        ],
-        uses: ["records.get", "records.apply"])
+    public static var declaration: FlowDeclaration {
+        FlowDeclaration(
+            name: "terms", version: "1.0.0",
+            methods: [
+                FlowMethod(
+                    "terms.accept", summary: "Asks the user to accept this version of the terms (getTermsConsent), unless they have.",
+                    params: [FlowParam("userID", .string, format: .userID), FlowParam("version", .string)], startsDialogue: true),
+                FlowMethod(
+                    "setTermsConsent", summary: "The user's answer to getTermsConsent.",
+                    params: [FlowParam("accepted", .boolean)], answers: ["getTermsConsent"]),
+                FlowMethod(
+                    "terms.status", summary: "The version of the terms the user accepted last, if any.",
+                    params: [FlowParam("userID", .string, format: .userID)],
+                    resultSchema: #"{"type":"object","properties":{"accepted":{"type":"boolean"},"version":{"type":["string","null"]}},"required":["accepted","version"]}"#),
+            ],
+            events: [
+                FlowEvent("getTermsConsent", summary: "Show the terms; answer with setTermsConsent.", challenge: true),
+                FlowEvent("onTermsAccepted", summary: "The user accepted this version; it is stored."),
+                FlowEvent("onTermsDeclined", summary: "The user declined, or did not answer in time (reason: declined | expired)."),
+            ],
+            uses: ["records.get", "records.apply"])
+    }
 
     static let collection = "accepted"
 
