@@ -24,8 +24,14 @@ let concurrencyRuntime: [LinkerSetting] = [
 /// internal names (`fill_memory_blocks`, `initialize`, …) are also in
 /// libsodium's archive. libjansson stays shared: its values cross the
 /// plugin boundary, so the process must hold one copy.
+///
+/// The release build (scripts/build-release.sh) names another archive here:
+/// SQLite compiled from Debian's source as bitcode, for its link-time
+/// optimisation (scripts/sqlite-source.sh).
+let sqliteArchive = Context.environment["FLOWHOST_SQLITE_ARCHIVE"]
 let sqliteLinkage: [LinkerSetting] = [
-    .linkedLibrary(":libsqlite3.a", .when(platforms: [.linux])),
+    sqliteArchive.map { LinkerSetting.unsafeFlags([$0], .when(platforms: [.linux])) }
+        ?? .linkedLibrary(":libsqlite3.a", .when(platforms: [.linux])),
     .linkedLibrary("m", .when(platforms: [.linux])),
     .linkedLibrary("sqlite3", .when(platforms: [.macOS])),
 ]

@@ -20,6 +20,21 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 
+if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--test" ]; then
+  # The release build compiles SQLite from Debian's source of the installed
+  # version (scripts/sqlite-source.sh): dpkg-source unpacks it, SQLite's
+  # own build (tcl, make) makes its one-file form.
+  need_release_apt=()
+  command -v dpkg-source >/dev/null 2>&1 || need_release_apt+=(dpkg-dev)
+  command -v tclsh >/dev/null 2>&1 || need_release_apt+=(tcl)
+  command -v make >/dev/null 2>&1 || need_release_apt+=(make)
+  if [ ${#need_release_apt[@]} -gt 0 ]; then
+    echo "setup: apt-get install ${need_release_apt[*]}"
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need_release_apt[@]}" >/dev/null
+  fi
+fi
+
 if [ "${1:-}" = "--bench" ]; then
   # The benchmark counts instructions per request with valgrind's callgrind,
   # on copies of the binaries stripped of their debug info (binutils' strip).

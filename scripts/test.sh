@@ -4,7 +4,7 @@
 # runs the end-to-end tests that spawn the built binary through the Python
 # reference client (the crash-safety and eight-host load tests included),
 # the inspector's page in a headless Chromium,
-# again with every flow isolated in a process of its own,
+# again with every flow isolated in a process of its own on the release build,
 # builds and drives the tutorial's flows from outside the package,
 # again on a throw-away PostgreSQL cluster with the release build,
 # then the end-to-end suite against AddressSanitizer and ThreadSanitizer
@@ -26,21 +26,9 @@ FLOWHOST_BIN_DIR="$bin" python3 -m pytest -q -rfE Tests/EndToEnd
 # The inspector (`flowhost inspect`): its access rules, then a real headless
 # Chromium through the page; screenshots of each step in .build-screenshots/.
 FLOWHOST_BIN_DIR="$bin" python3 -m pytest -q -rfE Tests/Inspector
-# Again with every flow in a process of its own (--isolate-all): the proxy
-# must be invisible to every flow and client. The crash-safety and load
-# tests run shorter here (40 kills, 10 s): the full ones ran just above,
-# and this run is about the flows' boundary, within CI's time.
-FLOWHOST_TEST_ISOLATE=all FLOWHOST_CRASH_KILLS=40 FLOWHOST_CONCURRENCY_SECONDS=10 FLOWHOST_BIN_DIR="$bin" \
-  python3 -m pytest -q -rfE Tests/EndToEnd
-# The tutorial's flows, built out of tree in Swift and in C, tested with
-# FlowHostTesting, then loaded into the built host and driven.
-FLOWHOST_BIN_DIR="$bin" scripts/examples.sh
-# The same suite on PostgreSQL (a throw-away cluster; tests that read the
-# SQLite file itself are skipped, test_postgres.py ran above already), and
-# on the release build (scripts/build-release.sh: link-time optimised, what
-# the benchmark measures and a deployment runs). Its crash-safety and load
-# tests run at half length (100 kills, 15 s), within CI's time: the full
-# ones ran on SQLite above.
+# The release build (scripts/build-release.sh: link-time optimised, with
+# SQLite compiled from source; what the benchmark measures and a
+# deployment runs).
 scripts/build-release.sh 2>&1 | tail -1
 release="$(scripts/build-release.sh --show-bin-path)"
 # flowhost names no Swift library it does not use (build-release.sh): the
@@ -49,6 +37,27 @@ if readelf -d "$release/flowhost" | grep -E 'lib(swift_Concurrency|swift_StringP
   echo "the release flowhost names a library it does not use" >&2
   exit 1
 fi
+# Its SQLite is the one compiled from source (scripts/sqlite-source.sh),
+# which leaves out the extension loader Debian's archive brings along.
+if nm "$release/flowhost" | grep -q sqlite3Apis; then
+  echo "the release flowhost links Debian's SQLite archive, not the one compiled from source" >&2
+  exit 1
+fi
+# Again with every flow in a process of its own (--isolate-all), on the
+# release build: the proxy must be invisible to every flow and client, and
+# the release build's SQLite gets the whole suite on SQLite. The
+# crash-safety and load tests run shorter here (40 kills, 10 s): the full
+# ones ran just above, and this run is about the flows' boundary, within
+# CI's time.
+FLOWHOST_TEST_ISOLATE=all FLOWHOST_CRASH_KILLS=40 FLOWHOST_CONCURRENCY_SECONDS=10 FLOWHOST_BIN_DIR="$release" \
+  python3 -m pytest -q -rfE Tests/EndToEnd
+# The tutorial's flows, built out of tree in Swift and in C, tested with
+# FlowHostTesting, then loaded into the built host and driven.
+FLOWHOST_BIN_DIR="$bin" scripts/examples.sh
+# The same suite on PostgreSQL (a throw-away cluster; tests that read the
+# SQLite file itself are skipped, test_postgres.py ran above already), on
+# the release build. Its crash-safety and load tests run at half length
+# (100 kills, 15 s), within CI's time: the full ones ran on SQLite above.
 FLOWHOST_TEST_BACKEND=postgresql FLOWHOST_CRASH_KILLS=100 FLOWHOST_CONCURRENCY_SECONDS=15 FLOWHOST_BIN_DIR="$release" python3 -m pytest -q -rfE Tests/EndToEnd --deselect Tests/EndToEnd/test_postgres.py
 scripts/sanitize.sh
 scripts/fuzz.sh "${FLOWHOST_FUZZ_SECONDS:-20}"
