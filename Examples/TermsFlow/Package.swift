@@ -20,7 +20,13 @@ let package = Package(
         .package(path: flowhost),
     ],
     targets: [
-        .target(name: "TermsFlow", dependencies: [.product(name: "FlowHostSDK", package: flowhostIdentity)]),
+        .target(
+            name: "TermsFlow",
+            dependencies: [
+                .product(name: "FlowHostSDK", package: flowhostIdentity),
+                // The typed records.* calls (Services.RecordsGet, …).
+                .product(name: "FlowHostServiceTypes", package: flowhostIdentity),
+            ]),
         .testTarget(
             name: "TermsFlowTests",
             dependencies: ["TermsFlow", .product(name: "FlowHostTesting", package: flowhostIdentity)]),

@@ -1,5 +1,7 @@
 import FlowHostSDK
 import FlowJSON
+import ServicesSignatures
+import ServicesStepup
 
 /// Checking the request, authenticating, signing, and the outcome event.
 extension DataSigningFlow {

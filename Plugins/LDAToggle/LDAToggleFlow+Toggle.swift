@@ -1,5 +1,7 @@
 import FlowHostSDK
 import FlowJSON
+import ServicesAuthenticators
+import ServicesStepup
 
 /// `manageDeviceAuthenticationModes`: verify, then consent or a new
 /// password, then the change, then `onDeviceAuthManagementStatus`.

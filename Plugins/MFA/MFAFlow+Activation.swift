@@ -1,5 +1,7 @@
 import FlowHostSDK
 import FlowJSON
+import ServicesActivation
+import ServicesDevice
 
 /// Activation: the code, the device name, LDA consent, and its completion.
 extension MFAFlow {

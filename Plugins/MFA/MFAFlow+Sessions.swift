@@ -1,5 +1,6 @@
 import FlowHostSDK
 import FlowJSON
+import ServicesSession
 
 /// Sessions: login, reset before login, logoff.
 extension MFAFlow {

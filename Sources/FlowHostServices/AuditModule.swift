@@ -1,5 +1,6 @@
-import FlowHostCore
 import FlowHostAudit
+import FlowHostCore
+import FlowHostServiceTypes
 import FlowHostStore
 import FlowHostVocabulary
 import FlowJSON

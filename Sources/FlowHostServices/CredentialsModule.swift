@@ -1,6 +1,7 @@
 import FlowHostCore
 import FlowHostCredentials
 import FlowHostDevices
+import FlowHostServiceTypes
 import FlowHostStore
 import FlowHostVocabulary
 import FlowJSON

@@ -1,6 +1,7 @@
 import FlowHostCore
 import FlowHostCredentials
 import FlowHostNotifications
+import FlowHostServiceTypes
 import FlowHostVocabulary
 import FlowJSON
 

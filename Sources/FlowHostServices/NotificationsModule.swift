@@ -6,6 +6,7 @@ import FlowJSON
 
 #if canImport(Glibc)
 import Glibc
+import FlowHostServiceTypes
 #endif
 
 /// Notifications for flows: create, list, check and answer, in the SDK's

@@ -5,6 +5,7 @@ import FlowJSON
 
 #if canImport(Glibc)
 import Glibc
+import FlowHostServiceTypes
 #endif
 
 /// Durable state for flows that have no table of their own (a flow built

@@ -1,5 +1,6 @@
 import FlowHostCore
 import FlowHostCredentials
+import FlowHostServiceTypes
 import FlowHostVocabulary
 import FlowJSON
 

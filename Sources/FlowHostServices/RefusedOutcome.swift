@@ -1,4 +1,5 @@
 import FlowHostCredentials
+import FlowHostServiceTypes
 import FlowHostVocabulary
 
 extension RefusableOutcome {

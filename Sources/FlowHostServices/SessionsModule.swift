@@ -1,8 +1,9 @@
 import FlowHostAudit
 import FlowHostCore
 import FlowHostCredentials
-import FlowHostSessions
 import FlowHostDevices
+import FlowHostServiceTypes
+import FlowHostSessions
 import FlowHostStore
 import FlowHostVocabulary
 import FlowJSON

@@ -1,5 +1,6 @@
 @testable import FlowHostCore
 import FlowHostCredentials
+import FlowHostServiceTypes
 import FlowHostVocabulary
 import FlowJSON
 import JSONRPC

@@ -1,4 +1,5 @@
 import FlowHostSDK
+import FlowHostServiceTypes
 
 /// The `terms` flow: a user accepts the terms of use, once per version.
 ///

@@ -3,6 +3,7 @@
 // however long: a prefix's requests and outcomes are read together.
 
 import FlowJSON
+import FlowHostVocabulary
 
 extension Services {
     /// `credentials.rememberedUsers`, offered by host (used by mfa).

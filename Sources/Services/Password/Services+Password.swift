@@ -3,6 +3,7 @@
 // however long: a prefix's requests and outcomes are read together.
 
 import FlowJSON
+import FlowHostVocabulary
 
 extension Services {
     /// `password.check`, offered by host (used by mfa).

@@ -3,6 +3,7 @@
 // however long: a prefix's requests and outcomes are read together.
 
 import FlowJSON
+import FlowHostVocabulary
 
 extension Services {
     /// `stepup.authenticate`, offered by step-up (used by data-signing, lda-toggle, step-up).

@@ -3,35 +3,32 @@
 // however long: a prefix's requests and outcomes are read together.
 
 import FlowJSON
+import FlowHostVocabulary
 
 extension Services {
-    /// `newdevice.complete`, offered by host (used by device-activation).
-    public struct NewdeviceComplete: ServiceRequest {
-        public typealias Outcome = NewdeviceCompleteOutcome
-        public static let service = "newdevice.complete"
+    /// `activation.complete`, offered by host (used by mfa).
+    public struct ActivationComplete: ServiceRequest {
+        public typealias Outcome = ActivationCompleteOutcome
+        public static let service = "activation.complete"
 
         public var userID: String
         public var deviceID: String
         public var deviceName: String
-        public var approval: String?
-        public var grant: String?
+        public var grant: String
         public var workflow: String
         public var password: String?
-        public var newPassword: String?
         public var ldaType: Int?
         public var keyID: String
         public var publicKey: String
         public var custody: String
 
-        public init(userID: String, deviceID: String, deviceName: String, approval: String? = nil, grant: String? = nil, workflow: String, password: String? = nil, newPassword: String? = nil, ldaType: Int? = nil, keyID: String, publicKey: String, custody: String) {
+        public init(userID: String, deviceID: String, deviceName: String, grant: String, workflow: String, password: String? = nil, ldaType: Int? = nil, keyID: String, publicKey: String, custody: String) {
             self.userID = userID
             self.deviceID = deviceID
             self.deviceName = deviceName
-            self.approval = approval
             self.grant = grant
             self.workflow = workflow
             self.password = password
-            self.newPassword = newPassword
             self.ldaType = ldaType
             self.keyID = keyID
             self.publicKey = publicKey
@@ -42,11 +39,9 @@ extension Services {
             userID = try ServiceField.string(source, "userID")
             deviceID = try ServiceField.string(source, "deviceID")
             deviceName = try ServiceField.string(source, "deviceName")
-            approval = try ServiceField.optional(source, "approval", ServiceField.string)
-            grant = try ServiceField.optional(source, "grant", ServiceField.string)
+            grant = try ServiceField.string(source, "grant")
             workflow = try ServiceField.string(source, "workflow")
             password = try ServiceField.optional(source, "password", ServiceField.string)
-            newPassword = try ServiceField.optional(source, "newPassword", ServiceField.string)
             ldaType = try ServiceField.optional(source, "ldaType", ServiceField.int)
             keyID = try ServiceField.string(source, "keyID")
             publicKey = try ServiceField.string(source, "publicKey")
@@ -58,11 +53,9 @@ extension Services {
             target["userID"] = .string(userID)
             target["deviceID"] = .string(deviceID)
             target["deviceName"] = .string(deviceName)
-            if let approval { target["approval"] = .string(approval) }
-            if let grant { target["grant"] = .string(grant) }
+            target["grant"] = .string(grant)
             target["workflow"] = .string(workflow)
             if let password { target["password"] = .string(password) }
-            if let newPassword { target["newPassword"] = .string(newPassword) }
             if let ldaType { target["ldaType"] = .int(ldaType) }
             target["keyID"] = .string(keyID)
             target["publicKey"] = .string(publicKey)
@@ -71,24 +64,18 @@ extension Services {
         }
     }
 
-    /// The outcomes of `newdevice.complete`.
-    public enum NewdeviceCompleteOutcome: ServiceOutcome, RefusableOutcome {
+    /// The outcomes of `activation.complete`.
+    public enum ActivationCompleteOutcome: ServiceOutcome, RefusableOutcome {
         case completed(sessionID: String)
-        case wrong(attemptsLeft: Int)
-        case expired
-        case policy(problems: [String])
-        case reused
+        case grantInvalid
         case refused(status: Int, reason: String)
 
         public init(result source: JSON) throws(ServiceFieldError) {
             switch source["outcome"]?.stringValue {
             case "completed": self = .completed(sessionID: try ServiceField.string(source, "sessionID"))
-            case "wrong": self = .wrong(attemptsLeft: try ServiceField.int(source, "attemptsLeft"))
-            case "expired": self = .expired
-            case "policy": self = .policy(problems: try ServiceField.strings(source, "problems"))
-            case "reused": self = .reused
+            case "grantInvalid": self = .grantInvalid
             case "refused": self = .refused(status: try ServiceField.int(source, "status"), reason: try ServiceField.string(source, "reason"))
-            default: throw ServiceFieldError(field: "outcome", reason: "not one of completed, wrong, expired, policy, reused, refused")
+            default: throw ServiceFieldError(field: "outcome", reason: "not one of completed, grantInvalid, refused")
             }
         }
 
@@ -98,19 +85,8 @@ extension Services {
                 let target: JSON = ["outcome": "completed"]
                 target["sessionID"] = .string(sessionID)
                 return target
-            case .wrong(let attemptsLeft):
-                let target: JSON = ["outcome": "wrong"]
-                target["attemptsLeft"] = .int(attemptsLeft)
-                return target
-            case .expired:
-                let target: JSON = ["outcome": "expired"]
-                return target
-            case .policy(let problems):
-                let target: JSON = ["outcome": "policy"]
-                target["problems"] = .array(problems.map(JSON.string))
-                return target
-            case .reused:
-                let target: JSON = ["outcome": "reused"]
+            case .grantInvalid:
+                let target: JSON = ["outcome": "grantInvalid"]
                 return target
             case .refused(let status, let reason):
                 let target: JSON = ["outcome": "refused"]
@@ -121,10 +97,10 @@ extension Services {
         }
     }
 
-    /// `newdevice.sendCode`, offered by host (used by device-activation).
-    public struct NewdeviceSendCode: ServiceRequest {
+    /// `activation.resend`, offered by host (used by mfa).
+    public struct ActivationResend: ServiceRequest {
         public typealias Outcome = ActivationResendOutcome
-        public static let service = "newdevice.sendCode"
+        public static let service = "activation.resend"
 
         public var userID: String
         public var deviceID: String
@@ -147,10 +123,45 @@ extension Services {
         }
     }
 
-    /// `newdevice.verifyCode`, offered by host (used by device-activation).
-    public struct NewdeviceVerifyCode: ServiceRequest {
-        public typealias Outcome = NewdeviceVerifyCodeOutcome
-        public static let service = "newdevice.verifyCode"
+    /// The outcomes of `activation.resend`.
+    public enum ActivationResendOutcome: ServiceOutcome, RefusableOutcome {
+        case sent(verificationKey: String, attemptsLeft: Int)
+        case tooSoon(retryAfterSeconds: Int)
+        case refused(status: Int, reason: String)
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            switch source["outcome"]?.stringValue {
+            case "sent": self = .sent(verificationKey: try ServiceField.string(source, "verificationKey"), attemptsLeft: try ServiceField.int(source, "attemptsLeft"))
+            case "tooSoon": self = .tooSoon(retryAfterSeconds: try ServiceField.int(source, "retryAfterSeconds"))
+            case "refused": self = .refused(status: try ServiceField.int(source, "status"), reason: try ServiceField.string(source, "reason"))
+            default: throw ServiceFieldError(field: "outcome", reason: "not one of sent, tooSoon, refused")
+            }
+        }
+
+        public var result: JSON {
+            switch self {
+            case .sent(let verificationKey, let attemptsLeft):
+                let target: JSON = ["outcome": "sent"]
+                target["verificationKey"] = .string(verificationKey)
+                target["attemptsLeft"] = .int(attemptsLeft)
+                return target
+            case .tooSoon(let retryAfterSeconds):
+                let target: JSON = ["outcome": "tooSoon"]
+                target["retryAfterSeconds"] = .int(retryAfterSeconds)
+                return target
+            case .refused(let status, let reason):
+                let target: JSON = ["outcome": "refused"]
+                target["status"] = .int(status)
+                target["reason"] = .string(reason)
+                return target
+            }
+        }
+    }
+
+    /// `activation.verify`, offered by host (used by mfa).
+    public struct ActivationVerify: ServiceRequest {
+        public typealias Outcome = ActivationVerifyOutcome
+        public static let service = "activation.verify"
 
         public var userID: String
         public var code: String
@@ -177,11 +188,13 @@ extension Services {
         }
     }
 
-    /// The outcomes of `newdevice.verifyCode`.
-    public enum NewdeviceVerifyCodeOutcome: ServiceOutcome, RefusableOutcome {
+    /// The outcomes of `activation.verify`.
+    public enum ActivationVerifyOutcome: ServiceOutcome, RefusableOutcome {
         case accepted(grant: String)
         case wrong(attemptsLeft: Int)
         case expired(attemptsLeft: Int)
+        case superseded(attemptsLeft: Int)
+        case alreadyUsed(attemptsLeft: Int)
         case refused(status: Int, reason: String)
 
         public init(result source: JSON) throws(ServiceFieldError) {
@@ -189,8 +202,10 @@ extension Services {
             case "accepted": self = .accepted(grant: try ServiceField.string(source, "grant"))
             case "wrong": self = .wrong(attemptsLeft: try ServiceField.int(source, "attemptsLeft"))
             case "expired": self = .expired(attemptsLeft: try ServiceField.int(source, "attemptsLeft"))
+            case "superseded": self = .superseded(attemptsLeft: try ServiceField.int(source, "attemptsLeft"))
+            case "alreadyUsed": self = .alreadyUsed(attemptsLeft: try ServiceField.int(source, "attemptsLeft"))
             case "refused": self = .refused(status: try ServiceField.int(source, "status"), reason: try ServiceField.string(source, "reason"))
-            default: throw ServiceFieldError(field: "outcome", reason: "not one of accepted, wrong, expired, refused")
+            default: throw ServiceFieldError(field: "outcome", reason: "not one of accepted, wrong, expired, superseded, alreadyUsed, refused")
             }
         }
 
@@ -206,6 +221,14 @@ extension Services {
                 return target
             case .expired(let attemptsLeft):
                 let target: JSON = ["outcome": "expired"]
+                target["attemptsLeft"] = .int(attemptsLeft)
+                return target
+            case .superseded(let attemptsLeft):
+                let target: JSON = ["outcome": "superseded"]
+                target["attemptsLeft"] = .int(attemptsLeft)
+                return target
+            case .alreadyUsed(let attemptsLeft):
+                let target: JSON = ["outcome": "alreadyUsed"]
                 target["attemptsLeft"] = .int(attemptsLeft)
                 return target
             case .refused(let status, let reason):

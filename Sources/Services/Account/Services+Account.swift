@@ -3,6 +3,8 @@
 // however long: a prefix's requests and outcomes are read together.
 
 import FlowJSON
+import FlowHostVocabulary
+import ServicesActivation
 
 extension Services {
     /// `account.sendRecoveryCode`, offered by host (used by mfa).

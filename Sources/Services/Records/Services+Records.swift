@@ -3,6 +3,7 @@
 // however long: a prefix's requests and outcomes are read together.
 
 import FlowJSON
+import FlowHostVocabulary
 
 extension Services {
     /// `records.apply`, offered by host (used by no built flow).
