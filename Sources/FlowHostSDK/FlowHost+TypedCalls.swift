@@ -1,5 +1,4 @@
 import FlowJSON
-import ServicesPassword
 
 /// Typed service calls: `try host.call(Services.PasswordStepUp(…))` answers
 /// the service's own outcome type, so a flow switches over a closed enum
