@@ -151,7 +151,7 @@ let package = Package(
         // A JSON reader that builds jansson values, about ten times faster than
         // jansson's own; jansson still says why a text is refused.
         .target(name: "CFlowJSON", dependencies: ["CJansson"]),
-        .target(name: "FlowJSON", dependencies: ["CJansson", "CFlowJSON"]),
+        .target(name: "FlowJSON", dependencies: ["CJansson", "CFlowJSON", "FlowHostPOSIX"]),
 
         // Line framing, envelope classification, JSON-RPC errors, frame writer.
         .target(name: "JSONRPC", dependencies: ["FlowJSON", "CJansson", "FlowHostPOSIX", "FlowHostVocabulary"]),

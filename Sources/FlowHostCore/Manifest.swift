@@ -1,3 +1,4 @@
+import FlowHostPOSIX
 import FlowHostVocabulary
 import FlowJSON
 
@@ -268,7 +269,7 @@ public struct PluginManifest {
         guard error.line >= 1, error.line <= lines.count else { return "" }
         let line = Array(lines[error.line - 1])
         let column = min(max(error.column - 1, 0), line.count)
-        let near = String(decoding: line[max(0, column - 60)..<min(line.count, column + 20)], as: UTF8.self)
+        let near = String(utf8: line[max(0, column - 60)..<min(line.count, column + 20)])
         return " near \"\(near)\""
     }
 

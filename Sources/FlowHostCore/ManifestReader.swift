@@ -1,3 +1,4 @@
+import FlowHostPOSIX
 import FlowHostVocabulary
 import FlowJSON
 
@@ -272,7 +273,7 @@ struct ManifestReader {
         let runEnd = plainRun(from: start)
         if runEnd < bytes.count, bytes[runEnd] == UInt8(ascii: "\"") {
             at = runEnd + 1
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<runEnd]), as: UTF8.self)
+            return String(utf8: UnsafeBufferPointer(rebasing: bytes[start..<runEnd]))
         }
         var isASCII = true
         var decoded: [UInt8]?
@@ -283,11 +284,11 @@ struct ManifestReader {
                 at += 1
                 let raw = UnsafeBufferPointer(rebasing: bytes[start..<(at - 1)])
                 if let decoded {
-                    guard let string = String(validating: decoded, as: UTF8.self) else { throw GiveUp() }
+                    guard let string = String(validUTF8: decoded) else { throw GiveUp() }
                     return string
                 }
-                if isASCII { return String(decoding: raw, as: UTF8.self) }
-                guard let string = String(validating: raw, as: UTF8.self) else { throw GiveUp() }
+                if isASCII { return String(utf8: raw) }
+                guard let string = String(validUTF8: raw) else { throw GiveUp() }
                 return string
             case UInt8(ascii: "\\"):
                 if decoded == nil { decoded = Array(bytes[start..<at]) }

@@ -1,4 +1,5 @@
 import CSodium
+import FlowHostPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -39,7 +40,7 @@ public enum PluginDigest {
             text.append(digits[Int(byte >> 4)])
             text.append(digits[Int(byte & 0xF)])
         }
-        return String(decoding: text, as: UTF8.self)
+        return String(utf8: text)
     }
 
     /// 64 hex digits (either case).

@@ -1,5 +1,6 @@
 import CFlowHostABI
 import CFlowHostIsolation
+import FlowHostPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -168,7 +169,7 @@ public enum PluginLoader {
         var isolation: OpaquePointer?
         var why = [CChar](repeating: 0, count: 512)
         guard let descriptor = flowhost_isolated_open(executable, candidate.path, &limits, &isolation, &why, why.count), let isolation else {
-            return .failure(PluginRefusal(path: candidate.path, reason: "in its own process: " + String(decoding: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+            return .failure(PluginRefusal(path: candidate.path, reason: "in its own process: " + String(utf8: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })))
         }
         switch validate(descriptor: descriptor, path: candidate.path) {
         case .success(let plugin):

@@ -1,4 +1,5 @@
 import CArgon2
+import FlowHostPOSIX
 import FlowHostVocabulary
 
 /// A libargon2 call that failed, with the library's own message.
@@ -47,7 +48,7 @@ public struct Argon2idHasher: Sendable, Equatable {
         }
         try Argon2Error.check(code)
         let end = encoded.firstIndex(of: 0) ?? encoded.endIndex
-        return String(decoding: encoded[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(utf8: encoded[..<end].map { UInt8(bitPattern: $0) })
     }
 
     /// True when `password` matches `encoded`. libargon2 compares in constant time.

@@ -1,5 +1,6 @@
 import CFlowHostSystem
 import FlowHostCore
+import FlowHostPOSIX
 import FlowJSON
 
 #if canImport(Glibc)
@@ -38,7 +39,7 @@ enum FlowNameProbe {
         }
         close(output)
         guard flowhost_wait(pid) == 0,
-              let answer = try? JSON.parse(String(decoding: text, as: UTF8.self)), answer.count == libraries.count
+              let answer = try? JSON.parse(String(utf8: text)), answer.count == libraries.count
         else { return [:] }
         var names: [String: String] = [:]
         for (index, library) in libraries.enumerated() {

@@ -1,3 +1,4 @@
+import FlowHostPOSIX
 
 /// Creation times a listing keeps: `from` inclusive, `until` exclusive (seconds).
 public struct CreationWindow: Sendable, Equatable {
@@ -48,7 +49,7 @@ public enum CreationWindowParser {
         else { throw invalid }
         let midnight = daysFromCivil(year: year, month: month, day: day) * 86_400
         if bytes.count == 10 { return (midnight, midnight + 86_399) }
-        let suffix = String(decoding: bytes[19...], as: UTF8.self)
+        let suffix = String(utf8: bytes[19...])
         guard bytes.count >= 20, bytes[10] == 0x54, bytes[13] == 0x3A, bytes[16] == 0x3A,
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
             hour < 24, minute < 60, second < 60, suffix == "Z" || suffix == "UTC"

@@ -1,3 +1,4 @@
+import FlowHostPOSIX
 import FlowHostStore
 import FlowJSON
 
@@ -46,6 +47,6 @@ public enum NotificationShapes {
         gmtime_r(&time, &parts)
         var text = [CChar](repeating: 0, count: 32)
         let count = strftime(&text, text.count, "%Y-%m-%dT%H:%M:%SUTC", &parts)
-        return String(decoding: text[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(utf8: text[0..<count].map { UInt8(bitPattern: $0) })
     }
 }

@@ -14,6 +14,8 @@ extension String {
     /// that the cut falls on a boundary.
     public var folderPart: String? {
         guard let slash = lastPathSeparator else { return nil }
-        return String(decoding: utf8[..<slash], as: UTF8.self)
+        let length = utf8.distance(from: utf8.startIndex, to: slash)
+        return utf8.withContiguousStorageIfAvailable { String(utf8: UnsafeBufferPointer(rebasing: $0[..<length])) }
+            ?? String(self[..<slash])
     }
 }

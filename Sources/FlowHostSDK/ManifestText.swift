@@ -1,3 +1,4 @@
+import FlowHostPOSIX
 import FlowJSON
 
 /// The manifest's JSON text, written straight from a declaration.
@@ -14,7 +15,7 @@ struct ManifestText {
 
     init(capacity: Int) { bytes.reserveCapacity(capacity) }
 
-    var text: String { String(decoding: bytes, as: UTF8.self) }
+    var text: String { String(utf8: bytes) }
 
     /// A schema's JSON text, as it is.
     mutating func copy(_ fragment: String) {

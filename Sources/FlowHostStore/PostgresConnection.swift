@@ -1,4 +1,5 @@
 import CLibPQ
+import FlowHostPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -139,7 +140,7 @@ final class PostgresResult {
     func string(_ row: Int32, _ column: Int32) -> String {
         guard let value = api.pointee.getvalue(result, row, column) else { return "" }
         let count = Int(api.pointee.getlength(result, row, column))
-        return value.withMemoryRebound(to: UInt8.self, capacity: count) { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) }
+        return value.withMemoryRebound(to: UInt8.self, capacity: count) { String(utf8: UnsafeBufferPointer(start: $0, count: count)) }
     }
 
     /// A bytea column in PostgreSQL's hex output (`\x0a1b…`).

@@ -97,7 +97,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
             let byte = utf8[index]
             if byte == UInt8(ascii: "%"), let high = utf8.index(index, offsetBy: 1, limitedBy: utf8.endIndex), high < utf8.endIndex,
                 let low = utf8.index(index, offsetBy: 2, limitedBy: utf8.endIndex), low < utf8.endIndex,
-                let value = UInt8(String(decoding: [utf8[high], utf8[low]], as: UTF8.self), radix: 16)
+                let value = UInt8(String(utf8: [utf8[high], utf8[low]]), radix: 16)
             {
                 bytes.append(value)
                 index = utf8.index(index, offsetBy: 3)
@@ -106,7 +106,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
                 index = utf8.index(after: index)
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return String(utf8: bytes)
     }
 
     public func read<T>(_ body: (any StoreReader) throws -> T) throws -> T {

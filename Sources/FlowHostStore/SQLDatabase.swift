@@ -1,4 +1,5 @@
 import CSQLite
+import FlowHostPOSIX
 
 /// What a transaction (`SQLTransaction`) needs of a database connection:
 /// one statement at a time with bound values, `?` placeholders, rows read by
@@ -68,7 +69,7 @@ public struct SQLRow {
         case .sqlite(let statement):
             guard let text = sqlite3_column_text(statement, column) else { return "" }
             let count = Int(sqlite3_column_bytes(statement, column))
-            return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+            return String(utf8: UnsafeBufferPointer(start: text, count: count))
         case .postgres(let result, let row): return result.string(row, column)
         }
     }

@@ -1,3 +1,5 @@
+import FlowHostPOSIX
+
 /// Lower-case hexadecimal: the one spelling of bytes as text (ids, hashes).
 public enum Hex {
     public static func encode(_ bytes: [UInt8]) -> String {
@@ -8,7 +10,7 @@ public enum Hex {
             text.append(digits[Int(byte >> 4)])
             text.append(digits[Int(byte & 0x0F)])
         }
-        return String(decoding: text, as: UTF8.self)
+        return String(utf8: text)
     }
 }
 

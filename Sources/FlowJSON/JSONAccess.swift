@@ -1,4 +1,5 @@
 import CJansson
+import FlowHostPOSIX
 
 /// The kind of a JSON value, as jansson sees it.
 public enum JSONKind: Sendable, Equatable {
@@ -44,7 +45,7 @@ extension JSON {
         guard kind(of: raw) == .string else { return nil }
         let length = json_string_length(raw)
         return json_string_value(raw).withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+            String(utf8: UnsafeBufferPointer(start: $0, count: length))
         }
     }
 

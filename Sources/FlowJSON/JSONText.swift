@@ -1,5 +1,6 @@
 import CFlowJSON
 import CJansson
+import FlowHostPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -45,7 +46,7 @@ extension JSON {
     public func serialized() -> String {
         var bytes: [UInt8] = []
         JSON.serialize(raw, into: &bytes)
-        return bytes.isEmpty ? "null" : String(decoding: bytes, as: UTF8.self)
+        return bytes.isEmpty ? "null" : String(utf8: bytes)
     }
 
     /// Appends the compact text of this value to `sink`, without a temporary string.

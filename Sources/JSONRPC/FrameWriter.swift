@@ -41,7 +41,7 @@ public final class MemorySink: FrameSink {
     public func write(_ bytes: UnsafeRawBufferPointer) throws { self.bytes.append(contentsOf: bytes) }
     /// The lines written so far, without their `\n`.
     public var lines: [String] {
-        String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        String(utf8: bytes).split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
     }
     public func reset() { bytes.removeAll() }
 }

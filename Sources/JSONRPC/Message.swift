@@ -1,4 +1,5 @@
 import CJansson
+import FlowHostPOSIX
 import FlowHostVocabulary
 import FlowJSON
 
@@ -76,7 +77,7 @@ public enum IncomingMessage {
     private static func string(_ value: UnsafeMutablePointer<json_t>) -> String {
         let length = json_string_length(value)
         return json_string_value(value).withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+            String(utf8: UnsafeBufferPointer(start: $0, count: length))
         }
     }
 }
