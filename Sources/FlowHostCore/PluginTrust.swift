@@ -44,7 +44,7 @@ public struct PluginTrust {
             target = resolved
         } else if let real = realFolder(folder), let slash = path.lastPathSeparator {
             // Not a link itself: its real path is its folder's and its name.
-            target = (real == "/" ? "" : real) + path[slash...]
+            target = (real == "/" ? "" : real) + String(path[slash...])
         } else {
             target = Self.realPath(path) ?? path
         }

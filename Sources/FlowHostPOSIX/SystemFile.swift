@@ -90,7 +90,7 @@ public enum SystemFile {
     /// linked in under the name (link, unlike rename, never replaces a file
     /// another process made first); the folder is synced last.
     public static func create(_ path: String, bytes: [UInt8], mode: mode_t) throws(SystemError) {
-        let temporary = path + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let temporary = path + ".tmp-" + randomSuffix()
         let fd = open(temporary, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { throw SystemError(operation: "create \(temporary)", errno: errno) }
         defer { unlink(temporary) }
@@ -104,6 +104,20 @@ public enum SystemFile {
         close(fd)
         guard link(temporary, path) == 0 else { throw SystemError(operation: "create \(path)", errno: errno) }
         syncFolder(of: path)
+    }
+
+    /// Sixteen random hex digits. Not `String(_:radix:)`: generic over the
+    /// integer, its first call fills the runtime's cache of `UInt64`'s
+    /// conformance, a page of libswiftCore's data kept in every host.
+    static func randomSuffix() -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var value = UInt64.random(in: 0...UInt64.max)
+        var text = [UInt8](repeating: 0, count: 16)
+        for index in text.indices.reversed() {
+            text[index] = digits[Int(value & 15)]
+            value >>= 4
+        }
+        return String(utf8: text)
     }
 
     /// Makes a link or an unlink in the folder of `path` durable (best effort).

@@ -40,7 +40,10 @@ public enum PrivateFile {
     public static func makeFolders(_ folder: String) throws {
         var current = folder.hasPrefix("/") ? "" : "."
         for part in folder.split(separator: "/") {
-            current += "/" + part
+            // `String(part)`: appending a Substring goes through a generic
+            // that fills a runtime cache of Substring's conformance (a page
+            // of libswiftCore's data in every host; README, "The SQLite round").
+            current += "/" + String(part)
             if mkdir(current, 0o700) != 0, errno != EEXIST {
                 throw StoreError("cannot create \(current): \(String(cString: strerror(errno)))")
             }
