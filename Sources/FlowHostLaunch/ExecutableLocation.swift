@@ -1,3 +1,4 @@
+import CFlowHostSystem
 import FlowHostPOSIX
 
 #if canImport(Glibc)
@@ -19,10 +20,12 @@ public enum ExecutableLocation {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         if length > 0, length < buffer.count - 1, buffer[0] == CChar(UInt8(ascii: "/")) {
-            let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let path = String(utf8: buffer[..<length].map { UInt8(bitPattern: $0) })
             if !path.hasSuffix(" (deleted)") { return path }
         }
-        let argument = realpath("/proc/self/exe", nil) ?? (CommandLine.arguments[0].contains("/") ? realpath(CommandLine.arguments[0], nil) : nil)
+        // argv[0] read in place (not `CommandLine`: flowhost/main.swift says why).
+        let first = flowhost_process_argc() > 0 ? flowhost_process_argv()[0] : CommandLine.unsafeArgv[0]
+        let argument = realpath("/proc/self/exe", nil) ?? (first.map { strchr($0, Int32(UInt8(ascii: "/"))) != nil } == true ? realpath(first, nil) : nil)
         guard let argument else { return nil }
         defer { free(argument) }
         return String(cString: argument)

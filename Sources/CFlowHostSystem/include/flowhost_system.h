@@ -24,6 +24,14 @@ void flowhost_json_wipe_on_free(void);
 /* 1 when jansson's free is the wiping one. */
 int flowhost_json_wipes_on_free(void);
 
+/* The process's command line, as the C runtime handed it to the program's
+   initialisers: argc is 0 when it was not captured. The host reads its
+   arguments here rather than through Swift's CommandLine, whose one-time
+   initialisers write a page of libswiftCore's data that then stays in
+   every host (README, "The SQLite round"). */
+int flowhost_process_argc(void);
+char **flowhost_process_argv(void);
+
 /* Overwrites the whole of a malloc'd block with zeros (what the wiping free
    does before it frees). NULL is ignored. */
 void flowhost_wipe_allocation(void *block);
