@@ -5,6 +5,14 @@ set -euo pipefail
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
+# Installs the named Debian packages, if any are named.
+apt_install() {
+  [ $# -gt 0 ] || return 0
+  echo "setup: apt-get install $*"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >/dev/null
+}
+
 need_apt=()
 command -v pkg-config >/dev/null 2>&1 || need_apt+=(pkg-config)
 pkg-config --exists jansson 2>/dev/null || need_apt+=(libjansson-dev)
@@ -14,11 +22,7 @@ pkg-config --exists sqlite3 2>/dev/null || need_apt+=(libsqlite3-dev)
 [ -f /usr/include/postgresql/libpq-fe.h ] || need_apt+=(libpq-dev)
 pkg-config --exists libsodium 2>/dev/null || need_apt+=(libsodium-dev)
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
-if [ ${#need_apt[@]} -gt 0 ]; then
-  echo "setup: apt-get install ${need_apt[*]}"
-  as_root apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need_apt[@]}" >/dev/null
-fi
+apt_install "${need_apt[@]}"
 
 if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--test" ]; then
   # The release build compiles SQLite from Debian's source of the installed
@@ -28,11 +32,7 @@ if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--test" ]; then
   command -v dpkg-source >/dev/null 2>&1 || need_release_apt+=(dpkg-dev)
   command -v tclsh >/dev/null 2>&1 || need_release_apt+=(tcl)
   command -v make >/dev/null 2>&1 || need_release_apt+=(make)
-  if [ ${#need_release_apt[@]} -gt 0 ]; then
-    echo "setup: apt-get install ${need_release_apt[*]}"
-    as_root apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need_release_apt[@]}" >/dev/null
-  fi
+  apt_install "${need_release_apt[@]}"
 fi
 
 if [ "${1:-}" = "--bench" ]; then
@@ -41,11 +41,7 @@ if [ "${1:-}" = "--bench" ]; then
   need_bench_apt=()
   command -v valgrind >/dev/null 2>&1 || need_bench_apt+=(valgrind)
   command -v strip >/dev/null 2>&1 || need_bench_apt+=(binutils)
-  if [ ${#need_bench_apt[@]} -gt 0 ]; then
-    echo "setup: apt-get install ${need_bench_apt[*]}"
-    as_root apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need_bench_apt[@]}" >/dev/null
-  fi
+  apt_install "${need_bench_apt[@]}"
 fi
 
 if [ "${1:-}" = "--test" ]; then
@@ -59,11 +55,7 @@ if [ "${1:-}" = "--test" ]; then
   # A real headless Chromium and its WebDriver drive the inspector's page (Tests/Inspector).
   command -v chromium >/dev/null 2>&1 || need_test_apt+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need_test_apt+=(chromium-driver)
-  if [ ${#need_test_apt[@]} -gt 0 ]; then
-    echo "setup: apt-get install ${need_test_apt[*]}"
-    as_root apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${need_test_apt[@]}" >/dev/null
-  fi
+  apt_install "${need_test_apt[@]}"
   need_pip=()
   python3 -c 'import pytest' 2>/dev/null || need_pip+=(pytest)
   python3 -c 'import jsonschema' 2>/dev/null || need_pip+=(jsonschema)

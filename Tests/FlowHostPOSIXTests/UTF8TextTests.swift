@@ -1,4 +1,5 @@
 import FlowHostPOSIX
+import TestSupport
 import Testing
 
 /// `String(utf8:)` stands in for `String(decoding:as: UTF8.self)` and
@@ -11,7 +12,7 @@ import Testing
         // starts, two- to four-byte sequences cut short, bytes never valid.
         let awkward: [UInt8] = [0x41, 0x7A, 0x00, 0x7F, 0x80, 0xBF, 0xC0, 0xC1, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xED, 0xA0, 0xF0, 0x9F, 0x94, 0x91, 0xF4, 0x90, 0xF5, 0xFE, 0xFF]
         let whole: [[UInt8]] = [[0x61], [0x00], [0xC3, 0xA9], [0xE2, 0x82, 0xAC], [0xF0, 0x9F, 0x94, 0x91], [0xEF, 0xBF, 0xBD]]
-        var generator = SplitMix(seed: 25)
+        var generator = SplitMix64(state: 25)
         var validCount = 0
         for round in 0..<20_000 {
             let count = Int(generator.next() % 41)
@@ -37,18 +38,5 @@ import Testing
         #expect(String(utf8: [UInt8]()) == "")
         #expect(String(validUTF8: [UInt8]()) == "")
         #expect(String(utf8: UnsafeBufferPointer<UInt8>(start: nil, count: 0)) == "")
-    }
-
-    /// A fixed sequence, so a failure can be replayed.
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

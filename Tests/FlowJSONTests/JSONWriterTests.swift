@@ -2,6 +2,7 @@ import CFlowJSON
 import CJansson
 import FlowJSON
 import Testing
+import TestSupport
 
 /// FlowHost's JSON writer against jansson's, value for value: the same
 /// bytes for everything it writes, and what it declines written by jansson.
@@ -100,7 +101,7 @@ import Testing
 
     /// Trees of every kind, nested, with awkward strings, from a fixed seed.
     @Test func manyGeneratedTrees() {
-        var random = SeededRandom(seed: 0x5EED)
+        var random = SplitMix64(state: 0x5EED)
         let strings = ["", "a", "\"", "\\", "/", "\u{7F}", "\u{1F}", "\n\t", "é", "中文", "😀", "\u{0}", "end\u{8}", "\u{2028}"]
         func tree(_ depth: Int) -> JSON {
             switch random.next() % (depth > 4 ? 5 : 7) {
@@ -121,18 +122,5 @@ import Testing
             }
         }
         for _ in 0..<2000 { Self.expectSame(tree(0)) }
-    }
-}
-
-/// SplitMix64: the same trees on every run.
-struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
