@@ -251,7 +251,7 @@ let package = Package(
 
         // The host a client spawns: serves a plain serve command line and
         // hands every other one to flowhost-cli beside it.
-        .executableTarget(name: "flowhost", dependencies: ["FlowHostLaunch", "FlowHostCore", "CFlowHostIsolation", "CFlowHostSystem"]),
+        .executableTarget(name: "flowhost", dependencies: ["FlowHostLaunch", "FlowHostCore", "CFlowHostIsolation"]),
 
         // The inspector's server: the page, and one host process per device
         // panel relayed over a WebSocket. Its own executable, so that neither

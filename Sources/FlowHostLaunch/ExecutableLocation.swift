@@ -1,4 +1,3 @@
-import CFlowHostSystem
 import FlowHostPOSIX
 
 #if canImport(Glibc)
@@ -23,8 +22,7 @@ public enum ExecutableLocation {
             let path = String(utf8: buffer[..<length].map { UInt8(bitPattern: $0) })
             if !path.hasSuffix(" (deleted)") { return path }
         }
-        // argv[0] read in place (not `CommandLine`: flowhost/main.swift says why).
-        let first = flowhost_process_argc() > 0 ? flowhost_process_argv()[0] : CommandLine.unsafeArgv[0]
+        let first = ProcessArguments.programName
         let argument = realpath("/proc/self/exe", nil) ?? (first.map { strchr($0, Int32(UInt8(ascii: "/"))) != nil } == true ? realpath(first, nil) : nil)
         guard let argument else { return nil }
         defer { free(argument) }

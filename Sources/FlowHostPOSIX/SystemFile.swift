@@ -110,14 +110,7 @@ public enum SystemFile {
     /// integer, its first call fills the runtime's cache of `UInt64`'s
     /// conformance, a page of libswiftCore's data kept in every host.
     static func randomSuffix() -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var value = UInt64.random(in: 0...UInt64.max)
-        var text = [UInt8](repeating: 0, count: 16)
-        for index in text.indices.reversed() {
-            text[index] = digits[Int(value & 15)]
-            value >>= 4
-        }
-        return String(utf8: text)
+        withUnsafeBytes(of: UInt64.random(in: 0...UInt64.max)) { Hex.encode(Array($0)) }
     }
 
     /// Makes a link or an unlink in the folder of `path` durable (best effort).

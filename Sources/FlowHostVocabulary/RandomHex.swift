@@ -1,18 +1,9 @@
 import FlowHostPOSIX
 
-/// Lower-case hexadecimal: the one spelling of bytes as text (ids, hashes).
-public enum Hex {
-    public static func encode(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(utf8: text)
-    }
-}
+/// `Hex` lives in FlowHostPOSIX, the bottom module, so that every module
+/// spells bytes the one way; named here too for the modules that import
+/// only this one.
+public typealias Hex = FlowHostPOSIX.Hex
 
 /// Random identifiers from the system CSPRNG (`SecureRandom`): device ids,
 /// session ids, grants.

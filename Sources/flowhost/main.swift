@@ -1,4 +1,3 @@
-import CFlowHostSystem
 import FlowHostCore
 import FlowHostLaunch
 
@@ -24,19 +23,8 @@ func handOver(_ arguments: [String]) -> Never {
     exit(64)
 }
 
-// The arguments as `CommandLine.arguments` reads them (each C string,
-// repaired where it is not UTF-8), from the C runtime's argv: Swift's
-// CommandLine fills one-time initialisers on a page of libswiftCore's data
-// that would then stay in every host (README, "The SQLite round"). A loop,
-// not a closure: top-level code runs on the main actor, and a closure here
-// would check its executor, which needs the concurrency runtime.
-var arguments: [String] = []
-var argumentIndex = 1
-while argumentIndex < Int(flowhost_process_argc()) {
-    arguments.append(String(cString: flowhost_process_argv()[argumentIndex]!))
-    argumentIndex += 1
-}
-if flowhost_process_argc() == 0 { arguments = Array(CommandLine.arguments.dropFirst()) }
+// Not `CommandLine.arguments` (ProcessArguments says why).
+let arguments = Array(ProcessArguments.all.dropFirst())
 if arguments.first == "plugin-host" { exit(PluginHostCommand.run(Array(arguments.dropFirst()))) }
 if arguments == ["--version"] {
     print(HostEngine.Options().hostVersion)
