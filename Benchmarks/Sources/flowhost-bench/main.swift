@@ -4,26 +4,38 @@ import Foundation
 // flowhost-bench: measures flowhost against a C reference in one run and
 // prints one table (and writes it as JSON). Every loop is bounded.
 //
-//   flowhost-bench --flowhost PATH [--json OUT] [--quick] [--no-postgres]
+//   flowhost-bench --flowhost PATH [--json OUT] [--quick] [--no-postgres] [--only 12,10]
+//
+// --only runs the numbered sections listed (the numbers of the comments
+// below) and no others: to study one row without the half hour of the rest.
 
 var arguments = CommandLine.arguments.dropFirst()
 var flowhostPath: String?
 var jsonPath = "bench-results.json"
 var quick = false
 var withPostgres = true
+var onlySections: Set<String>?
 while let argument = arguments.popFirst() {
     switch argument {
     case "--no-postgres": withPostgres = false  // a build without the PostgreSQL store, compared with a newer one
     case "--flowhost": flowhostPath = arguments.popFirst()
     case "--json": jsonPath = arguments.popFirst() ?? jsonPath
     case "--quick": quick = true
+    case "--only": onlySections = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
     default: FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8)); exit(2)
     }
 }
 guard let flowhostPath else {
-    FileHandle.standardError.write(Data("usage: flowhost-bench --flowhost PATH [--json OUT] [--quick]\n".utf8))
+    FileHandle.standardError.write(Data("usage: flowhost-bench --flowhost PATH [--json OUT] [--quick] [--no-postgres] [--only SECTIONS]\n".utf8))
     exit(2)
 }
+let knownSections: Set<String> = ["1", "1b", "2", "3", "3b", "4", "4b", "5", "6a", "6", "7", "8", "9", "10", "11", "12", "13"]
+if let unknown = onlySections?.subtracting(knownSections), !unknown.isEmpty || onlySections?.isEmpty == true {
+    FileHandle.standardError.write(Data("--only takes section numbers from \(knownSections.sorted()), not \(unknown.sorted())\n".utf8))
+    exit(2)
+}
+/// Whether the numbered section `id` runs in this run (every one unless --only).
+func section(_ id: String) -> Bool { onlySections?.contains(id) ?? true }
 
 let folder = NSTemporaryDirectory() + "flowhost-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -55,71 +67,79 @@ func bothServers<T>(cpu: Int32 = -1, _ body: (Server) throws -> T) throws -> (fl
 }
 
 // 1. Pipelined throughput (best of 3, each server alternately).
-for (name, make, target) in [
-    ("no-op throughput (req/s)", Requests.ping, 0.8), ("echo ~200 B throughput (req/s)", Requests.echo, 1.0),
-] as [(String, (Int) -> String, Double)] {
-    var best = (flowhost: 0.0, reference: 0.0)
-    for _ in 0..<3 {
-        let round = try bothServers { try Measure.throughput($0, count: 200_000 / scale, make: make) }
-        best = (max(best.flowhost, round.flowhost), max(best.reference, round.reference))
+if section("1") {
+    for (name, make, target) in [
+        ("no-op throughput (req/s)", Requests.ping, 0.8), ("echo ~200 B throughput (req/s)", Requests.echo, 1.0),
+    ] as [(String, (Int) -> String, Double)] {
+        var best = (flowhost: 0.0, reference: 0.0)
+        for _ in 0..<3 {
+            let round = try bothServers { try Measure.throughput($0, count: 200_000 / scale, make: make) }
+            best = (max(best.flowhost, round.flowhost), max(best.reference, round.reference))
+        }
+        report.add(name, flowhost: best.flowhost, reference: best.reference, higherIsBetter: true, target: .ratioAtLeast(target))
     }
-    report.add(name, flowhost: best.flowhost, reference: best.reference, higherIsBetter: true, target: .ratioAtLeast(target))
 }
 
 // 1b. Instructions per echo request, counted (not timed): the same 200-byte
 // echo as above, through flowhost's echo example and through the C reference.
-if InstructionCount.available {
-    let requests = quick ? 5_000 : 20_000
-    let stripped = try InstructionCount.strippedFlowhost(setup.flowhost, into: folder + "/stripped")
-    let host = try InstructionCount.perRequest(
-        [stripped, "--examples", "--store", folder + "/instructions.sqlite"], preamble: Requests.initialize(device: "count") + "\n",
-        requests: requests, folder: folder)
-    let reference = try InstructionCount.perRequest([setup.reference], preamble: Requests.ping(0), requests: requests, folder: folder)
-    report.add("instructions per echo request (callgrind)", flowhost: host, reference: reference, higherIsBetter: false,
-               target: .ratioAtMost(1.0), note: "valgrind's count over \(requests) requests, the start subtracted")
-} else {
-    print("(valgrind or strip is missing: no instruction counts; scripts/setup.sh --bench installs them)")
+if section("1b") {
+    if InstructionCount.available {
+        let requests = quick ? 5_000 : 20_000
+        let stripped = try InstructionCount.strippedFlowhost(setup.flowhost, into: folder + "/stripped")
+        let host = try InstructionCount.perRequest(
+            [stripped, "--examples", "--store", folder + "/instructions.sqlite"], preamble: Requests.initialize(device: "count") + "\n",
+            requests: requests, folder: folder)
+        let reference = try InstructionCount.perRequest([setup.reference], preamble: Requests.ping(0), requests: requests, folder: folder)
+        report.add("instructions per echo request (callgrind)", flowhost: host, reference: reference, higherIsBetter: false,
+                   target: .ratioAtMost(1.0), note: "valgrind's count over \(requests) requests, the start subtracted")
+    } else {
+        print("(valgrind or strip is missing: no instruction counts; scripts/setup.sh --bench installs them)")
+    }
 }
 
 // 2. Ping-pong latency, free and pinned to one core. Wake-up latency on
 // these VMs is bimodal (same core or not), so both servers are measured in
 // alternating rounds and the samples pooled.
-for (label, cpu) in [("free", Int32(-1)), ("one core", Int32(0))] {
-    if cpu >= 0 { bench_pin_to_cpu(cpu) }
-    var samples = (flowhost: [Double](), reference: [Double]())
-    for _ in 0..<5 {
-        let round = try bothServers(cpu: cpu) { try Measure.pingPong($0, count: 4_000 / scale) }
-        samples.flowhost += round.flowhost
-        samples.reference += round.reference
-    }
-    if cpu >= 0 { bench_unpin() }
-    for (p, name) in [(0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (1.0, "max")] {
-        report.add(
-            "ping-pong \(name), \(label) (µs)", flowhost: Measure.percentile(samples.flowhost, p),
-            reference: Measure.percentile(samples.reference, p), higherIsBetter: false,
-            target: name == "p50" ? .ratioAtMost(1.3) : nil)
+if section("2") {
+    for (label, cpu) in [("free", Int32(-1)), ("one core", Int32(0))] {
+        if cpu >= 0 { bench_pin_to_cpu(cpu) }
+        var samples = (flowhost: [Double](), reference: [Double]())
+        for _ in 0..<5 {
+            let round = try bothServers(cpu: cpu) { try Measure.pingPong($0, count: 4_000 / scale) }
+            samples.flowhost += round.flowhost
+            samples.reference += round.reference
+        }
+        if cpu >= 0 { bench_unpin() }
+        for (p, name) in [(0.5, "p50"), (0.9, "p90"), (0.99, "p99"), (1.0, "max")] {
+            report.add(
+                "ping-pong \(name), \(label) (µs)", flowhost: Measure.percentile(samples.flowhost, p),
+                reference: Measure.percentile(samples.reference, p), higherIsBetter: false,
+                target: name == "p50" ? .ratioAtMost(1.3) : nil)
+        }
     }
 }
 
 // 3. Cold start: spawn to the initialize response, every flow loaded.
-var coldHost: [Double] = []
-var coldReference: [Double] = []
-for _ in 0..<(quick ? 5 : 30) {
-    var started = now()
-    let host = try Server([setup.flowhost, "--store", folder + "/cold.sqlite"])
-    host.send(Requests.initialize(device: "cold") + "\n")
-    _ = try host.readUntil(#""id":0"#)
-    coldHost.append(Double(now() - started) / 1e6)
-    host.stop()
-    started = now()
-    let reference = try setup.startReference()
-    reference.send(Requests.ping(0))
-    _ = try reference.readLine()
-    coldReference.append(Double(now() - started) / 1e6)
-    reference.stop()
+if section("3") {
+    var coldHost: [Double] = []
+    var coldReference: [Double] = []
+    for _ in 0..<(quick ? 5 : 30) {
+        var started = now()
+        let host = try Server([setup.flowhost, "--store", folder + "/cold.sqlite"])
+        host.send(Requests.initialize(device: "cold") + "\n")
+        _ = try host.readUntil(#""id":0"#)
+        coldHost.append(Double(now() - started) / 1e6)
+        host.stop()
+        started = now()
+        let reference = try setup.startReference()
+        reference.send(Requests.ping(0))
+        _ = try reference.readLine()
+        coldReference.append(Double(now() - started) / 1e6)
+        reference.stop()
+    }
+    report.add("cold start to initialize, median (ms)", flowhost: Measure.median(coldHost), reference: Measure.median(coldReference),
+               higherIsBetter: false, target: .absoluteAtMost(25))
 }
-report.add("cold start to initialize, median (ms)", flowhost: Measure.median(coldHost), reference: Measure.median(coldReference),
-           higherIsBetter: false, target: .absoluteAtMost(25))
 
 // 3b. Cold start with every built flow (the examples too), to the initialize
 // reply and the exit, against a Swift hello-world this run builds with the
@@ -138,7 +158,7 @@ func swiftProgram(_ name: String, _ source: String, flags: [String] = []) throws
     return program
 }
 
-do {
+if section("3b") {
     let hello = try swiftProgram("hello", #"print("hello, world")"#)
     // The same program without the two modules every Swift file imports
     // unless told not to, as flowhost's own modules are built: the floor a
@@ -181,48 +201,50 @@ do {
 // The minimal setting (8 KiB, one pass: microseconds) isolates the host's own
 // share; at the production default the hash dominates and varies by more
 // than the host's whole share, so there the difference is only indicative.
-for (label, memory, iterations) in [("minimal Argon2id m=8 KiB t=1", 8, 1), ("default Argon2id m=19 MiB t=2", 19 * 1024, 2)] {
-    let flows = try FlowScenarios(setup: setup, name: "flows-\(memory)", argon2: (memory, iterations))
-    // A round at the minimal setting takes milliseconds: 15 rounds even with
-    // --quick, since its median is the host's share and 3 were too few.
-    let rounds = quick && memory != 8 ? 3 : 15
-    let argon = Measure.argon2Verify(memoryKiB: UInt32(memory), iterations: UInt32(iterations), rounds: rounds)
-    var activations: [Double] = []
-    var logins: [Double] = []
-    var loginCPU: [Double] = []
-    let server = try flows.host(device: "bench-\(memory)")
-    for index in 0..<rounds {
-        let user = "user\(index)"
-        let code = try flows.addUser(user)
-        activations.append(try flows.activate(server, user, code: code) * 1e6)
-        try flows.logOff(server, user)
-        let before = server.threadRunNanoseconds()
-        logins.append(try flows.login(server, user) * 1e6)
-        if let cpu = Server.cpuMicroseconds(from: before, to: server.threadRunNanoseconds()) { loginCPU.append(cpu) }
-        try flows.logOff(server, user)
+if section("4") {
+    for (label, memory, iterations) in [("minimal Argon2id m=8 KiB t=1", 8, 1), ("default Argon2id m=19 MiB t=2", 19 * 1024, 2)] {
+        let flows = try FlowScenarios(setup: setup, name: "flows-\(memory)", argon2: (memory, iterations))
+        // A round at the minimal setting takes milliseconds: 15 rounds even with
+        // --quick, since its median is the host's share and 3 were too few.
+        let rounds = quick && memory != 8 ? 3 : 15
+        let argon = Measure.argon2Verify(memoryKiB: UInt32(memory), iterations: UInt32(iterations), rounds: rounds)
+        var activations: [Double] = []
+        var logins: [Double] = []
+        var loginCPU: [Double] = []
+        let server = try flows.host(device: "bench-\(memory)")
+        for index in 0..<rounds {
+            let user = "user\(index)"
+            let code = try flows.addUser(user)
+            activations.append(try flows.activate(server, user, code: code) * 1e6)
+            try flows.logOff(server, user)
+            let before = server.threadRunNanoseconds()
+            logins.append(try flows.login(server, user) * 1e6)
+            if let cpu = Server.cpuMicroseconds(from: before, to: server.threadRunNanoseconds()) { loginCPU.append(cpu) }
+            try flows.logOff(server, user)
+        }
+        server.stop()
+        let login = Measure.median(logins)
+        let activation = Measure.median(activations)
+        report.add("password login, \(label) (µs)", flowhost: login, reference: argon, higherIsBetter: false, target: nil,
+                   note: "reference: one Argon2id verification in-process")
+        report.add("  host's own share of a login (µs)", flowhost: login - argon, reference: nil, higherIsBetter: false,
+                   target: memory == 8 ? .absoluteAtMost(1000) : nil)
+        // The wall-clock share above also holds the pipes' two round trips and
+        // this client's reading; the host's own CPU does not (issue 25's 250 µs).
+        report.add("  host's CPU per login, less the Argon2id (µs)", flowhost: Measure.median(loginCPU) - argon, reference: nil,
+                   higherIsBetter: false, target: memory == 8 ? .absoluteAtMost(250) : nil,
+                   note: "CPU time of every host thread (schedstat), the Ed25519 work included")
+        report.add("activation, \(label) (µs)", flowhost: activation, reference: 2 * argon, higherIsBetter: false, target: nil,
+                   note: "reference: two Argon2id computations (code, password)")
+        report.add("  host's own share of an activation (µs)", flowhost: activation - 2 * argon, reference: nil, higherIsBetter: false, target: nil)
     }
-    server.stop()
-    let login = Measure.median(logins)
-    let activation = Measure.median(activations)
-    report.add("password login, \(label) (µs)", flowhost: login, reference: argon, higherIsBetter: false, target: nil,
-               note: "reference: one Argon2id verification in-process")
-    report.add("  host's own share of a login (µs)", flowhost: login - argon, reference: nil, higherIsBetter: false,
-               target: memory == 8 ? .absoluteAtMost(1000) : nil)
-    // The wall-clock share above also holds the pipes' two round trips and
-    // this client's reading; the host's own CPU does not (issue 25's 250 µs).
-    report.add("  host's CPU per login, less the Argon2id (µs)", flowhost: Measure.median(loginCPU) - argon, reference: nil,
-               higherIsBetter: false, target: memory == 8 ? .absoluteAtMost(250) : nil,
-               note: "CPU time of every host thread (schedstat), the Ed25519 work included")
-    report.add("activation, \(label) (µs)", flowhost: activation, reference: 2 * argon, higherIsBetter: false, target: nil,
-               note: "reference: two Argon2id computations (code, password)")
-    report.add("  host's own share of an activation (µs)", flowhost: activation - 2 * argon, reference: nil, higherIsBetter: false, target: nil)
 }
 
 // 4b. The tail of a login and logoff: 3,000 cycles (600 with --quick) by
 // one user on a fresh store, each timed alone. Every 80 or so cycles the WAL
 // reaches 1,000 frames and is checkpointed; the p99 and the longest cycle
 // show whether a request waits for that (its two syncs are milliseconds).
-do {
+if section("4b") {
     let flows = try FlowScenarios(setup: setup, name: "tail", argon2: (8, 1))
     let server = try flows.host(device: "tail")
     _ = try flows.activate(server, "ivan", code: try flows.addUser("ivan"))
@@ -282,10 +304,10 @@ func eightHostLogins(_ flows: FlowScenarios) throws -> (rate: Double, errors: In
 
 // Hosts on PostgreSQL keep their own files (outbox key, device keys) here.
 setenv("FLOWHOST_STATE_DIR", folder + "/pg-state", 1)
-let postgres = withPostgres ? try PostgresCluster(folder: folder + "/pg") : nil
-if postgres == nil { FileHandle.standardError.write(Data("PostgreSQL is not installed: its rows are left out\n".utf8)) }
+let postgres = withPostgres && (section("5") || section("7")) ? try PostgresCluster(folder: folder + "/pg") : nil
+if postgres == nil && withPostgres && (section("5") || section("7")) { FileHandle.standardError.write(Data("PostgreSQL is not installed: its rows are left out\n".utf8)) }
 
-do {
+if section("5") {
     let sqlite = try eightHostLogins(try FlowScenarios(setup: setup, name: "concurrent", argon2: (1024, 1)))
     report.add("8 hosts, one store: logins/s", flowhost: sqlite.rate, reference: nil, higherIsBetter: true, target: nil)
     report.add("8 hosts, one store: errors", flowhost: Double(sqlite.errors), reference: nil, higherIsBetter: false, target: .absoluteAtMost(0))
@@ -300,7 +322,7 @@ do {
 // 6a. Memory a deployment pays per host: eight idle hosts on one store, each
 // with every flow loaded; the proportional set size (shared pages split
 // among the processes that map them) of each, averaged.
-do {
+if section("6a") {
     // What any idle Swift process costs: a hello-world that waits for a line.
     // Its line is flushed at once: a pipe is not a terminal, so print buffers.
     let idleHello = try swiftProgram("hello-idle", "import Glibc\nprint(\"hello, world\")\nfflush(stdout)\n_ = readLine()\n")
@@ -333,7 +355,7 @@ do {
 }
 
 // 6. Memory: idle peak, and growth over a million no-op requests.
-do {
+if section("6") {
     let requests = quick ? 100_000 : 1_000_000
     let host = try setup.startFlowhost()
     let reference = try setup.startReference()
@@ -381,7 +403,7 @@ func feedLatencies(store: String) throws -> (latencies: [Double], listener: Serv
     return (latencies, listener)
 }
 
-do {
+if section("7") {
     let (latencies, listener) = try feedLatencies(store: folder + "/feed.sqlite")
     report.add("cross-host feed delivery p50 (ms)", flowhost: Measure.percentile(latencies, 0.5), reference: nil, higherIsBetter: false,
                target: .absoluteAtMost(20))
@@ -409,7 +431,7 @@ do {
 // the approver's last step (its step-up password for Accept) to the next
 // event on the waiting device, two hosts on one store; and the CPU the
 // waiting device uses while nobody answers.
-do {
+if section("8") {
     let flows = try FlowScenarios(setup: setup, name: "approval", argon2: (8, 1))
     let approver = try flows.host(device: "approver")
     _ = try flows.activate(approver, "dana", code: try flows.addUser("dana"))
@@ -451,7 +473,7 @@ do {
 // 9. A level-0 data signing (no authentication) end to end through the
 // host: authenticateUserAndSignData to onAuthenticateUserAndSignData, with
 // the receipt stored; beside one Ed25519 signature in-process.
-do {
+if section("9") {
     let flows = try FlowScenarios(setup: setup, name: "signing", argon2: (8, 1))
     let signer = try flows.host(device: "signer")
     _ = try flows.activate(signer, "erin", code: try flows.addUser("erin"))
@@ -509,7 +531,7 @@ func inTurns(rounds: Int, block: Int, fresh: () throws -> Void, aged: () throws 
 // level-0 signing, after many more on the same store (10,000 with --quick,
 // else 100,000). A ratio near 1 means no statement of theirs reads what
 // the earlier ones left.
-do {
+if section("10") {
     let earlier = quick ? 10_000 : 100_000
     let payload = String(repeating: "x", count: 200)
     func setUp(_ name: String) throws -> (FlowScenarios, Server) {
@@ -545,7 +567,7 @@ do {
 // device of its own, on a fresh store and on one where other users (ten to
 // a device, 1,000 with --quick, else 10,000) have been activated and have
 // logged in and out ten times each between them.
-do {
+if section("11") {
     let users = quick ? 1_000 : 10_000
     let perDevice = 10
     let freshFlows = try FlowScenarios(setup: setup, name: "many-users-fresh", argon2: (8, 1))
@@ -605,7 +627,7 @@ do {
 // is at most 1,000), in turns, 100 each (a p50 of 40 read 1.16 once and
 // 1.09 in the next run of the same code). Each new device is revoked after
 // its login, so no user's devices pile up.
-do {
+if section("12") {
     let earlier = quick ? 300 : 900
     func approver(_ flows: FlowScenarios, _ user: String) throws -> Server {
         let server = try flows.host(device: "\(user)-approver")
@@ -636,7 +658,7 @@ do {
 // 13. A flow in a process of its own (`--isolate`, issue 26): what a call
 // costs over the same flow in process, for an echo and for a login, each
 // measured in turns with the in-process host; and the cold start.
-do {
+if section("13") {
     let inProcess = try setup.startFlowhost()
     let isolated = try setup.startFlowhost(extra: ["--isolate", "echo"])
     var echoes = (isolated: [Double](), inProcess: [Double]())
