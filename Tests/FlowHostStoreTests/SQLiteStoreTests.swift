@@ -1,3 +1,4 @@
+import FlowHostPOSIX
 import Foundation
 import Testing
 @testable import FlowHostStore
@@ -33,6 +34,34 @@ import Testing
         let store = try open(temporaryPath())
         _ = try store.write { tx in try tx.run("INSERT INTO counter (name, value) VALUES ('m', 1)", []) }
         #expect(SQLiteConnection.memoryCounted == 0)
+    }
+
+    /// Pages are read into SQLite's cache, never through a mapping of the
+    /// file (SQLiteStore.connect: a host just started would fault in each
+    /// page it touches, more of them on a store with history).
+    @Test func theStoreIsReadWithoutMappingTheFile() throws {
+        let path = temporaryPath()
+        let store = try open(path)
+        let second = try store.newConnection()
+        try store.write { tx in
+            for index in 0..<200 { try tx.run("INSERT INTO counter (name, value) VALUES (?, ?)", [.text("row-\(index)"), .integer(Int64(index))]) }
+        }
+        for reader in [store, second] as [any FlowStore] {
+            #expect(try reader.read { try $0.query("PRAGMA mmap_size", []) { $0.int64(0) } } == [0])
+            #expect(try reader.read { try $0.query("SELECT sum(value) FROM counter", []) { $0.int64(0) } } == [19_900])
+        }
+        #if os(Linux)
+        // The WAL's index (`-shm`) is shared memory by design, and its line
+        // shows this reads the right mappings; the database file is not
+        // mapped. Both connections stay open meanwhile: the last close
+        // unmaps the index. (Foundation's String(contentsOfFile:) reads only
+        // the first 4 KiB of a /proc file, which says its size is 0.)
+        let maps = try withExtendedLifetime((store, second)) {
+            String(decoding: try SystemFile.read("/proc/self/maps"), as: UTF8.self).split(separator: "\n")
+        }
+        #expect(maps.contains { $0.hasSuffix(" " + path + "-shm") }, "the WAL index's mapping was not found: this test reads the wrong lines")
+        #expect(!maps.contains { $0.hasSuffix(" " + path) }, "the store file is mapped")
+        #endif
     }
 
     @Test func failedTransactionLeavesNothing() throws {
