@@ -27,7 +27,42 @@ if [ -z "$version" ]; then
   echo "sqlite-source: libsqlite3-dev is not installed (scripts/setup.sh installs it)" >&2
   exit 1
 fi
-out="$root/$version"
+
+# Debian's options where they change what SQL does (debian/rules), then
+# what the host does not use left out: fewer pages of code, and fewer
+# tables of pointers the loader must write in every process (the extension
+# API's 264, the compile-option names', JSON's functions').
+options=(
+  -DSQLITE_THREADSAFE=1
+  -DSQLITE_SECURE_DELETE
+  -DSQLITE_OMIT_LOOKASIDE=1
+  -DSQLITE_LIKE_DOESNT_MATCH_BLOBS
+  -DSQLITE_ALLOW_ROWID_IN_VIEW
+  -DSQLITE_USE_URI=1
+  -DSQLITE_MAX_SCHEMA_RETRY=25
+  -DSQLITE_MAX_VARIABLE_NUMBER=250000
+  # No extension is ever loaded into the host's SQLite.
+  -DSQLITE_OMIT_LOAD_EXTENSION
+  -DSQLITE_DEFAULT_MEMSTATUS=0
+  -DSQLITE_OMIT_DEPRECATED
+  -DSQLITE_OMIT_SHARED_CACHE
+  -DSQLITE_OMIT_COMPILEOPTION_DIAGS
+  -DSQLITE_OMIT_PROGRESS_CALLBACK
+  -DSQLITE_OMIT_JSON
+  -DSQLITE_OMIT_DECLTYPE
+  -DSQLITE_OMIT_TCL_VARIABLE
+  -DSQLITE_OMIT_UTF16
+  -DSQLITE_OMIT_GET_TABLE
+  # The store is never read through a mapping (SQLiteStore.connect): the
+  # mapping code is left out too.
+  -DSQLITE_MAX_MMAP_SIZE=0
+)
+
+# The archive is kept per version and per set of options and flags (a
+# digest of them): a change to either makes a new one, not the old reused.
+compile_flags=(-c -O2 -fPIC -flto=full -fno-strict-aliasing -g0 -D_HAVE_SQLITE_CONFIG_H)
+digest="$(printf '%s\n' "${compile_flags[@]}" "${options[@]}" | sha256sum | cut -c1-12)"
+out="$root/$version-$digest"
 archive="$out/libflowhost-sqlite3.a"
 if [ -f "$archive" ]; then
   echo "$archive"
@@ -80,36 +115,9 @@ fi
 echo "sqlite-source: generating sqlite3.c" >&2
 (cd "$tree" && ./configure --quiet --disable-tcl >&2 && make --quiet sqlite3.c >&2)
 
-# Debian's options where they change what SQL does (debian/rules), then
-# what the host does not use left out: fewer pages of code, and fewer
-# tables of pointers the loader must write in every process (the extension
-# API's 264, the compile-option names', JSON's functions').
-options=(
-  -DSQLITE_THREADSAFE=1
-  -DSQLITE_SECURE_DELETE
-  -DSQLITE_OMIT_LOOKASIDE=1
-  -DSQLITE_LIKE_DOESNT_MATCH_BLOBS
-  -DSQLITE_ALLOW_ROWID_IN_VIEW
-  -DSQLITE_USE_URI=1
-  -DSQLITE_MAX_SCHEMA_RETRY=25
-  -DSQLITE_MAX_VARIABLE_NUMBER=250000
-  # No extension is ever loaded into the host's SQLite.
-  -DSQLITE_OMIT_LOAD_EXTENSION
-  -DSQLITE_DEFAULT_MEMSTATUS=0
-  -DSQLITE_OMIT_DEPRECATED
-  -DSQLITE_OMIT_SHARED_CACHE
-  -DSQLITE_OMIT_COMPILEOPTION_DIAGS
-  -DSQLITE_OMIT_PROGRESS_CALLBACK
-  -DSQLITE_OMIT_JSON
-  -DSQLITE_OMIT_DECLTYPE
-  -DSQLITE_OMIT_TCL_VARIABLE
-  -DSQLITE_OMIT_UTF16
-  -DSQLITE_OMIT_GET_TABLE
-)
 mkdir -p "$out"
 echo "sqlite-source: compiling" >&2
-"$clang" -c -O2 -fPIC -flto=full -fno-strict-aliasing -g0 -D_HAVE_SQLITE_CONFIG_H -I"$tree" \
-  "${options[@]}" "$tree/sqlite3.c" -o "$out/sqlite3.o"
+"$clang" "${compile_flags[@]}" -I"$tree" "${options[@]}" "$tree/sqlite3.c" -o "$out/sqlite3.o"
 rm -f "$archive.tmp"
 "$llvm_ar" rcs "$archive.tmp" "$out/sqlite3.o"
 mv "$archive.tmp" "$archive"
