@@ -3,7 +3,8 @@
 # (scripts/build-release.sh: link-time optimised), builds the
 # benchmark package (which compiles its C reference server itself), and runs
 # both side by side. Prints one table; writes Benchmarks/results/latest.json.
-# Pass --quick for a short run with smaller counts.
+# Pass --quick for a short run with smaller counts, --only 12,10 for some
+# sections (written to Benchmarks/results/only.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +12,12 @@ scripts/setup.sh --bench
 scripts/build-release.sh
 swift build -c release --package-path Benchmarks
 mkdir -p Benchmarks/results
+# A run of some sections only (--only) writes its rows beside the table of
+# the last whole run, never over it.
+json=Benchmarks/results/latest.json
+for argument in "$@"; do
+  if [ "$argument" = --only ]; then json=Benchmarks/results/only.json; fi
+done
 Benchmarks/.build/release/flowhost-bench \
   --flowhost "$(scripts/build-release.sh --show-bin-path)/flowhost" \
-  --json Benchmarks/results/latest.json "$@"
+  --json "$json" "$@"

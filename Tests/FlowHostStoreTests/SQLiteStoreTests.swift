@@ -57,7 +57,7 @@ import Testing
         // unmaps the index. (Foundation's String(contentsOfFile:) reads only
         // the first 4 KiB of a /proc file, which says its size is 0.)
         let maps = try withExtendedLifetime((store, second)) {
-            String(decoding: try SystemFile.read("/proc/self/maps"), as: UTF8.self).split(separator: "\n")
+            String(utf8: try SystemFile.read("/proc/self/maps")).split(separator: "\n")
         }
         #expect(maps.contains { $0.hasSuffix(" " + path + "-shm") }, "the WAL index's mapping was not found: this test reads the wrong lines")
         #expect(!maps.contains { $0.hasSuffix(" " + path) }, "the store file is mapped")
