@@ -8,7 +8,7 @@ test suite runs it so a stale contract fails).
 
 Schema files are named `<flow>.<method or event>.params|result.schema.json`
 (host requests `platform.<name>`, for `platform/<name>`; the host's own
-methods and events bare or `host.<name>`)."""
+methods and events bare or `host.<name>`); an error's data `error-data.<name>`."""
 import json
 import os
 import re
@@ -66,8 +66,14 @@ def errors():
     section = text.split("## 3. Errors", 1)[1].split("\n## ", 1)[0]
     # A row's data column may be empty ("| |"): every documented code is listed.
     rows = re.findall(r"^\| (-?\d+) \| `(\w+)` \| (.+?) \|(.*?)\|$", section, re.M)
-    return [{"code": int(code), "name": name, "message": meaning.strip(), "x-flowhost-data": data.strip() or None}
-            for code, name, meaning, data in rows]
+    found = []
+    for code, name, meaning, data in rows:
+        error = {"code": int(code), "name": name, "message": meaning.strip(), "x-flowhost-data": data.strip() or None}
+        # A code that carries data has its schema (error-data.<name>): a strict client decodes it.
+        if os.path.exists(os.path.join(SCHEMAS, "error-data.%s.schema.json" % name)):
+            error["x-flowhost-dataSchema"] = ref("error-data.%s" % name)
+        found.append(error)
+    return found
 
 
 def error_codes_swift(document):
@@ -104,7 +110,7 @@ def sdk_codes_swift(status_file):
              "public enum SDKCode {"]
     for code, names in status_file["names"].items():
         meaning = status_file["meanings"][code]
-        for name in names if isinstance(names, list) else [names]:
+        for name in names:
             lines += ["    /// %s" % meaning, "    public static let %s = %d" % (name, int(code))]
     lines += ["}", ""]
     return "\n".join(lines)
@@ -120,7 +126,7 @@ def error_codes_c(document):
         lines.append("#define %s (%d)" % (macro, error["code"]))
     lines += ["", "/* The REL-ID SDK's status and error codes (Protocol/status-codes.json). */"]
     for code, names in status_codes()["names"].items():
-        for name in names if isinstance(names, list) else [names]:
+        for name in names:
             lines.append("#define FLOWHOST_SDK_%s %s" % (re.sub(r"(?<!^)(?=[A-Z])", "_", name).upper(), code))
     lines += ["", "#endif", ""]
     return "\n".join(lines)

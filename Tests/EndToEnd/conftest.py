@@ -435,9 +435,10 @@ def documented_statuses():
 
 # -- Every frame fits the published contract -------------------------------------
 #
-# Every test: each event, host request and successful result a host sent
-# fits its schema in Protocol/openrpc.json, strictly (an enum value the host
-# breaks fails the test). An event several flows declare fits one of them.
+# Every test: each event, host request, successful result and error a host
+# sent fits its schema in Protocol/openrpc.json, strictly: the schemas are
+# closed (test_contract.py holds it), so a member the contract does not
+# describe fails the test as an enum value the host breaks does.
 
 with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as _handle:
     _CONTRACT = json.load(_handle)
@@ -452,10 +453,34 @@ def _contract_schemas():
     requests = {request["name"]: ref_name(request["params"]) for request in _CONTRACT["x-flowhost-host-requests"]}
     results = {method["name"]: ref_name(method["result"]["schema"]) for method in _CONTRACT["methods"]
                if "$ref" in method.get("result", {}).get("schema", {})}
-    return events, requests, results
+    errors = {error["code"]: ref_name(error["x-flowhost-dataSchema"]) if "x-flowhost-dataSchema" in error else None
+              for error in _CONTRACT["x-flowhost-errors"]}
+    return events, requests, results, errors
 
 
-CONTRACT_EVENTS, CONTRACT_REQUESTS, CONTRACT_RESULTS = _contract_schemas()
+CONTRACT_EVENTS, CONTRACT_REQUESTS, CONTRACT_RESULTS, CONTRACT_ERRORS = _contract_schemas()
+
+
+def error_problems(error):
+    """What in an error the host sent does not fit the contract: the error
+    object, and its `data` by its code (an SDK refusal's, or the code's data
+    schema; none for a code whose schema says it carries no data)."""
+    from schemas import validator
+    code = error.get("code") if isinstance(error, dict) else None
+    name = "sdk-error" if isinstance(code, int) and code > 0 else "error"
+    if not validator(name).is_valid(error):
+        return ["error %s: %s" % (code, next(validator(name).iter_errors(error)).message[:200])]
+    if code > 0 or "data" not in error:
+        return []
+    if code not in CONTRACT_ERRORS:
+        return ["error %s: a code spec §3 does not list" % code]
+    data_schema = CONTRACT_ERRORS[code]
+    if data_schema is None:
+        return ["error %s: data %s, and the contract gives this code none" % (code, json.dumps(error["data"])[:200])]
+    if not validator(data_schema).is_valid(error["data"]):
+        problem = next(validator(data_schema).iter_errors(error["data"]))
+        return ["error %s data: %s at %s" % (code, problem.message[:200], list(problem.absolute_path))]
+    return []
 
 
 def contract_problems(transcript):
@@ -485,6 +510,8 @@ def contract_problems(transcript):
                 if name and not validator(name).is_valid(item.get("params", {})):
                     error = next(validator(name).iter_errors(item.get("params", {})))
                     problems.append("host request %s: %s at %s" % (method, error.message[:200], list(error.absolute_path)))
+            elif "error" in item:
+                problems += error_problems(item["error"])
             elif "result" in item:
                 answered = asked.get(json.dumps(item.get("id")))
                 name = CONTRACT_RESULTS.get(answered)

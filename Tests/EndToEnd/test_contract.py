@@ -21,7 +21,7 @@ def references(value, found=None):
     dropped; a reference within the same file is none)."""
     found = set() if found is None else found
     if isinstance(value, dict):
-        if "$ref" in value and not value["$ref"].startswith("#"):
+        if isinstance(value.get("$ref"), str) and not value["$ref"].startswith("#"):
             found.add(value["$ref"].split("#")[0])
         for member in value.values():
             references(member, found)
@@ -271,3 +271,31 @@ def test_extend_session_idle_timeout_is_in_the_contract():
         methods = {method["name"]: method for method in json.load(handle)["methods"]}
     assert methods["extendSessionIdleTimeout"]["x-flowhost-flows"] == ["mfa"]
     assert methods["extendSessionIdleTimeout"]["result"]["schema"] == {"$ref": "schemas/mfa.extendSessionIdleTimeout.result.schema.json"}
+
+
+def test_every_object_the_host_sends_is_described_closed():
+    """Issue 48.10: a client that refuses unknown members (Go's
+    DisallowUnknownFields) can decode every frame: each schema of what the
+    host sends (events, results, host requests, errors and their data)
+    closes every object it describes, through allOf too."""
+    from schemas import open_objects, ref_name
+    with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as handle:
+        document = json.load(handle)
+    sent = {ref_name(event["params"]) for event in document["x-flowhost-events"]}
+    sent |= {ref_name(method["result"]["schema"]) for method in document["methods"] if "result" in method}
+    sent |= {ref_name(request["params"]) for request in document["x-flowhost-host-requests"]}
+    sent |= {ref_name(schema) for schema in document["x-flowhost-error-schemas"].values()}
+    sent |= {ref_name(error["x-flowhost-dataSchema"]) for error in document["x-flowhost-errors"] if "x-flowhost-dataSchema" in error}
+    assert "rpc.discover.result" in sent and "error-data.challengeMismatch" in sent
+    left_open = [place for name in sorted(sent) for place in open_objects(name)]
+    assert not left_open, left_open
+
+
+def test_every_error_code_with_data_has_a_data_schema():
+    """Issue 48.10: each code spec §3 gives `data` (-32601, -32004, -32007,
+    -32013, -32014, …) names the schema of that data in the contract."""
+    with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as handle:
+        errors = json.load(handle)["x-flowhost-errors"]
+    without = [error["code"] for error in errors if error["x-flowhost-data"] and "x-flowhost-dataSchema" not in error]
+    assert not without, without
+    assert {-32601, -32004, -32007, -32013, -32014} <= {error["code"] for error in errors if "x-flowhost-dataSchema" in error}
