@@ -8,7 +8,8 @@ test suite runs it so a stale contract fails).
 
 Schema files are named `<flow>.<method or event>.params|result.schema.json`
 (host requests `platform.<name>`, for `platform/<name>`; the host's own
-methods and events bare or `host.<name>`); an error's data `error-data.<name>`."""
+methods and events bare or `host.<name>`; an event several flows send, bare,
+one schema for all); an error's data `error-data.<name>`."""
 import json
 import os
 import re
@@ -159,6 +160,10 @@ def contract(bin_dir):
     for event in document["x-flowhost-events"]:
         name = "%s.%s.params" % (event["flow"], event["name"].lstrip("$/")) if event["flow"] != "host" else \
             "host.%s.params" % event["name"].replace("$/", "")
+        # An event several flows send has one schema (`<event>.params`): the
+        # frame does not say which flow sent it, so a typed client needs one type.
+        if "%s.params" % event["name"] in available:
+            name = "%s.params" % event["name"]
         if name in available:
             event["params"] = ref(name)
             used.add(name)

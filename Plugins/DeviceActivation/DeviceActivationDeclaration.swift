@@ -22,7 +22,9 @@ extension DeviceActivationFlow {
                     challenge: true),
                 FlowEvent("getActivationCode", summary: "The fallback: asks for the code sent for this device.", challenge: true),
                 FlowEvent("getUserConsentForLDA", summary: "Approved: asks whether this device enrolls LDA.", challenge: true),
-                FlowEvent("getPassword", summary: "Approved: asks for the user's password on this device (challengeMode 0).", challenge: true),
+                FlowEvent(
+                    "getPassword", summary: "Approved: the user's password on this device (challengeMode 0); a first one for a user who has none (1); a new one when it has expired (4).",
+                    challenge: true),
             ],
             services: [
                 FlowService(

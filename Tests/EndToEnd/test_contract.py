@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import BIN_DIR, ROOT, store_environment, store_location
 
 
@@ -299,3 +301,66 @@ def test_every_error_code_with_data_has_a_data_schema():
     without = [error["code"] for error in errors if error["x-flowhost-data"] and "x-flowhost-dataSchema" not in error]
     assert not without, without
     assert {-32601, -32004, -32007, -32013, -32014} <= {error["code"] for error in errors if "x-flowhost-dataSchema" in error}
+
+
+def test_one_event_name_has_one_schema():
+    """Issue 48.12: getPassword, getUserConsentForLDA and getActivationCode
+    are sent by several flows and the frame does not say which: each event
+    name has one schema, whose challengeMode tells the cases apart."""
+    with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as handle:
+        events = json.load(handle)["x-flowhost-events"]
+    schemas = {}
+    for event in events:
+        schemas.setdefault(event["name"], set()).add(event["params"]["$ref"])
+    assert len([event for event in events if event["name"] == "getPassword"]) >= 4
+    several = {name: sorted(refs) for name, refs in schemas.items() if len(refs) > 1}
+    assert not several, several
+
+
+def test_the_signing_outcomes_codes_agree_in_spec_schema_and_status_list():
+    """Issue 48.11: onAuthenticateUserAndSignData's status and error codes
+    are the same in spec §19's table, its schema and status-codes.json."""
+    import re
+    with open(os.path.join(ROOT, "Protocol", "spec.md"), encoding="utf-8") as handle:
+        section = handle.read().split("## 19. ", 1)[1].split("\n## ", 1)[0]
+    table = section.split("| how it ended | statusCode | error | afterwards |", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"^\| [^|]+ \| ([\d, ]+) \| ([\d, ]+) \|", table, re.M)
+    spec_status = {int(code) for status, _ in rows for code in status.split(",")}
+    spec_error = {int(code) for _, error in rows for code in error.split(",")}
+    with open(os.path.join(ROOT, "Protocol", "status-codes.json"), encoding="utf-8") as handle:
+        listed = json.load(handle)["events"]["onAuthenticateUserAndSignData"]
+    with open(os.path.join(ROOT, "Protocol", "schemas", "data-signing.onAuthenticateUserAndSignData.params.schema.json"), encoding="utf-8") as handle:
+        properties = json.load(handle)["properties"]
+    assert len(rows) >= 9
+    assert spec_status == set(listed["status"]) == set(properties["status"]["properties"]["statusCode"]["enum"])
+    assert spec_error == set(listed["error"]) == set(properties["error"]["properties"]["longErrorCode"]["enum"])
+
+
+@pytest.mark.parametrize("device, accepted", [
+    ({"keyCustody": "platform"}, True), ({"keyCustody": "host"}, True), ({"keyCustody": "hsm"}, False),
+    ({"deviceName": "n" * 64}, True), ({"deviceName": "n" * 65}, False),
+    ({"deviceID": "d" * 128}, True), ({"deviceID": "d" * 129}, False)])
+def test_initialize_schema_takes_exactly_what_the_host_takes(spawn, tmp_path, device, accepted):
+    """Issue 48.11: initialize's schema names keyCustody, and its limits are
+    the host's (64 scalars for a device name, 128 for a device id)."""
+    from flowhost_client import RPCError
+    from schemas import validator
+    params = {"protocolVersion": "1.1", "clientInfo": {"name": "contract", "version": "1"}, "device": device}
+    host = spawn("--store", str(tmp_path / "store.sqlite"))
+    try:
+        host.request("initialize", params)
+        took = True
+    except RPCError as refusal:
+        assert refusal.code == -32602, refusal
+        took = False
+    assert took == accepted
+    assert validator("initialize.params").is_valid(params) == accepted
+
+
+def test_every_status_code_has_a_list_of_names():
+    """Issue 48.11: x-flowhost-status-names mapped 153 to a list and every
+    other code to a string; one shape for all, so a typed client needs one type."""
+    with open(os.path.join(ROOT, "Protocol", "openrpc.json"), encoding="utf-8") as handle:
+        names = json.load(handle)["x-flowhost-status-names"]
+    assert names["153"] == ["attemptsExhausted", "cancelledByUser"]
+    assert all(isinstance(value, list) and value and all(isinstance(name, str) for name in value) for value in names.values()), names

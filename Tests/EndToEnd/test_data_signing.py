@@ -79,7 +79,7 @@ def test_level_1_with_a_password_asks_for_it_with_challenge_mode_12(deployment):
     sign(host, level=1)
     ask = host.wait_event("getPassword")
     assert ask["params"]["challengeMode"] == 12 and ask["params"]["attemptsLeft"] == 3
-    validate("step-up.getPassword.params", ask["params"])
+    validate("getPassword.params", ask["params"])
     host.request("setPassword", [GOOD_PASSWORD, 12])
     result = signed(host)
     assert outcome(result) == (100, 0) and result["authLevel"] == 1 and result["authenticatorType"] == 0

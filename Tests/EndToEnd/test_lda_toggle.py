@@ -44,7 +44,7 @@ def enable(host, password=GOOD_PASSWORD):
     host.request("setPassword", [password, 5])
     consent = host.wait_event("getUserConsentForLDA")
     assert consent["params"]["challengeMode"] == 16 and consent["params"]["authenticationType"] == 1
-    validate("lda-toggle.getUserConsentForLDA.params", consent["params"])
+    validate("getUserConsentForLDA.params", consent["params"])
     host.request("setUserConsentForLDA", [True, 16, 1])
     return toggle_status(host)
 
@@ -113,7 +113,7 @@ def test_scenario_2_disable_then_log_in_with_the_password(deployment):
     host.request("setPassword", [GOOD_PASSWORD, 15])
     ask = host.wait_event("getPassword")
     assert ask["params"]["challengeMode"] == 14, "seed 003: verify (15), then set a new password (14), then the status"
-    validate("lda-toggle.getPassword.params", ask["params"])
+    validate("getPassword.params", ask["params"])
     host.request("setPassword", [GOOD_PASSWORD, 14])
     again = host.wait_event("getPassword")
     assert status_of(again) == 164 and again["params"]["challengeMode"] == 14, "the history applies"
@@ -167,7 +167,7 @@ def test_disabling_for_an_lda_only_user_sets_a_password_through_the_policy(deplo
     ask = host.wait_event("getPassword")
     assert len(lda_requests(host)) == before + 1, "no password to verify: LDA verifies instead"
     assert ask["params"]["challengeMode"] == 14
-    validate("lda-toggle.getPassword.params", ask["params"])
+    validate("getPassword.params", ask["params"])
     info = {item["key"]: item["value"] for item in ask["params"]["response"]["info"]}
     assert "RELID_PASSWORD_POLICY" in info
     host.request("setPassword", ["short", 14])

@@ -34,14 +34,14 @@ def test_scenario_1_activation_with_lda(deployment):
     assert get_user["params"]["userNames"] == []
     host.request("setUser", {"userName": "alice"})
     get_code = host.wait_event("getActivationCode")
-    validate("mfa.getActivationCode.params", get_code["params"])
+    validate("getActivationCode.params", get_code["params"])
     assert get_code["params"]["attemptsLeft"] == 3
     assert len(get_code["params"]["verificationKey"]) == 6
     host.request("setActivationCode", [code])
     host.wait_event("getDeviceName")
     host.request("setDeviceName", ["Alice's phone"])
     consent = host.wait_event("getUserConsentForLDA")
-    validate("mfa.getUserConsentForLDA.params", consent["params"])
+    validate("getUserConsentForLDA.params", consent["params"])
     assert consent["params"]["authenticationType"] == 1
     host.request("setUserConsentForLDA", {"shouldEnrollLDA": True, "challengeMode": 1, "authenticationType": 1})
     assert_logged_in(host.wait_event("onUserLoggedIn"), "alice", "FirstTimeUserActivation")
@@ -71,7 +71,7 @@ def test_activation_with_password_after_declining_lda(deployment):
     assert through_device_name(host, "bob", code, "Bob's tablet")["method"] == "getUserConsentForLDA"
     host.request("setUserConsentForLDA", [False, 1, 1])
     get_password = host.wait_event("getPassword")
-    validate("mfa.getPassword.params", get_password["params"])
+    validate("getPassword.params", get_password["params"])
     assert get_password["params"]["challengeMode"] == 1
     info = {item["key"]: item["value"] for item in get_password["params"]["response"]["info"]}
     policy = json.loads(info["RELID_PASSWORD_POLICY"])

@@ -123,7 +123,7 @@ def test_seed_002_blocked_141_unblocks_with_reset_blocked_user_account(deploymen
     sent_before = len(deployment.admin("outbox"))
     host.request("resetBlockedUserAccount")
     ask = host.wait_event("getActivationCode")
-    validate("mfa.getActivationCode.params", ask["params"])
+    validate("getActivationCode.params", ask["params"])
     assert ask["params"]["userID"] == "alice" and ask["params"]["attemptsLeft"] == 3
     delivered = deployment.admin("outbox")
     assert len(delivered) == sent_before + 1 and delivered[-1]["verificationKey"] == ask["params"]["verificationKey"]
@@ -249,7 +249,7 @@ def test_seed_001_challenge_mode_2_a_user_changes_the_password_they_know(deploym
     assert available["options"] == ["Password"]
     host.request("initiateUpdateFlowForCredential", {"credentialType": "Password"})
     ask = host.wait_event("getPassword")
-    validate("mfa.getPassword.params", ask["params"])
+    validate("getPassword.params", ask["params"])
     info = {item["key"]: item["value"] for item in ask["params"]["response"]["info"]}
     assert ask["params"]["challengeMode"] == 2 and "RELID_PASSWORD_POLICY" in info
     host.request("updatePassword", {"currentPassword": WRONG, "newPassword": NEW_PASSWORD, "challengeMode": 2})

@@ -38,7 +38,7 @@ def test_scenario_1_password_step_up_with_a_wrong_then_a_right_password(deployme
     host.request("updateNotification", [uuid, "accept"])
     ask = host.wait_event("getPassword")
     assert ask["params"]["challengeMode"] == 3 and ask["params"]["attemptsLeft"] == 3
-    validate("step-up.getPassword.params", ask["params"])
+    validate("getPassword.params", ask["params"])
     host.request("setPassword", ["Wrong&Passw0rd9", 3])
     again = host.wait_event("getPassword")
     assert status_of(again) == 102 and again["params"]["attemptsLeft"] == 2

@@ -209,7 +209,7 @@ export interface GetUserConsentForLDAEvent {
   userID: string;
 }
 
-/** `onAuthenticateUserAndSignData`; status codes at status.statusCode: 100, 110, 114, 121, 126, 153; error codes at error.longErrorCode: 0, 102, 153, 214 */
+/** `onAuthenticateUserAndSignData`; status codes at status.statusCode: 100, 110, 114, 121, 126, 138, 153; error codes at error.longErrorCode: 0, 102, 153, 214 */
 export interface OnAuthenticateUserAndSignDataEvent {
   authLevel: number;
   authenticatorType: number;

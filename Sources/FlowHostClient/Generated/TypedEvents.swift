@@ -143,7 +143,7 @@ public enum FlowHostEvent: Sendable {
         case "getPassword": return [100, 102, 164, 190]
         case "getUser": return [100, 101, 102, 106, 114, 121, 126, 132, 138, 141]
         case "getUserConsentForLDA": return [100, 102]
-        case "onAuthenticateUserAndSignData": return [100, 110, 114, 121, 126, 153]
+        case "onAuthenticateUserAndSignData": return [100, 110, 114, 121, 126, 138, 153]
         case "onDeviceAuthManagementStatus": return [100, 110, 114, 121, 126, 138, 141, 153]
         case "onGetNotifications": return [100]
         case "onGetNotificationsHistory": return [100]

@@ -368,7 +368,7 @@ class GetUserConsentForLDAEvent(Event):
 class OnAuthenticateUserAndSignDataEvent(Event):
     """`onAuthenticateUserAndSignData`."""
     name = 'onAuthenticateUserAndSignData'
-    STATUS = {'error': [0, 102, 153, 214], 'errorPath': 'error.longErrorCode', 'status': [100, 110, 114, 121, 126, 153], 'statusPath': 'status.statusCode'}
+    STATUS = {'error': [0, 102, 153, 214], 'errorPath': 'error.longErrorCode', 'status': [100, 110, 114, 121, 126, 138, 153], 'statusPath': 'status.statusCode'}
 
     @property
     def authLevel(self) -> Optional[int]:
