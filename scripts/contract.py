@@ -356,14 +356,24 @@ def load_schema(ref):
 def top_properties(schema):
     """The top-level properties of a schema (through allOf and $ref): name -> (JSON type or None, required)."""
     found = {}
+
+    def add(name, value):
+        # Every part of an allOf applies: a member one part requires is
+        # required, and a part that says nothing of its type leaves another's.
+        if name not in found:
+            found[name] = value
+            return
+        kinds = {found[name][0], value[0]} - {None}
+        found[name] = (kinds.pop() if len(kinds) == 1 else None, found[name][1] or value[1])
     if "$ref" in schema:
-        found.update(top_properties(load_schema(schema["$ref"])))
+        for name, value in top_properties(load_schema(schema["$ref"])).items():
+            add(name, value)
     for member in schema.get("allOf", []):
         for name, value in top_properties(member).items():
-            found[name] = value if name not in found or found[name][0] == value[0] else (None, found[name][1] and value[1])
+            add(name, value)
     required = set(schema.get("required", []))
     for name, member in schema.get("properties", {}).items():
-        found[name] = (json_type(member), name in required)
+        add(name, (json_type(member), name in required))
     return found
 
 

@@ -52,7 +52,7 @@ public enum Ed25519 {
         return crypto_core_ed25519_is_valid_point(key) == 1
     }
 
-    /// A key's name: the first 16 bytes of its BLAKE2b hash, hex.
+    /// A key's name: its 16-byte BLAKE2b digest (outlen 16, not a longer digest cut), hex.
     public static func keyID(of publicKey: [UInt8]) -> String {
         var digest = [UInt8](repeating: 0, count: 16)
         _ = crypto_generichash(&digest, digest.count, publicKey, UInt64(publicKey.count), nil, 0)

@@ -364,3 +364,59 @@ def test_every_status_code_has_a_list_of_names():
         names = json.load(handle)["x-flowhost-status-names"]
     assert names["153"] == ["attemptsExhausted", "cancelledByUser"]
     assert all(isinstance(value, list) and value and all(isinstance(name, str) for name in value) for value in names.values()), names
+
+
+def spec_text():
+    with open(os.path.join(ROOT, "Protocol", "spec.md"), encoding="utf-8") as handle:
+        return handle.read()
+
+
+def test_the_spec_counts_the_countersigned_lines_and_names_the_key_id_as_made():
+    """Issue 48.13: §19 said the countersignature is over "six lines" and
+    listed five (five verify: test_data_signing builds them), and called the
+    key id "the first 16 bytes of the BLAKE2b hash" where it is a 16-byte
+    digest (outlen 16), which differs."""
+    import re
+    section = spec_text().split("## 19. ", 1)[1].split("\n## ", 1)[0]
+    said, block = re.search(r"over these bytes, (\w+) lines joined by LF:\n\n```\n(.*?)\n```", section, re.S).groups()
+    words = {"four": 4, "five": 5, "six": 6, "seven": 7}
+    assert words[said] == len(block.splitlines()) == 5
+    assert "first 16 bytes of the BLAKE2b" not in section and "`outlen` 16" in section
+
+
+def test_the_spec_points_to_paths_that_exist_and_its_synopsis_names_every_option():
+    """Issue 48.13: §1 pointed to `client/` (it is clients/), and §8's serve
+    synopsis left out --store, --state-dir, --device-dir, --contract and --examples."""
+    import re
+    text = spec_text()
+    opening = text.split("\n## 1.", 1)[0]
+    for path in re.findall(r"`([\w/.-]+/)`", opening):
+        assert os.path.isdir(os.path.join(ROOT, "Protocol", path)) or os.path.isdir(os.path.join(ROOT, path)), path
+    assert "`clients/`" in opening
+    synopsis = re.search(r"^`flowhost \[serve\] (.*)`$", text.split("## 8. ", 1)[1], re.M).group(1)
+    with open(os.path.join(ROOT, "Sources", "FlowHostLaunch", "ServeArguments.swift"), encoding="utf-8") as handle:
+        source = handle.read()
+    options = set(re.findall(r'"(--[a-z-]+)"', source.split("Every option the serve command takes", 1)[1].split("public static func parse", 1)[0]))
+    assert {"--store", "--state-dir", "--device-dir", "--contract", "--examples"} <= options
+    missing = sorted(option for option in options if "[%s" % option not in synopsis)
+    assert not missing, missing
+
+
+def test_the_spec_says_what_attempts_left_and_session_info_mean_and_the_schema_holds_it():
+    """Issue 48.13: what attemptsLeft means in the set modes (1, 4, 14) and
+    which session sessionInfo describes during a step-up were not stated. The
+    spec states them; getPassword's schema holds them on every frame the
+    suite sees (attemptsLeft 0 in modes 1 and 14; the app session's sessionInfo)."""
+    section = " ".join(spec_text().split("## 10. ", 1)[1].split("\n## ", 1)[0].split())
+    assert "In the set modes 1 and 14 it is 0" in section and "In mode 4 it is 0 when asked" in section
+    assert "a step-up's `getPassword` (modes 3, 5, 12, 15)" in section and "`sessionType` 0 and an empty `sessionID`" in section
+    from schemas import validator
+    base = {"userID": "alice", "attemptsLeft": 0, "error": {"longErrorCode": 0, "shortErrorCode": 0, "errorString": "Success"},
+            "response": {"status": {"statusCode": 100, "statusMessage": "Success"}, "sessionInfo": {"sessionType": 0, "sessionID": ""},
+                         "additionalInfo": {"currentWorkFlow": "NormalLogin"}, "info": []}}
+    check = validator("getPassword.params")
+    assert check.is_valid(dict(base, challengeMode=3)) and check.is_valid(dict(base, challengeMode=14))
+    assert not check.is_valid(dict(base, challengeMode=14, attemptsLeft=2))
+    in_session = json.loads(json.dumps(base))
+    in_session["response"]["sessionInfo"] = {"sessionType": 1, "sessionID": "0" * 32}
+    assert not check.is_valid(dict(in_session, challengeMode=3))

@@ -4,12 +4,13 @@ through the host, with `flowhost admin`, and with Python's `cryptography`
 following only the encoding in Protocol/spec.md §19."""
 
 import base64
+import hashlib
 import json
 import os
 
 import pytest
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.serialization import load_pem_public_key
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_pem_public_key
 
 from conftest import GOOD_PASSWORD, activate, status_of, wait_until
 from flowhost_client import RPCError
@@ -466,6 +467,10 @@ def test_a_third_party_checks_the_issuers_word_on_how_the_user_was_verified(depl
     assert issuer["keyID"] == receipt["issuer"]["keyID"]
     key = load_pem_public_key(issuer["pem"].encode())
     key.verify(base64.b64decode(receipt["issuer"]["signature"]), attestation(receipt))
+    # The key id as §19 says (issue 48.13): a 16-byte BLAKE2b digest, which is
+    # not the first 16 bytes of the 64-byte one.
+    raw = key.public_bytes(Encoding.Raw, PublicFormat.Raw)
+    assert receipt["issuer"]["keyID"] == hashlib.blake2b(raw, digest_size=16).hexdigest() != hashlib.blake2b(raw).digest()[:16].hex()
     device = load_pem_public_key(deployment.admin("export-key", "alice", "device-1")["pem"].encode())
     device.verify(base64.b64decode(receipt["payloadSignature"]), canonical(receipt))
     upgraded = dict(receipt, verifiedBy="lda+password")  # the device's signature does not cover it; the issuer's does

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import GOOD_PASSWORD, activate, status_of, through_device_name, wait_until
+from conftest import GOOD_PASSWORD, activate, contract_event_schema, status_of, through_device_name, wait_until
 from flowhost_client import RPCError
 from schemas import validate
 
@@ -528,6 +528,6 @@ def test_every_request_the_tests_send_fits_the_published_schemas(deployment):
             checked += 1
         if direction == "<-" and message.get("method") in ("getUser", "getActivationCode", "getDeviceName", "getUserConsentForLDA",
                                                             "getPassword", "onUserLoggedIn", "onUserLoggedOff"):
-            validate("mfa.%s.params" % message["method"], message["params"])
+            validate(contract_event_schema("mfa", message["method"]), message["params"])
             checked += 1
     assert checked >= 20
