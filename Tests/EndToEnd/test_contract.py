@@ -419,4 +419,5 @@ def test_the_spec_says_what_attempts_left_and_session_info_mean_and_the_schema_h
     assert not check.is_valid(dict(base, challengeMode=14, attemptsLeft=2))
     in_session = json.loads(json.dumps(base))
     in_session["response"]["sessionInfo"] = {"sessionType": 1, "sessionID": "0" * 32}
-    assert not check.is_valid(dict(in_session, challengeMode=3))
+    assert not check.is_valid(dict(in_session, challengeMode=3)) and not check.is_valid(dict(base, challengeMode=2))
+    assert check.is_valid(dict(in_session, challengeMode=2))
