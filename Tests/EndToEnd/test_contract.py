@@ -421,3 +421,23 @@ def test_the_spec_says_what_attempts_left_and_session_info_mean_and_the_schema_h
     in_session["response"]["sessionInfo"] = {"sessionType": 1, "sessionID": "0" * 32}
     assert not check.is_valid(dict(in_session, challengeMode=3)) and not check.is_valid(dict(base, challengeMode=2))
     assert check.is_valid(dict(in_session, challengeMode=2))
+
+
+def test_the_suites_frame_check_refuses_members_the_contract_does_not_describe():
+    """Issue 48.10: the frame check every test runs is strict: an unknown
+    member anywhere in an event, or an error whose data the contract does not
+    describe, is a problem, as a wrong enum value is."""
+    from conftest import contract_problems
+    event = {"jsonrpc": "2.0", "method": "getPassword", "params": {
+        "userID": "alice", "challengeMode": 0, "attemptsLeft": 3,
+        "error": {"longErrorCode": 0, "shortErrorCode": 0, "errorString": "Success"},
+        "response": {"status": {"statusCode": 100, "statusMessage": "Success"}, "sessionInfo": {"sessionType": 0, "sessionID": ""},
+                     "additionalInfo": {"currentWorkFlow": "NormalLogin"}, "info": []}}}
+    assert contract_problems([("<-", json.dumps(event))]) == []
+    for place in (event["params"], event["params"]["response"], event["params"]["response"]["status"], event["params"]["error"]):
+        place["x-unknown"] = 1
+        assert contract_problems([("<-", json.dumps(event))]), place
+        del place["x-unknown"]
+    assert contract_problems([("<-", json.dumps({"jsonrpc": "2.0", "id": 1, "error": {"code": -32003, "message": "m", "data": {"x": 1}}}))])
+    assert contract_problems([("<-", json.dumps({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "m", "data": {"method": "x", "y": 1}}}))])
+    assert contract_problems([("<-", json.dumps({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "m", "data": {"method": "x"}}}))]) == []
