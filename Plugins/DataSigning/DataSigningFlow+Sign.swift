@@ -24,7 +24,7 @@ extension DataSigningFlow {
             Services.StepupAuthenticate(challengeMode: ChallengeMode.signing, reason: "data-signing", method: level == 4 ? "serverBiometric" : "lda")
         ) { [self] outcome in
             switch outcome {
-            case .failure(let error) where error.code == .requestCancelled:
+            case .failure(let error) where error.isCancellation:
                 signing = nil  // reset: nothing signed, nothing to say
             case .failure(let error):
                 host.log(.error, "stepup.authenticate failed: \(error.message)")
@@ -89,7 +89,7 @@ extension DataSigningFlow {
                 report(status: SDKCode.deviceNotRegistered, message: "This device has no usable key; activate it again.", error: Self.authenticationFailed)
             case .success(.notSigned):
                 report(status: SDKCode.success, message: "The device did not sign; nothing was signed.", error: Self.cancelledByUser)
-            case .failure(let error) where error.code == .requestCancelled:
+            case .failure(let error) where error.isCancellation:
                 signing = nil
             case .failure(let error):
                 host.log(.error, "signatures.sign failed: \(error.message)")

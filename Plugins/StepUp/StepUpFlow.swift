@@ -104,7 +104,7 @@ final class StepUpFlow: ServingFlow {
             notificationAnswer = nil
             switch outcome {
             case .success(let outcome): stepUpFinished(user, uuid: uuid, action: action, outcome: outcome)
-            case .failure(let error) where error.code == .requestCancelled: return  // abandoned: nothing recorded, nothing said
+            case .failure(let error) where error.isCancellation: return  // abandoned: nothing recorded, nothing said
             case .failure(let error): updated(uuid, status: SDKCode.serverFailed, message: "Step-up failed on the server side: \(error.message)")
             }
         }
