@@ -460,7 +460,7 @@ def test_seed_000_test_case_1_the_samples_defaults_then_the_supported_pairs(depl
     assert host.wait_event("getPassword")["params"]["challengeMode"] == 12
     host.request("setPassword", {"password": GOOD_PASSWORD, "challengeMode": 12})
     details = signing_result(host)
-    assert (details["authLevel"], details["authenticatorType"], details["verifiedBy"]) == (1, 0, "password")
+    assert (details["authLevel"], details["authenticatorType"], details["verifiedBy"]) == (1, 2, "password"), "the type used"
     host.request("resetAuthenticateUserAndSignDataState")  # "Sign Another Document": a clean state
 
 
