@@ -188,8 +188,15 @@ def listed(host):
 
 
 def updated(host):
+    """The outcome as both seeds' handlers read it, which must agree: seed
+    004's `status.statusCode` / `statusMessage`, seed 001's
+    `status.status.statusCode` / `.message`."""
     status = host.wait_event("onUpdateNotification")["params"]
-    return status["status"]["statusCode"], status["error"]["longErrorCode"]
+    validate("step-up.onUpdateNotification.params", status)
+    seed_004 = (status["statusCode"], status["statusMessage"])
+    seed_001 = (status["status"]["statusCode"], status["status"]["message"])
+    assert seed_004 == seed_001 and status["status"]["statusMessage"] == seed_001[1]
+    return seed_001[0], status["error"]["longErrorCode"]
 
 
 def test_seed_001_scenario_1_password_step_up(deployment):
