@@ -24,7 +24,7 @@ extension DataSigningFlow {
             events: [
                 FlowEvent(
                     "onAuthenticateUserAndSignData",
-                    summary: "The signing's outcome: dataPayload, dataPayloadLength, reason, payloadSignature, dataSignatureID, authLevel, authenticatorType (asked for), verifiedBy (what was verified), status, error (and the receipt).")
+                    summary: "The signing's outcome: dataPayload, dataPayloadLength, reason, payloadSignature, dataSignatureID, authLevel, authenticatorType (the type used), verifiedBy (what was verified), status, error (and the receipt).")
             ],
             uses: ["stepup.authenticate", "signatures.sign", "signatures.verify"])
     }

@@ -24,7 +24,7 @@ extension DataSigningFlow {
             Services.StepupAuthenticate(challengeMode: ChallengeMode.signing, reason: "data-signing", method: level == 4 ? "serverBiometric" : "lda")
         ) { [self] outcome in
             switch outcome {
-            case .failure(let error) where error.code == .requestCancelled:
+            case .failure(let error) where error.isCancellation:
                 signing = nil  // reset: nothing signed, nothing to say
             case .failure(let error):
                 host.log(.error, "stepup.authenticate failed: \(error.message)")
@@ -79,7 +79,7 @@ extension DataSigningFlow {
         current.dialogue.call(
             Services.SignaturesSign(
                 userID: current.userID, deviceID: deviceID, payload: current.payload, reason: current.reason, authLevel: current.authLevel,
-                authenticatorType: current.authenticatorType, verifiedBy: verifiedBy)
+                authenticatorType: Self.authenticatorType(verifiedBy: verifiedBy), verifiedBy: verifiedBy)
         ) { [self] outcome in
             switch outcome {
             case .success(.signed(let id, let signature, let receipt)):
@@ -89,7 +89,7 @@ extension DataSigningFlow {
                 report(status: SDKCode.deviceNotRegistered, message: "This device has no usable key; activate it again.", error: Self.authenticationFailed)
             case .success(.notSigned):
                 report(status: SDKCode.success, message: "The device did not sign; nothing was signed.", error: Self.cancelledByUser)
-            case .failure(let error) where error.code == .requestCancelled:
+            case .failure(let error) where error.isCancellation:
                 signing = nil
             case .failure(let error):
                 host.log(.error, "signatures.sign failed: \(error.message)")
@@ -98,20 +98,29 @@ extension DataSigningFlow {
         }
     }
 
-    /// `onAuthenticateUserAndSignData`; the signing is over. `authenticatorType`
-    /// is the one asked for (the seed's name); `verifiedBy` is what was
-    /// verified: none, lda, password or serverBiometric ("none" when nothing was signed).
+    /// The RDNAAuthenticatorType of what was verified (seed 000's result:
+    /// "Authentication type used"): 0 none, 1 the IDV server biometric, 2 the
+    /// password, 3 LDA.
+    static func authenticatorType(verifiedBy: String) -> Int {
+        ["serverBiometric": 1, "password": 2, "lda": 3][verifiedBy] ?? 0
+    }
+
+    /// `onAuthenticateUserAndSignData`; the signing is over. `verifiedBy` is
+    /// what was verified: none, lda, password or serverBiometric ("none" when
+    /// nothing was signed), and `authenticatorType` its RDNAAuthenticatorType
+    /// (the seed's name: the type used, not the one asked for).
     func report(
         status: Int, message: String, error: (code: Int, text: String) = (0, "Success"),
         signed: (id: String, payloadSignature: String, receipt: JSON)? = nil, verifiedBy: String = "none"
     ) {
         guard let current = signing else { return }
         signing = nil
+        let used = signed == nil ? "none" : verifiedBy
         let event: JSON = [
             "dataPayload": .string(current.payload), "dataPayloadLength": .int(current.payload.unicodeScalarCount),
             "reason": .string(current.reason), "payloadSignature": .string(signed?.payloadSignature ?? ""),
             "dataSignatureID": .string(signed?.id ?? ""), "authLevel": .int(current.authLevel),
-            "authenticatorType": .int(current.authenticatorType), "verifiedBy": .string(signed == nil ? "none" : verifiedBy),
+            "authenticatorType": .int(Self.authenticatorType(verifiedBy: used)), "verifiedBy": .string(used),
             "status": ["statusCode": .int(status), "statusMessage": .string(message)],
             "error": ["longErrorCode": .int(error.code), "shortErrorCode": .int(error.code), "errorString": .string(error.text)],
         ]

@@ -45,7 +45,7 @@ extension LDAToggleFlow {
         dialogue.stepUp(Services.StepupAuthenticate(challengeMode: mode, reason: "lda-toggle", method: "password")) { [self] outcome in
             guard let current = toggle else { return }
             switch outcome {
-            case .failure(let error) where error.code == .requestCancelled:
+            case .failure(let error) where error.isCancellation:
                 toggle = nil  // abandoned by a reset: nothing changed, nothing to say
             case .failure(let error):
                 host.log(.error, "stepup.authenticate failed: \(error.message)")

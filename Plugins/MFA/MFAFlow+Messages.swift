@@ -7,7 +7,7 @@ extension MFAFlow {
 
     static func blockedMessage(_ status: Int) -> String {
         status == SDKCode.blockedByPasswordAttempts
-            ? "The user is blocked: too many wrong passwords. An administrator can unblock the account."
+            ? "The user is blocked: too many wrong passwords. Unblock it with resetBlockedUserAccount (a code is sent to you), or ask an administrator."
             : "The user is blocked: too many wrong activation codes, or by an administrator."
     }
 

@@ -13,7 +13,7 @@ extension MFAFlow {
             case .success(.completed(let sessionID, let workflow)): loggedIn(userID, sessionID: sessionID, workflow: workflow)
             case .success(.refused(let status)): refused(status: status)
             case .success(.stopped(let status, let message)): askForUser(status: status, message: message)
-            case .failure(let error) where error.code == .requestCancelled:
+            case .failure(let error) where error.isCancellation:
                 return  // abandoned by a reset: nothing to say
             case .failure(let error) where error.code == .methodNotFound:
                 // No device-activation flow loaded: the device cannot join this way.

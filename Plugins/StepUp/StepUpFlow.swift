@@ -104,7 +104,7 @@ final class StepUpFlow: ServingFlow {
             notificationAnswer = nil
             switch outcome {
             case .success(let outcome): stepUpFinished(user, uuid: uuid, action: action, outcome: outcome)
-            case .failure(let error) where error.code == .requestCancelled: return  // abandoned: nothing recorded, nothing said
+            case .failure(let error) where error.isCancellation: return  // abandoned: nothing recorded, nothing said
             case .failure(let error): updated(uuid, status: SDKCode.serverFailed, message: "Step-up failed on the server side: \(error.message)")
             }
         }
@@ -143,12 +143,17 @@ final class StepUpFlow: ServingFlow {
         }
     }
 
-    /// `onUpdateNotification`, in the SDK's server-call envelope.
+    /// `onUpdateNotification`, in the SDK's server-call envelope, read both
+    /// ways the seeds read it: seed 004's handler takes `statusCode` and
+    /// `statusMessage` at the top, seed 001's `status.statusCode` and
+    /// `status.message` (besides the SDK's `status.statusMessage`).
     func updated(_ uuid: String, status: Int, message: String, errorCode: Int = SDKCode.noError, errorString: String = "Success") {
         let data: JSON = ["status_code": .int(status), "message": .string(message), "notification_uuid": .string(uuid), "is_ds_verified": false]
-        host.emit(
-            "onUpdateNotification",
-            SDKPayload.serverCall(statusCode: status, message: message, responseData: data, errorCode: errorCode, errorString: errorString))
+        let event = SDKPayload.serverCall(statusCode: status, message: message, responseData: data, errorCode: errorCode, errorString: errorString)
+        event["statusCode"] = .int(status)
+        event["statusMessage"] = .string(message)
+        event["status"]?["message"] = .string(message)
+        host.emit("onUpdateNotification", event)
     }
 
     // MARK: What the host tells

@@ -56,6 +56,17 @@ struct CallTable {
         return root?.caller
     }
 
+    /// The first call of `id`'s chain (nil: no call).
+    func root(of id: UInt64?) -> UInt64? {
+        var root: UInt64?
+        var next = id
+        while let current = next, let call = calls[current] {
+            root = current
+            next = call.parent
+        }
+        return root
+    }
+
     /// The newest asynchronous call `plugin` serves: the one its dialogue belongs to.
     func newestServed(by plugin: LoadedPlugin) -> UInt64? {
         calls.values.filter { $0.provider === plugin && !$0.synchronous }.map(\.id).max()

@@ -148,12 +148,16 @@ public final class HostEngine: ClientConnection {
         }
     }
 
-    /// Runs deferred callbacks (and what they defer in turn) in order.
+    /// Runs deferred callbacks (and what they defer in turn) in order; then
+    /// a session a failed step must end ends, after what that step set off.
     func runDeferred() {
-        while !deferred.isEmpty {
-            let next = deferred.removeFirst()
-            next()
-        }
+        repeat {
+            while !deferred.isEmpty {
+                let next = deferred.removeFirst()
+                next()
+            }
+            session.endIfStepReported()
+        } while !deferred.isEmpty
     }
 
     /// Runs `body` with `call` as the active service call.

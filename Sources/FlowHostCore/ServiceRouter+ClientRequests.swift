@@ -42,7 +42,8 @@ extension ServiceRouter {
                 // Why the client could not (cancelled, failed, unavailable): the operator can tell them apart.
                 let reason = error?["data"]?["reason"]?.stringValue ?? "none given"
                 logger.info("the client answered \(pending.method) with an error (reason: \(LogLine.clip(reason)))")
-                pending.completion(.failure(FlowHostError(code, message: message, data: error?["data"])))
+                // Marked as the client's: its code, whatever its sign, is no word of the host's or the SDK's.
+                pending.completion(.failure(FlowHostError(code, message: message, data: error?["data"], answeredByClient: true)))
             }
         }
     }

@@ -57,6 +57,32 @@ public final class SessionRuntime {
         controller.issueReauthentication(userID: userID, now: engine.scheduler.now)
     }
 
+    /// A session to end once the step that found it must end has been reported.
+    private var endAfterStep: (sessionID: String, reason: String, step: UInt64?)?
+
+    /// A verifying service found that `userID`'s session must end (a
+    /// step-up's password ran out of attempts or has expired: the SDK's 153
+    /// and 110, after which the SDK logs the user off). The host ends it,
+    /// whichever flow asked and whatever its language: once the call chain
+    /// the step ran under has finished and its caller has heard the outcome
+    /// (the flow's report first, then the logoff, as in the SDK), or after
+    /// the current request when no call was running.
+    public func end(afterStepOf userID: String, reason: String) {
+        guard let current = controller.current, current.userID == userID else { return }
+        endAfterStep = (current.sessionID, reason, engine.router.calls.root(of: engine.router.calls.active))
+    }
+
+    /// Ends the session `end(afterStepOf:)` named, once its step is over
+    /// (the engine asks after each round of deferred callbacks).
+    func endIfStepReported() {
+        guard let pending = endAfterStep else { return }
+        if let step = pending.step, engine.router.calls[step] != nil { return }
+        endAfterStep = nil
+        guard controller.current?.sessionID == pending.sessionID else { return }
+        engine.logger.info("session ended by the host after a failed step (\(pending.reason))")
+        end(reason: pending.reason)
+    }
+
     /// `session.reauthenticate`: spends `token`; the session's `lastProvedAt`
     /// moves to now when it is `token`'s user's. False: no session of that
     /// user here (nothing to re-authenticate). Services that change

@@ -9,7 +9,8 @@ public struct CredentialSettings: Sendable, Equatable {
     public var policy = PasswordPolicy()
     /// How many previous passwords may not be reused (status 164).
     public var historyDepth = 5
-    public var maxPasswordAttempts = 5
+    /// Wrong passwords before the block (141): the seeds' 3.
+    public var maxPasswordAttempts = 3
     /// Days a password stays valid (0: it never expires by age).
     public var passwordLifetimeDays = 0
     public var activationCodeLifetimeSeconds: Int64 = 600

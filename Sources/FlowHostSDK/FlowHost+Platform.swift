@@ -33,7 +33,7 @@ extension FlowHost {
             outcome in
             switch outcome {
             case .success(let result) where result["authenticated"]?.boolValue == true: completion(.passed)
-            case .failure(let error) where error.code == .requestCancelled: completion(.abandoned)
+            case .failure(let error) where error.isCancellation: completion(.abandoned)
             default: completion(.failed)
             }
         }
@@ -64,7 +64,7 @@ extension FlowHost {
             switch outcome {
             case .success(let result) where result["verified"]?.boolValue == true: completion(.passed)
             case .success: completion(.failed)
-            case .failure(let error) where error.code == .requestCancelled: completion(.abandoned)
+            case .failure(let error) where error.isCancellation: completion(.abandoned)
             case .failure(let error) where error.code == .methodNotFound: completion(.unavailable)
             case .failure(let error):
                 switch error.data?["reason"]?.stringValue {

@@ -61,7 +61,9 @@ public enum StepUpOutcome: Equatable, Sendable {
         }
     }
 
-    /// Whether the host's session must end (the SDK logs the user off on 110 and 153).
+    /// Whether the session ends after this outcome (the SDK logs the user off
+    /// on 110 and 153). The host ends it, after the flow's report: the
+    /// verifying service that found it says so, whatever flow asked.
     public var endsSession: Bool {
         switch self {
         case .exhausted, .expired: true
@@ -72,10 +74,10 @@ public enum StepUpOutcome: Equatable, Sendable {
 
 extension FlowHost {
     /// Re-authenticates through `stepup.authenticate`. `completion` runs once:
-    /// with the outcome (the session ends right after it returns, if the
-    /// outcome ends it: the flow's report comes first, as the SDK's does);
-    /// or with the call's failure (`.requestCancelled` when the dialogue was
-    /// abandoned). Returns the call's id.
+    /// with the outcome (if it ends the session, the host ends it right after
+    /// the completion returns: the flow's report comes first, as the SDK's
+    /// does); or with the call's failure (`.requestCancelled` when the
+    /// dialogue was abandoned). Returns the call's id.
     @discardableResult
     public func stepUp(_ request: Services.StepupAuthenticate, completion: @escaping (Result<StepUpOutcome, FlowHostError>) -> Void) -> UInt64? {
         call(Services.StepupAuthenticate.service, request.params) { [self] result in
@@ -85,7 +87,6 @@ extension FlowHost {
                 let outcome = StepUpOutcome(value)
                 if case .unknown = outcome { log(.error, "stepup.authenticate gave an outcome this flow does not know") }
                 completion(.success(outcome))
-                if outcome.endsSession { endSession(reason: "step-up-failed") }
             }
         }
     }

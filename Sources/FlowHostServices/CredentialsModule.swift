@@ -87,11 +87,18 @@ enum CredentialsModule {
         offer(engine, Services.PasswordStepUp.self, [string("userID", userID: true), string("password"), string("deviceID"), string("proof")]) {
             _, call in
             switch try passwords.stepUp(call.userID, call.password, deviceID: call.deviceID, proof: call.proof) {
-            case .accepted(let expired):
+            case .accepted(expired: true):
+                // 110: the SDK logs the user off; the host does it, whoever asked.
+                engine.session.end(afterStepOf: call.userID, reason: "step-up-failed")
+                return .accepted(expired: true, reauthentication: nil)
+            case .accepted(expired: false):
                 // The evidence for `session.reauthenticate`; the flow takes that step.
-                return .accepted(expired: expired, reauthentication: expired ? nil : engine.session.issueReauthentication(userID: call.userID))
+                return .accepted(expired: false, reauthentication: engine.session.issueReauthentication(userID: call.userID))
             case .wrong(let left): return .wrong(attemptsLeft: left)
-            case .refused(let refusal): return .refused(refusal)
+            case .refused(let refusal):
+                // 153 (the last attempt spent, the user blocked): the session ends as after 110.
+                if refusal == .blocked(.passwordAttempts) { engine.session.end(afterStepOf: call.userID, reason: "step-up-failed") }
+                return .refused(refusal)
             }
         }
 

@@ -13,7 +13,10 @@ import FlowJSON
 enum SignaturesModule {
     /// How recent the re-authentication before a signing at level 1 or 4 must be.
     static let freshSeconds: Int64 = 120
-    static let verifiedByValues: Set<String> = ["none", "lda", "password", "serverBiometric"]
+    /// What may be verified, and its RDNAAuthenticatorType: a receipt's
+    /// `authenticatorType` is the authenticator used, so it never disagrees
+    /// with `verifiedBy` (older receipts carry the type asked for).
+    static let authenticatorTypes: [String: Int] = ["none": 0, "serverBiometric": 1, "password": 2, "lda": 3]
 
     static func signed(_ receipt: SignatureReceiptRecord) -> Services.SignaturesSignOutcome {
         .signed(dataSignatureID: receipt.dataSignatureID, payloadSignature: receipt.signature, receipt: DataSignatures.json(receipt))
@@ -30,8 +33,11 @@ enum SignaturesModule {
             ]
         ) { caller, call, finish throws(FlowHostError) in
             let (userID, deviceID, level, verifiedBy) = (call.userID, call.deviceID, call.authLevel, call.verifiedBy)
-            guard verifiedByValues.contains(verifiedBy) else {
+            guard let usedType = authenticatorTypes[verifiedBy] else {
                 return finish(.failure(.invalidParams(field: "verifiedBy", reason: "none, lda, password or serverBiometric")))
+            }
+            guard call.authenticatorType == usedType else {
+                return finish(.failure(.invalidParams(field: "authenticatorType", reason: "the type of verifiedBy: \(usedType)")))
             }
             guard engine.session.recentlyProved(userID: userID, deviceID: deviceID, within: level == 0 ? nil : freshSeconds) else {
                 return finish(

@@ -18,17 +18,29 @@ public struct FlowHostError: Error, CustomStringConvertible, Sendable {
         set { dataText = newValue?.serialized() }
     }
 
-    public init(_ code: ErrorCode, message: String, data: JSON? = nil) {
+    /// The client's error answer to a host request, as the client gave it.
+    /// Its code is the client's choice, so it is never the host's word nor
+    /// the SDK's: a client's -32800 is no cancellation, its 141 no refusal.
+    /// Only the host sets it (across the plugin boundary it is `short_code`
+    /// `FLOWHOST_SHORT_CODE_CLIENT_ANSWER`, which a client cannot reach).
+    public var answeredByClient: Bool
+
+    public init(_ code: ErrorCode, message: String, data: JSON? = nil, answeredByClient: Bool = false) {
         self.code = code
         self.message = message
         self.dataText = data?.serialized()
+        self.answeredByClient = answeredByClient
     }
 
     public var description: String { "\(code) \(message)" }
 
-    public func withData(_ data: JSON) -> FlowHostError { FlowHostError(code, message: message, data: data) }
+    public func withData(_ data: JSON) -> FlowHostError { FlowHostError(code, message: message, data: data, answeredByClient: answeredByClient) }
 
-    public func withMessage(_ message: String) -> FlowHostError { FlowHostError(code, message: message, data: data) }
+    public func withMessage(_ message: String) -> FlowHostError { FlowHostError(code, message: message, data: data, answeredByClient: answeredByClient) }
+
+    /// Whether this is the host's cancellation of what the flow waited for
+    /// (a reset dialogue), not a client's answer that happens to use its code.
+    public var isCancellation: Bool { code == .requestCancelled && !answeredByClient }
 
     /// The JSON-RPC error object.
     public func json() -> JSON {
@@ -38,7 +50,7 @@ public struct FlowHostError: Error, CustomStringConvertible, Sendable {
     }
 
     /// The SDK's `shortErrorCode` of a refusal; the code itself otherwise.
-    public var shortCode: Int { data?["shortErrorCode"]?.intValue ?? code.rawValue }
+    public var shortCode: Int { (answeredByClient ? nil : data?["shortErrorCode"]?.intValue) ?? code.rawValue }
 
     // MARK: JSON-RPC 2.0
 

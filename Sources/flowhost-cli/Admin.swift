@@ -20,7 +20,7 @@ struct Admin: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage users, codes and the audit log in the store.",
         subcommands: [
-            AddUser.self, ShowUser.self, Block.self, Unblock.self, ExpirePassword.self, IssueCode.self, Outbox.self,
+            AddUser.self, ShowUser.self, Session.self, Block.self, Unblock.self, ExpirePassword.self, IssueCode.self, Outbox.self,
             Devices.self, RevokeDevice.self, Notify.self, Notifications.self, Audit.self, VerifySignature.self, ExportKey.self,
             Prune.self,
         ])

@@ -83,8 +83,9 @@ def test_level_1_with_a_password_asks_for_it_with_challenge_mode_12(deployment):
     validate("getPassword.params", ask["params"])
     host.request("setPassword", [GOOD_PASSWORD, 12])
     result = signed(host)
-    assert outcome(result) == (100, 0) and result["authLevel"] == 1 and result["authenticatorType"] == 0
+    assert outcome(result) == (100, 0) and result["authLevel"] == 1
     assert result["verifiedBy"] == result["receipt"]["verifiedBy"] == "password"
+    assert result["authenticatorType"] == result["receipt"]["authenticatorType"] == 2, "the type used (RDNA_AUTH_PASS), not the 0 asked for"
 
 
 def test_level_1_uses_lda_first_and_the_password_as_the_fallback(deployment):
@@ -93,6 +94,7 @@ def test_level_1_uses_lda_first_and_the_password_as_the_fallback(deployment):
     sign(host, level=1)
     result = signed(host)
     assert outcome(result) == (100, 0) and result["verifiedBy"] == "lda", "LDA only: no password asked"
+    assert result["authenticatorType"] == result["receipt"]["authenticatorType"] == 3, "RDNA_AUTH_LDA"
     assert len(lda_asks(host)) == before + 1
     host.close()
     both = with_both(deployment, user="bob", device="device-2")
@@ -102,7 +104,7 @@ def test_level_1_uses_lda_first_and_the_password_as_the_fallback(deployment):
     assert status_of(ask) == 100 and ask["params"]["challengeMode"] == 12, "the seamless fallback: no error"
     both.request("setPassword", [GOOD_PASSWORD, 12])
     result = signed(both)
-    assert outcome(result) == (100, 0) and result["verifiedBy"] == "password"
+    assert outcome(result) == (100, 0) and result["verifiedBy"] == "password" and result["authenticatorType"] == 2
 
 
 def biometric_asks(host):
@@ -148,7 +150,7 @@ def test_level_4_without_a_verified_server_biometric_signs_nothing(deployment, a
     sign(host, level=4, kind=1)
     result = signed(host)
     assert outcome(result) == (status, error) and result["payloadSignature"] == "" and result["dataSignatureID"] == ""
-    assert result["verifiedBy"] == "none" and "receipt" not in result
+    assert result["verifiedBy"] == "none" and result["authenticatorType"] == 0 and "receipt" not in result
     assert not [event for event in host.events if event["method"] == "getPassword" and event["params"]["challengeMode"] == 12]
     assert not [row for row in deployment.admin("audit", "--user", "alice") if row["action"] == "data.sign"]
 

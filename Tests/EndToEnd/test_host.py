@@ -153,9 +153,9 @@ def test_a_c_flow_uses_services_host_requests_and_events(spawn, echo_dir, test_p
     # An error answer, and no answer at all (the host's timeout).
     host.on_request("platform/confirm", lambda params: (_ for _ in ()).throw(RPCError({"code": -7, "message": "no"})))
     host.request("cfull.ask", ["again?"])
-    assert host.wait_event("onAnswered")["params"] == {"error": -7}
+    assert host.wait_event("onAnswered")["params"] == {"error": -7, "fromClient": True}
     del host._handlers["platform/confirm"]
     host.request("cfull.ask", {"question": "anyone?", "timeoutMs": 200})
-    assert host.wait_event("onAnswered", timeout=5)["params"] == {"error": -32000}
+    assert host.wait_event("onAnswered", timeout=5)["params"] == {"error": -32000, "fromClient": False, "data": {"method": "platform/confirm"}}
     host.shutdown()
     assert "cfull created" in host.stderr_text()

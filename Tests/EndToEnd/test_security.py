@@ -396,7 +396,7 @@ def test_a_flow_in_c_cancels_its_requests_and_meets_the_cap(spawn, echo_dir, tes
     assert refused.value.code == -32000 and "in flight" in refused.value.message
     assert host.request("cfull.cancel") == {"cancelled": 16}
     answered = [host.wait_event("onAnswered") for _ in range(16)]
-    assert all(event["params"] == {"error": -32800} for event in answered)
+    assert all(event["params"] == {"error": -32800, "fromClient": False, "data": {"method": "platform/confirm"}} for event in answered)
     assert wait_until(lambda: len(host.cancelled) == 16)
     host.request("cfull.ask", {"question": "room again"})
 

@@ -119,7 +119,9 @@ def test_seed_002_blocked_141_unblocks_with_reset_blocked_user_account(deploymen
     for _ in range(3):
         host.wait_event("getPassword")
         host.request("setPassword", {"password": WRONG, "challengeMode": 0})
-    assert code_status(host.wait_event("getUser")) == 141
+    blocked = host.wait_event("getUser")
+    assert code_status(blocked) == 141
+    assert "resetBlockedUserAccount" in blocked["params"]["response"]["status"]["statusMessage"], "the message names the way out"
     sent_before = len(deployment.admin("outbox"))
     host.request("resetBlockedUserAccount")
     ask = host.wait_event("getActivationCode")
@@ -140,6 +142,21 @@ def test_seed_002_blocked_141_unblocks_with_reset_blocked_user_account(deploymen
     assert user["blocked"] is None and user["passwordAttemptsLeft"] == 3
     outcomes = [row["outcome"] for row in deployment.admin("audit", "--user", "alice") if row["action"] == "account.recovery"]
     assert "sent" in outcomes and "ok" in outcomes
+
+
+def test_seed_002_a_deployment_that_sets_nothing_gives_the_seeds_3_password_attempts(tmp_path, flowhost_bin, spawn):
+    """The seeds' apps start `attemptsLeft` at 3 (seed 001's step-up, seed 000's
+    signing); so does a config without `passwords.maxAttempts`."""
+    from conftest import Deployment
+    config = {"passwords": {"argon2": {"memoryKiB": 1024, "iterations": 1, "parallelism": 1}}}
+    deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
+    host = activate_with_password(deployment)
+    assert deployment.admin("show-user", "alice")["passwordAttemptsLeft"] == 3
+    host.request("logOff", {"userID": "alice"})
+    host.wait_event("onUserLoggedOff")
+    host.wait_event("getUser")
+    host.request("setUser", {"userName": "alice"})
+    assert host.wait_event("getPassword")["params"]["attemptsLeft"] == 3
 
 
 def test_seed_002_reset_blocked_user_account_does_not_lift_an_operators_block(deployment):
@@ -171,8 +188,15 @@ def listed(host):
 
 
 def updated(host):
+    """The outcome as both seeds' handlers read it, which must agree: seed
+    004's `status.statusCode` / `statusMessage`, seed 001's
+    `status.status.statusCode` / `.message`."""
     status = host.wait_event("onUpdateNotification")["params"]
-    return status["status"]["statusCode"], status["error"]["longErrorCode"]
+    validate("step-up.onUpdateNotification.params", status)
+    seed_004 = (status["statusCode"], status["statusMessage"])
+    seed_001 = (status["status"]["statusCode"], status["status"]["message"])
+    assert seed_004 == seed_001 and status["status"]["statusMessage"] == seed_001[1]
+    return seed_001[0], status["error"]["longErrorCode"]
 
 
 def test_seed_001_scenario_1_password_step_up(deployment):
@@ -443,7 +467,7 @@ def test_seed_000_test_case_1_the_samples_defaults_then_the_supported_pairs(depl
     assert host.wait_event("getPassword")["params"]["challengeMode"] == 12
     host.request("setPassword", {"password": GOOD_PASSWORD, "challengeMode": 12})
     details = signing_result(host)
-    assert (details["authLevel"], details["authenticatorType"], details["verifiedBy"]) == (1, 0, "password")
+    assert (details["authLevel"], details["authenticatorType"], details["verifiedBy"]) == (1, 2, "password"), "the type used"
     host.request("resetAuthenticateUserAndSignDataState")  # "Sign Another Document": a clean state
 
 

@@ -320,3 +320,29 @@ def test_a_session_that_times_out_mid_step_up_records_nothing_and_refuses_late_a
     assert not [event for event in host.events if event["method"] == "onUpdateNotification"], "the step-up was abandoned silently"
     assert [item["status"] for item in deployment.admin("notifications", "alice")] == ["ACTIVE"], "nothing recorded"
     assert deployment.admin("show-user", "alice")["passwordAttemptsLeft"] == 3
+
+
+@pytest.mark.parametrize("ending, status", [("exhausted", 153), ("expired", 110)])
+def test_the_host_ends_the_session_after_153_and_110_whatever_flow_asked(deployment, test_plugins, ending, status):
+    """A C flow that calls stepup.authenticate and only reports the outcome
+    (it never ends the session itself): the host ends the session, after the
+    flow's report, as the spec says for 153 and 110."""
+    code = deployment.add_user("alice")
+    host = deployment.host("device-1", extra=("--plugins", test_plugins["c_caller"]))
+    activate(host, "alice", code)
+    if ending == "expired":
+        deployment.admin("expire-password", "alice")
+    assert deployment.admin("show-user", "alice")["openSessions"] == 1
+    step = {"challengeMode": 3, "reason": "notification"}
+    assert host.request("ccaller.callAsync", {"service": "stepup.authenticate", "params": step})["rc"] == 0
+    for _ in range(3 if ending == "exhausted" else 1):
+        host.wait_event("getPassword")
+        host.request("setPassword", ["Wrong&Passw0rd9" if ending == "exhausted" else GOOD_PASSWORD, 3])
+    done = host.wait_event("onCallerDone")
+    assert done["params"]["result"]["outcome"] == ending, "the outcome behind %d" % status
+    host.wait_event("onUserLoggedOff")
+    host.wait_event("getUser")
+    names = [event["method"] for event in host.events]
+    assert names.index("onCallerDone") < names.index("onUserLoggedOff"), "the flow's report comes first"
+    assert deployment.admin("show-user", "alice")["openSessions"] == 0
+    assert host.request("ccaller.session") is None

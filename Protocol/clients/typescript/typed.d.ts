@@ -310,6 +310,8 @@ export interface OnUpdateNotificationEvent {
   error: Record<string, unknown>;
   pArgs: Record<string, unknown>;
   status: Record<string, unknown>;
+  statusCode: number;
+  statusMessage: string;
 }
 
 /** `onUserLoggedIn`; status codes at response.status.statusCode: 100; error codes at error.longErrorCode: 0 */

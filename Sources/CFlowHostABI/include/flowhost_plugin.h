@@ -95,6 +95,13 @@ extern "C" {
  *           sends it as a JSON-RPC error with that code and
  *           data {longErrorCode, shortErrorCode}.
  * code < 0: a JSON-RPC error code (-32602 invalid params, ...).
+ * short_code == FLOWHOST_SHORT_CODE_CLIENT_ANSWER (given to on_response, or
+ *           passed on by a provider): the client's error answer to a host
+ *           request, its code, message and data as the client gave them.
+ *           The code is the client's choice, whatever its sign: never an SDK
+ *           refusal, a timeout or a cancellation of the host's. A client
+ *           cannot set short_code; the host never gives this value to any
+ *           other error.
  * data:     optional, a new reference owned by whoever holds the struct:
  *           - filled by a plugin (handle, call_service): the host reads it
  *             and decrefs it;
@@ -103,6 +110,8 @@ extern "C" {
  *           - passed to a callback (on_response, on_result) as a const
  *             pointer: borrowed for the callback only; the host frees it.
  */
+#define FLOWHOST_SHORT_CODE_CLIENT_ANSWER (-2147483647)
+
 typedef struct flowhost_error_v1 {
     int32_t code;
     int32_t short_code;
@@ -116,9 +125,11 @@ typedef struct flowhost_host_context flowhost_host_context;
 /*
  * Called once with the outcome of a request the plugin sent to the client.
  * result: borrowed, NULL when error is set. error: borrowed, NULL on success;
- * a timeout is code -32000 with message "request timed out"; a cancellation
- * (cancel_requests) is code -32800 "request cancelled". In both cases the
- * client is sent `$/cancelRequest {id}` and a late answer is ignored.
+ * the client's error answer has short_code FLOWHOST_SHORT_CODE_CLIENT_ANSWER
+ * (its code, message and data as given: data.reason says why); otherwise the
+ * host gave up: a timeout is code -32000 with message "request timed out", a
+ * cancellation (cancel_requests) code -32800 "request cancelled". In both
+ * cases the client is sent `$/cancelRequest {id}` and a late answer is ignored.
  */
 typedef void (*flowhost_response_fn)(void *user_data, json_t *result, const flowhost_error_v1 *error);
 

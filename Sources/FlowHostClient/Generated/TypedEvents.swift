@@ -395,6 +395,8 @@ public struct OnUpdateNotificationEvent: Sendable {
     public var error: JSONValue? { params["error"] }
     public var pArgs: JSONValue? { params["pArgs"] }
     public var status: JSONValue? { params["status"] }
+    public var statusCode: Int? { params["statusCode"]?.intValue }
+    public var statusMessage: String? { params["statusMessage"]?.stringValue }
 }
 
 /// `onUserLoggedIn`: its top-level params, typed (nil when absent or of another type).

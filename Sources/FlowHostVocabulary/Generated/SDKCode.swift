@@ -34,7 +34,7 @@ public enum SDKCode {
     public static let userAlreadyActive = 132
     /// blocked: activation-code attempts exhausted, or by the operator
     public static let blockedByActivationAttempts = 138
-    /// blocked: password attempts exhausted
+    /// blocked: password attempts exhausted; the way out is resetBlockedUserAccount() (or the operator's unblock)
     public static let blockedByPasswordAttempts = 141
     /// attempts exhausted (the user is logged off); as an error code: signing or verification refused
     public static let attemptsExhausted = 153

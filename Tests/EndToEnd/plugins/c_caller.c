@@ -14,10 +14,11 @@
     "{\"name\":\"ccaller.subscribe\",\"params\":[{\"name\":\"topic\",\"type\":\"string\"}]}," \
     "{\"name\":\"ccaller.unsubscribe\",\"params\":[{\"name\":\"topic\",\"type\":\"string\"}]}," \
     "{\"name\":\"ccaller.publish\",\"params\":[{\"name\":\"topic\",\"type\":\"string\"},{\"name\":\"payload\",\"type\":\"object\"}]}," \
-    "{\"name\":\"ccaller.call\",\"params\":[{\"name\":\"service\",\"type\":\"string\"},{\"name\":\"params\",\"type\":\"object\"}]}]," \
+    "{\"name\":\"ccaller.call\",\"params\":[{\"name\":\"service\",\"type\":\"string\"},{\"name\":\"params\",\"type\":\"object\"}]}," \
+    "{\"name\":\"ccaller.callAsync\",\"params\":[{\"name\":\"service\",\"type\":\"string\"},{\"name\":\"params\",\"type\":\"object\"}]}]," \
     "\"events\":[{\"name\":\"onCallerDone\"},{\"name\":\"onTimer\"},{\"name\":\"onFeed\"},{\"name\":\"onSessionNotice\"}]," \
     "\"uses\":[\"cstep.verify\",\"records.get\",\"records.list\",\"records.apply\",\"notifications.create\"," \
-    "\"notifications.list\",\"notifications.answer\",\"authenticators.enableLDA\"]," \
+    "\"notifications.list\",\"notifications.answer\",\"authenticators.enableLDA\",\"stepup.authenticate\"]," \
     "\"reads\":[\"sessions.ended\",\"notifications.created\"]}"
 #define CUSTOM_CREATE
 #define CUSTOM_HANDLE
@@ -109,6 +110,15 @@ static int32_t tp_handle(void *instance, const char *method, json_t *params, jso
     if (strcmp(method, "ccaller.publish") == 0) {
         *result = json_pack("{si}", "rc", h->publish(flow->context, json_string_value(json_object_get(params, "topic")),
                                                       json_object_get(params, "payload")));
+        return FLOWHOST_OK;
+    }
+    if (strcmp(method, "ccaller.callAsync") == 0) {
+        /* Any service it declares, without waiting: onCallerDone reports the
+           outcome, and nothing else (the session is the host's to end). */
+        uint64_t call = 0;
+        int32_t rc = h->call_service_async(flow->context, json_string_value(json_object_get(params, "service")),
+                                           json_object_get(params, "params"), on_result, flow, &call);
+        *result = json_pack("{si sI}", "rc", rc, "call", (json_int_t)call);
         return FLOWHOST_OK;
     }
     /* ccaller.call: any service it declares, synchronously. */

@@ -29,7 +29,10 @@ static void *tp_create(const flowhost_plugin_descriptor_v1 *self, const flowhost
 
 static void on_answer(void *user_data, json_t *result, const flowhost_error_v1 *error) {
     cfull *flow = user_data;
-    json_t *event = result ? json_pack("{sO}", "answer", result) : json_pack("{si}", "error", error->code);
+    json_t *event = result ? json_pack("{sO}", "answer", result)
+                           : json_pack("{si sb}", "error", error->code,
+                                       "fromClient", error->short_code == FLOWHOST_SHORT_CODE_CLIENT_ANSWER);
+    if (!result && error->data) json_object_set(event, "data", error->data);
     flow->host->emit_event(flow->context, "onAnswered", event);
 }
 

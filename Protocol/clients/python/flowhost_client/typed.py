@@ -646,6 +646,14 @@ class OnUpdateNotificationEvent(Event):
     def status(self) -> Optional[dict]:
         return self.params.get('status')
 
+    @property
+    def statusCode(self) -> Optional[int]:
+        return self.params.get('statusCode')
+
+    @property
+    def statusMessage(self) -> Optional[str]:
+        return self.params.get('statusMessage')
+
 
 class OnUserLoggedInEvent(Event):
     """`onUserLoggedIn`."""
