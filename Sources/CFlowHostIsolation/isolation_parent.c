@@ -53,6 +53,7 @@ struct flowhost_isolated {
     int alive;
     uint32_t generation;
     int depth;                     /* calls to the child in flight (nested) */
+    uint64_t budget_ends;          /* when the outermost call in flight must have its answer (0: no budget) */
 
     const flowhost_host_v1 *host;
     flowhost_host_context *context;
@@ -153,9 +154,14 @@ static char *copy_string(json_t *hello, const char *key) {
 
 /* --- Failures --- */
 
-static void describe_end(int status, int watchdog, uint32_t watchdog_ms, char *out, size_t size) {
-    if (watchdog) {
-        snprintf(out, size, "did not answer for %u ms (watchdog) and was killed", watchdog_ms);
+/* Why the host ended a child: what fail() is told. */
+enum failure_kind { FAILED_CLOSED = 0, FAILED_SILENT = 1, FAILED_PROTOCOL = 2, FAILED_BUDGET = 3 };
+
+static void describe_end(int status, enum failure_kind kind, const flowhost_isolation_limits *limits, char *out, size_t size) {
+    if (kind == FAILED_SILENT) {
+        snprintf(out, size, "did not answer for %u ms (watchdog) and was killed", limits->watchdog_ms);
+    } else if (kind == FAILED_BUDGET) {
+        snprintf(out, size, "took longer than its call budget of %u ms and was killed", limits->call_budget_ms);
     } else if (WIFSIGNALED(status)) {
         int signal = WTERMSIG(status);
         const char *abbreviation = sigabbrev_np(signal);
@@ -170,8 +176,8 @@ static void describe_end(int status, int watchdog, uint32_t watchdog_ms, char *o
 static void fail_pending_work(struct flowhost_isolated *isolated);
 
 /* The child is gone or misbehaved: kill it, clean up what it started, say
-   so once. `kind` 0 it closed, 1 watchdog, 2 broke the protocol. */
-static void fail(struct flowhost_isolated *isolated, int kind) {
+   so once. */
+static void fail(struct flowhost_isolated *isolated, enum failure_kind kind) {
     if (!isolated->alive) return;
     isolated->alive = 0;
     /* Killed in every case: a child that only closed its socket must not
@@ -183,8 +189,8 @@ static void fail(struct flowhost_isolated *isolated, int kind) {
     int status;
     reap(isolated, &status);
     char what[160];
-    if (kind == 2) snprintf(what, sizeof what, "broke the isolation protocol and was killed");
-    else describe_end(status, kind == 1, isolated->limits.watchdog_ms, what, sizeof what);
+    if (kind == FAILED_PROTOCOL) snprintf(what, sizeof what, "broke the isolation protocol and was killed");
+    else describe_end(status, kind, &isolated->limits, what, sizeof what);
     uint64_t now = fhi_now_ms();
     /* A flow that ran a minute without failing starts its back-off afresh. */
     if (now - isolated->alive_since > 60000) isolated->failures = 0;
@@ -291,7 +297,7 @@ static int ensure_alive(struct flowhost_isolated *isolated) {
     int created = answer && json_is_true(json_object_get(answer, "ok"));
     json_decref(answer);
     if (!created) {
-        if (isolated->alive) fail(isolated, 2);
+        if (isolated->alive) fail(isolated, FAILED_PROTOCOL);
         return 0;
     }
     if (isolated->started) json_decref(call_child(isolated, json_pack("{s:s}", "c", "start")));
@@ -492,8 +498,31 @@ static json_t *serve_child_call(struct flowhost_isolated *isolated, json_t *call
     return NULL;
 }
 
+/* How long to wait for the child's next message: the watchdog's silence,
+   cut short by the call budget. *by_budget says the budget ends first; 0
+   with it set means the budget has run out already. */
+static uint32_t next_wait_ms(const struct flowhost_isolated *isolated, int *by_budget) {
+    uint32_t wait = isolated->limits.watchdog_ms;
+    *by_budget = 0;
+    if (!isolated->budget_ends) return wait;
+    uint64_t now = fhi_now_ms();
+    uint64_t left = isolated->budget_ends > now ? isolated->budget_ends - now : 0;
+    if (wait == 0 || left < wait) {
+        *by_budget = 1;
+        wait = (uint32_t)left;
+    }
+    return wait;
+}
+
 /* Sends a call (stolen) to the child and serves its host-table calls until
-   the answer comes. NULL when the child failed (it is then dead). */
+   the answer comes. NULL when the child failed (it is then dead).
+
+   The budget runs from the outermost call's start and is not reset by the
+   child's host-table calls, nor by calls into it nested in them (a flow's
+   handle calling a service that notifies the same flow): all of it is the
+   host held up for one call. Waiting for the client is never inside it:
+   a host request answers through a later call (on_response), which has a
+   budget of its own. */
 static json_t *call_child(struct flowhost_isolated *isolated, json_t *call) {
     if (!call) return NULL; /* could not be built (a name that is not UTF-8): nothing was sent */
     if (!isolated->alive) {
@@ -504,18 +533,21 @@ static json_t *call_child(struct flowhost_isolated *isolated, json_t *call) {
     int sent = fhi_send(isolated->fd, call);
     json_decref(call);
     if (sent != 0) {
-        fail(isolated, 0);
+        fail(isolated, FAILED_CLOSED);
         return NULL;
     }
-    isolated->depth++;
+    if (isolated->depth++ == 0 && isolated->limits.call_budget_ms) {
+        isolated->budget_ends = fhi_now_ms() + isolated->limits.call_budget_ms;
+    }
     json_t *answer = NULL;
     for (;;) {
-        int status = 0;
+        int status = 0, by_budget = 0;
         /* The watchdog counts the child's silence: while it serves a call of
            ours or waits on one of its own, it is not silent. */
-        json_t *message = fhi_receive(isolated->fd, isolated->limits.watchdog_ms, &status);
+        uint32_t wait = next_wait_ms(isolated, &by_budget);
+        json_t *message = by_budget && wait == 0 ? NULL : fhi_receive(isolated->fd, wait, &status);
         if (!message) {
-            fail(isolated, status);
+            fail(isolated, by_budget && (wait == 0 || status == 1) ? FAILED_BUDGET : (enum failure_kind)status);
             break;
         }
         if (json_object_get(message, FHI_REPLY)) {
@@ -529,17 +561,17 @@ static json_t *call_child(struct flowhost_isolated *isolated, json_t *call) {
             break;
         }
         if (!reply) {
-            fail(isolated, 2);
+            fail(isolated, FAILED_PROTOCOL);
             break;
         }
         sent = fhi_send(isolated->fd, reply);
         json_decref(reply);
         if (sent != 0) {
-            fail(isolated, 0);
+            fail(isolated, FAILED_CLOSED);
             break;
         }
     }
-    isolated->depth--;
+    if (--isolated->depth == 0) isolated->budget_ends = 0;
     return answer;
 }
 
@@ -595,7 +627,7 @@ static int32_t forward(struct flowhost_isolated *isolated, const char *kind, con
     json_t *failure = json_object_get(answer, "e");
     if (!json_is_integer(status) || (json_integer_value(status) != FLOWHOST_OK && fhi_error_from_json(failure, error) != 0)) {
         json_decref(answer);
-        fail(isolated, 2);
+        fail(isolated, FAILED_PROTOCOL);
         failed_error(isolated, error);
         return FLOWHOST_ERR_FAILED;
     }

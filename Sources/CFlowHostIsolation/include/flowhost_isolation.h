@@ -11,7 +11,9 @@
  * Every call in either direction waits for its answer, serving the other
  * side's calls meanwhile (a flow's handle may call a service that notifies
  * the same flow). When the child dies, stops answering for longer than the
- * watchdog, or breaks this protocol, the host kills it, cleans up what it
+ * watchdog, is still busy with a call when its call budget has run out
+ * (host-table calls it makes meanwhile count), or breaks this protocol, the
+ * host kills it, cleans up what it
  * had started through the host table (its host requests, service calls,
  * timers, the calls it served, its feed subscriptions), reports one line,
  * and fails the call in flight with FLOWHOST_ERROR_FLOW_FAILED. The flow is
@@ -36,6 +38,7 @@ typedef struct flowhost_isolation_limits {
     uint32_t cpu_seconds;         /* RLIMIT_CPU, over the child's life */
     uint32_t open_files;          /* RLIMIT_NOFILE */
     uint32_t watchdog_ms;         /* longest silence while the host waits on it */
+    uint32_t call_budget_ms;      /* longest a call into it may take, all told */
 } flowhost_isolation_limits;
 
 typedef struct flowhost_isolated flowhost_isolated;
