@@ -2,6 +2,7 @@
    to the child, and the host table's calls the child makes, made for it. */
 #define _GNU_SOURCE
 #include "flowhost_isolation.h"
+#include "isolation_library.h"
 #include "isolation_wire.h"
 #include "flowhost_errors.h"
 
@@ -44,6 +45,9 @@ struct flowhost_isolated {
     /* First: `self` in create is this descriptor, and it finds the rest. */
     flowhost_plugin_descriptor_v1 descriptor;
     char *executable, *library;
+    int library_fd;                /* the file the host judged and hashed: every child loads it */
+    flowhost_isolation_verify_fn verify;
+    void *verify_context;
     flowhost_isolation_limits limits;
     char *name, *version, *manifest;
     char confinement[128];
@@ -84,16 +88,20 @@ static int spawn_child(struct flowhost_isolated *isolated, char *why, size_t why
     snprintf(as, sizeof as, "%llu", (unsigned long long)isolated->limits.address_space_bytes);
     snprintf(cpu, sizeof cpu, "%u", isolated->limits.cpu_seconds);
     snprintf(files, sizeof files, "%u", isolated->limits.open_files);
+    char library[32];
+    fhi_descriptor_path(FHI_CHILD_LIBRARY_FD, library, sizeof library);
     char *argv[] = {isolated->executable, "plugin-host", "--address-space", as, "--cpu-seconds", cpu, "--open-files", files,
-                    "--", isolated->library, NULL};
+                    "--", library, NULL};
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     /* stdin from nothing; stdout is the host's stderr, never the protocol's
-       stdout; the socket is fd 3; nothing else of the host's is inherited. */
+       stdout; the socket is fd 3, the library fd 4 (the child closes it
+       once loaded); nothing else of the host's is inherited. */
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, 2, 1);
     posix_spawn_file_actions_adddup2(&actions, pair[1], 3);
-    posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+    posix_spawn_file_actions_adddup2(&actions, isolated->library_fd, FHI_CHILD_LIBRARY_FD);
+    posix_spawn_file_actions_addclosefrom_np(&actions, FHI_CHILD_LIBRARY_FD + 1);
     pid_t pid;
     int rc = posix_spawn(&pid, isolated->executable, &actions, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -127,6 +135,7 @@ static json_t *call_child(struct flowhost_isolated *isolated, json_t *call);
 
 /* Starts a child and reads what it loaded. 0, or -1 with `why`. */
 static int start_child(struct flowhost_isolated *isolated, char *why, size_t why_size, json_t **hello_out) {
+    if (isolated->verify && isolated->verify(isolated->verify_context, isolated->library_fd, why, why_size) != 0) return -1;
     if (spawn_child(isolated, why, why_size) != 0) return -1;
     int status = 0;
     uint32_t wait = isolated->limits.watchdog_ms ? isolated->limits.watchdog_ms : 10000;
@@ -693,12 +702,20 @@ static void proxy_destroy(void *instance) {
     isolated->created = 0;
 }
 
-const flowhost_plugin_descriptor_v1 *flowhost_isolated_open(const char *executable, const char *library,
+const flowhost_plugin_descriptor_v1 *flowhost_isolated_open(const char *executable, const char *library, int library_fd,
                                                             const flowhost_isolation_limits *limits,
                                                             flowhost_isolated **out, char *why, size_t why_size) {
     struct flowhost_isolated *isolated = calloc(1, sizeof *isolated);
     if (!isolated) {
         snprintf(why, why_size, "out of memory");
+        return NULL;
+    }
+    /* Above the descriptors a child is given (0-4), so spawning can put
+       each in place without overwriting another. */
+    isolated->library_fd = library_fd >= 0 ? fcntl(library_fd, F_DUPFD_CLOEXEC, 10) : -1;
+    if (isolated->library_fd < 0) {
+        snprintf(why, why_size, "no descriptor of its library: %s", library_fd >= 0 ? strerror(errno) : "none given");
+        free(isolated);
         return NULL;
     }
     isolated->fd = -1;
@@ -707,6 +724,7 @@ const flowhost_plugin_descriptor_v1 *flowhost_isolated_open(const char *executab
     isolated->limits = *limits;
     json_t *hello = NULL;
     if (start_child(isolated, why, why_size, &hello) != 0) {
+        close(isolated->library_fd);
         free(isolated->executable);
         free(isolated->library);
         free(isolated);
@@ -748,6 +766,11 @@ void flowhost_isolated_on_failure(flowhost_isolated *isolated, flowhost_isolatio
     isolated->on_failure_context = context;
 }
 
+void flowhost_isolated_on_restart(flowhost_isolated *isolated, flowhost_isolation_verify_fn verify, void *context) {
+    isolated->verify = verify;
+    isolated->verify_context = context;
+}
+
 int32_t flowhost_isolated_pid(const flowhost_isolated *isolated) { return isolated->alive ? isolated->pid : 0; }
 
 const char *flowhost_isolated_confinement(const flowhost_isolated *isolated) { return isolated->confinement; }
@@ -755,4 +778,6 @@ const char *flowhost_isolated_confinement(const flowhost_isolated *isolated) { r
 void flowhost_isolated_close(flowhost_isolated *isolated) {
     isolated->alive = 0;
     stop_child(isolated);
+    if (isolated->library_fd >= 0) close(isolated->library_fd);
+    isolated->library_fd = -1;
 }

@@ -31,7 +31,7 @@ public struct IsolationSettings: Sendable, Equatable {
 
     func isolates(_ name: String) -> Bool { all || flows.contains(name) }
 
-    var limits: flowhost_isolation_limits {
+    public var limits: flowhost_isolation_limits {
         flowhost_isolation_limits(
             address_space_bytes: UInt64(addressSpaceMiB) << 20, cpu_seconds: UInt32(cpuSeconds), open_files: UInt32(openFiles),
             watchdog_ms: UInt32(watchdogMilliseconds), call_budget_ms: UInt32(callBudgetMilliseconds))
