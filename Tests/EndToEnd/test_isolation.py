@@ -119,6 +119,28 @@ def test_a_flow_busy_with_host_table_calls_is_stopped_by_its_call_budget(spawn, 
     restarted(host, first)
 
 
+def test_waiting_for_the_client_is_not_inside_a_call_budget(spawn, echo_dir, test_plugins, tmp_path):
+    # cfull.ask sends platform/confirm and returns; the client answers long
+    # after the budget, and the answer reaches the flow in a call of its own.
+    # cfull.upper calls echo's service through the host, within its budget.
+    budget_ms = 300
+    config = tmp_path / "isolation.json"
+    config.write_text(json.dumps({"isolation": {"callBudgetMs": budget_ms}}))
+    host = spawn("--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins["c_full"],
+                 "--isolate", "cfull", "--config", str(config), env={"FLOWHOST_LOG_LEVEL": "info"})
+    host.initialize(device=DEVICE)
+    assert host.request("cfull.upper", {"text": "abc"}) == {"text": "ABC"}
+    assert host.request("cfull.ask", {"question": "sure?"}) is None
+    asked = host.read_message()
+    while asked.get("method") != "platform/confirm":
+        asked = host.read_message()
+    time.sleep(budget_ms * 4 / 1000)
+    host.send({"jsonrpc": "2.0", "id": asked["id"], "result": {"confirmed": True}})
+    assert host.wait_event("onAnswered")["params"] == {"answer": {"confirmed": True}}
+    assert host.request("cfull.upper", {"text": "still"}) == {"text": "STILL"}
+    assert "flow cfull failed" not in host.stderr_text()
+
+
 def test_a_flow_that_allocates_without_end_meets_its_address_space_limit(isolated_patiently):
     host = isolated_patiently
     first = host.request("crash.ok")["pid"]
