@@ -64,7 +64,7 @@ int flowhost_plugin_names_main(const char *const *libraries, size_t count, const
         int fd = fhi_library_descriptor(libraries[i]);
         if (fd > last) last = fd;
     }
-    closefrom((unsigned)last + 1);
+    closefrom(last + 1);
     char problem[256] = "";
     if (fhi_apply_limits(limits, problem, sizeof problem) != 0) {
         fprintf(stderr, "flowhost plugin-host --names: %s\n", problem);
