@@ -245,7 +245,7 @@ let package = Package(
             name: "FlowHostLaunch",
             dependencies: [
                 "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
-                "FlowHostStore", "CFlowHostSystem", "JSONRPC", "FlowHostPOSIX",
+                "FlowHostStore", "CFlowHostSystem", "CFlowHostIsolation", "JSONRPC", "FlowHostPOSIX",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 

@@ -4,6 +4,7 @@
    thread, as it would on the host's loop thread. */
 #define _GNU_SOURCE
 #include "flowhost_isolation.h"
+#include "isolation_library.h"
 #include "isolation_sandbox.h"
 #include "isolation_wire.h"
 #include "flowhost_system.h"
@@ -391,7 +392,7 @@ static json_t *serve_host_call(json_t *call) {
 static json_t *refusal(const char *reason) { return json_pack("{s:s}", "refused", reason); }
 
 static json_t *load(const char *library) {
-    void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+    void *handle = fhi_dlopen_library(library);
     if (!handle) return refusal(dlerror() ? dlerror() : "dlopen failed");
     void *symbol = dlsym(handle, FLOWHOST_ENTRY_SYMBOL_V1);
     if (!symbol) return refusal("no entry symbol " FLOWHOST_ENTRY_SYMBOL_V1);

@@ -5,16 +5,21 @@
  * and none of a library's code may run in the host before that; one child
  * for every library costs one process start instead of one per library.
  */
+#define _GNU_SOURCE
 #include "flowhost_isolation.h"
+#include "isolation_library.h"
 #include "isolation_sandbox.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static int write_all(int fd, const char *text, size_t length) {
     while (length > 0) {
@@ -29,7 +34,7 @@ static int write_all(int fd, const char *text, size_t length) {
 
 /* The flow's name, or NULL when the library cannot tell it. */
 static json_t *name_of(const char *library) {
-    void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+    void *handle = fhi_dlopen_library(library);
     if (!handle) return NULL;
     void *symbol = dlsym(handle, FLOWHOST_ENTRY_SYMBOL_V1);
     if (!symbol) return NULL;
@@ -53,7 +58,13 @@ int flowhost_plugin_names_main(const char *const *libraries, size_t count, const
         close(answer);
         answer = 3;
     }
-    closefrom(4);
+    /* The libraries' descriptors the host gave (4 and up) stay until each is loaded. */
+    int last = 3;
+    for (size_t i = 0; i < count; i++) {
+        int fd = fhi_library_descriptor(libraries[i]);
+        if (fd > last) last = fd;
+    }
+    closefrom(last + 1);
     char problem[256] = "";
     if (fhi_apply_limits(limits, problem, sizeof problem) != 0) {
         fprintf(stderr, "flowhost plugin-host --names: %s\n", problem);
@@ -71,4 +82,70 @@ int flowhost_plugin_names_main(const char *const *libraries, size_t count, const
     free(text);
     close(answer);
     return failed ? 70 : 0;
+}
+
+int32_t flowhost_plugin_names_spawn(const char *executable, const int *libraries, size_t count,
+                                    const flowhost_isolation_limits *limits, int *output) {
+    int pipe_fds[2];
+    if (pipe2(pipe_fds, O_CLOEXEC) != 0) return -1;
+    char as[32], cpu[32], files[32];
+    snprintf(as, sizeof as, "%llu", (unsigned long long)limits->address_space_bytes);
+    snprintf(cpu, sizeof cpu, "%u", limits->cpu_seconds);
+    snprintf(files, sizeof files, "%u", limits->open_files);
+    char **argv = calloc(count + 11, sizeof *argv);
+    char (*names)[32] = calloc(count ? count : 1, sizeof *names);
+    /* Each library's descriptor goes to 4 + i in the child; copies above
+       that range first, so putting one in place never overwrites another. */
+    int *high = calloc(count ? count : 1, sizeof *high);
+    int failed = !argv || !names || !high;
+    size_t copied = 0;
+    for (; !failed && copied < count; copied++) {
+        high[copied] = fcntl(libraries[copied], F_DUPFD_CLOEXEC, (int)(FHI_CHILD_LIBRARY_FD + count));
+        if (high[copied] < 0) failed = 1;
+    }
+    pid_t pid = -1;
+    int rc = 0;
+    if (!failed) {
+        size_t n = 0;
+        argv[n++] = (char *)executable;
+        argv[n++] = "plugin-host";
+        argv[n++] = "--names";
+        argv[n++] = "--address-space";
+        argv[n++] = as;
+        argv[n++] = "--cpu-seconds";
+        argv[n++] = cpu;
+        argv[n++] = "--open-files";
+        argv[n++] = files;
+        argv[n++] = "--";
+        for (size_t i = 0; i < count; i++) {
+            fhi_descriptor_path(FHI_CHILD_LIBRARY_FD + (int)i, names[i], sizeof names[i]);
+            argv[n++] = names[i];
+        }
+        argv[n] = NULL;
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        /* stdin from nothing; 3 taken, so whatever the host held there is gone (the child moves its answer there). */
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+        posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
+        posix_spawn_file_actions_addopen(&actions, 3, "/dev/null", O_RDONLY, 0);
+        for (size_t i = 0; i < count; i++) posix_spawn_file_actions_adddup2(&actions, high[i], FHI_CHILD_LIBRARY_FD + (int)i);
+        posix_spawn_file_actions_addclosefrom_np(&actions, FHI_CHILD_LIBRARY_FD + (int)count);
+        rc = posix_spawn(&pid, executable, &actions, NULL, argv, environ);
+        posix_spawn_file_actions_destroy(&actions);
+        if (rc != 0) pid = -1;
+    }
+    for (size_t i = 0; i < copied; i++) {
+        if (high[i] >= 0) close(high[i]);
+    }
+    free(high);
+    free(names);
+    free(argv);
+    close(pipe_fds[1]);
+    if (pid < 0) {
+        close(pipe_fds[0]);
+        errno = rc ? rc : errno;
+        return -1;
+    }
+    *output = pipe_fds[0];
+    return pid;
 }

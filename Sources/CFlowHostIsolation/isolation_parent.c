@@ -2,6 +2,7 @@
    to the child, and the host table's calls the child makes, made for it. */
 #define _GNU_SOURCE
 #include "flowhost_isolation.h"
+#include "isolation_library.h"
 #include "isolation_wire.h"
 #include "flowhost_errors.h"
 
@@ -44,6 +45,9 @@ struct flowhost_isolated {
     /* First: `self` in create is this descriptor, and it finds the rest. */
     flowhost_plugin_descriptor_v1 descriptor;
     char *executable, *library;
+    int library_fd;                /* the file the host judged and hashed: every child loads it */
+    flowhost_isolation_verify_fn verify;
+    void *verify_context;
     flowhost_isolation_limits limits;
     char *name, *version, *manifest;
     char confinement[128];
@@ -53,6 +57,7 @@ struct flowhost_isolated {
     int alive;
     uint32_t generation;
     int depth;                     /* calls to the child in flight (nested) */
+    uint64_t budget_ends;          /* when the outermost call in flight must have its answer (0: no budget) */
 
     const flowhost_host_v1 *host;
     flowhost_host_context *context;
@@ -83,16 +88,20 @@ static int spawn_child(struct flowhost_isolated *isolated, char *why, size_t why
     snprintf(as, sizeof as, "%llu", (unsigned long long)isolated->limits.address_space_bytes);
     snprintf(cpu, sizeof cpu, "%u", isolated->limits.cpu_seconds);
     snprintf(files, sizeof files, "%u", isolated->limits.open_files);
+    char library[32];
+    fhi_descriptor_path(FHI_CHILD_LIBRARY_FD, library, sizeof library);
     char *argv[] = {isolated->executable, "plugin-host", "--address-space", as, "--cpu-seconds", cpu, "--open-files", files,
-                    "--", isolated->library, NULL};
+                    "--", library, NULL};
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     /* stdin from nothing; stdout is the host's stderr, never the protocol's
-       stdout; the socket is fd 3; nothing else of the host's is inherited. */
+       stdout; the socket is fd 3, the library fd 4 (the child closes it
+       once loaded); nothing else of the host's is inherited. */
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, 2, 1);
     posix_spawn_file_actions_adddup2(&actions, pair[1], 3);
-    posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+    posix_spawn_file_actions_adddup2(&actions, isolated->library_fd, FHI_CHILD_LIBRARY_FD);
+    posix_spawn_file_actions_addclosefrom_np(&actions, FHI_CHILD_LIBRARY_FD + 1);
     pid_t pid;
     int rc = posix_spawn(&pid, isolated->executable, &actions, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
@@ -126,6 +135,7 @@ static json_t *call_child(struct flowhost_isolated *isolated, json_t *call);
 
 /* Starts a child and reads what it loaded. 0, or -1 with `why`. */
 static int start_child(struct flowhost_isolated *isolated, char *why, size_t why_size, json_t **hello_out) {
+    if (isolated->verify && isolated->verify(isolated->verify_context, isolated->library_fd, why, why_size) != 0) return -1;
     if (spawn_child(isolated, why, why_size) != 0) return -1;
     int status = 0;
     uint32_t wait = isolated->limits.watchdog_ms ? isolated->limits.watchdog_ms : 10000;
@@ -153,9 +163,14 @@ static char *copy_string(json_t *hello, const char *key) {
 
 /* --- Failures --- */
 
-static void describe_end(int status, int watchdog, uint32_t watchdog_ms, char *out, size_t size) {
-    if (watchdog) {
-        snprintf(out, size, "did not answer for %u ms (watchdog) and was killed", watchdog_ms);
+/* Why the host ended a child: what fail() is told. */
+enum failure_kind { FAILED_CLOSED = 0, FAILED_SILENT = 1, FAILED_PROTOCOL = 2, FAILED_BUDGET = 3 };
+
+static void describe_end(int status, enum failure_kind kind, const flowhost_isolation_limits *limits, char *out, size_t size) {
+    if (kind == FAILED_SILENT) {
+        snprintf(out, size, "did not answer for %u ms (watchdog) and was killed", limits->watchdog_ms);
+    } else if (kind == FAILED_BUDGET) {
+        snprintf(out, size, "took longer than its call budget of %u ms and was killed", limits->call_budget_ms);
     } else if (WIFSIGNALED(status)) {
         int signal = WTERMSIG(status);
         const char *abbreviation = sigabbrev_np(signal);
@@ -170,8 +185,8 @@ static void describe_end(int status, int watchdog, uint32_t watchdog_ms, char *o
 static void fail_pending_work(struct flowhost_isolated *isolated);
 
 /* The child is gone or misbehaved: kill it, clean up what it started, say
-   so once. `kind` 0 it closed, 1 watchdog, 2 broke the protocol. */
-static void fail(struct flowhost_isolated *isolated, int kind) {
+   so once. */
+static void fail(struct flowhost_isolated *isolated, enum failure_kind kind) {
     if (!isolated->alive) return;
     isolated->alive = 0;
     /* Killed in every case: a child that only closed its socket must not
@@ -183,8 +198,8 @@ static void fail(struct flowhost_isolated *isolated, int kind) {
     int status;
     reap(isolated, &status);
     char what[160];
-    if (kind == 2) snprintf(what, sizeof what, "broke the isolation protocol and was killed");
-    else describe_end(status, kind == 1, isolated->limits.watchdog_ms, what, sizeof what);
+    if (kind == FAILED_PROTOCOL) snprintf(what, sizeof what, "broke the isolation protocol and was killed");
+    else describe_end(status, kind, &isolated->limits, what, sizeof what);
     uint64_t now = fhi_now_ms();
     /* A flow that ran a minute without failing starts its back-off afresh. */
     if (now - isolated->alive_since > 60000) isolated->failures = 0;
@@ -291,7 +306,7 @@ static int ensure_alive(struct flowhost_isolated *isolated) {
     int created = answer && json_is_true(json_object_get(answer, "ok"));
     json_decref(answer);
     if (!created) {
-        if (isolated->alive) fail(isolated, 2);
+        if (isolated->alive) fail(isolated, FAILED_PROTOCOL);
         return 0;
     }
     if (isolated->started) json_decref(call_child(isolated, json_pack("{s:s}", "c", "start")));
@@ -492,8 +507,31 @@ static json_t *serve_child_call(struct flowhost_isolated *isolated, json_t *call
     return NULL;
 }
 
+/* How long to wait for the child's next message: the watchdog's silence,
+   cut short by the call budget. *by_budget says the budget ends first; 0
+   with it set means the budget has run out already. */
+static uint32_t next_wait_ms(const struct flowhost_isolated *isolated, int *by_budget) {
+    uint32_t wait = isolated->limits.watchdog_ms;
+    *by_budget = 0;
+    if (!isolated->budget_ends) return wait;
+    uint64_t now = fhi_now_ms();
+    uint64_t left = isolated->budget_ends > now ? isolated->budget_ends - now : 0;
+    if (wait == 0 || left < wait) {
+        *by_budget = 1;
+        wait = (uint32_t)left;
+    }
+    return wait;
+}
+
 /* Sends a call (stolen) to the child and serves its host-table calls until
-   the answer comes. NULL when the child failed (it is then dead). */
+   the answer comes. NULL when the child failed (it is then dead).
+
+   The budget runs from the outermost call's start and is not reset by the
+   child's host-table calls, nor by calls into it nested in them (a flow's
+   handle calling a service that notifies the same flow): all of it is the
+   host held up for one call. Waiting for the client is never inside it:
+   a host request answers through a later call (on_response), which has a
+   budget of its own. */
 static json_t *call_child(struct flowhost_isolated *isolated, json_t *call) {
     if (!call) return NULL; /* could not be built (a name that is not UTF-8): nothing was sent */
     if (!isolated->alive) {
@@ -504,18 +542,21 @@ static json_t *call_child(struct flowhost_isolated *isolated, json_t *call) {
     int sent = fhi_send(isolated->fd, call);
     json_decref(call);
     if (sent != 0) {
-        fail(isolated, 0);
+        fail(isolated, FAILED_CLOSED);
         return NULL;
     }
-    isolated->depth++;
+    if (isolated->depth++ == 0 && isolated->limits.call_budget_ms) {
+        isolated->budget_ends = fhi_now_ms() + isolated->limits.call_budget_ms;
+    }
     json_t *answer = NULL;
     for (;;) {
-        int status = 0;
+        int status = 0, by_budget = 0;
         /* The watchdog counts the child's silence: while it serves a call of
            ours or waits on one of its own, it is not silent. */
-        json_t *message = fhi_receive(isolated->fd, isolated->limits.watchdog_ms, &status);
+        uint32_t wait = next_wait_ms(isolated, &by_budget);
+        json_t *message = by_budget && wait == 0 ? NULL : fhi_receive(isolated->fd, wait, &status);
         if (!message) {
-            fail(isolated, status);
+            fail(isolated, by_budget && (wait == 0 || status == 1) ? FAILED_BUDGET : (enum failure_kind)status);
             break;
         }
         if (json_object_get(message, FHI_REPLY)) {
@@ -529,17 +570,17 @@ static json_t *call_child(struct flowhost_isolated *isolated, json_t *call) {
             break;
         }
         if (!reply) {
-            fail(isolated, 2);
+            fail(isolated, FAILED_PROTOCOL);
             break;
         }
         sent = fhi_send(isolated->fd, reply);
         json_decref(reply);
         if (sent != 0) {
-            fail(isolated, 0);
+            fail(isolated, FAILED_CLOSED);
             break;
         }
     }
-    isolated->depth--;
+    if (--isolated->depth == 0) isolated->budget_ends = 0;
     return answer;
 }
 
@@ -595,7 +636,7 @@ static int32_t forward(struct flowhost_isolated *isolated, const char *kind, con
     json_t *failure = json_object_get(answer, "e");
     if (!json_is_integer(status) || (json_integer_value(status) != FLOWHOST_OK && fhi_error_from_json(failure, error) != 0)) {
         json_decref(answer);
-        fail(isolated, 2);
+        fail(isolated, FAILED_PROTOCOL);
         failed_error(isolated, error);
         return FLOWHOST_ERR_FAILED;
     }
@@ -661,12 +702,20 @@ static void proxy_destroy(void *instance) {
     isolated->created = 0;
 }
 
-const flowhost_plugin_descriptor_v1 *flowhost_isolated_open(const char *executable, const char *library,
+const flowhost_plugin_descriptor_v1 *flowhost_isolated_open(const char *executable, const char *library, int library_fd,
                                                             const flowhost_isolation_limits *limits,
                                                             flowhost_isolated **out, char *why, size_t why_size) {
     struct flowhost_isolated *isolated = calloc(1, sizeof *isolated);
     if (!isolated) {
         snprintf(why, why_size, "out of memory");
+        return NULL;
+    }
+    /* Above the descriptors a child is given (0-4), so spawning can put
+       each in place without overwriting another. */
+    isolated->library_fd = library_fd >= 0 ? fcntl(library_fd, F_DUPFD_CLOEXEC, 10) : -1;
+    if (isolated->library_fd < 0) {
+        snprintf(why, why_size, "no descriptor of its library: %s", library_fd >= 0 ? strerror(errno) : "none given");
+        free(isolated);
         return NULL;
     }
     isolated->fd = -1;
@@ -675,6 +724,7 @@ const flowhost_plugin_descriptor_v1 *flowhost_isolated_open(const char *executab
     isolated->limits = *limits;
     json_t *hello = NULL;
     if (start_child(isolated, why, why_size, &hello) != 0) {
+        close(isolated->library_fd);
         free(isolated->executable);
         free(isolated->library);
         free(isolated);
@@ -716,6 +766,11 @@ void flowhost_isolated_on_failure(flowhost_isolated *isolated, flowhost_isolatio
     isolated->on_failure_context = context;
 }
 
+void flowhost_isolated_on_restart(flowhost_isolated *isolated, flowhost_isolation_verify_fn verify, void *context) {
+    isolated->verify = verify;
+    isolated->verify_context = context;
+}
+
 int32_t flowhost_isolated_pid(const flowhost_isolated *isolated) { return isolated->alive ? isolated->pid : 0; }
 
 const char *flowhost_isolated_confinement(const flowhost_isolated *isolated) { return isolated->confinement; }
@@ -723,4 +778,6 @@ const char *flowhost_isolated_confinement(const flowhost_isolated *isolated) { r
 void flowhost_isolated_close(flowhost_isolated *isolated) {
     isolated->alive = 0;
     stop_child(isolated);
+    if (isolated->library_fd >= 0) close(isolated->library_fd);
+    isolated->library_fd = -1;
 }

@@ -18,6 +18,12 @@ public struct IsolationSettings: Sendable, Equatable {
     public var openFiles = 64
     /// The longest the host waits on a silent child before it kills it.
     public var watchdogMilliseconds = 5000
+    /// The longest one call into the child may hold the host, from its start
+    /// to its answer, the host-table calls it makes meanwhile included: a
+    /// flow that is never silent (it asks the host something, again and
+    /// again) is still stopped. Twice the watchdog: room for a password's
+    /// Argon2id and a few service calls on a loaded or sanitized build.
+    public var callBudgetMilliseconds = 10000
 
     public init() {}
 
@@ -25,14 +31,15 @@ public struct IsolationSettings: Sendable, Equatable {
 
     func isolates(_ name: String) -> Bool { all || flows.contains(name) }
 
-    var limits: flowhost_isolation_limits {
+    public var limits: flowhost_isolation_limits {
         flowhost_isolation_limits(
             address_space_bytes: UInt64(addressSpaceMiB) << 20, cpu_seconds: UInt32(cpuSeconds), open_files: UInt32(openFiles),
-            watchdog_ms: UInt32(watchdogMilliseconds))
+            watchdog_ms: UInt32(watchdogMilliseconds), call_budget_ms: UInt32(callBudgetMilliseconds))
     }
 
     /// The config's `isolation` section:
-    /// `{"flows": ["mfa", …] | "all", "addressSpaceMiB", "cpuSeconds", "openFiles", "watchdogMs"}`.
+    /// `{"flows": ["mfa", …] | "all", "addressSpaceMiB", "cpuSeconds", "openFiles", "watchdogMs",
+    /// "callBudgetMs"}`.
     static func parse(_ section: JSON) throws(HostConfiguration.Invalid) -> IsolationSettings {
         guard section.kind == .object else { throw HostConfiguration.Invalid(key: "isolation", reason: "must be an object") }
         var settings = IsolationSettings()
@@ -57,6 +64,7 @@ public struct IsolationSettings: Sendable, Equatable {
             case "cpuSeconds": settings.cpuSeconds = try number(key, 1...31_536_000)
             case "openFiles": settings.openFiles = try number(key, 8...65_536)
             case "watchdogMs": settings.watchdogMilliseconds = try number(key, 100...3_600_000)
+            case "callBudgetMs": settings.callBudgetMilliseconds = try number(key, 100...3_600_000)
             default:
                 throw HostConfiguration.Invalid(key: "isolation.\(key)", reason: "unknown key")
             }

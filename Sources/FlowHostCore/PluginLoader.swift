@@ -43,18 +43,37 @@ public struct PluginDirectory: Sendable {
     }
 }
 
-/// A library that passed the checks made before it is opened.
+/// A library that passed the checks made before it is loaded.
 public struct PluginCandidate: Sendable {
     public var path: String
     public var origin: PluginOrigin
     /// Its SHA-256, when pins asked for it to be read.
     public var sha256: String?
+    /// The file, open read-only: the checks judged this descriptor, the
+    /// hash read it, and the library is loaded from it, in the host or in
+    /// a flow's own process, so another file taking the name meanwhile
+    /// changes nothing. -1 for a candidate made from a path alone (it is
+    /// opened when loaded). Whoever made the candidates closes it.
+    public var descriptor: Int32
 
-    public init(path: String, origin: PluginOrigin, sha256: String? = nil) {
+    public init(path: String, origin: PluginOrigin, sha256: String? = nil, descriptor: Int32 = -1) {
         self.path = path
         self.origin = origin
         self.sha256 = sha256
+        self.descriptor = descriptor
     }
+
+    /// Closes its descriptor, once every load from it is done.
+    public func closeDescriptor() {
+        if descriptor >= 0 { close(descriptor) }
+    }
+}
+
+/// A library file opened to be judged, hashed and loaded. Non-blocking, so
+/// a FIFO put in a checked file's place cannot hold the host up (a regular
+/// file reads the same); `O_NOFOLLOW` when `path` is already the real path.
+private func openLibraryFile(_ path: String, followingLinks: Bool) -> Int32 {
+    open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW))
 }
 
 /// Finds flow libraries, opens them and checks their descriptors.
@@ -107,16 +126,30 @@ public enum PluginLoader {
                     real = resolved
                 }
                 guard seen.insert(real).inserted else { continue }
-                var candidate = PluginCandidate(path: path, origin: directory.origin)
+                // Opened once, here: what is judged again and hashed is
+                // this descriptor, and it is what is loaded
+                // (/proc/self/fd/N), so a rename between the hash and the
+                // load cannot put other code under the pin.
+                let descriptor = openLibraryFile(real, followingLinks: false)
+                guard descriptor >= 0 else {
+                    refusals.append(PluginRefusal(path: path, reason: "cannot open \(real): \(String(cString: strerror(errno)))"))
+                    continue
+                }
+                if let problem = trust.problem(withOpenLibrary: descriptor, path: real) {
+                    close(descriptor)
+                    refusals.append(PluginRefusal(path: path, reason: problem))
+                    continue
+                }
+                var candidate = PluginCandidate(path: path, origin: directory.origin, descriptor: descriptor)
                 if !pins.isEmpty {
-                    // The file is trusted (no one else can replace it), so
-                    // the content hashed here is the content opened next.
-                    switch PluginDigest.sha256(ofFile: real) {
+                    switch PluginDigest.sha256(ofDescriptor: descriptor, path: real) {
                     case .failure(let refusal):
+                        close(descriptor)
                         refusals.append(PluginRefusal(path: path, reason: refusal.reason))
                         continue
                     case .success(let digest):
                         if let problem = pins.problem(file: name, sha256: digest) {
+                            close(descriptor)
                             refusals.append(PluginRefusal(path: path, reason: problem))
                             continue
                         }
@@ -153,11 +186,37 @@ public enum PluginLoader {
     }
 
     public static func open(_ candidate: PluginCandidate) -> Result<LoadedPlugin, PluginRefusal> {
-        open(path: candidate.path).map { plugin in
+        withDescriptor(of: candidate) { open(path: candidate.path, descriptor: $0) }.map { plugin in
             plugin.origin = candidate.origin
             plugin.sha256 = candidate.sha256
             return plugin
         }
+    }
+
+    /// `body` given the candidate's descriptor, or one opened for it alone
+    /// (a candidate made from a path, as a test host makes one).
+    static func withDescriptor<T>(
+        of candidate: PluginCandidate, _ body: (Int32) -> Result<T, PluginRefusal>
+    ) -> Result<T, PluginRefusal> {
+        if candidate.descriptor >= 0 { return body(candidate.descriptor) }
+        let descriptor = openLibraryFile(candidate.path, followingLinks: true)
+        guard descriptor >= 0 else {
+            return .failure(PluginRefusal(path: candidate.path, reason: "cannot open it: \(String(cString: strerror(errno)))"))
+        }
+        defer { close(descriptor) }
+        return body(descriptor)
+    }
+
+    /// The name the dynamic linker opens a descriptor by. The image's own
+    /// name is then this, not the library's: `$ORIGIN` in its run path
+    /// means /proc/self/fd (no flow needs it: a release build has none, and
+    /// the libraries a flow needs are the host's, loaded already).
+    static func loadableName(_ descriptor: Int32) -> String {
+        #if os(Linux)
+        "/proc/self/fd/\(descriptor)"
+        #else
+        "/dev/fd/\(descriptor)"
+        #endif
     }
 
     /// Opens the library in a child process (`executable plugin-host`) and
@@ -168,8 +227,16 @@ public enum PluginLoader {
         var limits = settings.limits
         var isolation: OpaquePointer?
         var why = [CChar](repeating: 0, count: 512)
-        guard let descriptor = flowhost_isolated_open(executable, candidate.path, &limits, &isolation, &why, why.count), let isolation else {
-            return .failure(PluginRefusal(path: candidate.path, reason: "in its own process: " + String(utf8: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })))
+        let opened = withDescriptor(of: candidate) { library -> Result<UnsafePointer<flowhost_plugin_descriptor_v1>, PluginRefusal> in
+            // The child is given this descriptor, at this start and each restart.
+            guard let descriptor = flowhost_isolated_open(executable, candidate.path, library, &limits, &isolation, &why, why.count) else {
+                return .failure(PluginRefusal(path: candidate.path, reason: "in its own process: " + String(utf8: why.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })))
+            }
+            return .success(descriptor)
+        }
+        guard case .success(let descriptor) = opened, let isolation else {
+            if case .failure(let refusal) = opened { return .failure(refusal) }
+            return .failure(PluginRefusal(path: candidate.path, reason: "in its own process: no proxy"))
         }
         switch validate(descriptor: descriptor, path: candidate.path) {
         case .success(let plugin):
@@ -184,8 +251,23 @@ public enum PluginLoader {
     }
 
     public static func open(path: String) -> Result<LoadedPlugin, PluginRefusal> {
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+        withDescriptor(of: PluginCandidate(path: path, origin: .pluginsOption)) { open(path: path, descriptor: $0) }
+    }
+
+    /// Loads the library open at `descriptor`; `path` names it.
+    static func open(path: String, descriptor: Int32) -> Result<LoadedPlugin, PluginRefusal> {
+        // The dynamic linker knows the image by the name it was opened by
+        // for as long as it is loaded (for ever: never dlclosed), and takes
+        // a later dlopen of that name for it without opening anything: the
+        // name gets a descriptor of its own, never closed, so no other
+        // library is ever given that number.
+        let kept = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard kept >= 0 else {
+            return .failure(PluginRefusal(path: path, reason: "cannot keep a descriptor of it: \(String(cString: strerror(errno)))"))
+        }
+        guard let handle = dlopen(loadableName(kept), RTLD_NOW | RTLD_LOCAL) else {
             let reason = dlerror().map { String(cString: $0) } ?? "dlopen failed"
+            close(kept)
             return .failure(PluginRefusal(path: path, reason: reason))
         }
         guard let symbol = dlsym(handle, FLOWHOST_ENTRY_SYMBOL_V1) else {

@@ -57,6 +57,18 @@ public struct PluginTrust {
         return .success(target)
     }
 
+    /// The library `check` passed, opened (`descriptor`, from its real
+    /// path `path`): why it may not be loaded after all, or nil. Judged on
+    /// the descriptor, the file that is hashed and loaded, whatever the
+    /// name points to by now.
+    public func problem(withOpenLibrary descriptor: Int32, path: String) -> String? {
+        var file = stat()
+        guard fstat(descriptor, &file) == 0 else { return "cannot stat \(path): \(String(cString: strerror(errno)))" }
+        let kind = file.st_mode & S_IFMT
+        guard kind == S_IFREG else { return "\(path) is not a regular file (\(Self.kindName(kind)))" }
+        return Self.ownershipProblem(file, path, uid: uid, isDirectory: false)
+    }
+
     /// Why the folder `path` (and each folder above it) is not safe to load from, or nil.
     public mutating func problem(withFolder path: String) -> String? {
         guard let resolved = realFolder(path) else { return "cannot resolve \(path): \(String(cString: strerror(errno)))" }

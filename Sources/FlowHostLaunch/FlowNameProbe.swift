@@ -1,3 +1,4 @@
+import CFlowHostIsolation
 import CFlowHostSystem
 import FlowHostCore
 import FlowHostPOSIX
@@ -15,19 +16,16 @@ import Darwin
 enum FlowNameProbe {
     /// Each library's flow name by path; a library missing from the answer
     /// (it could not tell, or the child died) is probed on its own, as before.
-    static func names(of libraries: [String], executable: String, settings: IsolationSettings) -> [String: String] {
-        guard !libraries.isEmpty else { return [:] }
-        let arguments = [
-            executable, "plugin-host", "--names",
-            "--address-space", String(UInt64(settings.addressSpaceMiB) << 20),
-            "--cpu-seconds", String(settings.cpuSeconds),
-            "--open-files", String(settings.openFiles),
-            "--",
-        ] + libraries
-        var argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+    /// The child is given each candidate's descriptor, not its name: it
+    /// loads the files that were judged and hashed.
+    static func names(of candidates: [PluginCandidate], executable: String, settings: IsolationSettings) -> [String: String] {
+        guard !candidates.isEmpty else { return [:] }
+        let libraries = candidates.map(\.path)
+        var limits = settings.limits
         var output: Int32 = -1
-        let pid = flowhost_spawn(&argv, nil, &output)
+        let pid = candidates.map(\.descriptor).withUnsafeBufferPointer {
+            flowhost_plugin_names_spawn(executable, $0.baseAddress, $0.count, &limits, &output)
+        }
         guard pid > 0, output >= 0 else { return [:] }
         var text: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)

@@ -109,6 +109,8 @@ public struct HostLaunchOptions: Equatable, Sendable {
         into engine: HostEngine, configuration: HostConfiguration, hostOffers: Set<String> = []
     ) throws(LaunchError) -> [HostEngine.UnofferedService] {
         let (found, refusals) = PluginLoader.candidates(in: searchPath(), pins: try pins(configuration))
+        // Each is loaded from its descriptor (an isolated flow's proxy keeps a copy of its own).
+        defer { found.forEach { $0.closeDescriptor() } }
         for refusal in refusals { engine.refuse(refusal) }
         if strict, !refusals.isEmpty { throw .exit(3) }
         let isolation = isolation(configuration)
@@ -116,7 +118,7 @@ public struct HostLaunchOptions: Equatable, Sendable {
         let executable = isolation.isActive ? (ExecutableLocation.directory() ?? ".") + "/flowhost" : ""
         // With names to isolate (not all), one child first tells every library's flow.
         let names = isolation.isActive && !isolation.all
-            ? FlowNameProbe.names(of: found.map(\.path), executable: executable, settings: isolation) : [:]
+            ? FlowNameProbe.names(of: found, executable: executable, settings: isolation) : [:]
         if isolation.isActive, !isolation.all {
             engine.logger.info("flow names learnt in one child process: \(names.count) of \(found.count) libraries")
         }

@@ -6,7 +6,8 @@ import Glibc
 
 /// `flowhost plugin-host [--address-space BYTES] [--cpu-seconds N]
 /// [--open-files N] -- LIBRARY`: the child process an isolated flow runs
-/// in, started by the host (never by hand), its socket to the host on fd 3.
+/// in, started by the host (never by hand), its socket to the host on fd 3,
+/// LIBRARY the descriptor the host checked (`/proc/self/fd/4`).
 /// With `--names` and any number of libraries: the child that tells the
 /// host which flow each declares, as one JSON array on stdout.
 enum PluginHostCommand {

@@ -5,6 +5,7 @@ flow goes on, and the flow starts again on its next use, after a back-off."""
 
 import json
 import os
+import time
 
 import pytest
 from flowhost_client import RPCError
@@ -14,15 +15,16 @@ from conftest import DEVICE, wait_until
 FLOW_FAILED = -32017
 NO_OPEN_CHALLENGE = -32003
 WATCHDOG_MS = 1500
+CALL_BUDGET_MS = 2000
 # The names child serves `--isolate NAME` only; the suite's --isolate-all run has none.
 WITH_NAMES_ONLY = pytest.mark.skipif(os.environ.get("FLOWHOST_TEST_ISOLATE") == "all",
                                      reason="spawn adds --isolate-all, which needs no names child")
 ADDRESS_SPACE_MIB = 512
 
 
-def isolated_host(spawn, echo_dir, test_plugins, tmp_path, watchdog_ms):
+def isolated_host(spawn, echo_dir, test_plugins, tmp_path, watchdog_ms, **isolation):
     config = tmp_path / "isolation.json"
-    config.write_text(json.dumps({"isolation": {"watchdogMs": watchdog_ms, "addressSpaceMiB": ADDRESS_SPACE_MIB}}))
+    config.write_text(json.dumps({"isolation": dict(watchdogMs=watchdog_ms, addressSpaceMiB=ADDRESS_SPACE_MIB, **isolation)}))
     host = spawn("--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins["crashing"],
                  "--isolate", "crashing", "--config", str(config), env={"FLOWHOST_LOG_LEVEL": "info"})
     host.initialize(device=DEVICE)
@@ -92,6 +94,51 @@ def test_a_flow_that_loops_for_ever_is_stopped_by_the_watchdog(isolated):
     assert "did not answer for %d ms (watchdog)" % WATCHDOG_MS in message
     others_still_work(isolated)
     restarted(isolated, first)
+
+
+def test_a_flow_busy_with_host_table_calls_is_stopped_by_its_call_budget(spawn, echo_dir, test_plugins, tmp_path):
+    # crash.busy asks the host for the time, again and again: never silent,
+    # so the watchdog alone would let it hold the host for minutes.
+    host = isolated_host(spawn, echo_dir, test_plugins, tmp_path, WATCHDOG_MS, callBudgetMs=CALL_BUDGET_MS)
+    first = host.request("crash.ok")["pid"]
+    started = time.monotonic()
+    host.send({"jsonrpc": "2.0", "id": "busy", "method": "crash.busy"})
+    host.send({"jsonrpc": "2.0", "id": "echo", "method": "echo", "params": {"text": "still here"}})
+    # The host takes the next request as soon as the budget has stopped the flow.
+    replies = {}
+    while len(replies) < 2:
+        message = host.read_message(timeout=CALL_BUDGET_MS / 1000 + 10)
+        if isinstance(message, dict) and message.get("id") in ("busy", "echo"):
+            replies[message["id"]] = message
+    assert time.monotonic() - started >= CALL_BUDGET_MS / 1000
+    assert replies["echo"]["result"] == {"text": "still here"}
+    reply = replies["busy"]
+    assert reply["error"]["code"] == FLOW_FAILED, reply
+    assert "took longer than its call budget of %d ms and was killed" % CALL_BUDGET_MS in reply["error"]["message"]
+    wait_until(lambda: len(failure_lines(host)) == 1)
+    restarted(host, first)
+
+
+def test_waiting_for_the_client_is_not_inside_a_call_budget(spawn, echo_dir, test_plugins, tmp_path):
+    # cfull.ask sends platform/confirm and returns; the client answers long
+    # after the budget, and the answer reaches the flow in a call of its own.
+    # cfull.upper calls echo's service through the host, within its budget.
+    budget_ms = 300
+    config = tmp_path / "isolation.json"
+    config.write_text(json.dumps({"isolation": {"callBudgetMs": budget_ms}}))
+    host = spawn("--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins["c_full"],
+                 "--isolate", "cfull", "--config", str(config), env={"FLOWHOST_LOG_LEVEL": "info"})
+    host.initialize(device=DEVICE)
+    assert host.request("cfull.upper", {"text": "abc"}) == {"text": "ABC"}
+    assert host.request("cfull.ask", {"question": "sure?"}) is None
+    asked = host.read_message()
+    while asked.get("method") != "platform/confirm":
+        asked = host.read_message()
+    time.sleep(budget_ms * 4 / 1000)
+    host.send({"jsonrpc": "2.0", "id": asked["id"], "result": {"confirmed": True}})
+    assert host.wait_event("onAnswered")["params"] == {"answer": {"confirmed": True}}
+    assert host.request("cfull.upper", {"text": "still"}) == {"text": "STILL"}
+    assert "flow cfull failed" not in host.stderr_text()
 
 
 def test_a_flow_that_allocates_without_end_meets_its_address_space_limit(isolated_patiently):

@@ -35,6 +35,16 @@ import Testing
         }
     }
 
+    /// Each library is loaded from a descriptor of its own (/proc/self/fd/N),
+    /// opened one after the other: the second must not be taken for the
+    /// first, whose image the dynamic linker knows by that same name.
+    @Test func librariesLoadedOneAfterAnotherAreEachItself() throws {
+        let host = try TestHost(
+            libraries: [try Self.library("FlowExampleEchoC")],
+            builtInLibraries: [try Self.library("FlowPluginStepUp"), try Self.library("FlowPluginLDAToggle")])
+        #expect(Set(host.flowNames) == ["step-up", "lda-toggle", "echo"])
+    }
+
     @Test func hostRequestsAreAnsweredByAHandlerOrByHand() throws {
         let host = try TestHost(flows: [AskingFlow.self])
         try host.initialize()

@@ -11,7 +11,9 @@
  * Every call in either direction waits for its answer, serving the other
  * side's calls meanwhile (a flow's handle may call a service that notifies
  * the same flow). When the child dies, stops answering for longer than the
- * watchdog, or breaks this protocol, the host kills it, cleans up what it
+ * watchdog, is still busy with a call when its call budget has run out
+ * (host-table calls it makes meanwhile count), or breaks this protocol, the
+ * host kills it, cleans up what it
  * had started through the host table (its host requests, service calls,
  * timers, the calls it served, its feed subscriptions), reports one line,
  * and fails the call in flight with FLOWHOST_ERROR_FLOW_FAILED. The flow is
@@ -36,6 +38,7 @@ typedef struct flowhost_isolation_limits {
     uint32_t cpu_seconds;         /* RLIMIT_CPU, over the child's life */
     uint32_t open_files;          /* RLIMIT_NOFILE */
     uint32_t watchdog_ms;         /* longest silence while the host waits on it */
+    uint32_t call_budget_ms;      /* longest a call into it may take, all told */
 } flowhost_isolation_limits;
 
 typedef struct flowhost_isolated flowhost_isolated;
@@ -44,15 +47,28 @@ typedef struct flowhost_isolated flowhost_isolated;
    flow and what happened ("killed by signal 11 (SIGSEGV)"). */
 typedef void (*flowhost_isolation_failure_fn)(void *context, const char *line);
 
-/* Starts `executable plugin-host ...` for `library` and waits for the child
-   to load it. Returns the proxy descriptor (it lives as long as the process)
-   and sets *isolated; or returns NULL with the reason in `why`. */
-const flowhost_plugin_descriptor_v1 *flowhost_isolated_open(const char *executable, const char *library,
+/* Starts `executable plugin-host ...` for the library open at `library_fd`
+   (read-only; `library` is its name, for messages) and waits for the child
+   to load it. The child is given that descriptor, not the name, at this
+   start and every restart: it loads the file the host judged and hashed,
+   even once another file has taken its name (the proxy keeps a copy of the
+   descriptor; the caller keeps its own). Returns the proxy descriptor (it
+   lives as long as the process) and sets *isolated; or returns NULL with
+   the reason in `why`. */
+const flowhost_plugin_descriptor_v1 *flowhost_isolated_open(const char *executable, const char *library, int library_fd,
                                                             const flowhost_isolation_limits *limits,
                                                             flowhost_isolated **isolated, char *why, size_t why_size);
 
 /* Who hears of failures (set it before create). */
 void flowhost_isolated_on_failure(flowhost_isolated *isolated, flowhost_isolation_failure_fn on_failure, void *context);
+
+/* Checks the library's descriptor again before each restart (its content
+   may have been written in place since): 0 to go on, else -1 with the
+   reason in `why`, and the flow is not restarted. */
+typedef int (*flowhost_isolation_verify_fn)(void *context, int library_fd, char *why, size_t why_size);
+
+/* Who checks the library before a restart (none: it is not checked). */
+void flowhost_isolated_on_restart(flowhost_isolated *isolated, flowhost_isolation_verify_fn verify, void *context);
 
 /* The child's pid while it runs, else 0. */
 int32_t flowhost_isolated_pid(const flowhost_isolated *isolated);
@@ -66,7 +82,8 @@ const char *flowhost_isolated_confinement(const flowhost_isolated *isolated);
 void flowhost_isolated_close(flowhost_isolated *isolated);
 
 /* The child: `flowhost plugin-host`. `fd` is its socket to the host.
-   Applies the limits, loads `library`, confines itself, then serves the
+   Applies the limits, loads `library` (the host names its descriptor,
+   /proc/self/fd/4, closed once loaded), confines itself, then serves the
    host until the socket closes. Returns the process's exit status. */
 int flowhost_plugin_host_main(int fd, const char *library, const flowhost_isolation_limits *limits);
 
@@ -75,6 +92,14 @@ int flowhost_plugin_host_main(int fd, const char *library, const flowhost_isolat
    writes one JSON array to stdout, in order: each flow's name, or null for
    a library that cannot tell it. Returns the process's exit status. */
 int flowhost_plugin_names_main(const char *const *libraries, size_t count, const flowhost_isolation_limits *limits);
+
+/* Starts that child (`executable plugin-host --names`) for the libraries
+   open at `libraries` (read-only descriptors, the caller's to close): it
+   is given the descriptors, not names, so it loads the files the host
+   judged and hashed. Its stdin is /dev/null, its answer comes on
+   *output (close it, then reap the pid). The pid, or -1 with errno. */
+int32_t flowhost_plugin_names_spawn(const char *executable, const int *libraries, size_t count,
+                                    const flowhost_isolation_limits *limits, int *output);
 
 #ifdef __cplusplus
 }

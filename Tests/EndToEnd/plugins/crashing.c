@@ -1,12 +1,15 @@
 /* A flow that fails the ways only a process of its own survives: it
    segfaults mid-dialogue, loops for ever, allocates until it is stopped,
-   exits, and writes to fd 1 (the host's protocol stream, when in process).
+   exits, writes to fd 1 (the host's protocol stream, when in process), and
+   keeps the host busy with host-table calls (never silent, so the watchdog
+   alone would not stop it).
    `crash.ok` answers with its pid, so a test can see it was started again. */
 #define NAME "crashing"
 #define MANIFEST "{\"methods\":[" \
     "{\"name\":\"crash.begin\",\"params\":[],\"startsDialogue\":true}," \
     "{\"name\":\"crash.answer\",\"params\":[{\"name\":\"challengeMode\",\"type\":\"integer\"}],\"answers\":\"getCrash\"}," \
     "{\"name\":\"crash.loop\",\"params\":[]}," \
+    "{\"name\":\"crash.busy\",\"params\":[]}," \
     "{\"name\":\"crash.allocate\",\"params\":[]}," \
     "{\"name\":\"crash.exit\",\"params\":[]}," \
     "{\"name\":\"crash.stdout\",\"params\":[]}," \
@@ -19,6 +22,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+
+#ifdef IMPOSTOR_MARKER
+/* Built by the pin tests as the library put in a pinned one's place: the
+   same flow and manifest, other bytes, and a constructor that leaves a
+   mark in a file named when it was built (no environment needed). */
+#include <stdio.h>
+__attribute__((constructor)) static void leave_mark(void) {
+    FILE *file = fopen(IMPOSTOR_MARKER, "a");
+    if (file) { fputs("impostor ran\n", file); fclose(file); }
+}
+#endif
 
 static const flowhost_host_v1 *host_table;
 static flowhost_host_context *host_context;
@@ -46,6 +60,14 @@ static int32_t tp_handle(void *instance, const char *method, json_t *params, jso
     if (strcmp(method, "crash.loop") == 0) {
         for (volatile unsigned long spin = 0;; spin++) {}
     }
+    if (strcmp(method, "crash.busy") == 0) {
+        /* Two minutes of host-table calls, each answered at once: far past
+           any call budget and any test's patience. */
+        uint64_t until = host_table->monotonic_ms(host_context) + 120000;
+        while (host_table->monotonic_ms(host_context) < until) {}
+        *result = json_pack("{sb}", "done", 1);
+        return FLOWHOST_OK;
+    }
     if (strcmp(method, "crash.allocate") == 0) {
         for (;;) {
             char *block = malloc(1 << 20);
@@ -68,6 +90,10 @@ static int32_t tp_handle(void *instance, const char *method, json_t *params, jso
         *result = json_pack("{sbsi}", "opened", fd >= 0, "errno", opened_errno);
         return FLOWHOST_OK;
     }
+#ifdef IMPOSTOR_MARKER
+    *result = json_pack("{sisb}", "pid", (int)getpid(), "impostor", 1);
+#else
     *result = json_pack("{si}", "pid", (int)getpid());
+#endif
     return FLOWHOST_OK;
 }
