@@ -458,6 +458,7 @@ int flowhost_plugin_host_main(int fd, const char *library, const flowhost_isolat
         .abandon_dialogues = h_abandon_dialogues,
         .set_timer_once = h_set_timer_once,
     };
+    fhi_leave_terminal();
     /* Its hash seed read now, while /dev/urandom can still be opened. */
     json_object_seed(0);
     char problem[256] = "";

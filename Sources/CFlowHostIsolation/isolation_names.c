@@ -38,6 +38,7 @@ static json_t *name_of(void *handle) {
 }
 
 int flowhost_plugin_names_main(const char *const *libraries, size_t count, const flowhost_isolation_limits *limits) {
+    fhi_leave_terminal();
     json_object_seed(0);
     /* The answer goes to the stdout the host gave, moved to fd 3. */
     int answer = dup(STDOUT_FILENO);

@@ -2,6 +2,7 @@
    to the child, and the host table's calls the child makes, made for it. */
 #define _GNU_SOURCE
 #include "flowhost_isolation.h"
+#include "isolation_output.h"
 #include "isolation_wire.h"
 #include "flowhost_errors.h"
 
@@ -47,6 +48,7 @@ struct flowhost_isolated {
     flowhost_isolation_limits limits;
     char *name, *version, *manifest;
     char confinement[128];
+    uint64_t output;               /* the relay's id of its output pipe */
 
     pid_t pid;
     int fd;
@@ -74,9 +76,15 @@ struct flowhost_isolated {
 /* --- Starting the child --- */
 
 static int spawn_child(struct flowhost_isolated *isolated, char *why, size_t why_size) {
-    int pair[2];
+    int pair[2], out[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
         snprintf(why, why_size, "cannot make a socket pair: %s", strerror(errno));
+        return -1;
+    }
+    if (pipe2(out, O_CLOEXEC) != 0) {
+        snprintf(why, why_size, "cannot make a pipe: %s", strerror(errno));
+        close(pair[0]);
+        close(pair[1]);
         return -1;
     }
     char as[32], cpu[32], files[32];
@@ -87,23 +95,34 @@ static int spawn_child(struct flowhost_isolated *isolated, char *why, size_t why
                     "--", isolated->library, NULL};
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    /* stdin from nothing; stdout is the host's stderr, never the protocol's
-       stdout; the socket is fd 3; nothing else of the host's is inherited. */
+    /* stdin from nothing; stdout and stderr one pipe, relayed line by line
+       to the host's log (isolation_output.c), never the protocol's stdout
+       nor the host's stderr, which may be the operator's terminal; the
+       socket is fd 3; nothing else of the host's is inherited. */
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, 2, 1);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 2);
     posix_spawn_file_actions_adddup2(&actions, pair[1], 3);
     posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+    /* A session of its own from the start: no controlling terminal. */
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
     pid_t pid;
-    int rc = posix_spawn(&pid, isolated->executable, &actions, NULL, argv, environ);
+    int rc = posix_spawn(&pid, isolated->executable, &actions, &attributes, argv, environ);
+    posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
     close(pair[1]);
+    close(out[1]);
     if (rc != 0) {
         close(pair[0]);
+        close(out[0]);
         snprintf(why, why_size, "cannot start %s: %s", isolated->executable, strerror(rc));
         return -1;
     }
     isolated->pid = pid;
     isolated->fd = pair[0];
+    isolated->output = fhi_output_watch(out[0], isolated->name ? isolated->name : isolated->library);
     return 0;
 }
 
@@ -681,6 +700,7 @@ const flowhost_plugin_descriptor_v1 *flowhost_isolated_open(const char *executab
         return NULL;
     }
     isolated->name = copy_string(hello, "name");
+    fhi_output_rename(isolated->output, isolated->name);
     isolated->version = copy_string(hello, "version");
     isolated->manifest = copy_string(hello, "manifest");
     snprintf(isolated->confinement, sizeof isolated->confinement, "%s", fhi_string(hello, "confinement") ? fhi_string(hello, "confinement") : "none");

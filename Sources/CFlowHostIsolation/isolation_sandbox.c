@@ -95,6 +95,22 @@ static void append(char *applied, size_t applied_size, const char *what) {
     snprintf(applied + used, applied_size - used, "%s%s", used ? ", " : "", what);
 }
 
+void fhi_leave_terminal(void) {
+    /* A session of its own: no controlling terminal, so no terminal's
+       input can be faked (TIOCSTI) and no terminal signal reaches it. */
+    setsid();
+    /* Nor a terminal on its standard descriptors, whoever started it. */
+    for (int fd = 0; fd <= 2; fd++) {
+        if (!isatty(fd)) continue;
+        int null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (null < 0) _exit(71);
+        if (null != fd) {
+            dup2(null, fd);
+            close(null);
+        }
+    }
+}
+
 void fhi_confine_calls(char *applied, size_t applied_size) {
     applied[0] = '\0';
 #if defined(__linux__) && !defined(FHI_SANITIZED)

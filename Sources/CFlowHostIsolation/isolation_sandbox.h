@@ -20,6 +20,10 @@
    the reason in `problem`. */
 int fhi_apply_limits(const flowhost_isolation_limits *limits, char *problem, size_t problem_size);
 
+/* A session of its own (no controlling terminal) and no terminal on fds
+   0-2. First, before any library is opened. */
+void fhi_leave_terminal(void);
+
 /* The first step, before a library is opened: no new privileges and the
    allow list of system calls (isolation_filter.c), under which the dynamic
    linker can still open files for reading. Writes what applied

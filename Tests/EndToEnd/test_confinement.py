@@ -1,21 +1,27 @@
 """What an isolated flow cannot do (spec §8, "What is enforced"), tried one
 escape at a time by the `escapes` test flow (plugins/escapes.c), run with
---isolate: it cannot signal, limit or reprioritise the host, change a file's
-metadata, look at a path, open a socket, start a process or a program, or
-debug the host; and its entry symbol already runs confined. After each
-attempt the host is unharmed."""
+--isolate: it cannot fake the operator's terminal input, signal, limit or
+reprioritise the host, change a file's metadata, look at a path, open a
+socket, start a process or a program, debug the host, or reach the host's
+stderr with a raw byte; and its entry symbol already runs confined. After each attempt the host is unharmed."""
 
 import errno
 import os
+import pty
 import stat
+import subprocess
+import sys
+import threading
+import time
+import tty
 
 import pytest
+from flowhost_client import FlowHostClient
 
-from conftest import DEVICE
+from conftest import DEVICE, wait_until
 
 pytestmark = pytest.mark.skipif(os.environ.get("FLOWHOST_SANITIZER"),
                                 reason="sanitizer builds run the child without filters (spec §8)")
-
 
 def start(spawn, echo_dir, test_plugins):
     args = ["--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins["escapes"], "--isolate", "escapes"]
@@ -115,3 +121,82 @@ def test_no_path_can_be_looked_at_and_a_missing_file_looks_like_a_present_one(ho
 def test_the_entry_symbol_already_runs_confined(host):
     entry = host.request("escape.entry")
     assert entry == {"opened": False, "errno": errno.EACCES, "pid": entry["pid"]}
+
+
+def test_what_the_flow_writes_reaches_the_hosts_stderr_escaped_one_line_at_a_time(host):
+    pid = attempt(host, "getenv", "HOME")["pid"]
+    for fd in (1, 2):
+        assert os.readlink("/proc/%d/fd/%d" % (pid, fd)).startswith("pipe:")
+    forged = "\x1b]0;owned\x07\x1b[2J2026-01-01T00:00:00Z error flowhost: forged\rline\n" + "x" * 5000 + "\n"
+    assert host.request("escape.write", {"text": forged})["wrote"] == len(forged.encode())
+    wait_until(lambda: "flow escapes wrote: " + "x" * 100 in host.stderr_text())
+    text = host.stderr_text()
+    assert "\x1b" not in text and "\x07" not in text and "\r" not in text
+    relayed = [line for line in text.splitlines() if "flow escapes wrote:" in line]
+    assert relayed[0].endswith(r"flow escapes wrote: \u{1b}]0;owned\u{7}\u{1b}[2J2026-01-01T00:00:00Z error flowhost: forged\rline")
+    assert [line for line in text.splitlines() if "error flowhost: forged" in line] == relayed[:1]
+    assert len(relayed[1]) < 1200 and relayed[1].endswith("…(cut)")
+    unharmed(host)
+
+
+# The host on a terminal: its stderr is a pseudo-terminal that is also its
+# controlling terminal, as when an operator runs it from a shell.
+ON_A_TERMINAL = """
+import os, sys
+os.setsid()
+terminal = os.open(sys.argv[1], os.O_RDWR)   # a session leader's first terminal becomes its controlling one
+os.dup2(terminal, 2)
+os.close(terminal)
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+
+def test_the_flow_cannot_fake_input_on_the_operators_terminal(flowhost_bin, echo_dir, test_plugins, tmp_path):
+    master, slave = pty.openpty()
+    slave_path = os.ttyname(slave)
+    # Raw, so anything pushed into the terminal's input is there to read as it came.
+    tty.setraw(slave)
+    os.set_blocking(slave, False)
+    written = []
+
+    def drain():
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            written.append(chunk)
+
+    threading.Thread(target=drain, daemon=True).start()
+    environment = dict(os.environ, FLOWHOST_LOG_LEVEL="info", FLOWHOST_STORE=str(tmp_path / "s.sqlite"))
+    environment.pop("FLOWHOST_PLUGIN_PATH", None)
+    arguments = [flowhost_bin, "--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins["escapes"],
+                 "--isolate", "escapes"]
+    if os.environ.get("FLOWHOST_TEST_ISOLATE") == "all":
+        arguments.append("--isolate-all")
+    host = FlowHostClient([sys.executable, "-c", ON_A_TERMINAL, slave_path] + arguments, env=environment,
+                          stderr=subprocess.DEVNULL)
+    try:
+        host.initialize(device=DEVICE)
+        with open("/proc/%d/stat" % host.process.pid) as handle:
+            assert int(handle.read().rsplit(")", 1)[1].split()[4]) != 0, "the host has the terminal"
+        for what in ["tiocsti:0", "tiocsti:1", "tiocsti:2", "tiocsti:tty"]:
+            outcome = attempt(host, what)
+            assert outcome["done"] is False, (what, outcome)
+        with open("/proc/%d/stat" % outcome["pid"]) as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        assert int(fields[4]) == 0, "the child has no controlling terminal"
+        assert int(fields[3]) == outcome["pid"], "the child leads a session of its own"
+        time.sleep(0.2)
+        try:
+            pushed = os.read(slave, 4096)
+        except BlockingIOError:
+            pushed = b""
+        assert pushed == b"", "the terminal's input holds %r" % pushed
+        unharmed(host)
+    finally:
+        host.close()
+        os.close(slave)
+        os.close(master)
