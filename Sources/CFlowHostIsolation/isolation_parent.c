@@ -5,6 +5,7 @@
 #include "isolation_output.h"
 #include "isolation_wire.h"
 #include "flowhost_errors.h"
+#include "flowhost_system.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +17,6 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* Something the child asked the host to call it back for, by token. */
 enum pending_kind { PENDING_RESPONSE, PENDING_TIMER, PENDING_TIMER_DONE };
@@ -87,6 +86,7 @@ static int spawn_child(struct flowhost_isolated *isolated, char *why, size_t why
         close(pair[1]);
         return -1;
     }
+    char **environment = flowhost_child_environment();
     char as[32], cpu[32], files[32];
     snprintf(as, sizeof as, "%llu", (unsigned long long)isolated->limits.address_space_bytes);
     snprintf(cpu, sizeof cpu, "%u", isolated->limits.cpu_seconds);
@@ -98,7 +98,8 @@ static int spawn_child(struct flowhost_isolated *isolated, char *why, size_t why
     /* stdin from nothing; stdout and stderr one pipe, relayed line by line
        to the host's log (isolation_output.c), never the protocol's stdout
        nor the host's stderr, which may be the operator's terminal; the
-       socket is fd 3; nothing else of the host's is inherited. */
+       socket is fd 3; nothing else of the host's is inherited, and of its
+       environment only what child_environment.c names. */
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawn_file_actions_adddup2(&actions, out[1], 2);
@@ -109,9 +110,10 @@ static int spawn_child(struct flowhost_isolated *isolated, char *why, size_t why
     posix_spawnattr_init(&attributes);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
     pid_t pid;
-    int rc = posix_spawn(&pid, isolated->executable, &actions, &attributes, argv, environ);
+    int rc = environment ? posix_spawn(&pid, isolated->executable, &actions, &attributes, argv, environment) : ENOMEM;
     posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
+    flowhost_free_environment(environment);
     close(pair[1]);
     close(out[1]);
     if (rc != 0) {

@@ -27,7 +27,11 @@ enum FlowNameProbe {
         var argv = arguments.map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var output: Int32 = -1
-        let pid = flowhost_spawn(&argv, nil, &output)
+        // Only the variables an isolated flow's child gets: the libraries' code runs there.
+        let environment = flowhost_child_environment()
+        defer { flowhost_free_environment(environment) }
+        guard let environment else { return [:] }
+        let pid = flowhost_spawn_with_environment(&argv, environment, nil, &output)
         guard pid > 0, output >= 0 else { return [:] }
         var text: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)

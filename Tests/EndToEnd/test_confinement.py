@@ -1,9 +1,9 @@
 """What an isolated flow cannot do (spec §8, "What is enforced"), tried one
 escape at a time by the `escapes` test flow (plugins/escapes.c), run with
 --isolate: it cannot fake the operator's terminal input, signal, limit or
-reprioritise the host, change a file's metadata, look at a path, open a
-socket, start a process or a program, debug the host, or reach the host's
-stderr with a raw byte; and its entry symbol already runs confined. After each attempt the host is unharmed."""
+reprioritise the host, change a file's metadata, look at a path, read the
+host's environment, or reach the host's stderr with a raw byte; and its entry
+symbol already runs confined. After each attempt the host is unharmed."""
 
 import errno
 import os
@@ -23,9 +23,12 @@ from conftest import DEVICE, wait_until
 pytestmark = pytest.mark.skipif(os.environ.get("FLOWHOST_SANITIZER"),
                                 reason="sanitizer builds run the child without filters (spec §8)")
 
+SECRET = "host-only-secret-7Qx2"
+
+
 def start(spawn, echo_dir, test_plugins):
     args = ["--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins["escapes"], "--isolate", "escapes"]
-    return spawn(*args, env={"FLOWHOST_LOG_LEVEL": "info"})
+    return spawn(*args, env={"FLOWHOST_LOG_LEVEL": "info", "FLOWHOST_TEST_SECRET": SECRET})
 
 
 @pytest.fixture
@@ -121,6 +124,15 @@ def test_no_path_can_be_looked_at_and_a_missing_file_looks_like_a_present_one(ho
 def test_the_entry_symbol_already_runs_confined(host):
     entry = host.request("escape.entry")
     assert entry == {"opened": False, "errno": errno.EACCES, "pid": entry["pid"]}
+
+
+def test_the_child_has_none_of_the_hosts_environment(host):
+    outcome = attempt(host, "getenv", "FLOWHOST_TEST_SECRET")
+    assert outcome["done"] is False, outcome
+    with open("/proc/%d/environ" % outcome["pid"], "rb") as handle:
+        environment = handle.read()
+    assert SECRET.encode() not in environment
+    assert b"FLOWHOST_STORE" not in environment and b"FLOWHOST_LOG_LEVEL" not in environment
 
 
 def test_what_the_flow_writes_reaches_the_hosts_stderr_escaped_one_line_at_a_time(host):
