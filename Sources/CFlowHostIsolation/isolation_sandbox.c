@@ -124,11 +124,10 @@ void fhi_confine_calls(char *applied, size_t applied_size) {
 
 void fhi_confine_files(char *applied, size_t applied_size) {
 #if defined(__linux__) && !defined(FHI_SANITIZED)
-    /* Only on top of the first filter: without no-new-privs no filter can
-       be added, and a file system rule alone would not be what is said. */
-    if (!strstr(applied, "seccomp")) return;
+    /* Without no-new-privs neither can be applied. */
+    if (!strstr(applied, "no-new-privs")) return;
     if (deny_file_system() == 0) append(applied, applied_size, "landlock");
-    if (fhi_filter_files() != 0) {
+    if (strstr(applied, "seccomp") && fhi_filter_files() != 0) {
         /* Files stay reachable by path: the child must not run a flow. */
         _exit(71);
     }

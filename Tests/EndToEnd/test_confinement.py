@@ -71,8 +71,8 @@ def test_no_signal_reaches_the_host(host, what):
     unharmed(host)
 
 
-@pytest.mark.parametrize("what", ["socket", "fork", "execve", "ptrace"])
-def test_no_socket_process_program_or_debugger(host, what):
+@pytest.mark.parametrize("what", ["socket", "fork", "execve", "ptrace", "process_vm_readv", "fchmod"])
+def test_no_socket_process_program_debugger_or_descriptor_mode(host, what):
     outcome = attempt(host, what)
     assert outcome["done"] is False and outcome["errno"] == errno.EPERM, outcome
     unharmed(host)
@@ -98,7 +98,8 @@ def test_no_file_changes_its_metadata_or_name(host, tmp_path):
     os.chmod(str(target), 0o600)
     os.utime(str(target), (1_700_000_000, 1_700_000_000))
     before = os.stat(str(target))
-    for what in ["chmod", "fchmodat", "chown", "utimensat", "rename", "unlink", "link", "mkdir", "truncate", "access", "readlink"]:
+    for what in ["chmod", "fchmodat", "chown", "utimensat", "utimes", "rename", "unlink", "link", "mkdir", "mknod", "truncate",
+                 "access", "readlink"]:
         outcome = attempt(host, what, str(target))
         assert outcome["done"] is False, (what, outcome)
     after = os.stat(str(target))
@@ -119,6 +120,12 @@ def test_no_path_can_be_looked_at_and_a_missing_file_looks_like_a_present_one(ho
         assert seen["errno"] == missing["errno"], (what, seen, missing)
     assert attempt(host, "open", str(present))["errno"] == errno.EACCES
     unharmed(host)
+
+
+def test_glibcs_fstat_is_refused_with_stat_by_path(host):
+    # glibc's fstat() is newfstatat(fd, "", AT_EMPTY_PATH), which could as
+    # well name an absolute path: the second step refuses it.
+    assert attempt(host, "fstat")["errno"] == errno.EPERM
 
 
 def test_the_entry_symbol_already_runs_confined(host):
