@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static int parent_fd = -1;
@@ -56,16 +55,12 @@ static int take(uint64_t token, enum callback_kind kind, struct callback *out) {
     return 1;
 }
 
-/* A call from another thread is refused, and said so on stderr (the host's),
-   in the host's words: the socket belongs to the loop thread, so the host
-   itself cannot be told. */
+/* A call from another thread is refused, and said so on stderr, which the
+   host relays to its log (stamped, as this flow's): the socket belongs to
+   the loop thread, so the host itself cannot be told. */
 static int on_loop_thread(void) {
     if (pthread_equal(pthread_self(), loop_thread)) return 1;
-    char stamp[32] = "";
-    time_t now = time(NULL);
-    struct tm utc;
-    if (gmtime_r(&now, &utc)) strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    dprintf(2, "%s error flowhost: flow %s called the host from a thread other than the loop; refused (in its own process)\n", stamp,
+    dprintf(2, "flow %s called the host from a thread other than the loop; refused (in its own process)\n",
             plugin.name ? plugin.name : "?");
     return 0;
 }
