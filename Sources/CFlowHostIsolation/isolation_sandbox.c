@@ -1,23 +1,18 @@
 #define _GNU_SOURCE
 #include "isolation_sandbox.h"
 
+/* Limits, the terminal, and the order of the confinement; the seccomp
+   filters themselves are isolation_filter.c's. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#if defined(__linux__)
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <sched.h>
-#endif
-
 
 static int limit(int resource, rlim_t value, const char *name, char *problem, size_t problem_size) {
     struct rlimit wanted = {value, value};

@@ -77,14 +77,16 @@ typedef void (*flowhost_isolation_output_fn)(const char *who, const char *line, 
 void flowhost_isolation_on_output(flowhost_isolation_output_fn fn);
 
 /* The child: `flowhost plugin-host`. `fd` is its socket to the host.
-   Applies the limits, loads `library`, confines itself, then serves the
-   host until the socket closes. Returns the process's exit status. */
+   Leaves any terminal, applies the limits, confines itself in two steps
+   around loading `library` (spec §8: its entry symbol runs confined), then
+   serves the host until the socket closes. Returns the exit status. */
 int flowhost_plugin_host_main(int fd, const char *library, const flowhost_isolation_limits *limits);
 
 /* The child that learns flow names: `flowhost plugin-host --names`.
-   Applies the limits, loads each library and asks its descriptor, then
-   writes one JSON array to stdout, in order: each flow's name, or null for
-   a library that cannot tell it. Returns the process's exit status. */
+   Confined as a flow's child: loads every library, then confines itself
+   fully, then asks each descriptor; writes one JSON array to stdout, in
+   order: each flow's name, or null for a library that cannot tell it.
+   Returns the process's exit status. */
 int flowhost_plugin_names_main(const char *const *libraries, size_t count, const flowhost_isolation_limits *limits);
 
 #ifdef __cplusplus
