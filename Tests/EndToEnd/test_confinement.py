@@ -8,6 +8,7 @@ symbol already runs confined. After each attempt the host is unharmed."""
 import errno
 import os
 import pty
+import shutil
 import stat
 import subprocess
 import sys
@@ -137,9 +138,22 @@ def test_glibcs_fstat_is_refused_with_stat_by_path(host):
 
 
 @FILTERED
-def test_the_entry_symbol_already_runs_confined(host):
+def test_the_entry_symbol_already_runs_confined(spawn, echo_dir, test_plugins, tmp_path):
+    # In the flow's child and, with --isolate NAME, in the child that learns
+    # the flows' names: the entry symbol of each tries to write beside its library.
+    folder = tmp_path / "escapes"
+    folder.mkdir()
+    library = [name for name in os.listdir(test_plugins["escapes"]) if name.endswith(".so")][0]
+    shutil.copy(os.path.join(test_plugins["escapes"], library), str(folder / library))
+    (folder / "write-here").write_text("")
+    host = spawn("--no-default-plugins", "--plugins", echo_dir, "--plugins", str(folder), "--isolate", "escapes",
+                 env={"FLOWHOST_LOG_LEVEL": "info"})
+    host.initialize(device=DEVICE)
     entry = host.request("escape.entry")
     assert entry == {"opened": False, "errno": errno.EACCES, "pid": entry["pid"]}
+    assert not (folder / "entry-wrote").exists()
+    assert "flow names learnt in one child process: 2 of 2 libraries" in host.stderr_text() or \
+        os.environ.get("FLOWHOST_TEST_ISOLATE") == "all"
 
 
 def test_the_child_has_none_of_the_hosts_environment(host):

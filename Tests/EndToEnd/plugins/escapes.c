@@ -15,6 +15,7 @@
 #define NO_ENTRY
 #include "test_plugin.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -33,6 +34,24 @@ extern char **environ;
 
 static int entry_opened = -1, entry_errno;
 
+/* With a file named write-here beside the library, the entry symbol also
+   tries to create entry-wrote there: in every process that asks it (the
+   names child too), so a test sees whether any of them could. */
+static void try_writing_beside_the_library(void) {
+    Dl_info self;
+    if (!dladdr((void *)try_writing_beside_the_library, &self) || !self.dli_fname) return;
+    const char *slash = strrchr(self.dli_fname, '/');
+    if (!slash) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%.*s/write-here", (int)(slash - self.dli_fname), self.dli_fname);
+    int flag = open(path, O_RDONLY);
+    if (flag < 0) return;
+    close(flag);
+    snprintf(path, sizeof path, "%.*s/entry-wrote", (int)(slash - self.dli_fname), self.dli_fname);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    if (fd >= 0) close(fd);
+}
+
 /* The entry symbol: what it could do is what the flow's first code can. */
 FLOWHOST_PLUGIN_EXPORT const flowhost_plugin_descriptor_v1 *flowhost_plugin_v1(void) {
     if (entry_opened < 0) {
@@ -40,6 +59,7 @@ FLOWHOST_PLUGIN_EXPORT const flowhost_plugin_descriptor_v1 *flowhost_plugin_v1(v
         entry_opened = fd >= 0;
         entry_errno = fd >= 0 ? 0 : errno;
         if (fd >= 0) close(fd);
+        try_writing_beside_the_library();
     }
     return &descriptor;
 }
