@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static int parent_fd = -1;
@@ -57,16 +56,12 @@ static int take(uint64_t token, enum callback_kind kind, struct callback *out) {
     return 1;
 }
 
-/* A call from another thread is refused, and said so on stderr (the host's),
-   in the host's words: the socket belongs to the loop thread, so the host
-   itself cannot be told. */
+/* A call from another thread is refused, and said so on stderr, which the
+   host relays to its log (stamped, as this flow's): the socket belongs to
+   the loop thread, so the host itself cannot be told. */
 static int on_loop_thread(void) {
     if (pthread_equal(pthread_self(), loop_thread)) return 1;
-    char stamp[32] = "";
-    time_t now = time(NULL);
-    struct tm utc;
-    if (gmtime_r(&now, &utc)) strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    dprintf(2, "%s error flowhost: flow %s called the host from a thread other than the loop; refused (in its own process)\n", stamp,
+    dprintf(2, "flow %s called the host from a thread other than the loop; refused (in its own process)\n",
             plugin.name ? plugin.name : "?");
     return 0;
 }
@@ -391,9 +386,12 @@ static json_t *serve_host_call(json_t *call) {
 
 static json_t *refusal(const char *reason) { return json_pack("{s:s}", "refused", reason); }
 
-static json_t *load(const char *library) {
+static json_t *load(const char *library, char *confinement, size_t confinement_size) {
     void *handle = fhi_dlopen_library(library);
     if (!handle) return refusal(dlerror() ? dlerror() : "dlopen failed");
+    /* Its constructors ran under the first step; the entry symbol and all
+       after it run under both. */
+    fhi_confine_files(confinement, confinement_size);
     void *symbol = dlsym(handle, FLOWHOST_ENTRY_SYMBOL_V1);
     if (!symbol) return refusal("no entry symbol " FLOWHOST_ENTRY_SYMBOL_V1);
     /* The same check the host makes in process: one shared libjansson. */
@@ -456,6 +454,9 @@ int flowhost_plugin_host_main(int fd, const char *library, const flowhost_isolat
         .abandon_dialogues = h_abandon_dialogues,
         .set_timer_once = h_set_timer_once,
     };
+    fhi_leave_terminal();
+    /* Its hash seed read now, while /dev/urandom can still be opened. */
+    json_object_seed(0);
     char problem[256] = "";
     if (fhi_apply_limits(limits, problem, sizeof problem) != 0) {
         json_t *hello = refusal(problem);
@@ -463,13 +464,13 @@ int flowhost_plugin_host_main(int fd, const char *library, const flowhost_isolat
         json_decref(hello);
         return 71;
     }
-    json_t *hello = load(library);
+    /* Confined in two steps around the dynamic linker, which must read
+       files: no library code runs before the first. */
+    char confinement[128] = "";
+    fhi_confine_calls(confinement, sizeof confinement);
+    json_t *hello = load(library, confinement, sizeof confinement);
     if (!json_object_get(hello, "refused")) {
-        /* After the library is loaded (the dynamic linker reads files),
-           before the flow's own code runs. */
-        char confinement[128] = "";
-        fhi_confine(confinement, sizeof confinement);
-        json_object_set_new(hello, "confinement", json_string(confinement));
+        json_object_set_new(hello, "confinement", json_string(confinement[0] ? confinement : "none"));
     }
     int refused = json_object_get(hello, "refused") != NULL;
     int sent = fhi_send(fd, hello);

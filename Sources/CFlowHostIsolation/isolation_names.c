@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "flowhost_isolation.h"
 #include "isolation_library.h"
+#include "flowhost_system.h"
 #include "isolation_sandbox.h"
 
 #include <dlfcn.h>
@@ -33,26 +34,23 @@ static int write_all(int fd, const char *text, size_t length) {
 }
 
 /* The flow's name, or NULL when the library cannot tell it. */
-static json_t *name_of(const char *library) {
-    void *handle = fhi_dlopen_library(library);
+static json_t *name_of(void *handle) {
     if (!handle) return NULL;
     void *symbol = dlsym(handle, FLOWHOST_ENTRY_SYMBOL_V1);
     if (!symbol) return NULL;
     const flowhost_plugin_descriptor_v1 *descriptor = ((flowhost_plugin_entry_v1)symbol)();
     if (!descriptor || !descriptor->name) return NULL;
-    /* Never dlclose: a Swift image cannot be unloaded. */
     return json_string(descriptor->name);
 }
 
 int flowhost_plugin_names_main(const char *const *libraries, size_t count, const flowhost_isolation_limits *limits) {
-    /* The answer goes to the stdout the host gave; a constructor that
-       writes to stdout writes to stderr instead and cannot spoil it. */
+    fhi_leave_terminal();
+    json_object_seed(0);
+    /* The answer goes to the stdout the host gave, moved to fd 3. */
     int answer = dup(STDOUT_FILENO);
-    if (answer < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) return 71;
-    /* As an isolated flow's child: nothing of the host's but stderr (not
-       its protocol stdin, not its store), before any library is opened. */
-    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (null < 0 || dup2(null, STDIN_FILENO) < 0) return 71;
+    if (answer < 0) return 71;
+    /* As an isolated flow's child: nothing of the host's (not its protocol
+       stdin, not its store), before any library is opened. */
     if (answer != 3) {
         if (dup2(answer, 3) < 0) return 71;
         close(answer);
@@ -65,16 +63,32 @@ int flowhost_plugin_names_main(const char *const *libraries, size_t count, const
         if (fd > last) last = fd;
     }
     closefrom(last + 1);
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0 || dup2(null, STDIN_FILENO) < 0) return 71;
     char problem[256] = "";
     if (fhi_apply_limits(limits, problem, sizeof problem) != 0) {
         fprintf(stderr, "flowhost plugin-host --names: %s\n", problem);
         return 71;
     }
+    /* What the libraries write goes nowhere: each is loaded again where it
+       runs, and says it there. Not the host's stderr, which may be the
+       operator's terminal. */
+    if (dup2(null, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0) return 71;
+    char confinement[128] = "";
+    fhi_confine_calls(confinement, sizeof confinement);
+    /* Every library loaded (constructors, under the first step), then the
+       rest of the confinement, then each entry symbol. Never dlclose: a
+       Swift image cannot be unloaded. */
+    void **handles = calloc(count ? count : 1, sizeof *handles);
+    if (!handles) return 70;
+    for (size_t i = 0; i < count; i++) handles[i] = fhi_dlopen_library(libraries[i]);
+    fhi_confine_files(confinement, sizeof confinement);
     json_t *names = json_array();
     for (size_t i = 0; i < count; i++) {
-        json_t *name = name_of(libraries[i]);
+        json_t *name = name_of(handles[i]);
         json_array_append_new(names, name ? name : json_null());
     }
+    free(handles);
     char *text = json_dumps(names, JSON_COMPACT);
     json_decref(names);
     if (!text) return 70;
@@ -130,7 +144,15 @@ int32_t flowhost_plugin_names_spawn(const char *executable, const int *libraries
         posix_spawn_file_actions_addopen(&actions, 3, "/dev/null", O_RDONLY, 0);
         for (size_t i = 0; i < count; i++) posix_spawn_file_actions_adddup2(&actions, high[i], FHI_CHILD_LIBRARY_FD + (int)i);
         posix_spawn_file_actions_addclosefrom_np(&actions, FHI_CHILD_LIBRARY_FD + (int)count);
-        rc = posix_spawn(&pid, executable, &actions, NULL, argv, environ);
+        /* Only the variables an isolated flow's child gets (the libraries'
+           constructors run there), and a session of its own: no terminal. */
+        char **environment = flowhost_child_environment();
+        posix_spawnattr_t attributes;
+        posix_spawnattr_init(&attributes);
+        posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
+        rc = environment ? posix_spawn(&pid, executable, &actions, &attributes, argv, environment) : ENOMEM;
+        posix_spawnattr_destroy(&attributes);
+        flowhost_free_environment(environment);
         posix_spawn_file_actions_destroy(&actions);
         if (rc != 0) pid = -1;
     }

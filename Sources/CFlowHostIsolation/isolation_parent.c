@@ -3,8 +3,10 @@
 #define _GNU_SOURCE
 #include "flowhost_isolation.h"
 #include "isolation_library.h"
+#include "isolation_output.h"
 #include "isolation_wire.h"
 #include "flowhost_errors.h"
+#include "flowhost_system.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +18,6 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* Something the child asked the host to call it back for, by token. */
 enum pending_kind { PENDING_RESPONSE, PENDING_TIMER, PENDING_TIMER_DONE };
@@ -51,6 +51,7 @@ struct flowhost_isolated {
     flowhost_isolation_limits limits;
     char *name, *version, *manifest;
     char confinement[128];
+    uint64_t output;               /* the relay's id of its output pipe */
 
     pid_t pid;
     int fd;
@@ -79,11 +80,18 @@ struct flowhost_isolated {
 /* --- Starting the child --- */
 
 static int spawn_child(struct flowhost_isolated *isolated, char *why, size_t why_size) {
-    int pair[2];
+    int pair[2], out[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
         snprintf(why, why_size, "cannot make a socket pair: %s", strerror(errno));
         return -1;
     }
+    if (pipe2(out, O_CLOEXEC) != 0) {
+        snprintf(why, why_size, "cannot make a pipe: %s", strerror(errno));
+        close(pair[0]);
+        close(pair[1]);
+        return -1;
+    }
+    char **environment = flowhost_child_environment();
     char as[32], cpu[32], files[32];
     snprintf(as, sizeof as, "%llu", (unsigned long long)isolated->limits.address_space_bytes);
     snprintf(cpu, sizeof cpu, "%u", isolated->limits.cpu_seconds);
@@ -94,25 +102,38 @@ static int spawn_child(struct flowhost_isolated *isolated, char *why, size_t why
                     "--", library, NULL};
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    /* stdin from nothing; stdout is the host's stderr, never the protocol's
-       stdout; the socket is fd 3, the library fd 4 (the child closes it
-       once loaded); nothing else of the host's is inherited. */
+    /* stdin from nothing; stdout and stderr one pipe, relayed line by line
+       to the host's log (isolation_output.c), never the protocol's stdout
+       nor the host's stderr, which may be the operator's terminal; the
+       socket is fd 3, the library fd 4 (the child closes it once loaded);
+       nothing else of the host's is inherited, and of its environment only
+       what child_environment.c names. */
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, 2, 1);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 2);
     posix_spawn_file_actions_adddup2(&actions, pair[1], 3);
     posix_spawn_file_actions_adddup2(&actions, isolated->library_fd, FHI_CHILD_LIBRARY_FD);
     posix_spawn_file_actions_addclosefrom_np(&actions, FHI_CHILD_LIBRARY_FD + 1);
+    /* A session of its own from the start: no controlling terminal. */
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
     pid_t pid;
-    int rc = posix_spawn(&pid, isolated->executable, &actions, NULL, argv, environ);
+    int rc = environment ? posix_spawn(&pid, isolated->executable, &actions, &attributes, argv, environment) : ENOMEM;
+    posix_spawnattr_destroy(&attributes);
     posix_spawn_file_actions_destroy(&actions);
+    flowhost_free_environment(environment);
     close(pair[1]);
+    close(out[1]);
     if (rc != 0) {
         close(pair[0]);
+        close(out[0]);
         snprintf(why, why_size, "cannot start %s: %s", isolated->executable, strerror(rc));
         return -1;
     }
     isolated->pid = pid;
     isolated->fd = pair[0];
+    isolated->output = fhi_output_watch(out[0], isolated->name ? isolated->name : isolated->library);
     return 0;
 }
 
@@ -731,6 +752,7 @@ const flowhost_plugin_descriptor_v1 *flowhost_isolated_open(const char *executab
         return NULL;
     }
     isolated->name = copy_string(hello, "name");
+    fhi_output_rename(isolated->output, isolated->name);
     isolated->version = copy_string(hello, "version");
     isolated->manifest = copy_string(hello, "manifest");
     snprintf(isolated->confinement, sizeof isolated->confinement, "%s", fhi_string(hello, "confinement") ? fhi_string(hello, "confinement") : "none");

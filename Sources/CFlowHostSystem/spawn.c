@@ -14,6 +14,10 @@ extern char **environ;
 /* posix_spawn with pipes: Swift cannot reach `environ` safely under strict
    concurrency, and the file-action calls are clearer in C. */
 pid_t flowhost_spawn(char *const argv[], int *to_child, int *from_child) {
+    return flowhost_spawn_with_environment(argv, environ, to_child, from_child);
+}
+
+pid_t flowhost_spawn_with_environment(char *const argv[], char *const environment[], int *to_child, int *from_child) {
     int in[2] = {-1, -1}, out[2] = {-1, -1};
     if (to_child && pipe2(in, O_CLOEXEC) != 0) return -1;
     if (from_child && pipe2(out, O_CLOEXEC) != 0) {
@@ -25,7 +29,7 @@ pid_t flowhost_spawn(char *const argv[], int *to_child, int *from_child) {
     if (to_child) posix_spawn_file_actions_adddup2(&actions, in[0], 0);
     if (from_child) posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environ);
+    int rc = posix_spawnp(&pid, argv[0], &actions, NULL, argv, environment);
     posix_spawn_file_actions_destroy(&actions);
     if (to_child) close(in[0]);
     if (from_child) close(out[1]);

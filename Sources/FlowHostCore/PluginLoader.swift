@@ -224,6 +224,7 @@ public enum PluginLoader {
     public static func openIsolated(_ candidate: PluginCandidate, settings: IsolationSettings, executable: String) -> Result<
         LoadedPlugin, PluginRefusal
     > {
+        IsolatedFlowOutput.relayed
         var limits = settings.limits
         var isolation: OpaquePointer?
         var why = [CChar](repeating: 0, count: 512)

@@ -5,6 +5,7 @@ flow goes on, and the flow starts again on its next use, after a back-off."""
 
 import json
 import os
+import shutil
 import time
 
 import pytest
@@ -227,13 +228,17 @@ def test_with_a_name_one_child_tells_every_librarys_flow(spawn, echo_dir, test_p
 
 
 @WITH_NAMES_ONLY
-def test_when_the_names_child_dies_each_library_is_probed_on_its_own(spawn, echo_dir, test_plugins):
+def test_when_the_names_child_dies_each_library_is_probed_on_its_own(spawn, echo_dir, test_plugins, tmp_path):
     # A library whose constructor aborts in the one child that learns every
     # name: each library is then opened in a child of its own, as before
     # that child existed, and every flow still loads where it should.
+    marker = tmp_path / "marker"
+    marker.mkdir()
+    library = [name for name in os.listdir(test_plugins["constructor_marker"]) if name.endswith(".so")][0]
+    shutil.copy(os.path.join(test_plugins["constructor_marker"], library), str(marker / library))
+    (marker / "abort-in-names").write_text("")
     host = spawn("--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins["crashing"],
-                 "--plugins", test_plugins["constructor_marker"], "--isolate", "crashing",
-                 env={"FLOWHOST_LOG_LEVEL": "info", "FLOWHOST_TEST_MARKER_ABORT": "names"})
+                 "--plugins", str(marker), "--isolate", "crashing", env={"FLOWHOST_LOG_LEVEL": "info"})
     host.initialize(device=DEVICE)
     wait_until(lambda: "flow crashing runs in process" in host.stderr_text())
     assert "flow names learnt in one child process: 0 of 3 libraries" in host.stderr_text()

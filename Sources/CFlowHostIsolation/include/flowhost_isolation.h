@@ -19,7 +19,8 @@
  * and fails the call in flight with FLOWHOST_ERROR_FLOW_FAILED. The flow is
  * started again on its next use, after a back-off.
  *
- * Used on the host's loop thread only, like any plugin.
+ * Used on the host's loop thread only, like any plugin (but for the relay
+ * of the children's output, flowhost_isolation_on_output).
  */
 #ifndef FLOWHOST_ISOLATION_H
 #define FLOWHOST_ISOLATION_H
@@ -81,16 +82,28 @@ const char *flowhost_isolated_confinement(const flowhost_isolated *isolated);
    opened only to learn its flow's name). The proxy must not be used after. */
 void flowhost_isolated_close(flowhost_isolated *isolated);
 
+/* What an isolated flow writes to its stdout or stderr (one pipe, read by a
+   thread of the host): each line, without its newline, at most 1024 bytes
+   (`cut` is 1 when it was longer: the rest of it is passed over), as the
+   flow wrote it. `who` is the flow's name, or its library's path before the
+   name is known. Called on that thread: the function must be safe there
+   and must escape what it writes. Set it before the first child starts;
+   lines that come while none is set are dropped. */
+typedef void (*flowhost_isolation_output_fn)(const char *who, const char *line, size_t length, int cut);
+void flowhost_isolation_on_output(flowhost_isolation_output_fn fn);
+
 /* The child: `flowhost plugin-host`. `fd` is its socket to the host.
-   Applies the limits, loads `library` (the host names its descriptor,
-   /proc/self/fd/4, closed once loaded), confines itself, then serves the
-   host until the socket closes. Returns the process's exit status. */
+   Leaves any terminal, applies the limits, confines itself in two steps
+   around loading `library` (the host names its descriptor, /proc/self/fd/4,
+   closed once loaded; spec §8: its entry symbol runs confined), then serves
+   the host until the socket closes. Returns the exit status. */
 int flowhost_plugin_host_main(int fd, const char *library, const flowhost_isolation_limits *limits);
 
 /* The child that learns flow names: `flowhost plugin-host --names`.
-   Applies the limits, loads each library and asks its descriptor, then
-   writes one JSON array to stdout, in order: each flow's name, or null for
-   a library that cannot tell it. Returns the process's exit status. */
+   Confined as a flow's child: loads every library, then confines itself
+   fully, then asks each descriptor; writes one JSON array to stdout, in
+   order: each flow's name, or null for a library that cannot tell it.
+   Returns the process's exit status. */
 int flowhost_plugin_names_main(const char *const *libraries, size_t count, const flowhost_isolation_limits *limits);
 
 /* Starts that child (`executable plugin-host --names`) for the libraries

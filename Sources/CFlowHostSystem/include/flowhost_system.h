@@ -9,6 +9,16 @@
    Both ends are close-on-exec. Returns the pid, or -1 with errno set. */
 pid_t flowhost_spawn(char *const argv[], int *to_child, int *from_child);
 
+/* As flowhost_spawn, with `environment` (NULL-terminated "NAME=value")
+   instead of the current one. */
+pid_t flowhost_spawn_with_environment(char *const argv[], char *const environment[], int *to_child, int *from_child);
+
+/* The few variables of the current environment an isolated flow's child is
+   given (child_environment.c says which), as a new NULL-terminated array:
+   free it with flowhost_free_environment. NULL when out of memory. */
+char **flowhost_child_environment(void);
+void flowhost_free_environment(char **environment);
+
 /* Waits for the child; returns its exit status, or -1. */
 int flowhost_wait(pid_t pid);
 
