@@ -17,7 +17,7 @@ struct InspectorServer {
     let page: InspectorPage
 
     func run(listening: @escaping @Sendable (String) -> Void) async throws {
-        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: arguments.port), logger: StderrLogger())
+        let server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: arguments.port), logger: FlyingFoxLog())
         let gate = Gate(token: token)
         // The page names its script and style with the token, so the browser can fetch them.
         let html = Data(String(decoding: page.html, as: UTF8.self).replacingOccurrences(of: "{{token}}", with: token.value).utf8)
@@ -110,16 +110,4 @@ final class Locked<Value>: @unchecked Sendable {
         defer { lock.unlock() }
         return body(&value)
     }
-}
-
-/// FlyingFox's own log lines, on stderr (stdout carries the address only).
-struct StderrLogger: Logging {
-    private func write(_ level: String, _ line: String) {
-        FileHandle.standardError.write(Data("flowhost-inspector: \(level): \(line)\n".utf8))
-    }
-    func logDebug(_ debug: @autoclosure () -> String) {}
-    func logInfo(_ info: @autoclosure () -> String) {}
-    func logWarning(_ warning: @autoclosure () -> String) { write("warning", warning()) }
-    func logError(_ error: @autoclosure () -> String) { write("error", error()) }
-    func logCritical(_ critical: @autoclosure () -> String) { write("critical", critical()) }
 }
