@@ -1,6 +1,7 @@
 """What anyone who can reach 127.0.0.1 can do to `flowhost inspect` without
 its token: nothing it sends reaches the operator's terminal as control
-characters."""
+characters, and connections it opens and never finishes are closed, never
+starve the page and never end the inspector."""
 
 import os
 import resource
@@ -90,3 +91,90 @@ def test_the_reason_it_cannot_start_reaches_stderr_escaped(flowhost_bin):
     refused = subprocess.run([inspector, "--port", "\x1b[2J\x1b]0;owned\x07"], capture_output=True, text=True, timeout=30)
     assert refused.returncode == 64 and "--port takes" in refused.stderr
     assert raw_control_characters(refused.stderr) == [], refused.stderr
+
+
+def test_half_sent_requests_neither_end_the_inspector_nor_starve_the_page(tmp_path, flowhost_bin):
+    # A descriptor limit well below the connections opened, as on a machine where it is 1024 and
+    # ten thousand are opened.
+    def low_descriptor_limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
+
+    running = Inspector(str(tmp_path), flowhost_bin, env=SHORT, preexec_fn=low_descriptor_limit)
+    attackers = []
+    try:
+        half = f"GET /?token={'0' * 64} HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\n".encode()
+        for _ in range(400):
+            try:
+                peer = socket.create_connection(("127.0.0.1", running.port), timeout=5)
+            except OSError:
+                continue  # the inspector's backlog, full for a moment (or the inspector gone: asserted next)
+            attackers.append(peer)
+            try:
+                peer.sendall(half)
+            except OSError:
+                pass  # already closed to make room: what this test wants
+        started = time.monotonic()
+        assert running.process.poll() is None, "the inspector is still running"
+        assert page_status(running) == 200, "the page is served while the half-sent requests are held"
+        # The page's WebSocket too, which holds its place while quiet.
+        panel = websocket.create_connection(f"ws://127.0.0.1:{running.port}/host?token={running.token}",
+                                            origin=f"http://127.0.0.1:{running.port}", timeout=10)
+        assert '"started"' in panel.recv()
+        still_open = [peer for peer in attackers
+                      if not closed_by_peer(peer, max(0.01, started + HEAD_SECONDS + 3 - time.monotonic()))]
+        assert still_open == [], f"{len(still_open)} half-sent requests still held after the head timeout"
+        assert running.process.poll() is None
+        assert page_status(running) == 200, "new connections are accepted once the old ones are closed"
+        panel.send('{"kind":"frame","line":"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"ping\\"}"}')
+        assert '"id\\":1' in panel.recv(), "the quiet panel still relays"
+        panel.close()
+    finally:
+        for peer in attackers:
+            peer.close()
+        running.stop()
+
+
+def test_a_silent_connection_is_closed_and_a_quiet_websocket_is_not(tmp_path, flowhost_bin):
+    running = Inspector(str(tmp_path), flowhost_bin, env=SHORT)
+    try:
+        host = f"127.0.0.1:{running.port}"
+        # Nothing sent at all.
+        silent = socket.create_connection(("127.0.0.1", running.port))
+        # A page's kept-alive connection after its request.
+        kept = socket.create_connection(("127.0.0.1", running.port))
+        kept.sendall(f"GET /?token={running.token} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+        kept.settimeout(5)
+        assert kept.recv(65536).startswith(b"HTTP/1.1 200")
+        panel = websocket.create_connection(f"ws://{host}/host?token={running.token}", origin=f"http://{host}", timeout=10)
+        assert '"started"' in panel.recv()
+        assert closed_by_peer(silent, HEAD_SECONDS + 3), "a connection that sends no request is closed"
+        assert closed_by_peer(kept, IDLE_SECONDS + 3), "a kept-alive connection with no next request is closed"
+        time.sleep(1)
+        panel.send('{"kind":"frame","line":"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"ping\\"}"}')
+        assert '"id\\":1' in panel.recv(), "a device panel quiet for longer than the timeouts still relays"
+        panel.close()
+        silent.close()
+        kept.close()
+    finally:
+        running.stop()
+
+
+def unix_sockets_of(pid):
+    """The paths of the Unix sockets `pid` listens on (from /proc/PID/net/unix)."""
+    inodes = {os.readlink(f"/proc/{pid}/fd/{name}") for name in os.listdir(f"/proc/{pid}/fd")}
+    with open(f"/proc/{pid}/net/unix") as handle:
+        rows = [row.split() for row in list(handle)[1:]]
+    return [row[7] for row in rows if len(row) > 7 and f"socket:[{row[6]}]" in inodes]
+
+
+def test_flyingfox_listens_only_where_its_user_can_reach_and_that_goes_with_it(tmp_path, flowhost_bin):
+    running = Inspector(str(tmp_path), flowhost_bin)
+    try:
+        # The inspector is flowhost-inspector, exec'd by `flowhost inspect` in the same process.
+        paths = unix_sockets_of(running.process.pid)
+        assert len(paths) == 1, paths
+        folder = os.path.dirname(paths[0])
+        assert os.stat(folder).st_mode & 0o777 == 0o700, "no other user can connect past the front door"
+    finally:
+        running.stop()
+    assert not os.path.exists(folder), "stopped, it leaves nothing behind"
