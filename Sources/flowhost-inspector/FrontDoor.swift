@@ -82,6 +82,11 @@ struct FrontDoor: Sendable {
             return await Self.reply(client, status: "403 Forbidden", body: Gate.forbiddenBody)
         }
         await table.admit(id)
+        // Two for the relay (this end and FlyingFox's accept), and some to spare.
+        guard Descriptors.available() > 8 else {
+            InspectorLog.logger.warning("too many open files to serve a request with the token; close a device panel")
+            return await Self.reply(client, status: "503 Service Unavailable", body: Data("too many open files: close a device panel, then try again\n".utf8))
+        }
         let server: AsyncSocket
         do {
             server = try await AsyncSocket.connected(to: sockaddr_un.unix(path: back.path), pool: pool, timeout: 5)

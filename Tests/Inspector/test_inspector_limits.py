@@ -178,3 +178,33 @@ def test_flyingfox_listens_only_where_its_user_can_reach_and_that_goes_with_it(t
     finally:
         running.stop()
     assert not os.path.exists(folder), "stopped, it leaves nothing behind"
+
+
+def test_panels_up_to_the_descriptor_limit_are_refused_and_everything_works_once_they_close(tmp_path, flowhost_bin):
+    def low_descriptor_limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (48, 48))
+
+    running = Inspector(str(tmp_path), flowhost_bin, env=SHORT, preexec_fn=low_descriptor_limit)
+    host = f"127.0.0.1:{running.port}"
+    panels = []
+    try:
+        for _ in range(8):
+            try:
+                panel = websocket.create_connection(f"ws://{host}/host?token={running.token}", origin=f"http://{host}", timeout=5)
+                panel.recv()
+                panels.append(panel)
+            except (OSError, websocket.WebSocketException):
+                pass  # refused: the descriptors are spent
+        assert running.process.poll() is None
+    finally:
+        for panel in panels:
+            panel.close()
+    try:
+        time.sleep(HEAD_SECONDS + 1)
+        assert running.process.poll() is None, "the inspector is still running"
+        assert page_status(running) == 200, "the page is served again"
+        panel = websocket.create_connection(f"ws://{host}/host?token={running.token}", origin=f"http://{host}", timeout=10)
+        assert '"started"' in panel.recv(), "and a panel's host starts again"
+        panel.close()
+    finally:
+        running.stop()
