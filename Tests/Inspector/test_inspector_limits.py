@@ -7,6 +7,7 @@ import os
 import resource
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
 
@@ -131,6 +132,42 @@ def test_half_sent_requests_neither_end_the_inspector_nor_starve_the_page(tmp_pa
     finally:
         for peer in attackers:
             peer.close()
+        running.stop()
+
+
+def test_the_page_is_served_while_a_peer_keeps_reopening_half_sent_requests(tmp_path, flowhost_bin):
+    def low_descriptor_limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
+
+    running = Inspector(str(tmp_path), flowhost_bin, env=SHORT, preexec_fn=low_descriptor_limit)
+    half = f"GET /?token={'0' * 64} HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\n".encode()
+    stop = threading.Event()
+
+    def slowloris():
+        """Holds up to 400 half-sent requests, opening a new one as fast as it can."""
+        held = []
+        while not stop.is_set():
+            try:
+                peer = socket.create_connection(("127.0.0.1", running.port), timeout=2)
+                held.append(peer)
+                peer.sendall(half)
+            except OSError:
+                pass
+            if len(held) > 400:
+                held.pop(0).close()
+        for peer in held:
+            peer.close()
+
+    attacker = threading.Thread(target=slowloris)
+    attacker.start()
+    try:
+        time.sleep(1)
+        served = [page_status(running) for _ in range(10)]
+        assert served == [200] * 10
+        assert running.process.poll() is None
+    finally:
+        stop.set()
+        attacker.join()
         running.stop()
 
 
