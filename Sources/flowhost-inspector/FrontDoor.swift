@@ -46,12 +46,13 @@ struct FrontDoor: Sendable {
             do {
                 client = try await listening.accept()
             } catch {
-                // EMFILE, ENFILE, an aborted handshake: none is the end of
-                // the inspector. Closing a waiting connection frees a
-                // descriptor; the pause keeps a listening socket that stays
+                // No error of accept is the end of the inspector. Out of
+                // descriptors, closing a waiting connection frees one;
+                // otherwise the pause keeps a listening socket that stays
                 // readable from spinning.
                 InspectorLog.logger.warning("cannot accept a connection: \(error.localizedDescription)")
-                if await !table.makeRoom() { try? await Task.sleep(for: .milliseconds(100)) }
+                if Self.isOutOfDescriptors(error), await table.makeRoom() { continue }
+                try? await Task.sleep(for: .milliseconds(100))
                 continue
             }
             guard let id = await table.open() else {
@@ -97,6 +98,11 @@ struct FrontDoor: Sendable {
         defer { try? server.close() }
         do { try await server.write(Data(head.bytes)) } catch { return }
         await Relay.run(client: client, server: server, idleSeconds: head.isWebSocket ? nil : limits.idleSeconds)
+    }
+
+    static func isOutOfDescriptors(_ error: any Error) -> Bool {
+        guard case SocketError.failed(_, let number, _) = error else { return false }
+        return [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(number)
     }
 
     /// A short answer, and the connection's end.

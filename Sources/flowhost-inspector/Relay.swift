@@ -11,10 +11,10 @@ import Darwin
 enum Relay {
     private enum Ended { case browser, server, idle }
 
-    /// Until the server's side ends, or the browser's side fails, or (with
-    /// `idleSeconds`) neither side has sent anything for that long. The
-    /// browser's end of sending is passed on, and the server's answer
-    /// still relayed.
+    /// Until FlyingFox's side ends or (with `idleSeconds`) neither side has
+    /// sent anything for that long. When the browser stops sending,
+    /// FlyingFox is told (its socket's sending side is shut) and what it
+    /// still answers is relayed.
     static func run(client: AsyncSocket, server: AsyncSocket, idleSeconds: Double?) async {
         let lastActivity = Locked(ContinuousClock.now)
         await withTaskGroup(of: Ended.self) { group in
