@@ -258,7 +258,11 @@ let package = Package(
         // Foundation nor FlyingFox is linked into flowhost or flowhost-cli.
         .executableTarget(
             name: "flowhost-inspector",
-            dependencies: [.product(name: "FlyingFox", package: "FlyingFox")],
+            dependencies: [
+                // The host's log handler: its lines on stderr are escaped, clipped and never waited on.
+                "FlowHostCore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
+            ],
             resources: [.copy("Page")],
             linkerSettings: concurrencyRuntime
         ),

@@ -8,7 +8,8 @@ import Foundation
 signal(SIGPIPE, SIG_IGN)
 
 func fail(_ error: InspectorError) -> Never {
-    FileHandle.standardError.write(Data("flowhost inspect: \(error.description)\n".utf8))
+    // The description may quote an option or the host's own lines: escaped.
+    InspectorLog.writeFailure(error.description)
     if error.kind == .usage { FileHandle.standardError.write(Data("\(InspectorArguments.usage)\n".utf8)) }
     exit(error.kind == .usage ? 64 : 1)
 }

@@ -35,7 +35,7 @@ def flowhost_bin():
 class Inspector:
     """A running `flowhost inspect`: its address, and the store it was given."""
 
-    def __init__(self, folder, flowhost_bin, extra=()):
+    def __init__(self, folder, flowhost_bin, extra=(), env=None, preexec_fn=None):
         self.bin = flowhost_bin
         self.store = os.path.join(folder, "store.sqlite")
         self.config = os.path.join(folder, "config.json")
@@ -43,7 +43,8 @@ class Inspector:
             json.dump(CHEAP_CONFIG, handle)
         self.process = subprocess.Popen(
             [flowhost_bin, "inspect", "--store", self.store, "--config", self.config, *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=None if env is None else {**os.environ, **env}, preexec_fn=preexec_fn)
         first = self.process.stdout.readline()
         match = re.search(r"(http://127\.0\.0\.1:(\d+)/\?token=([0-9a-f]+))", first)
         assert match, f"no address in {first!r}; stderr: {self.process.stderr.read() if self.process.poll() is not None else ''}"

@@ -1,0 +1,70 @@
+/// The browsers' connections the inspector holds, and which of them have
+/// shown the token.
+///
+/// Full, the table makes room by closing the connection that has waited
+/// longest for its head: a peer without the token that keeps hundreds of
+/// half-sent requests open (slowloris) loses them to each newcomer, and the
+/// page's requests, whose heads come at once, are served. Admitted
+/// connections are never closed to make room: when every place is one, a
+/// new connection is closed at once. A connection being closed keeps its
+/// place until its task has closed its socket, so the descriptors held
+/// never pass the capacity by more than the one just accepted.
+actor ConnectionTable {
+    private struct Entry {
+        var task: Task<Void, Never>?
+        var closing = false
+    }
+
+    let capacity: Int
+    private var entries: [UInt64: Entry] = [:]
+    /// Connections waiting for their head, oldest first.
+    private var waiting: [UInt64] = []
+    private var nextID: UInt64 = 0
+    /// The accept loop, waiting for a connection being closed to be gone.
+    private var closed: CheckedContinuation<Void, Never>?
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// A place for a connection just accepted, or nil if every place is admitted.
+    func open() async -> UInt64? {
+        while entries.count >= capacity {
+            guard await makeRoom() else { return nil }
+        }
+        nextID += 1
+        entries[nextID] = Entry()
+        waiting.append(nextID)
+        return nextID
+    }
+
+    /// The task serving `id`; cancelled at once if its connection is being closed.
+    func attach(_ task: Task<Void, Never>, to id: UInt64) {
+        entries[id]?.task = task
+        if entries[id]?.closing ?? true { task.cancel() }
+    }
+
+    /// The connection has shown the token: it keeps its place.
+    func admit(_ id: UInt64) {
+        waiting.removeAll { $0 == id }
+    }
+
+    /// Its task has closed its socket.
+    func close(_ id: UInt64) {
+        entries[id] = nil
+        waiting.removeAll { $0 == id }
+        closed?.resume()
+        closed = nil
+    }
+
+    /// Closes the connection that has waited longest for its head, and
+    /// returns once its socket is closed; false if none waits.
+    func makeRoom() async -> Bool {
+        if !entries.values.contains(where: \.closing) {
+            guard !waiting.isEmpty else { return false }
+            let id = waiting.removeFirst()
+            entries[id]?.closing = true
+            entries[id]?.task?.cancel()
+        }
+        await withCheckedContinuation { closed = $0 }
+        return true
+    }
+}

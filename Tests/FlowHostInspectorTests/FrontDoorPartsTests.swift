@@ -1,0 +1,60 @@
+import Testing
+
+@testable import flowhost_inspector
+
+/// The front door's parts that need no socket: reading a head, the gate on
+/// it, the capacity, and which connection makes room.
+@Suite struct FrontDoorPartsTests {
+    @Test func aHeadIsItsRequestLineAndHeadersUpToTheBlankLine() throws {
+        let text = "GET /host?token=ab%63&x=1 HTTP/1.1\r\nHost: 127.0.0.1:8\r\nUpgrade: WebSocket\r\nhost: other\r\n\r\nrest"
+        let bytes = Array(text.utf8)
+        let end = try #require(RequestHead.headEnd(bytes, from: 0))
+        #expect(Array(bytes[end...]) == Array("rest".utf8))
+        let head = try #require(RequestHead.parse(Array(bytes[..<end]), bytes: bytes))
+        #expect(head.method == "GET" && head.path == "/host" && head.token == "abc")
+        #expect(head.headers["host"] == "127.0.0.1:8", "the first of a repeated header")
+        #expect(head.isWebSocket && head.bytes == bytes)
+        #expect(RequestHead.headEnd(Array("GET / HTTP/1.1\r\nHost: x\r\n".utf8), from: 0) == nil, "half-sent")
+        #expect(RequestHead.parse(Array("GET /\r\n\r\n".utf8)) == nil)
+        #expect(RequestHead.parse(Array("GET / HTTP/1.1\r\nno colon\r\n\r\n".utf8)) == nil)
+    }
+
+    @Test func theGateOnAHeadIsTheGateOnARequest() throws {
+        let gate = Gate(token: AccessToken())
+        gate.port.withLock { $0 = 8 }
+        func head(_ target: String, _ headers: String) throws -> RequestHead {
+            try #require(RequestHead.parse(Array("GET \(target) HTTP/1.1\r\n\(headers)\r\n".utf8)))
+        }
+        let token = gate.token.value
+        #expect(gate.admits(try head("/?token=\(token)", "Host: 127.0.0.1:8\r\n")))
+        #expect(!gate.admits(try head("/?token=\(token)", "Host: attacker.example:8\r\n")))
+        #expect(!gate.admits(try head("/?token=0", "Host: 127.0.0.1:8\r\n")))
+        #expect(!gate.admits(try head("/host?token=\(token)", "Host: 127.0.0.1:8\r\n")), "a WebSocket needs the origin")
+        #expect(gate.admits(try head("/host?token=\(token)", "Host: 127.0.0.1:8\r\nOrigin: http://localhost:8\r\n")))
+    }
+
+    @Test func theCapacityFollowsTheDescriptorLimit() {
+        #expect(ConnectionLimits.capacity(descriptors: 1024) == (1024 - 64) / 4)
+        #expect(ConnectionLimits.capacity(descriptors: 128) == 16)
+        #expect(ConnectionLimits.capacity(descriptors: 16) == 4)
+        #expect(ConnectionLimits.capacity(descriptors: 1 << 20) == 256)
+    }
+
+    @Test func roomIsMadeByClosingTheOldestWaitingConnectionNeverAnAdmittedOne() async throws {
+        let table = ConnectionTable(capacity: 2)
+        let first = try #require(await table.open()), second = try #require(await table.open())
+        await table.admit(first)
+        let waiter = Task { _ = try? await Task.sleep(for: .seconds(60)) }
+        await table.attach(waiter, to: second)
+        // Its task, cancelled, closes its socket; the new connection takes its place.
+        Task {
+            _ = await waiter.value
+            await table.close(second)
+        }
+        let third = try #require(await table.open())
+        #expect(waiter.isCancelled)
+        // Now one admitted and one waiting (third): admit it too, and the table is full of admitted ones.
+        await table.admit(third)
+        #expect(await table.open() == nil)
+    }
+}
