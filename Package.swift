@@ -18,8 +18,8 @@ let concurrencyRuntime: [LinkerSetting] = [
 ]
 
 /// SQLite and libsodium are linked from their static archives on Linux
-/// (README, "Start-up"): Debian's shared libsqlite3 is bound at load
-/// (BIND_NOW) and binds 1,500 references to itself at every start. A
+/// (docs/performance.md, "The release build"): Debian's shared libsqlite3
+/// is bound at load (BIND_NOW) and binds its references to itself at every start. A
 /// security update of either needs a rebuild. libargon2 stays shared: its
 /// internal names (`fill_memory_blocks`, `initialize`, …) are also in
 /// libsodium's archive. libjansson stays shared: its values cross the
@@ -40,7 +40,7 @@ let sqliteLinkage: [LinkerSetting] = [
 /// per name prefix (Sources/Services/<Prefix>, module Services<Prefix>): a
 /// flow library links the prefixes it calls and no other, and every type
 /// it links is metadata and value witness tables the loader relocates in
-/// each process (README, "The SQLite round"). FlowHostServiceTypes
+/// each process (docs/performance.md, "Memory of an idle host"). FlowHostServiceTypes
 /// re-exports them all. Each row: a prefix, and the prefixes its module
 /// imports (an outcome shared with another prefix's service).
 let serviceTypeModules: [(prefix: String, imports: [String])] = [
@@ -105,7 +105,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // HTTP and WebSocket for the inspector only: small, on plain sockets,
-        // no event-loop framework (README, "The inspector").
+        // no event-loop framework (docs/inspector.md, "The inspector's server").
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
@@ -369,7 +369,7 @@ let package = Package(
 // demangling each type's name at its first use: a start meets some hundred
 // such types in the host and in every flow library, and each first
 // demangling, with its conformance lookups across every loaded image, cost
-// more than an accessor's code (README, "Start-up").
+// more than an accessor's code (docs/performance.md, "The start path").
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
@@ -380,7 +380,7 @@ for target in package.targets where target.type != .system {
 // under it) nor the host's own modules import `_Concurrency` or
 // `_StringProcessing` unless they say so: none of them uses either, and
 // each library an image names is one more the dynamic linker loads at every
-// start or `dlopen` (README, "Start-up"). With the release build's flags
+// start or `dlopen` (docs/performance.md, "The start path"). With the release build's flags
 // (scripts/build-release.sh) flowhost then loads neither library, nor
 // libdispatch under them: swift-log, built as it comes, is the one module
 // that imports them, and what it uses of them is dropped at link.

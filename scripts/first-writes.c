@@ -1,8 +1,8 @@
 /* A diagnostic preloaded into one host by scripts/first-writes.sh: which
    code first writes each page of an image's zero-initialised data (the
    anonymous mapping after the image named by FIRST_WRITES_IMAGE). Such a
-   page is memory in every host once anything writes it (README, "The
-   SQLite round"). The pages not yet resident are made read-only; the first
+   page is memory in every host once anything writes it (docs/performance.md,
+   "The start path"). The pages not yet resident are made read-only; the first
    write to one faults, and the handler appends the page, the address and
    the return addresses on the stack to FIRST_WRITES_OUT, then makes the
    page writable and lets the write run again. Not part of any build. */

@@ -9,7 +9,7 @@
 #   scripts/first-writes.sh                  # libswiftCore.so
 #   scripts/first-writes.sh flowhost         # the executable's own .bss
 #
-# A diagnostic, run by hand (README, "The SQLite round"); not part of CI.
+# A diagnostic, run by hand (docs/performance.md, "The start path"); not part of CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 image="${1:-libswiftCore.so}"

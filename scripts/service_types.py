@@ -4,7 +4,7 @@ Protocol/schemas/service.<name>.result.schema.json where one is written.
 Imported by scripts/contract.py. One module per name prefix
 (Sources/Services/<Prefix>, module Services<Prefix>): a flow library links
 the prefixes it calls and no other, and each type it links is relocated
-data the loader writes in every process (README, "The SQLite round").
+data the loader writes in every process (docs/performance.md, "Memory of an idle host").
 FlowHostServiceTypes re-exports them all, for the host's modules, the tests
 and flows written elsewhere; the `Services` namespace and the list of the
 host's own services stay in FlowHostVocabulary."""
