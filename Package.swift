@@ -1,10 +1,17 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// The release build's tuning (scripts/build-release.sh sets
+/// FLOWHOST_RELEASE_TUNING=1): compiler and linker flags that SwiftPM
+/// accepts only as `unsafeFlags`, which it refuses in a package resolved by
+/// version. An ordinary build, and every package that depends on this one,
+/// builds the same code without them.
+let releaseTuning = Context.environment["FLOWHOST_RELEASE_TUNING"] == "1"
+
 /// A flow library exports its entry symbols only (Plugins/plugin-exports.map).
-let pluginExports: [LinkerSetting] = [
+let pluginExports: [LinkerSetting] = releaseTuning ? [
     .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/plugin-exports.map"], .when(platforms: [.linux]))
-]
+] : []
 
 // Swift's concurrency runtime and the string-processing (regex) library are
 // linked by name where they are used. The release build turns their
@@ -28,7 +35,7 @@ let concurrencyRuntime: [LinkerSetting] = [
 /// The release build (scripts/build-release.sh) names another archive here:
 /// SQLite compiled from Debian's source as bitcode, for its link-time
 /// optimisation (scripts/sqlite-source.sh).
-let sqliteArchive = Context.environment["FLOWHOST_SQLITE_ARCHIVE"]
+let sqliteArchive = releaseTuning ? Context.environment["FLOWHOST_SQLITE_ARCHIVE"] : nil
 let sqliteLinkage: [LinkerSetting] = [
     sqliteArchive.map { LinkerSetting.unsafeFlags([$0], .when(platforms: [.linux])) }
         ?? .linkedLibrary(":libsqlite3.a", .when(platforms: [.linux])),
@@ -370,7 +377,7 @@ let package = Package(
 // such types in the host and in every flow library, and each first
 // demangling, with its conformance lookups across every loaded image, cost
 // more than an accessor's code (docs/performance.md, "The start path").
-for target in package.targets where target.type != .system {
+for target in package.targets where releaseTuning && target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
     ]
@@ -380,8 +387,9 @@ for target in package.targets where target.type != .system {
 // under it) nor the host's own modules import `_Concurrency` or
 // `_StringProcessing` unless they say so: none of them uses either, and
 // each library an image names is one more the dynamic linker loads at every
-// start or `dlopen` (docs/performance.md, "The start path"). With the release build's flags
-// (scripts/build-release.sh) flowhost then loads neither library, nor
+// start or `dlopen` (docs/performance.md, "The start path"). The release
+// build holds every module to it (an ordinary one imports them as Swift
+// does by default), and with its flags flowhost loads neither library, nor
 // libdispatch under them: swift-log, built as it comes, is the one module
 // that imports them, and what it uses of them is dropped at link.
 // The built-in flows are the targets under Plugins/ (a flow added there is
@@ -395,7 +403,7 @@ let hostModules: Set<String> = [
     "FlowHostStore", "JSONRPC",
 ]
 for target in package.targets
-where sdkModules.contains(target.name) || hostModules.contains(target.name) || (target.path?.hasPrefix("Plugins/") ?? false) {
+where releaseTuning && (sdkModules.contains(target.name) || hostModules.contains(target.name) || (target.path?.hasPrefix("Plugins/") ?? false)) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .unsafeFlags([
             "-Xfrontend", "-disable-implicit-concurrency-module-import",

@@ -34,6 +34,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Package.swift turns on the flags SwiftPM takes only as unsafeFlags
+# (refused in a package resolved by version) when this is set.
+export FLOWHOST_RELEASE_TUNING=1
 flags=(-c release)
 if [ "$(uname -s)" = Linux ]; then
   flags+=(
