@@ -208,7 +208,7 @@ let package = Package(
             name: "FlowHostTesting",
             dependencies: [
                 "FlowHostSDK", "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostDelivery", "FlowHostDevices",
-                "FlowHostStore", "CFlowHostABI", "FlowJSON", "JSONRPC",
+                "FlowHostStore", "CFlowHostABI", "FlowJSON", "JSONRPC", "FlowHostPOSIX",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -278,7 +278,7 @@ let package = Package(
             path: "Plugins/DataSigning", linkerSettings: pluginExports),
 
         // Unit tests, and what they share.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["FlowHostStore", "FlowHostPOSIX"], path: "Tests/TestSupport"),
         // Fuzz targets (Tests/Fuzz): built with -sanitize=fuzzer and -DFUZZING
         // by scripts/fuzz.sh; built plainly they replay files, so the corpus
         // and every crash found run as regression tests.
@@ -292,21 +292,21 @@ let package = Package(
                 "FlowJSON", "JSONRPC", .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/Fuzz/Dispatch"),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON", "TestSupport"]),
-        .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore", "FlowHostPOSIX"]),
+        .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore", "FlowHostPOSIX", "TestSupport"]),
         .testTarget(name: "FlowHostPOSIXTests", dependencies: ["FlowHostPOSIX", "TestSupport"]),
         .testTarget(name: "FlowHostVocabularyTests", dependencies: ["FlowHostVocabulary"]),
         .testTarget(name: "FlowJSONTests", dependencies: ["FlowJSON", "CFlowJSON", "CJansson", "TestSupport"]),
-        .testTarget(name: "FlowHostAccountsTests", dependencies: ["FlowHostAccounts", "FlowHostStore"]),
-        .testTarget(name: "FlowHostAuditTests", dependencies: ["FlowHostAudit", "FlowHostAccounts", "FlowHostStore"]),
-        .testTarget(name: "FlowHostNotificationsTests", dependencies: ["FlowHostNotifications", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
-        .testTarget(name: "FlowHostSessionsTests", dependencies: ["FlowHostSessions", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
+        .testTarget(name: "FlowHostAccountsTests", dependencies: ["FlowHostAccounts", "FlowHostStore", "TestSupport"]),
+        .testTarget(name: "FlowHostAuditTests", dependencies: ["FlowHostAudit", "FlowHostAccounts", "FlowHostStore", "FlowHostPOSIX", "TestSupport"]),
+        .testTarget(name: "FlowHostNotificationsTests", dependencies: ["FlowHostNotifications", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON", "TestSupport"]),
+        .testTarget(name: "FlowHostSessionsTests", dependencies: ["FlowHostSessions", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON", "TestSupport"]),
         .testTarget(
             name: "FlowHostCredentialsTests",
             dependencies: [
                 "FlowHostCredentials", "FlowHostAccounts", "FlowHostAudit", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
-                "FlowHostNotifications", "FlowHostVocabulary", "FlowHostStore", "FlowJSON",
+                "FlowHostNotifications", "FlowHostVocabulary", "FlowHostStore", "FlowJSON", "TestSupport",
             ]),
-        .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON", "FlowHostPOSIX"]),
+        .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON", "FlowHostPOSIX", "TestSupport"]),
         .testTarget(name: "FlowHostClientTests", dependencies: ["FlowHostClient"]),
         // The fast serve command line against swift-argument-parser's, option for option.
         .testTarget(name: "FlowHostLaunchTests", dependencies: ["FlowHostLaunch", "flowhost-cli"]),
@@ -316,7 +316,7 @@ let package = Package(
             name: "FlowHostServicesTests",
             dependencies: [
                 "FlowHostServices", "FlowHostCore", "FlowHostAccounts", "FlowHostCredentials", "FlowHostDelivery", "FlowHostDevices",
-                "FlowHostStore", "JSONRPC", "FlowHostServiceTypes",
+                "FlowHostStore", "JSONRPC", "FlowHostServiceTypes", "FlowHostPOSIX", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
