@@ -1,6 +1,7 @@
 import FlowHostSDK
 import FlowJSON
-import FlowHostServiceTypes
+import ServicesSignatures
+import ServicesStepup
 
 /// Checking the request, authenticating, signing, and the outcome event.
 extension DataSigningFlow {

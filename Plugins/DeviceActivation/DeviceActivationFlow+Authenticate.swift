@@ -1,6 +1,7 @@
 import FlowHostSDK
 import FlowJSON
-import FlowHostServiceTypes
+import ServicesCredentials
+import ServicesNewdevice
 
 /// Approved (or the code accepted): this device's own authentication (LDA
 /// consent and the platform's check, or the user's password), its new key,

@@ -1,6 +1,7 @@
 import FlowHostSDK
 import FlowJSON
-import FlowHostServiceTypes
+import ServicesAuthenticators
+import ServicesStepup
 
 /// `manageDeviceAuthenticationModes`: verify, then consent or a new
 /// password, then the change, then `onDeviceAuthManagementStatus`.

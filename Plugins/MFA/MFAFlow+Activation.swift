@@ -1,6 +1,7 @@
 import FlowHostSDK
 import FlowJSON
-import FlowHostServiceTypes
+import ServicesActivation
+import ServicesDevice
 
 /// Activation: the code, the device name, LDA consent, and its completion.
 extension MFAFlow {

@@ -1,6 +1,8 @@
 import FlowHostSDK
 import FlowJSON
-import FlowHostServiceTypes
+import ServicesCredentials
+import ServicesDevice
+import ServicesPassword
 
 /// A logged-in user changing a password they know (challengeMode 2, seed
 /// 001's table; the SDK's update-credentials chain):

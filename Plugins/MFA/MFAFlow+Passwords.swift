@@ -1,6 +1,7 @@
 import FlowHostSDK
 import FlowJSON
-import FlowHostServiceTypes
+import ServicesDevice
+import ServicesPassword
 
 /// Setting, verifying and replacing passwords (challengeModes 0, 1, 4).
 extension MFAFlow {

@@ -1,6 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import FlowHostServiceTypes
+import ServicesSession
 
 /// Sessions: login, reset before login, logoff.
 extension MFAFlow {

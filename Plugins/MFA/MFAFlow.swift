@@ -1,6 +1,8 @@
 import FlowHostSDK
 import FlowJSON
-import FlowHostServiceTypes
+import ServicesAudit
+import ServicesCredentials
+import ServicesDevice
 
 /// The `mfa` flow: user activation (code, device name, LDA consent or a
 /// password) and login (password or LDA), password expiry, reset, logoff.

@@ -1,6 +1,10 @@
 import FlowHostSDK
 import FlowJSON
-import FlowHostServiceTypes
+import ServicesCredentials
+import ServicesDevice
+import ServicesPassword
+import ServicesSession
+import ServicesStepup
 
 /// `stepup.authenticate`: the seed's table, from how the user logged in
 /// (the host's session) and what is enrolled.

@@ -1,6 +1,7 @@
 import FlowHostSDK
 import FlowJSON
-import FlowHostServiceTypes
+import ServicesNotifications
+import ServicesStepup
 
 /// The `step-up` flow: notifications for the logged-in user (list, history,
 /// answer), and re-authentication as a service other flows call

@@ -1,5 +1,6 @@
 import FlowJSON
-import FlowHostServiceTypes
+import ServicesDevice
+import ServicesStepup
 
 /// One dialogue of a flow with its client, as a handle: the service calls,
 /// host requests and timers started through it belong to it, and what they

@@ -1,5 +1,6 @@
 import FlowJSON
-import FlowHostServiceTypes
+import ServicesDevice
+import ServicesPassword
 
 /// What flows ask of the device: an LDA check on the client's platform, and
 /// a new device key (host custody: the host's keyring; platform custody: the

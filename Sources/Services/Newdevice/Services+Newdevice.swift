@@ -4,6 +4,7 @@
 
 import FlowJSON
 import FlowHostVocabulary
+import ServicesActivation
 
 extension Services {
     /// `newdevice.complete`, offered by host (used by device-activation).

@@ -4,6 +4,7 @@
 
 import FlowJSON
 import FlowHostVocabulary
+import ServicesActivation
 
 extension Services {
     /// `account.sendRecoveryCode`, offered by host (used by mfa).
