@@ -1,10 +1,17 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// The release build's tuning (scripts/build-release.sh sets
+/// FLOWHOST_RELEASE_TUNING=1): compiler and linker flags that SwiftPM
+/// accepts only as `unsafeFlags`, which it refuses in a package resolved by
+/// version. An ordinary build, and every package that depends on this one,
+/// builds the same code without them.
+let releaseTuning = Context.environment["FLOWHOST_RELEASE_TUNING"] == "1"
+
 /// A flow library exports its entry symbols only (Plugins/plugin-exports.map).
-let pluginExports: [LinkerSetting] = [
+let pluginExports: [LinkerSetting] = releaseTuning ? [
     .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/plugin-exports.map"], .when(platforms: [.linux]))
-]
+] : []
 
 // Swift's concurrency runtime and the string-processing (regex) library are
 // linked by name where they are used. The release build turns their
@@ -18,8 +25,8 @@ let concurrencyRuntime: [LinkerSetting] = [
 ]
 
 /// SQLite and libsodium are linked from their static archives on Linux
-/// (README, "Start-up"): Debian's shared libsqlite3 is bound at load
-/// (BIND_NOW) and binds 1,500 references to itself at every start. A
+/// (docs/performance.md, "The release build"): Debian's shared libsqlite3
+/// is bound at load (BIND_NOW) and binds its references to itself at every start. A
 /// security update of either needs a rebuild. libargon2 stays shared: its
 /// internal names (`fill_memory_blocks`, `initialize`, …) are also in
 /// libsodium's archive. libjansson stays shared: its values cross the
@@ -28,7 +35,7 @@ let concurrencyRuntime: [LinkerSetting] = [
 /// The release build (scripts/build-release.sh) names another archive here:
 /// SQLite compiled from Debian's source as bitcode, for its link-time
 /// optimisation (scripts/sqlite-source.sh).
-let sqliteArchive = Context.environment["FLOWHOST_SQLITE_ARCHIVE"]
+let sqliteArchive = releaseTuning ? Context.environment["FLOWHOST_SQLITE_ARCHIVE"] : nil
 let sqliteLinkage: [LinkerSetting] = [
     sqliteArchive.map { LinkerSetting.unsafeFlags([$0], .when(platforms: [.linux])) }
         ?? .linkedLibrary(":libsqlite3.a", .when(platforms: [.linux])),
@@ -40,7 +47,7 @@ let sqliteLinkage: [LinkerSetting] = [
 /// per name prefix (Sources/Services/<Prefix>, module Services<Prefix>): a
 /// flow library links the prefixes it calls and no other, and every type
 /// it links is metadata and value witness tables the loader relocates in
-/// each process (README, "The SQLite round"). FlowHostServiceTypes
+/// each process (docs/performance.md, "Memory of an idle host"). FlowHostServiceTypes
 /// re-exports them all. Each row: a prefix, and the prefixes its module
 /// imports (an outcome shared with another prefix's service).
 let serviceTypeModules: [(prefix: String, imports: [String])] = [
@@ -105,7 +112,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // HTTP and WebSocket for the inspector only: small, on plain sockets,
-        // no event-loop framework (README, "The inspector").
+        // no event-loop framework (docs/inspector.md, "The inspector's server").
         .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
@@ -235,7 +242,7 @@ let package = Package(
             name: "FlowHostTesting",
             dependencies: [
                 "FlowHostSDK", "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostDelivery", "FlowHostDevices",
-                "FlowHostStore", "CFlowHostABI", "FlowJSON", "JSONRPC",
+                "FlowHostStore", "CFlowHostABI", "FlowJSON", "JSONRPC", "FlowHostPOSIX",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -322,7 +329,7 @@ let package = Package(
             path: "Plugins/DataSigning", linkerSettings: pluginExports),
 
         // Unit tests, and what they share.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["FlowHostStore", "FlowHostPOSIX"], path: "Tests/TestSupport"),
         // Fuzz targets (Tests/Fuzz): built with -sanitize=fuzzer and -DFUZZING
         // by scripts/fuzz.sh; built plainly they replay files, so the corpus
         // and every crash found run as regression tests.
@@ -336,21 +343,21 @@ let package = Package(
                 "FlowJSON", "JSONRPC", .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/Fuzz/Dispatch"),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON", "TestSupport"]),
-        .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore", "FlowHostPOSIX"]),
+        .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore", "FlowHostPOSIX", "TestSupport"]),
         .testTarget(name: "FlowHostPOSIXTests", dependencies: ["FlowHostPOSIX", "TestSupport"]),
         .testTarget(name: "FlowHostVocabularyTests", dependencies: ["FlowHostVocabulary"]),
         .testTarget(name: "FlowJSONTests", dependencies: ["FlowJSON", "CFlowJSON", "CJansson", "TestSupport"]),
-        .testTarget(name: "FlowHostAccountsTests", dependencies: ["FlowHostAccounts", "FlowHostStore"]),
-        .testTarget(name: "FlowHostAuditTests", dependencies: ["FlowHostAudit", "FlowHostAccounts", "FlowHostStore"]),
-        .testTarget(name: "FlowHostNotificationsTests", dependencies: ["FlowHostNotifications", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
-        .testTarget(name: "FlowHostSessionsTests", dependencies: ["FlowHostSessions", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON"]),
+        .testTarget(name: "FlowHostAccountsTests", dependencies: ["FlowHostAccounts", "FlowHostStore", "TestSupport"]),
+        .testTarget(name: "FlowHostAuditTests", dependencies: ["FlowHostAudit", "FlowHostAccounts", "FlowHostStore", "FlowHostPOSIX", "TestSupport"]),
+        .testTarget(name: "FlowHostNotificationsTests", dependencies: ["FlowHostNotifications", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON", "TestSupport"]),
+        .testTarget(name: "FlowHostSessionsTests", dependencies: ["FlowHostSessions", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON", "TestSupport"]),
         .testTarget(
             name: "FlowHostCredentialsTests",
             dependencies: [
                 "FlowHostCredentials", "FlowHostAccounts", "FlowHostAudit", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
-                "FlowHostNotifications", "FlowHostVocabulary", "FlowHostStore", "FlowJSON",
+                "FlowHostNotifications", "FlowHostVocabulary", "FlowHostStore", "FlowJSON", "TestSupport",
             ]),
-        .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON", "FlowHostPOSIX"]),
+        .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON", "FlowHostPOSIX", "TestSupport"]),
         .testTarget(name: "FlowHostClientTests", dependencies: ["FlowHostClient"]),
         // The fast serve command line against swift-argument-parser's, option for option.
         .testTarget(name: "FlowHostLaunchTests", dependencies: ["FlowHostLaunch", "flowhost-cli"]),
@@ -360,7 +367,7 @@ let package = Package(
             name: "FlowHostServicesTests",
             dependencies: [
                 "FlowHostServices", "FlowHostCore", "FlowHostAccounts", "FlowHostCredentials", "FlowHostDelivery", "FlowHostDevices",
-                "FlowHostStore", "JSONRPC", "FlowHostServiceTypes",
+                "FlowHostStore", "JSONRPC", "FlowHostServiceTypes", "FlowHostPOSIX", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
@@ -373,8 +380,8 @@ let package = Package(
 // demangling each type's name at its first use: a start meets some hundred
 // such types in the host and in every flow library, and each first
 // demangling, with its conformance lookups across every loaded image, cost
-// more than an accessor's code (README, "Start-up").
-for target in package.targets where target.type != .system {
+// more than an accessor's code (docs/performance.md, "The start path").
+for target in package.targets where releaseTuning && target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"])
     ]
@@ -384,8 +391,9 @@ for target in package.targets where target.type != .system {
 // under it) nor the host's own modules import `_Concurrency` or
 // `_StringProcessing` unless they say so: none of them uses either, and
 // each library an image names is one more the dynamic linker loads at every
-// start or `dlopen` (README, "Start-up"). With the release build's flags
-// (scripts/build-release.sh) flowhost then loads neither library, nor
+// start or `dlopen` (docs/performance.md, "The start path"). The release
+// build holds every module to it (an ordinary one imports them as Swift
+// does by default), and with its flags flowhost loads neither library, nor
 // libdispatch under them: swift-log, built as it comes, is the one module
 // that imports them, and what it uses of them is dropped at link.
 // The built-in flows are the targets under Plugins/ (a flow added there is
@@ -399,7 +407,7 @@ let hostModules: Set<String> = [
     "FlowHostStore", "JSONRPC",
 ]
 for target in package.targets
-where sdkModules.contains(target.name) || hostModules.contains(target.name) || (target.path?.hasPrefix("Plugins/") ?? false) {
+where releaseTuning && (sdkModules.contains(target.name) || hostModules.contains(target.name) || (target.path?.hasPrefix("Plugins/") ?? false)) {
     target.swiftSettings = (target.swiftSettings ?? []) + [
         .unsafeFlags([
             "-Xfrontend", "-disable-implicit-concurrency-module-import",

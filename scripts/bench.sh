@@ -2,8 +2,9 @@
 # The benchmark: builds flowhost and its flows in release mode
 # (scripts/build-release.sh: link-time optimised), builds the
 # benchmark package (which compiles its C reference server itself), and runs
-# both side by side. Prints one table; writes Benchmarks/results/latest.json.
-# Pass --quick for a short run with smaller counts, --only 12,10 for some
+# both side by side. Prints one table; writes Benchmarks/results/latest.json
+# and, from it, the README's table (Benchmarks/readme_table.py).
+# Pass --quick for a short run with smaller counts, --only approval-history,history for some
 # sections (written to Benchmarks/results/only.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,12 @@ json=Benchmarks/results/latest.json
 for argument in "$@"; do
   if [ "$argument" = --only ]; then json=Benchmarks/results/only.json; fi
 done
+status=0
 Benchmarks/.build/release/flowhost-bench \
   --flowhost "$(scripts/build-release.sh --show-bin-path)/flowhost" \
-  --json "$json" "$@"
+  --json "$json" "$@" || status=$?
+# A whole run's table is the README's (a missed target shows there too).
+if [ "$json" = Benchmarks/results/latest.json ] && [ -s "$json" ]; then
+  python3 Benchmarks/readme_table.py --write README.md
+fi
+exit "$status"

@@ -9,7 +9,7 @@
 # `$ORIGIN` in its run path (`--disable-local-rpath`): none needs a library
 # beside it (flows are opened by their full path), and the dynamic linker
 # otherwise looks there, in each of its hardware-capability folders, for
-# every library the image needs (26 failed system calls a start).
+# every library the image needs.
 # Swift's concurrency runtime and its string-processing libraries are not
 # linked because a module was compiled (every module imports them unless
 # told not to) but by name, where a target uses them (Package.swift,
@@ -21,14 +21,12 @@
 # and the zero-initialised variables it touches first in .bss
 # (scripts/startup-order.txt, written by scripts/startup-order.sh): a start
 # faults in fewer pages, and an idle host keeps fewer resident.
-# README, "The link-time round", "The library round" and "The memory
-# round": a start from 12.7 to 9.6 million instructions; 65 KiB less memory
-# per idle host.
+# docs/performance.md, "The release build", says what each buys.
 #
 # SQLite is compiled from Debian's source of the installed version, as
 # bitcode, and linked in place of Debian's archive (scripts/sqlite-source.sh,
 # Package.swift's FLOWHOST_SQLITE_ARCHIVE): the optimisation keeps only what
-# the host calls. README, "The SQLite round": 61 KiB less per idle host.
+# the host calls.
 #
 # Extra arguments go to `swift build` (`--product flowhost`, `--show-bin-path`).
 # A plain `swift build -c release` builds the same code without these flags:
@@ -36,6 +34,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Package.swift turns on the flags SwiftPM takes only as unsafeFlags
+# (refused in a package resolved by version) when this is set.
+export FLOWHOST_RELEASE_TUNING=1
 flags=(-c release)
 if [ "$(uname -s)" = Linux ]; then
   flags+=(

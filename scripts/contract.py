@@ -30,6 +30,7 @@ ERROR_CODE_SWIFT = [os.path.join(ROOT, "Sources", "FlowHostVocabulary", "Generat
 SERVICE_SWIFT_DIR = os.path.join(ROOT, "Sources", "FlowHostVocabulary", "Generated")
 SERVICE_MODULES_DIR = os.path.join(ROOT, "Sources", "Services")
 PACKAGE = os.path.join(ROOT, "Package.swift")
+HOST_SERVICES = os.path.join(ROOT, "Protocol", "services.json")
 ERROR_CODE_C = os.path.join(ROOT, "Sources", "CFlowHostABI", "include", "flowhost_errors.h")
 TS_TYPES = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean", "object": "Record<string, unknown>", "array": "unknown[]"}
 PY_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "object": "dict", "array": "list"}
@@ -581,7 +582,9 @@ def main():
     outputs[os.path.join(ROOT, "Sources", "FlowHostCore", "Generated", "ManifestSchemaKeys.swift")] = manifest_keys_swift()
     outputs[os.path.join(ROOT, "Sources", "FlowHostCore", "Generated", "MaskedSecrets.swift")] = masked_secrets_swift(masked_secrets())
     outputs[os.path.join(ROOT, "Sources", "flowhost-inspector", "Page", "secrets.js")] = masked_secrets_js(masked_secrets())
-    service_files, service_imports = service_types.service_swift(json.loads(text), SCHEMAS)
+    with open(HOST_SERVICES, encoding="utf-8") as handle:
+        host_services = json.load(handle)["services"]
+    service_files, service_imports = service_types.service_swift(json.loads(text), host_services, SCHEMAS)
     for name, source in service_files.items():
         outputs[os.path.join(ROOT, "Sources", name)] = source
     outputs[PACKAGE] = package_with_service_modules(service_imports)

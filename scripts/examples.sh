@@ -4,7 +4,10 @@
 #   - C: the SDK installed into a scratch prefix by scripts/install-sdk.sh,
 #     the example copied out of the tree and built with make and pkg-config;
 #   - Swift: Examples/TermsFlow, its own package depending on this one by
-#     path, built with its own scratch folder (.build-examples);
+#     URL and version, as an outside package does: the URL resolves through
+#     a SwiftPM mirror to this checkout, copied into a git repository tagged
+#     with the host's version (no unsafeFlags may be in its graph, or SwiftPM
+#     refuses it); built with its own scratch folder (.build-examples);
 #   - its FlowHostTesting tests run against the Swift flow and the C build;
 #   - the end-to-end tests load both into the built flowhost with --plugins.
 set -euo pipefail
@@ -19,11 +22,29 @@ cp -r Examples/terms-c "$work/terms-c"
 rm -f "$work/terms-c/libterms.so"
 PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" make -s -C "$work/terms-c"
 
-swift build --package-path Examples/TermsFlow --scratch-path "$root/.build-examples" 2>&1 | tail -1
-swift build --package-path Examples/TermsFlow --scratch-path "$root/.build-examples" --build-tests 2>&1 | tail -1
-TERMS_C_LIBRARY="$work/terms-c/libterms.so" \
-  swift test --package-path Examples/TermsFlow --scratch-path "$root/.build-examples" --skip-build
-swift_dir="$(swift build --package-path Examples/TermsFlow --scratch-path "$root/.build-examples" --show-bin-path)"
+# This checkout as it is (tracked and untracked files, not what git
+# ignores), as a repository tagged with the version flowhost reports.
+version="$(sed -n 's/.*public var hostVersion = "\(.*\)"/\1/p' Sources/FlowHostCore/HostEngine+Options.swift)"
+[ -n "$version" ] || { echo "examples.sh: no hostVersion found" >&2; exit 1; }
+mkdir "$work/flowhost"
+git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -C "$work/flowhost" -xf -
+git -C "$work/flowhost" init -q
+git -C "$work/flowhost" add -A
+git -C "$work/flowhost" -c user.name=examples -c user.email=examples@localhost commit -qm "this checkout"
+git -C "$work/flowhost" tag "$version"
+# The mirror lives in a configuration folder of this run's own (the shared
+# one SwiftPM reads beside a package's), and the
+# example's scratch folder is new each run, so no earlier resolution is reused.
+rm -rf "$root/.build-examples" Examples/TermsFlow/Package.resolved
+mkdir "$work/swiftpm-config"
+cat > "$work/swiftpm-config/mirrors.json" <<JSON
+{"object": [{"original": "https://github.com/flowhost/flowhost.git", "mirror": "$work/flowhost"}], "version": 1}
+JSON
+spm=(--package-path Examples/TermsFlow --scratch-path "$root/.build-examples" --config-path "$work/swiftpm-config")
+swift build "${spm[@]}" 2>&1 | tail -1
+swift build "${spm[@]}" --build-tests 2>&1 | tail -1
+TERMS_C_LIBRARY="$work/terms-c/libterms.so" swift test "${spm[@]}" --skip-build
+swift_dir="$(swift build "${spm[@]}" --show-bin-path)"
 
 FLOWHOST_BIN_DIR="${FLOWHOST_BIN_DIR:-$(swift build --show-bin-path)}" \
 FLOWHOST_EXAMPLE_SWIFT="$swift_dir/libTermsFlow.so" FLOWHOST_EXAMPLE_C="$work/terms-c/libterms.so" \

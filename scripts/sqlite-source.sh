@@ -6,7 +6,7 @@
 # build's link-time optimisation then keeps only the SQLite the host calls
 # and lays its start-up functions out with the host's. Debian's archive, its
 # 102 objects compiled for every use, is what ordinary builds link.
-# README, "The SQLite round": 61 KiB less memory per idle host.
+# docs/performance.md, "The release build".
 #
 # The source comes through apt-get from the machine's own Debian mirrors,
 # read through a sources list of this script's (`deb-src` beside each

@@ -7,8 +7,8 @@
 # (--symbol-ordering-file), which lays those functions out first, side by
 # side, and those variables first in .bss: a start then faults in a few
 # hundred kilobytes of each image's code, not pages all over it, and an idle
-# host keeps fewer pages of either resident (README, "Start-up" and "The
-# memory round"). Every image is linked with the same list; a name an image
+# host keeps fewer pages of either resident (docs/performance.md,
+# "The release build"). Every image is linked with the same list; a name an image
 # lacks is passed over.
 #
 # Run it after changes to what runs at start. A stale list costs speed and

@@ -1,14 +1,10 @@
 // swift-tools-version:6.1
 // A flow written outside FlowHost's own package: the `terms` flow of
-// docs/writing-a-flow.md. It depends on FlowHost by path (../.. here;
-// FLOWHOST_PACKAGE names another checkout) for the SDK and the test host.
-import Foundation
+// docs/writing-a-flow.md. It depends on FlowHost as any package depends on
+// another, by URL and version, for the SDK and the test host.
+// scripts/examples.sh resolves that URL to this checkout, packaged as the
+// version it is, through a SwiftPM mirror.
 import PackageDescription
-
-let flowhost = ProcessInfo.processInfo.environment["FLOWHOST_PACKAGE"]
-    ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL.path
-// A package named by path is known by its folder's name.
-let flowhostIdentity = URL(fileURLWithPath: flowhost).lastPathComponent
 
 let package = Package(
     name: "TermsFlow",
@@ -17,18 +13,18 @@ let package = Package(
         .library(name: "TermsFlow", type: .dynamic, targets: ["TermsFlow"]),
     ],
     dependencies: [
-        .package(path: flowhost),
+        .package(url: "https://github.com/flowhost/flowhost.git", from: "0.1.0"),
     ],
     targets: [
         .target(
             name: "TermsFlow",
             dependencies: [
-                .product(name: "FlowHostSDK", package: flowhostIdentity),
+                .product(name: "FlowHostSDK", package: "flowhost"),
                 // The typed records.* calls (Services.RecordsGet, …).
-                .product(name: "FlowHostServiceTypes", package: flowhostIdentity),
+                .product(name: "FlowHostServiceTypes", package: "flowhost"),
             ]),
         .testTarget(
             name: "TermsFlowTests",
-            dependencies: ["TermsFlow", .product(name: "FlowHostTesting", package: flowhostIdentity)]),
+            dependencies: ["TermsFlow", .product(name: "FlowHostTesting", package: "flowhost")]),
     ]
 )

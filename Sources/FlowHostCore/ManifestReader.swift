@@ -10,8 +10,8 @@ import Darwin
 
 /// A manifest read in one pass over its text, without a tree of JSON
 /// values: every flow's manifest is read at each start, and building,
-/// walking and freeing a jansson tree for it cost about four times this
-/// (README, "Start-up").
+/// walking and freeing a jansson tree for it cost several times this
+/// (docs/performance.md, "The start path").
 ///
 /// It reads only manifests that are plain and valid, and gives up on
 /// anything else: an unknown or repeated key, a value of the wrong type, a

@@ -10,7 +10,7 @@ import Darwin
 /// string, repaired where it is not UTF-8), from the C runtime's argv
 /// (`flowhost_process_argv`). Swift's `CommandLine` fills one-time
 /// initialisers on a page of libswiftCore's data that would then stay in
-/// every host (README, "The SQLite round"); it is the fallback only when
+/// every host (docs/performance.md, "The start path"); it is the fallback only when
 /// the C runtime's initialiser did not run.
 public enum ProcessArguments {
     /// Every argument, the program's name first.

@@ -2,7 +2,7 @@
 ///
 /// The host is built without `_StringProcessing`, which holds the standard
 /// `firstRange(of:)` and `contains(_:)` for strings: one library fewer for
-/// the dynamic linker at every start (README, "Start-up"). Bytes, not
+/// the dynamic linker at every start (docs/performance.md, "The start path"). Bytes, not
 /// characters, are what these searches need: a URL's `://`, a user id
 /// inside a password, a keyword in a message. A match may start inside a
 /// character (`e` in `e\u{301}`): a search by bytes finds it where one by
@@ -11,8 +11,8 @@
 /// The public entry points are not generic: a generic call across modules
 /// is not specialised, and its first run makes the runtime fill the caches
 /// of `String`'s and `PartialRangeFrom`'s conformances, pages of
-/// libswiftCore's data that then stay in every host (README, "The SQLite
-/// round"). The one search below is generic within this module only, where
+/// libswiftCore's data that then stay in every host (docs/performance.md,
+/// "The start path"). The one search below is generic within this module only, where
 /// each use is specialised.
 extension String {
     /// The first place `needle` occurs, compared byte for byte in UTF-8.

@@ -5,8 +5,8 @@ extension String {
     /// Not through `String(decoding:as:)`: generic over the encoding, its
     /// first call in a process makes the runtime instantiate the witness
     /// table of `Unicode.UTF8`'s conformance, which writes a page of
-    /// libswiftCore's data that then stays in every host (README, "The
-    /// SQLite round"). This initialiser copies the bytes and lets the
+    /// libswiftCore's data that then stays in every host (docs/performance.md,
+    /// "The start path"). This initialiser copies the bytes and lets the
     /// string check them, with no generic code in between.
     public init(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         self.init(unsafeUninitializedCapacity: bytes.count) { buffer in

@@ -22,14 +22,12 @@ enum AuthenticatorsModule {
             }
         }
 
-        offer(engine, Services.AuthenticatorsEnableLDA.self, [string("userID", userID: true), string("deviceID"), integer("ldaType")]) { _, call in
+        offer(engine, Services.AuthenticatorsEnableLDA.self) { _, call in
             try requireFreshProof(call.userID, call.deviceID)
             return outcome(try authenticators.enableLDA(call.userID, deviceID: call.deviceID, ldaType: call.ldaType))
         }
 
-        offer(
-            engine, Services.AuthenticatorsDisableLDA.self, [string("userID", userID: true), string("deviceID"), string("newPassword", required: false)]
-        ) { _, call in
+        offer(engine, Services.AuthenticatorsDisableLDA.self) { _, call in
             try requireFreshProof(call.userID, call.deviceID)
             return outcome(try authenticators.disableLDA(call.userID, deviceID: call.deviceID, newPassword: call.newPassword))
         }

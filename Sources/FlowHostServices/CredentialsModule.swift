@@ -18,7 +18,7 @@ enum CredentialsModule {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
         let passwords = PasswordVerification(credentials)
-        offer(engine, Services.CredentialsUserState.self, [string("userID", userID: true), string("deviceID")]) { _, call in
+        offer(engine, Services.CredentialsUserState.self) { _, call in
             try credentials.userState(call.userID, deviceID: call.deviceID).map { state in
                 Services.CredentialsUserStateOutcome(
                     userID: state.userID, isActive: state.isActive, registeredOnDevice: state.registeredOnDevice, hasPassword: state.hasPassword,
@@ -29,14 +29,14 @@ enum CredentialsModule {
         }
 
         // The registrations and their keys in one read transaction.
-        offer(engine, Services.CredentialsRememberedUsers.self, [string("deviceID")]) { _, call in
+        offer(engine, Services.CredentialsRememberedUsers.self) { _, call in
             Services.CredentialsRememberedUsersOutcome(
                 users: try store.read { tx in
                     try DevicesModule.provable(tx, try credentials.rememberedUsers(tx, deviceID: call.deviceID), deviceID: call.deviceID, keyring: keyring)
                 })
         }
 
-        offer(engine, Services.ActivationVerify.self, [string("userID", userID: true), string("code"), string("deviceID")]) { _, call in
+        offer(engine, Services.ActivationVerify.self) { _, call in
             switch try credentials.verifyActivationCode(call.userID, code: call.code, deviceID: call.deviceID) {
             case .accepted(let grant): .accepted(grant: grant)
             case .wrong(let left): .wrong(attemptsLeft: left)
@@ -47,18 +47,11 @@ enum CredentialsModule {
             }
         }
 
-        offer(engine, Services.ActivationResend.self, [string("userID", userID: true), string("deviceID")]) { _, call in
+        offer(engine, Services.ActivationResend.self) { _, call in
             Services.ActivationResendOutcome(try credentials.resendActivationCode(call.userID, deviceID: call.deviceID))
         }
 
-        offer(
-            engine, Services.ActivationComplete.self,
-            [
-                string("userID", userID: true), string("deviceID"), string("deviceName"), string("grant"), string("workflow"),
-                string("password", required: false), integer("ldaType", required: false), string("keyID"), string("publicKey"),
-                string("custody"),
-            ]
-        ) { caller, call in
+        offer(engine, Services.ActivationComplete.self) { caller, call in
             let key = try newKey(keyID: call.keyID, publicKey: call.publicKey, custody: call.custody, prefix: "")
             let outcome = try credentials.completeActivation(
                 call.userID, deviceID: call.deviceID, deviceName: call.deviceName, grant: call.grant, password: call.password,
@@ -74,9 +67,9 @@ enum CredentialsModule {
             }
         }
 
-        offer(engine, Services.PasswordPolicy.self, []) { _, _ in Services.PasswordPolicyOutcome(policy: credentials.settings.policy.sdkJSONText()) }
+        offer(engine, Services.PasswordPolicy.self) { _, _ in Services.PasswordPolicyOutcome(policy: credentials.settings.policy.sdkJSONText()) }
 
-        offer(engine, Services.PasswordCheck.self, [string("userID", userID: true), string("password")]) { _, call in
+        offer(engine, Services.PasswordCheck.self) { _, call in
             switch try credentials.checkNewPassword(call.userID, call.password) {
             case .acceptable: .acceptable
             case .violatesPolicy(let problems): .policy(problems: problems)
@@ -84,7 +77,7 @@ enum CredentialsModule {
             }
         }
 
-        offer(engine, Services.PasswordStepUp.self, [string("userID", userID: true), string("password"), string("deviceID"), string("proof")]) {
+        offer(engine, Services.PasswordStepUp.self) {
             _, call in
             switch try passwords.stepUp(call.userID, call.password, deviceID: call.deviceID, proof: call.proof) {
             case .accepted(expired: true):
@@ -102,7 +95,7 @@ enum CredentialsModule {
             }
         }
 
-        offer(engine, Services.PasswordVerify.self, [string("userID", userID: true), string("password"), string("deviceID")]) { _, call in
+        offer(engine, Services.PasswordVerify.self) { _, call in
             switch try passwords.verify(call.userID, call.password, deviceID: call.deviceID) {
             case .accepted(let expired): .accepted(expired: expired)
             case .wrong(let left): .wrong(attemptsLeft: left)
@@ -110,13 +103,7 @@ enum CredentialsModule {
             }
         }
 
-        offer(
-            engine, Services.PasswordLogin.self,
-            [
-                string("userID", userID: true), string("password"), string("deviceID"), string("workflow"), string("proof", required: false),
-                string("bindKeyID", required: false), string("bindPublicKey", required: false), string("bindCustody", required: false),
-            ]
-        ) { caller, call in
+        offer(engine, Services.PasswordLogin.self) { caller, call in
             let possession: DevicePossession? =
                 if let proof = call.proof { .proof(proof) } else if let keyID = call.bindKeyID {
                     .bind(try newKey(keyID: keyID, publicKey: call.bindPublicKey, custody: call.bindCustody, prefix: "bind"))
@@ -135,10 +122,7 @@ enum CredentialsModule {
             }
         }
 
-        offer(
-            engine, Services.PasswordUpdate.self,
-            [string("userID", userID: true), string("currentPassword"), string("newPassword"), string("deviceID")]
-        ) { _, call in
+        offer(engine, Services.PasswordUpdate.self) { _, call in
             switch try passwords.update(call.userID, current: call.currentPassword, new: call.newPassword, deviceID: call.deviceID) {
             case .updated: .updated
             case .wrongCurrent(let left): .wrongCurrent(attemptsLeft: left)

@@ -21,7 +21,7 @@ enum DevicesModule {
         unowned let engine = engine
         func custody() -> String { engine.clientDevice["keyCustody"]?.stringValue ?? "host" }
 
-        offerAsync(engine, Services.DeviceCreateKey.self, [string("userID", userID: true), string("deviceID")]) {
+        offerAsync(engine, Services.DeviceCreateKey.self) {
             caller, call, finish throws(FlowHostError) in
             if custody() == "host" {
                 guard let keyring else { return finish(.failure(FlowHostError(.internalError, message: "no device folder configured"))) }
@@ -45,7 +45,7 @@ enum DevicesModule {
             }
         }
 
-        offerAsync(engine, Services.DeviceProve.self, [string("userID", userID: true), string("deviceID"), string("reason")]) {
+        offerAsync(engine, Services.DeviceProve.self) {
             caller, call, finish throws(FlowHostError) in
             let (userID, deviceID, reason) = (call.userID, call.deviceID, call.reason)
             let refused: (String) -> Void = { why in finish(.success(.refused(status: SDKCode.deviceNotRegistered, reason: why))) }

@@ -13,15 +13,7 @@ enum NewDevicesModule {
     static func register(_ devices: AdditionalDeviceActivation, notifications: NotificationService, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
-        offer(
-            engine, Services.NewdeviceComplete.self,
-            [
-                string("userID", userID: true), string("deviceID"), string("deviceName"), string("approval", required: false),
-                string("grant", required: false), string("workflow"), string("password", required: false), string("newPassword", required: false),
-                integer("ldaType", required: false),
-                string("keyID"), string("publicKey"), string("custody"),
-            ]
-        ) { caller, call in
+        offer(engine, Services.NewdeviceComplete.self) { caller, call in
             let (userID, ldaType, deviceName) = (call.userID, call.ldaType, call.deviceName)
             let authorization: NewDeviceAuthorization
             if let approval = call.approval { authorization = .approval(approval) } else if let grant = call.grant {
@@ -64,11 +56,11 @@ enum NewDevicesModule {
             }
         }
 
-        offer(engine, Services.NewdeviceSendCode.self, [string("userID", userID: true), string("deviceID")]) { _, call in
+        offer(engine, Services.NewdeviceSendCode.self) { _, call in
             Services.ActivationResendOutcome(try devices.sendCode(call.userID, deviceID: call.deviceID))
         }
 
-        offer(engine, Services.NewdeviceVerifyCode.self, [string("userID", userID: true), string("code"), string("deviceID")]) { _, call in
+        offer(engine, Services.NewdeviceVerifyCode.self) { _, call in
             switch try devices.verifyCode(call.userID, code: call.code, deviceID: call.deviceID) {
             case .accepted(let grant): .accepted(grant: grant)
             case .wrong(let left): .wrong(attemptsLeft: left)

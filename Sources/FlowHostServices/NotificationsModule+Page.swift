@@ -3,14 +3,10 @@ import FlowHostNotifications
 import FlowHostStore
 import FlowHostVocabulary
 
-/// The paging and date parameters both listings share, checked in one place
+/// The paging and date parameters both listings share (declared in the
+/// contract with each listing), checked in one place
 /// so a flow written in C gets the same answers as one written in Swift.
 extension NotificationsModule {
-    static var pageParams: [ParamSpec] { [
-        integer("startIndex", required: false), integer("recordCount", required: false),
-        string("startDate", required: false), string("endDate", required: false),
-    ] }
-
     struct Page {
         var startIndex: Int
         var recordCount: Int
@@ -29,12 +25,6 @@ extension NotificationsModule {
         } catch {
             throw FlowHostError.invalidParams(field: "startDate/endDate", reason: error.description)
         }
-    }
-
-    static var historyFilterParams: [ParamSpec] {
-        [string("notificationStatus", required: false), string("actionPerformed", required: false), string("keywordSearch", required: false),
-            string("deviceID", required: false),
-        ]
     }
 
     static func historyFilter(_ p: ServiceParams) throws(FlowHostError) -> HistoryFilter {

@@ -15,13 +15,7 @@ enum NotificationsModule {
     static func register(_ notifications: NotificationService, madeHere: NotificationsMadeHere, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
-        offer(
-            engine, Services.NotificationsCreate.self,
-            readingParams: [
-                string("userID", userID: true), string("subject"), string("message"), ParamSpec(name: "actions", type: .array),
-                integer("expiresInSeconds"), string("kind", required: false), ParamSpec(name: "context", type: .object, required: false),
-            ]
-        ) { _, p in
+        offerReading(engine, Services.NotificationsCreate.self) { _, p in
             let actions = try p.objects("actions", members: ["label", "action", "authlevel"]).map { item throws(FlowHostError) in
                 NotificationAction(label: try item.string("label"), action: try item.string("action"), authLevel: try item.optionalString("authlevel") ?? "0")
             }
@@ -40,7 +34,7 @@ enum NotificationsModule {
             }
         }
 
-        offer(engine, Services.NotificationsList.self, readingParams: [string("userID", userID: true)] + Self.pageParams) { _, p in
+        offerReading(engine, Services.NotificationsList.self) { _, p in
             let page = try Self.page(p)
             let (items, total) = try notifications.active(
                 userID: try p.string("userID"), startIndex: page.startIndex, recordCount: page.recordCount, created: page.created)
@@ -49,7 +43,7 @@ enum NotificationsModule {
                 total: String(total))
         }
 
-        offer(engine, Services.NotificationsCheck.self, [string("userID", userID: true), string("uuid"), string("action")]) { _, call in
+        offer(engine, Services.NotificationsCheck.self) { _, call in
             let (outcome, action) = try notifications.check(userID: call.userID, uuid: call.uuid, action: call.action)
             switch outcome {
             case .updated: return .answerable(authlevel: action?.authLevel ?? "0")
@@ -60,9 +54,7 @@ enum NotificationsModule {
             }
         }
 
-        offer(
-            engine, Services.NotificationsHistory.self, readingParams: [string("userID", userID: true)] + Self.pageParams + Self.historyFilterParams
-        ) { _, p in
+        offerReading(engine, Services.NotificationsHistory.self) { _, p in
             let now = CredentialClock.now()
             let page = try Self.page(p)
             let items = try notifications.history(
@@ -71,14 +63,12 @@ enum NotificationsModule {
             return Services.NotificationsHistoryOutcome(history: .array(items.map { NotificationShapes.historyItem($0, now: now) }))
         }
 
-        offer(engine, Services.NotificationsWithdraw.self, [string("uuid")]) { _, call in
+        offer(engine, Services.NotificationsWithdraw.self) { _, call in
             try notifications.withdraw(call.uuid)
             return Services.NotificationsWithdrawOutcome()
         }
 
-        offer(
-            engine, Services.NotificationsAnswer.self, [string("userID", userID: true), string("uuid"), string("action"), string("deviceID")]
-        ) { _, call in
+        offer(engine, Services.NotificationsAnswer.self) { _, call in
             switch try notifications.answer(userID: call.userID, uuid: call.uuid, action: call.action, deviceID: call.deviceID) {
             case .updated(let record): .updated(kind: record.kind)
             case .unknown: .unknown

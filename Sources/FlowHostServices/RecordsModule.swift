@@ -20,12 +20,12 @@ enum RecordsModule {
     static func register(_ store: any FlowStore, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
-        offer(engine, Services.RecordsGet.self, [string("collection"), string("key")]) { caller, call in
+        offer(engine, Services.RecordsGet.self) { caller, call in
             let (collection, key) = (try name(call.collection, "collection"), try name(call.key, "key"))
             return try store.read({ try $0.record(namespace: caller, collection: collection, key: key) }).map(outcome)
         }
 
-        offer(engine, Services.RecordsList.self, [string("collection"), string("prefix", required: false), integer("limit", required: false)]) {
+        offer(engine, Services.RecordsList.self) {
             caller, call in
             let collection = try name(call.collection, "collection")
             let limit = min(max(call.limit ?? 100, 1), 1000)
@@ -33,7 +33,7 @@ enum RecordsModule {
             return Services.RecordsListOutcome(records: .array(try found.map { try outcome($0).result }))
         }
 
-        offer(engine, Services.RecordsApply.self, readingParams: [ParamSpec(name: "operations", type: .array)]) { caller, p in
+        offerReading(engine, Services.RecordsApply.self) { caller, p in
             let operations = try p.objects("operations", members: ["op", "collection", "key", "value", "expectVersion"])
             guard (1...maxOperations).contains(operations.count) else {
                 throw FlowHostError.invalidParams(field: "operations", reason: "1 to \(maxOperations) operations")

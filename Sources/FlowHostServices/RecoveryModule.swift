@@ -12,11 +12,11 @@ enum RecoveryModule {
     static func register(_ recovery: AccountRecovery, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
-        offer(engine, Services.AccountSendRecoveryCode.self, [string("userID", userID: true), string("deviceID")]) { _, call in
+        offer(engine, Services.AccountSendRecoveryCode.self) { _, call in
             Services.ActivationResendOutcome(try recovery.sendCode(call.userID, deviceID: call.deviceID))
         }
 
-        offer(engine, Services.AccountVerifyRecoveryCode.self, [string("userID", userID: true), string("code"), string("deviceID")]) { _, call in
+        offer(engine, Services.AccountVerifyRecoveryCode.self) { _, call in
             switch try recovery.verifyCode(call.userID, code: call.code, deviceID: call.deviceID) {
             case .unblocked: .unblocked
             case .wrong(let left): .wrong(attemptsLeft: left)

@@ -42,21 +42,21 @@ func offerAsync(
 }
 
 /// A service typed by its generated request and outcome (`Services.…`):
-/// `body` gets the request and returns the outcome; `params` is still the
-/// declaration the host checks calls against (the contract test keeps the
-/// generated type and it in step).
+/// `body` gets the request and returns the outcome. Its params are the
+/// contract's (`Request.declaredParams`, generated from
+/// Protocol/services.json): the host checks every call against them.
 func offer<Request: ServiceRequest>(
-    _ engine: HostEngine, _ type: Request.Type, _ params: [ParamSpec], _ body: @escaping (_ caller: String, Request) throws -> Request.Outcome
+    _ engine: HostEngine, _ type: Request.Type, _ body: @escaping (_ caller: String, Request) throws -> Request.Outcome
 ) {
-    offer(engine, Request.service, params) { caller, p in try body(caller, try p.request(Request.self)).result }
+    offer(engine, Request.service, Request.paramSpecs) { caller, p in try body(caller, try p.request(Request.self)).result }
 }
 
 /// An asynchronous service typed by its generated request and outcome.
 func offerAsync<Request: ServiceRequest>(
-    _ engine: HostEngine, _ type: Request.Type, _ params: [ParamSpec],
+    _ engine: HostEngine, _ type: Request.Type,
     _ body: @escaping (_ caller: LoadedPlugin, Request, _ finish: @escaping (Result<Request.Outcome, FlowHostError>) -> Void) throws(FlowHostError) -> Void
 ) {
-    offerAsync(engine, Request.service, params) { caller, p, finish throws(FlowHostError) in
+    offerAsync(engine, Request.service, Request.paramSpecs) { caller, p, finish throws(FlowHostError) in
         try body(caller, try p.request(Request.self)) { outcome in finish(outcome.map(\.result)) }
     }
 }
@@ -65,16 +65,15 @@ func offerAsync<Request: ServiceRequest>(
 /// notification's actions, records' operations): read through
 /// `ServiceParams`, which names a bad member by its path
 /// (`actions[1].authlevel`); the outcome is typed as for the others.
-func offer<Request: ServiceRequest>(
-    _ engine: HostEngine, _ type: Request.Type, readingParams params: [ParamSpec],
-    _ body: @escaping (_ caller: String, ServiceParams) throws -> Request.Outcome
+func offerReading<Request: ServiceRequest>(
+    _ engine: HostEngine, _ type: Request.Type, _ body: @escaping (_ caller: String, ServiceParams) throws -> Request.Outcome
 ) {
-    offer(engine, Request.service, params) { caller, p in try body(caller, p).result }
+    offer(engine, Request.service, Request.paramSpecs) { caller, p in try body(caller, p).result }
 }
 
-/// Short spellings for param declarations.
-func string(_ name: String, required: Bool = true, userID: Bool = false) -> ParamSpec {
-    ParamSpec(name: name, type: .string, required: required, format: userID ? .userID : nil)
+extension ServiceRequest {
+    /// The contract's declaration, as the engine checks params.
+    static var paramSpecs: [ParamSpec] {
+        declaredParams.map { ParamSpec(name: $0.name, type: $0.type, required: $0.required, format: $0.format) }
+    }
 }
-
-func integer(_ name: String, required: Bool = true) -> ParamSpec { ParamSpec(name: name, type: .integer, required: required) }

@@ -17,13 +17,7 @@ enum SessionsModule {
         unowned let engine = engine
         engine.session.keeper = StoreSessionKeeper(sessions: sessions)
 
-        offer(
-            engine, Services.SessionOpen.self,
-            [
-                string("userID", userID: true), string("deviceID"), string("workflow"), string("proof", required: false),
-                string("factor", required: false), integer("ldaType", required: false),
-            ]
-        ) { caller, call in
+        offer(engine, Services.SessionOpen.self) { caller, call in
             switch try credentials.openSession(call.userID, deviceID: call.deviceID, workflow: call.workflow, proof: call.proof) {
             case .opened(let session):
                 let factor = call.factor == "password" ? "password" : "lda"
@@ -37,7 +31,7 @@ enum SessionsModule {
         }
 
         // The logged-in session's token (onUserLoggedIn's jwtJsonTokenInfo): only for this host's own session.
-        offer(engine, Services.SessionToken.self, [string("sessionID")]) { _, call in
+        offer(engine, Services.SessionToken.self) { _, call in
             guard let current = engine.session.current, current.sessionID == call.sessionID else {
                 throw FlowHostError(.notAllowedNow, message: "a session token is for the session logged in on this host")
             }
@@ -53,17 +47,17 @@ enum SessionsModule {
         }
 
         // The SDK's extendSessionIdleTimeout, said by the flow that logs users in.
-        offer(engine, Services.SessionExtend.self, []) { _, _ in
+        offer(engine, Services.SessionExtend.self) { _, _ in
             try engine.session.extend()
             return Services.SessionExtendOutcome()
         }
 
         // Re-authentication is an explicit step: a flow spends the token a verification gave it.
-        offer(engine, Services.SessionReauthenticate.self, [string("reauthentication")]) { _, call in
+        offer(engine, Services.SessionReauthenticate.self) { _, call in
             Services.SessionReauthenticateOutcome(reauthenticated: try engine.session.reauthenticate(with: call.reauthentication))
         }
 
-        offer(engine, Services.SessionClose.self, [string("sessionID"), string("reason", required: false)]) { _, call in
+        offer(engine, Services.SessionClose.self) { _, call in
             let reason = call.reason.map(reasonName) ?? "logoff"
             try sessions.end(call.sessionID, reason: reason)
             engine.session.ended(sessionID: call.sessionID, reason: reason)

@@ -25,13 +25,7 @@ enum SignaturesModule {
     static func register(_ signatures: DataSignatures, keyring: DeviceKeyring?, in engine: HostEngine) {
         // The engine owns the services registered here: capturing it strongly would keep it alive forever.
         unowned let engine = engine
-        offerAsync(
-            engine, Services.SignaturesSign.self,
-            [
-                string("userID", userID: true), string("deviceID"), string("payload"), string("reason"), integer("authLevel"),
-                integer("authenticatorType"), string("verifiedBy"),
-            ]
-        ) { caller, call, finish throws(FlowHostError) in
+        offerAsync(engine, Services.SignaturesSign.self) { caller, call, finish throws(FlowHostError) in
             let (userID, deviceID, level, verifiedBy) = (call.userID, call.deviceID, call.authLevel, call.verifiedBy)
             guard let usedType = authenticatorTypes[verifiedBy] else {
                 return finish(.failure(.invalidParams(field: "verifiedBy", reason: "none, lda, password or serverBiometric")))
@@ -93,10 +87,7 @@ enum SignaturesModule {
             }
         }
 
-        offer(
-            engine, Services.SignaturesVerify.self,
-            readingParams: [string("dataSignatureID", required: false), ParamSpec(name: "receipt", type: .object, required: false)]
-        ) { _, p in
+        offerReading(engine, Services.SignaturesVerify.self) { _, p in
             let verdict: DataSignatures.Verdict
             if let receipt = p.opaque("receipt") {
                 verdict = try signatures.verify(receipt: receipt)

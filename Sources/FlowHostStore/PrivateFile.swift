@@ -42,7 +42,7 @@ public enum PrivateFile {
         for part in folder.split(separator: "/") {
             // `String(part)`: appending a Substring goes through a generic
             // that fills a runtime cache of Substring's conformance (a page
-            // of libswiftCore's data in every host; README, "The SQLite round").
+            // of libswiftCore's data in every host; docs/performance.md, "The start path").
             current += "/" + String(part)
             if mkdir(current, 0o700) != 0, errno != EEXIST {
                 throw StoreError("cannot create \(current): \(String(cString: strerror(errno)))")

@@ -39,9 +39,9 @@ final class SQLiteConnection: SQLDatabase {
 
     /// SQLite's process-wide settings, before its first open: no memory
     /// statistics (FlowHost reads none; keeping them locks a mutex at every
-    /// allocation), and no bulk page-cache block per connection (its 87 KB
-    /// are all written at the first read, whatever is cached; README,
-    /// "Memory"). `swift_once` makes this run once, whichever thread opens first.
+    /// allocation), and no bulk page-cache block per connection (all of it
+    /// is written at the first read, whatever is cached; docs/performance.md,
+    /// "The store"). `swift_once` makes this run once, whichever thread opens first.
     private static let configured: Void = {
         _ = fh_sqlite3_config_no_memory_statistics()
         _ = fh_sqlite3_config_no_page_cache_bulk()

@@ -72,9 +72,9 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
         // shared mapping: a host that has just started (a new device's, an
         // approval's) faults in every page it touches, and on a store with
         // history behind it those pages lie farther apart, so fewer come in
-        // together with a neighbour. Mapped, an approval after 900 others
-        // cost 5–8% more than on a fresh store; read, at most 2% (README,
-        // "The mapping round"). Set to 0, not left to the build's default.
+        // together with a neighbour, and an aged store's requests cost more
+        // than a fresh one's (docs/performance.md, "The store"). Set to 0,
+        // not left to the build's default.
         try connection.execute(
             "PRAGMA journal_mode = WAL; PRAGMA journal_size_limit = 67108864; PRAGMA secure_delete = ON; PRAGMA foreign_keys = ON; PRAGMA mmap_size = 0;")
         try connection.keepWALFiles()

@@ -92,6 +92,10 @@ extension TestHost {
         pump()
     }
 
+    /// Runs what another host on the same store (`TestHost(beside:)`) has
+    /// rung the change feed for, as the host's loop does between frames.
+    public func receiveFeed() { pump() }
+
     /// Reads what the host wrote until it has nothing more to say: answers,
     /// events, and host requests (answered at once where a handler is
     /// set). Then delivers what the change feed rang for.

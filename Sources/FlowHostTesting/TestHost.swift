@@ -3,6 +3,7 @@ import FlowHostCore
 import FlowHostCredentials
 import FlowHostDelivery
 import FlowHostDevices
+import FlowHostPOSIX
 import FlowHostSDK
 import FlowHostServices
 import FlowHostStore
@@ -26,8 +27,9 @@ import Glibc
 /// would. Each call runs everything that is due before it returns.
 public final class TestHost {
     /// The throw-away folder of the store, its keys and its feed file;
-    /// removed when the host is released.
-    public let folder: String
+    /// removed when the last host on it is released.
+    public var folder: String { storage.path }
+    let storage: TemporaryFolder
     /// The clock every deadline and every stored time reads: `advance` moves it.
     public let clock: ManualClock
     let engine: HostEngine
@@ -49,12 +51,38 @@ public final class TestHost {
     /// cheapest (8 MiB, one pass) so that tests stay fast. A flow that is
     /// refused (a bad manifest, a taken name, a failed create) throws, with
     /// the host's reason.
-    public init(
+    public convenience init(
         flows: [any Flow.Type] = [], libraries: [String] = [], builtInLibraries: [String] = [], config: JSON = .object(),
         logLevel: Logger.Level = .warning
     ) throws {
-        folder = try ThrowAwayFolder.make()
-        clock = ManualClock(monotonicMilliseconds: 1_000_000, wallSeconds: Int64(time(nil)))
+        let storage: TemporaryFolder
+        do { storage = try TemporaryFolder() } catch { throw TestHostError("cannot make a throw-away folder: \(error)") }
+        try self.init(
+            storage: storage, clock: ManualClock(monotonicMilliseconds: 1_000_000, wallSeconds: Int64(time(nil))),
+            flows: flows, libraries: libraries, builtInLibraries: builtInLibraries, config: config, logLevel: logLevel)
+    }
+
+    /// A second host on `other`'s store and clock, as a second device (or a
+    /// second client on the same machine) would be: what one host commits,
+    /// the other reads, and the change feed reaches both. For races, give
+    /// both a step and run them in turns. Flows and config are this host's
+    /// own, as each process has its own.
+    public convenience init(
+        beside other: TestHost, flows: [any Flow.Type] = [], libraries: [String] = [], builtInLibraries: [String] = [],
+        config: JSON = .object(), logLevel: Logger.Level = .warning
+    ) throws {
+        try self.init(
+            storage: other.storage, clock: other.clock, flows: flows, libraries: libraries, builtInLibraries: builtInLibraries,
+            config: config, logLevel: logLevel)
+    }
+
+    private init(
+        storage: TemporaryFolder, clock: ManualClock, flows: [any Flow.Type], libraries: [String], builtInLibraries: [String],
+        config: JSON, logLevel: Logger.Level
+    ) throws {
+        self.storage = storage
+        self.clock = clock
+        let folder = storage.path
         let configuration: HostConfiguration
         do {
             // A copy: the caller's config is theirs, and stays as they wrote it.
@@ -104,7 +132,6 @@ public final class TestHost {
 
     deinit {
         engine.destroyPlugins()
-        ThrowAwayFolder.remove(folder)
     }
 
     private static func descriptor<F: Flow>(of type: F.Type) -> UnsafeRawPointer { FlowExport.descriptor(for: type) }

@@ -1,13 +1,15 @@
 import FlowHostAccounts
 import FlowHostStore
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct AccountsTests {
-    private func store() throws -> SQLiteStore {
-        try SQLiteStore(
-            path: NSTemporaryDirectory() + "flowhost-accounts-\(UUID().uuidString)/store.sqlite", schema: SchemaMigrator(AccountsSchema.register(in:)))
-    }
+    /// The test's store, removed with the suite's instance.
+    let fixture: ThrowAwayStore
+    init() throws { fixture = try ThrowAwayStore(SchemaMigrator(AccountsSchema.register(in:))) }
+
+    private func store() throws -> SQLiteStore { fixture.store }
 
     @Test func aTakenUserIDIsRefusedAndAnUnknownOneCannotBeUpdated() throws {
         let store = try store()

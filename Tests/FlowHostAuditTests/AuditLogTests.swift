@@ -2,13 +2,13 @@ import FlowHostAccounts
 import FlowHostAudit
 import FlowHostStore
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct AuditLogTests {
     @Test func aFlowsEventsAreCountedUnderShortNamesAndNeverNameAnUnknownUser() throws {
-        let folder = NSTemporaryDirectory() + "flowhost-audit-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(AuditSchema.register(in:)))
+        let fixture = try ThrowAwayStore(SchemaMigrator(AuditSchema.register(in:)))
+        let store = fixture.store
         try store.write { try $0.insert(UserRecord(userID: "known", activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0)) }
         let audit = AuditLog(clock: { 7200 })
         for _ in 0..<3 { try audit.record(in: store, userID: "known", action: "login.lda", outcome: "failed") }

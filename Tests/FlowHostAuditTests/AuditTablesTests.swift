@@ -1,11 +1,16 @@
 import FlowHostAudit
 import Foundation
+import FlowHostPOSIX
 import Testing
 @testable import FlowHostStore
 
 @Suite struct AuditTablesTests {
+    /// The test's own folder, removed with the suite's instance.
+    let scratch: TemporaryFolder
+    init() throws { scratch = try TemporaryFolder() }
+
     private func temporaryPath() -> String {
-        NSTemporaryDirectory() + "flowhost-audit-\(UUID().uuidString)/store.sqlite"
+        scratch.path + "/\(UUID().uuidString)/store.sqlite"
     }
 
     /// The database itself refuses to change or remove audit rows and to

@@ -1,4 +1,5 @@
 @testable import FlowHostCore
+import FlowHostPOSIX
 import Testing
 
 #if canImport(Glibc)
@@ -12,13 +13,8 @@ import Glibc
     @Test func onlyLibrariesAreCandidatesInNameOrder() throws {
         let suffix = PluginLoader.librarySuffix
         let names = ["b" + suffix, "a" + suffix, "notes.txt", "a" + suffix + ".bak", "so", suffix, "z" + suffix.uppercased(), "libFlowPluginX" + suffix]
-        var template = Array("/tmp/flowhost-candidates-XXXXXX".utf8CString)
-        let made = try #require(mkdtemp(&template), "a folder of the test's own")
-        let folder = String(cString: made)
-        defer {
-            for name in names { unlink(folder + "/" + name) }
-            rmdir(folder)
-        }
+        let scratch = try TemporaryFolder()
+        let folder = scratch.path
         for name in names {
             let file = open(folder + "/" + name, O_CREAT | O_WRONLY | O_EXCL, 0o600)
             try #require(file >= 0)

@@ -7,6 +7,7 @@ import FlowHostSessions
 import FlowHostStore
 import FlowJSON
 import Foundation
+import TestSupport
 import Testing
 
 /// A credential service on a real SQLite file, with a clock the test moves.
@@ -16,8 +17,9 @@ final class Fixture {
         CredentialsSchema.register(in:), SessionsSchema.register(in:), OutboxSchema.register(in:), DevicesSchema.register(in:),
         NotificationsSchema.register(in:))
 
-    let folder: String
-    let store: SQLiteStore
+    let storage: ThrowAwayStore
+    var folder: String { storage.folder.path }
+    var store: SQLiteStore { storage.store }
     var now: Int64 = 1_800_000_000
     var service: CredentialService!
     /// The sessions and devices domains over the same context, as the host has them.
@@ -32,9 +34,8 @@ final class Fixture {
     let keyring: DeviceKeyring
 
     init(configure: (inout CredentialSettings) -> Void = { _ in }, sessions: (inout SessionSettings) -> Void = { _ in }) throws {
-        folder = NSTemporaryDirectory() + "flowhost-tests-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        store = try SQLiteStore(path: folder + "/store.sqlite", schema: Self.schema)
+        storage = try ThrowAwayStore(Self.schema)
+        let folder = storage.folder.path
         outbox = try OutboxDelivery(keyPath: folder + "/store.sqlite.key")
         keyring = try DeviceKeyring(folder: folder + "/devices")
         var settings = CredentialSettings()
@@ -50,7 +51,6 @@ final class Fixture {
         devices = DeviceProofs(context)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: folder) }
 
     /// A user activated on device d1 with `password`; returns the activation's session.
     @discardableResult

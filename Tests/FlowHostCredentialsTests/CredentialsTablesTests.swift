@@ -1,14 +1,13 @@
 import FlowHostAccounts
 import FlowHostCredentials
 import FlowHostStore
-import Foundation
+import TestSupport
 import Testing
 
 @Suite struct CredentialsTablesTests {
     @Test func passwordHistoryIsPrunedToTheNewest() throws {
-        let store = try SQLiteStore(
-            path: NSTemporaryDirectory() + "flowhost-credentials-\(UUID().uuidString)/store.sqlite",
-            schema: SchemaMigrator(CredentialsSchema.register(in:)))
+        let fixture = try ThrowAwayStore(SchemaMigrator(CredentialsSchema.register(in:)))
+        let store = fixture.store
         try store.write { tx in
             try tx.insert(UserRecord(userID: "u", activationAttemptsLeft: 1, passwordAttemptsLeft: 1, createdAt: 0))
             for index in 0..<8 { try tx.insert(PasswordRecord(userID: "u", hash: "h\(index)", createdAt: Int64(index))) }

@@ -5,6 +5,7 @@ import FlowHostPOSIX
 import FlowHostStore
 import FlowJSON
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct DataSignatureTests {
@@ -29,15 +30,19 @@ import Testing
         #expect(String(decoding: Self.message.bytes, as: UTF8.self) == expected)
     }
 
+    /// The test's own folder, removed with the suite's instance.
+    let scratch: TemporaryFolder
+    init() throws { scratch = try TemporaryFolder() }
+
     private func keyring() throws -> DeviceKeyring {
-        let folder = NSTemporaryDirectory() + "flowhost-devices-" + UUID().uuidString
-        return try DeviceKeyring(folder: folder)
+        try DeviceKeyring(folder: scratch.path + "/devices-" + UUID().uuidString)
     }
 
     /// A store where alice's devices (`deviceID`: custody) are registered
     /// with one key of a keyring, and the signatures domain over them.
     private struct SigningFixture {
-        let store: SQLiteStore
+        let storage: ThrowAwayStore
+        var store: SQLiteStore { storage.store }
         let keys: DeviceKeyring
         let keyID: String
         let publicKey: [UInt8]
@@ -45,9 +50,8 @@ import Testing
     }
 
     private func signingFixture(_ devices: KeyValuePairs<String, String> = ["d1": "host"]) throws -> SigningFixture {
-        let folder = NSTemporaryDirectory() + "flowhost-signatures-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(DevicesSchema.register(in:)))
+        let storage = try ThrowAwayStore(SchemaMigrator(DevicesSchema.register(in:)))
+        let (folder, store) = (storage.folder.path, storage.store)
         let keys = try keyring()
         let (keyID, publicKey) = try keys.create()
         let hex = publicKey.map { String(format: "%02x", $0) }.joined()
@@ -58,7 +62,7 @@ import Testing
             }
         }
         let signatures = DataSignatures(DomainContext(store: store, clock: { 1_800_000_000 }), issuer: ReceiptIssuer(path: folder + "/issuer.key"))
-        return SigningFixture(store: store, keys: keys, keyID: keyID, publicKey: publicKey, signatures: signatures)
+        return SigningFixture(storage: storage, keys: keys, keyID: keyID, publicKey: publicKey, signatures: signatures)
     }
 
     @Test func theKeyringHoldsTheSecretHalfOnlyOfItsOwnKeys() throws {

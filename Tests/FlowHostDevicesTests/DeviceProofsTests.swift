@@ -4,13 +4,15 @@ import FlowHostAudit
 import FlowHostStore
 import FlowHostVocabulary
 import Foundation
+import TestSupport
 import Testing
 
 /// A proof with a key the host holds, made at once: the held secret key
 /// checked against the registered public key, the proof kept in memory, and
 /// single use like any other.
 @Suite struct DeviceProofsTests {
-    let store: SQLiteStore
+    let storage: ThrowAwayStore
+    var store: SQLiteStore { storage.store }
     let proofs: DeviceProofs
     let keys = Ed25519.makeKeyPair()
     let clock = TestClock()
@@ -21,9 +23,8 @@ import Testing
     }
 
     init() throws {
-        let folder = NSTemporaryDirectory() + "flowhost-proofs-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(DevicesSchema.register(in:)))
+        storage = try ThrowAwayStore(SchemaMigrator(DevicesSchema.register(in:)))
+        let store = storage.store
         let clock = clock
         proofs = DeviceProofs(DomainContext(store: store, clock: { clock.now }))
         try store.write { tx in

@@ -1,6 +1,7 @@
 import FlowHostDevices
 import FlowJSON
 import Foundation
+import FlowHostPOSIX
 import Testing
 
 /// `jwtJsonTokenInfo`: a compact JWS (EdDSA) a third party checks with the issuer's public key.
@@ -12,9 +13,8 @@ import Testing
     }
 
     @Test func theTokenIsSignedByTheIssuerOverItsHeaderAndClaims() throws {
-        let folder = NSTemporaryDirectory() + "flowhost-token-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scratch = try TemporaryFolder()
+        let folder = scratch.path
         let issuer = ReceiptIssuer(path: folder + "/issuer.key")
         let token = try SessionToken.make(
             issuer: issuer, userID: "alice", sessionID: "s1", deviceID: "d1", issuedAt: 1_800_000_000, expiresAt: 1_800_043_200,
@@ -37,9 +37,8 @@ import Testing
     /// id with quotes, a backslash, control characters and non-ASCII text
     /// reads back as it was.
     @Test func theHeaderAndClaimsAreExactlyThisJSON() throws {
-        let folder = NSTemporaryDirectory() + "flowhost-token-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let scratch = try TemporaryFolder()
+        let folder = scratch.path
         let issuer = ReceiptIssuer(path: folder + "/issuer.key")
         let (keyID, _) = try issuer.publicKey()
         let plain = try SessionToken.make(

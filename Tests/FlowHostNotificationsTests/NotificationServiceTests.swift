@@ -4,15 +4,18 @@ import FlowHostNotifications
 import FlowHostStore
 import FlowJSON
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct NotificationServiceTests {
     final class Clock { var now: Int64 = 1_800_000_000 }
 
+    /// The test's store, removed with the suite's instance.
+    let storage: ThrowAwayStore
+    init() throws { storage = try ThrowAwayStore(SchemaMigrator(NotificationsSchema.register(in:))) }
+
     private func fixture() throws -> (NotificationService, SQLiteStore, Clock) {
-        let folder = NSTemporaryDirectory() + "flowhost-notifications-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(NotificationsSchema.register(in:)))
+        let store = storage.store
         try store.write { tx in
             for user in ["alice", "bob"] {
                 try tx.insert(UserRecord(userID: user, status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0))

@@ -6,11 +6,10 @@ import Glibc
 #endif
 
 @Suite struct SystemFileTests {
-    /// A file of `bytes` in a fresh folder; removed by the caller's `defer`.
-    static func file(_ bytes: [UInt8]) throws -> (path: String, folder: String) {
-        var template = Array("/tmp/flowhost-systemfile-XXXXXX".utf8CString)
-        let folder = String(cString: try #require(mkdtemp(&template)))
-        let path = folder + "/file"
+    /// A file of `bytes` in a fresh folder, which goes with the returned owner.
+    static func file(_ bytes: [UInt8]) throws -> (path: String, folder: TemporaryFolder) {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/file"
         try SystemFile.create(path, bytes: bytes, mode: 0o600)
         return (path, folder)
     }
@@ -19,10 +18,7 @@ import Glibc
     func readsEveryByteOfAFileOfAnySize(_ size: Int) throws {
         let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
         let (path, folder) = try Self.file(bytes)
-        defer {
-            unlink(path)
-            rmdir(folder)
-        }
+        defer { withExtendedLifetime(folder) {} }
         #expect(try SystemFile.read(path) == bytes)
     }
 
@@ -33,10 +29,7 @@ import Glibc
     func aCheckedReadGetsEveryByteEvenOfAFileThatChangedMeanwhile(_ size: Int) throws {
         let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
         let (path, folder) = try Self.file(bytes)
-        defer {
-            unlink(path)
-            rmdir(folder)
-        }
+        defer { withExtendedLifetime(folder) {} }
         var seenSize = -1
         #expect(try SystemFile.readIfPresent(path, check: { seenSize = Int($0.st_size) }) == bytes)
         #expect(seenSize == size)
@@ -53,7 +46,7 @@ import Glibc
         let shrunk = try SystemFile.readIfPresent(path, check: { _ in truncated = truncate(path, off_t(size / 2)) })
         #expect(truncated == 0)
         #expect(shrunk == Array(bytes.prefix(size / 2)), "shrank after its fstat")
-        #expect(try SystemFile.readIfPresent(folder + "/missing", check: { _ in }) == nil)
+        #expect(try SystemFile.readIfPresent(folder.path + "/missing", check: { _ in }) == nil)
     }
 
     @Test func readsAFileThatSaysItIsEmpty() throws {

@@ -7,6 +7,7 @@ import FlowHostStore
 import Foundation
 import JSONRPC
 import Logging
+import TestSupport
 import Testing
 
 /// The host's services are owned by the engine they are registered in; they
@@ -15,10 +16,8 @@ import Testing
 /// makes one per input, ran out of memory after some 36 000 inputs.)
 @Suite struct EngineLifetimeTests {
     @Test func anEngineWithEveryHostModuleIsFreedWhenReleased() throws {
-        let folder = NSTemporaryDirectory() + "flowhost-services-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: HostSchema.migrator)
+        let fixture = try ThrowAwayStore(HostSchema.migrator)
+        let (folder, store) = (fixture.folder.path, fixture.store)
         let domains = HostDomains(store: store, delivery: try OutboxDelivery(keyPath: folder + "/store.sqlite.key"))
         let wake = try FeedWake(path: folder + "/store.sqlite.feed")
         let keyring = try DeviceKeyring(folder: folder + "/devices")

@@ -1,6 +1,7 @@
 import FlowHostServices
 import FlowHostStore
 import Foundation
+import FlowHostPOSIX
 import Testing
 
 /// The schema split by domain must make exactly the tables the old shared
@@ -11,11 +12,11 @@ import Testing
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../EndToEnd/fixtures/store-before-device-keys.sqlite").standardized.path
 
-    private func folder() throws -> String {
-        let folder = NSTemporaryDirectory() + "flowhost-schema-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        return folder
-    }
+    /// The test's own folder, removed with the suite's instance.
+    let scratch: TemporaryFolder
+    init() throws { scratch = try TemporaryFolder() }
+
+    private func folder() throws -> String { scratch.path }
 
     /// Every table's columns, every index and trigger (SQL with its spacing
     /// evened out), and whether each table has its own rowid and AUTOINCREMENT.

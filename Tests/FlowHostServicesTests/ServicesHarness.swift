@@ -8,28 +8,27 @@ import FlowJSON
 import Foundation
 import JSONRPC
 import Logging
+import TestSupport
 @testable import FlowHostCore
 
 /// An engine with every host module over a real SQLite store in a
 /// throw-away folder; services are called as the host itself would.
 final class ServicesHarness {
-    let folder: String
+    let storage: ThrowAwayStore
+    var folder: String { storage.folder.path }
     let domains: HostDomains
     var credentials: CredentialService { domains.credentials }
     let engine: HostEngine
 
     init(clock: any HostClock = SystemClock()) throws {
-        folder = NSTemporaryDirectory() + "flowhost-services-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: HostSchema.migrator)
+        storage = try ThrowAwayStore(HostSchema.migrator)
+        let (folder, store) = (storage.folder.path, storage.store)
         domains = HostDomains(store: store, delivery: try OutboxDelivery(keyPath: folder + "/store.sqlite.key"))
         engine = HostEngine(sink: MemorySink(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: clock)
         HostModules.register(
             domains, feedWake: try FeedWake(path: folder + "/store.sqlite.feed"), keyring: try DeviceKeyring(folder: folder + "/devices"),
             issuer: ReceiptIssuer(path: folder + "/store.sqlite.issuer.key"), in: engine)
     }
-
-    deinit { try? FileManager.default.removeItem(atPath: folder) }
 
     /// Calls a host service synchronously, with no flow as the caller.
     func call(_ name: String, _ params: JSON) -> Result<JSON?, FlowHostError> { engine.callService(name, params: params, from: nil) }

@@ -3,25 +3,26 @@ import FlowHostAudit
 import FlowHostSessions
 import FlowHostStore
 import FlowJSON
-import Foundation
+import TestSupport
 import Testing
 
 @Suite struct SessionLedgerTests {
     final class Clock { var now: Int64 = 1_800_000_000 }
 
-    private func fixture(_ configure: (inout SessionSettings) -> Void = { _ in }) throws -> (SQLiteStore, SessionService, Clock) {
-        let folder = NSTemporaryDirectory() + "flowhost-sessions-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let store = try SQLiteStore(path: folder + "/store.sqlite", schema: SchemaMigrator(SessionsSchema.register(in:)))
+    /// The store's fixture comes first: the test keeps it, and the folder, alive.
+    private func fixture(_ configure: (inout SessionSettings) -> Void = { _ in }) throws -> (ThrowAwayStore, SessionService, Clock) {
+        let storage = try ThrowAwayStore(SchemaMigrator(SessionsSchema.register(in:)))
+        let store = storage.store
         try store.write { try $0.insert(UserRecord(userID: "u", status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0)) }
         let clock = Clock()
         var settings = SessionSettings()
         configure(&settings)
-        return (store, SessionService(DomainContext(store: store, clock: { clock.now }), settings: settings), clock)
+        return (storage, SessionService(DomainContext(store: store, clock: { clock.now }), settings: settings), clock)
     }
 
     @Test func endingAllOfAUsersSessionsIsAnnouncedOnTheFeedInTheSameTransaction() throws {
-        let (store, service, _) = try fixture()
+        let (storage, service, _) = try fixture()
+        let store = storage.store
         let ids = try store.write { tx in
             try (0..<3).map { _ in try service.ledger.open(tx, userID: "u", deviceID: "d", workflow: "NormalLogin").sessionID }
         }
@@ -38,7 +39,8 @@ import Testing
     /// order sessions opened (a new one lands at the end of the primary-key
     /// index); the rest is random: no two ids alike within a second.
     @Test func sessionIDsSortByOpeningAndStayRandom() throws {
-        let (store, service, clock) = try fixture()
+        let (storage, service, clock) = try fixture()
+        let store = storage.store
         var ids: [String] = []
         for step in [0, 0, 0, 1, 59, 3600] {
             clock.now += Int64(step)
@@ -69,7 +71,8 @@ import Testing
     /// Most recent login first, from the registrations' last access (no
     /// index on the session history): a registration never logged in last.
     @Test func aDevicesUsersComeMostRecentLoginFirst() throws {
-        let (store, service, clock) = try fixture()
+        let (storage, service, clock) = try fixture()
+        let store = storage.store
         try store.write { tx in
             for user in ["v", "w"] {
                 try tx.insert(UserRecord(userID: user, status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 0))
@@ -92,7 +95,8 @@ import Testing
     }
 
     @Test func anIdleSessionEndsAndUseKeepsItOpen() throws {
-        let (store, service, clock) = try fixture { $0.idleTimeoutSeconds = 10 }
+        let (storage, service, clock) = try fixture { $0.idleTimeoutSeconds = 10 }
+        let store = storage.store
         let id = try store.write { try service.ledger.open($0, userID: "u", deviceID: "d", workflow: "NormalLogin").sessionID }
         clock.now += 9
         try service.touch(id)
@@ -106,7 +110,8 @@ import Testing
     /// it holds every event written before (the session's own transaction's
     /// too), so the host hears of exactly the events after its session began.
     @Test func aSessionOpensWithTheFeedPositionOfItsTransaction() throws {
-        let (store, service, _) = try fixture()
+        let (storage, service, _) = try fixture()
+        let store = storage.store
         let empty = try store.write { try service.ledger.open($0, userID: "u", deviceID: "d", workflow: "NormalLogin") }
         #expect(empty.feedPosition == 0, "an empty feed")
         try store.write { tx in

@@ -5,11 +5,11 @@ import Testing
 /// Issue 21.13: files beside the store (the outbox key, device keys) are
 /// created whole: a reader sees no file or all of it, never a short one.
 @Suite struct AtomicFileTests {
-    private func folder() throws -> String {
-        let path = NSTemporaryDirectory() + "flowhost-atomic-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
+    /// The test's own folder, removed with the suite's instance.
+    let scratch: TemporaryFolder
+    init() throws { scratch = try TemporaryFolder() }
+
+    private func folder() throws -> String { scratch.path }
 
     @Test func aReaderNeverSeesAShortFile() throws {
         let path = try folder() + "/key"

@@ -6,8 +6,13 @@ import Testing
 /// The store's own machinery, on a table of the test's own: the domains'
 /// tables and SQL are tested in their modules.
 @Suite struct SQLiteStoreTests {
+    /// The test's own folder, removed with the suite's instance.
+    let scratch: TemporaryFolder
+    init() throws { scratch = try TemporaryFolder() }
+
+    /// A store path not made yet, two folders down (the store makes them).
     private func temporaryPath() -> String {
-        NSTemporaryDirectory() + "flowhost-store-\(UUID().uuidString)/nested/store.sqlite"
+        scratch.path + "/\(UUID().uuidString)/nested/store.sqlite"
     }
 
     static let schema = SchemaMigrator({ migrator in

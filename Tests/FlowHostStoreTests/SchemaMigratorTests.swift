@@ -1,4 +1,5 @@
 import Foundation
+import FlowHostPOSIX
 import Testing
 @testable import FlowHostStore
 
@@ -42,7 +43,8 @@ import Testing
     /// On a real file: each migration once, recorded by name, the change
     /// feed's before the domains'; opening again runs nothing.
     @Test func aStoreRecordsWhatItRanAndRunsItOnce() throws {
-        let path = NSTemporaryDirectory() + "flowhost-migrator-\(UUID().uuidString)/store.sqlite"
+        let scratch = try TemporaryFolder()
+        let path = scratch.path + "/store.sqlite"
         _ = try SQLiteStore(path: path, schema: Self.split)
         _ = try SQLiteStore(path: path, schema: Self.split)
         let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1000)

@@ -83,6 +83,33 @@ import Testing
         #expect(try TestHost(flows: [LookalikeStepUp.self]).flowNames == ["lookalike"])
     }
 
+    /// Two hosts on one store, as two devices: what one publishes reaches
+    /// the other's subscription, and the folder lasts as long as either.
+    @Test func aSecondHostBesideTheFirstSharesItsStoreAndItsFeed() throws {
+        let echo = try Self.library("FlowExampleEchoC")
+        var folder = ""
+        do {
+            let second: TestHost
+            do {
+                let first = try TestHost(libraries: [echo])
+                second = try TestHost(beside: first, libraries: [echo])
+                folder = first.folder
+                #expect(second.folder == folder)
+                try first.initialize()
+                try second.initialize(device: ["deviceID": "second-device", "deviceName": "Second", "ldaCapabilities": []])
+                #expect(try second.request("echo.subscribe", ["topic": "echo.room"]) == ["ok": true])
+                #expect(try first.request("echo.publish", ["topic": "echo.room", "payload": ["n": 2]]) == ["ok": true])
+                second.receiveFeed()
+                #expect(try second.expectEvent("onEchoFeed").params == ["topic": "echo.room", "payload": ["n": 2]])
+                #expect(try !first.addUser("alice").isEmpty)
+                #expect(throws: (any Error).self, "one store: the second host sees the first's user") { try second.addUser("alice") }
+            }
+            #expect(FileManager.default.fileExists(atPath: folder + "/store.sqlite"), "the second host still uses it")
+            withExtendedLifetime(second) {}
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder), "removed with the last host")
+    }
+
     @Test func theStoreIsRealAndThrownAway() throws {
         var folder = ""
         do {

@@ -1,11 +1,24 @@
 import Foundation
 
 /// The figures of one run: flowhost, the reference, their ratio, the target.
+/// Targets are not written in the code: a row names its threshold by id, and
+/// the thresholds file (Benchmarks/thresholds.json) says what it must meet.
 struct Report {
     enum Target {
         case ratioAtLeast(Double)
         case ratioAtMost(Double)
         case absoluteAtMost(Double)
+
+        /// `{"ratioAtLeast": 0.8}`, `{"ratioAtMost": 1.1}` or `{"atMost": 250}`.
+        init?(_ object: [String: Any]) {
+            guard object.count == 1, let entry = object.first, let bound = (entry.value as? NSNumber)?.doubleValue else { return nil }
+            switch entry.key {
+            case "ratioAtLeast": self = .ratioAtLeast(bound)
+            case "ratioAtMost": self = .ratioAtMost(bound)
+            case "atMost": self = .absoluteAtMost(bound)
+            default: return nil
+            }
+        }
 
         var text: String {
             switch self {
@@ -20,6 +33,7 @@ struct Report {
         let name: String
         let flowhost: Double
         let reference: Double?
+        let threshold: String?
         let target: Target?
         let note: String?
 
@@ -35,11 +49,37 @@ struct Report {
         }
     }
 
+    let thresholds: [String: Target]
     var rows: [Row] = []
 
-    mutating func add(_ name: String, flowhost: Double, reference: Double?, higherIsBetter: Bool, target: Target?, note: String? = nil) {
-        rows.append(Row(name: name, flowhost: flowhost, reference: reference, target: target, note: note))
+    /// Reads the thresholds file; a malformed entry stops the run, since a
+    /// target silently dropped would read as met.
+    init(thresholdsFile path: String) {
+        guard let data = FileManager.default.contents(atPath: path),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            fatalError("cannot read the thresholds file \(path)")
+        }
+        var thresholds: [String: Target] = [:]
+        for (id, value) in object where !id.hasPrefix("$") {
+            guard let entry = value as? [String: Any], let target = Target(entry) else {
+                fatalError("\(path): \(id) is not one of {\"ratioAtLeast\": N}, {\"ratioAtMost\": N}, {\"atMost\": N}")
+            }
+            thresholds[id] = target
+        }
+        self.thresholds = thresholds
     }
+
+    mutating func add(_ name: String, flowhost: Double, reference: Double?, higherIsBetter: Bool, threshold: String?, note: String? = nil) {
+        let target = threshold.map { id in
+            guard let target = thresholds[id] else { fatalError("the row \"\(name)\" names the threshold \(id), which the thresholds file lacks") }
+            return target
+        }
+        rows.append(Row(name: name, flowhost: flowhost, reference: reference, threshold: threshold, target: target, note: note))
+    }
+
+    /// The thresholds this run measured no row for (a section left out, or a
+    /// tool or server missing).
+    var unmeasuredThresholds: [String] { thresholds.keys.filter { id in !rows.contains { $0.threshold == id } }.sorted() }
 
     var allTargetsMet: Bool { rows.allSatisfy { $0.met ?? true } }
 
@@ -69,6 +109,7 @@ struct Report {
             var object: [String: Any] = ["measure": row.name, "flowhost": row.flowhost]
             if let reference = row.reference { object["reference"] = reference }
             if let ratio = row.ratio { object["ratio"] = ratio }
+            if let threshold = row.threshold { object["threshold"] = threshold }
             if let target = row.target { object["target"] = target.text }
             if let met = row.met { object["met"] = met }
             if let note = row.note { object["note"] = note }

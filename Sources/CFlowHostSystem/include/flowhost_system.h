@@ -38,7 +38,7 @@ int flowhost_json_wipes_on_free(void);
    initialisers: argc is 0 when it was not captured. The host reads its
    arguments here rather than through Swift's CommandLine, whose one-time
    initialisers write a page of libswiftCore's data that then stays in
-   every host (README, "The SQLite round"). */
+   every host (docs/performance.md, "The start path"). */
 int flowhost_process_argc(void);
 char **flowhost_process_argv(void);
 
