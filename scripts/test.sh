@@ -12,23 +12,31 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each stage says when it starts (and so how long the one before took).
+stage() { echo "test.sh: $(date -u +%H:%M:%S) $*"; }
+stage setup
 scripts/setup.sh --test
+stage build
 swift build
 bin="$(swift build --show-bin-path)"
 # The Swift client's tests drive the built host (FlowHostClientTests).
+stage unit tests
 FLOWHOST_BIN_DIR="$bin" swift test
 # The PostgreSQL store's own tests, on a throw-away cluster.
 python3 Tests/EndToEnd/pgcluster.py swift test --skip-build --filter PostgresStoreTests
 "$bin/fuzz-frames" Tests/Fuzz/Corpus/frames
 "$bin/fuzz-json" Tests/Fuzz/Corpus/json
 FLOWHOST_FUZZ_PLUGINS="$bin" "$bin/fuzz-dispatch" Tests/Fuzz/Corpus/dispatch
+stage end-to-end tests on SQLite
 FLOWHOST_BIN_DIR="$bin" python3 -m pytest -q -rfE Tests/EndToEnd
+stage inspector
 # The inspector (`flowhost inspect`): its access rules, then a real headless
 # Chromium through the page; screenshots of each step in .build-screenshots/.
 FLOWHOST_BIN_DIR="$bin" python3 -m pytest -q -rfE Tests/Inspector
 # The release build (scripts/build-release.sh: link-time optimised, with
 # SQLite compiled from source; what the benchmark measures and a
 # deployment runs).
+stage release build
 scripts/build-release.sh 2>&1 | tail -1
 release="$(scripts/build-release.sh --show-bin-path)"
 # flowhost names no Swift library it does not use (build-release.sh): the
@@ -49,15 +57,21 @@ fi
 # crash-safety and load tests run shorter here (40 kills, 10 s): the full
 # ones ran just above, and this run is about the flows' boundary, within
 # CI's time.
+stage every flow isolated, release build
 FLOWHOST_TEST_ISOLATE=all FLOWHOST_CRASH_KILLS=40 FLOWHOST_CONCURRENCY_SECONDS=10 FLOWHOST_BIN_DIR="$release" \
   python3 -m pytest -q -rfE Tests/EndToEnd
 # The tutorial's flows, built out of tree in Swift and in C, tested with
 # FlowHostTesting, then loaded into the built host and driven.
+stage the tutorial's flows
 FLOWHOST_BIN_DIR="$bin" scripts/examples.sh
 # The same suite on PostgreSQL (a throw-away cluster; tests that read the
 # SQLite file itself are skipped, test_postgres.py ran above already), on
 # the release build. Its crash-safety and load tests run at half length
 # (100 kills, 15 s), within CI's time: the full ones ran on SQLite above.
+stage PostgreSQL
 FLOWHOST_TEST_BACKEND=postgresql FLOWHOST_CRASH_KILLS=100 FLOWHOST_CONCURRENCY_SECONDS=15 FLOWHOST_BIN_DIR="$release" python3 -m pytest -q -rfE Tests/EndToEnd --deselect Tests/EndToEnd/test_postgres.py
+stage sanitizers
 scripts/sanitize.sh
+stage fuzzing
 scripts/fuzz.sh "${FLOWHOST_FUZZ_SECONDS:-20}"
+stage done

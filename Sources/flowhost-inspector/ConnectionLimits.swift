@@ -8,7 +8,7 @@ import Darwin
 ///
 /// Anyone who can reach 127.0.0.1 can open connections, token or not: each
 /// holds a descriptor, so without these a few hundred half-sent requests
-/// would use up the process's descriptors (README, "The inspector").
+/// would use up the process's descriptors (docs/inspector.md, "Connections and stderr").
 struct ConnectionLimits: Sendable {
     /// From the accept to the end of the request's head (its blank line).
     var headSeconds: Double = 10
