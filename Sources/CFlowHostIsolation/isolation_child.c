@@ -388,7 +388,11 @@ static json_t *refusal(const char *reason) { return json_pack("{s:s}", "refused"
 
 static json_t *load(const char *library, char *confinement, size_t confinement_size) {
     void *handle = fhi_dlopen_library(library);
-    if (!handle) return refusal(dlerror() ? dlerror() : "dlopen failed");
+    if (!handle) {
+        /* dlerror clears what it returns: read it once. */
+        const char *why = dlerror();
+        return refusal(why ? why : "dlopen failed");
+    }
     /* Its constructors ran under the first step; the entry symbol and all
        after it run under both. */
     fhi_confine_files(confinement, confinement_size);

@@ -79,6 +79,18 @@ struct flowhost_isolated {
 
 /* --- Starting the child --- */
 
+/* Moves a descriptor above the ones the child is given (0 to 4), so that
+   putting one in place never overwrites another still to be copied (a host
+   run with fd 1 or 2 closed gets low numbers back). 0, or -1 with errno. */
+static int lift(int *fd) {
+    if (*fd > FHI_CHILD_LIBRARY_FD) return 0;
+    int moved = fcntl(*fd, F_DUPFD_CLOEXEC, 10);
+    if (moved < 0) return -1;
+    close(*fd);
+    *fd = moved;
+    return 0;
+}
+
 static int spawn_child(struct flowhost_isolated *isolated, char *why, size_t why_size) {
     int pair[2], out[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
@@ -89,6 +101,14 @@ static int spawn_child(struct flowhost_isolated *isolated, char *why, size_t why
         snprintf(why, why_size, "cannot make a pipe: %s", strerror(errno));
         close(pair[0]);
         close(pair[1]);
+        return -1;
+    }
+    if (lift(&pair[0]) != 0 || lift(&pair[1]) != 0 || lift(&out[0]) != 0 || lift(&out[1]) != 0) {
+        snprintf(why, why_size, "cannot move a descriptor: %s", strerror(errno));
+        close(pair[0]);
+        close(pair[1]);
+        close(out[0]);
+        close(out[1]);
         return -1;
     }
     char **environment = flowhost_child_environment();

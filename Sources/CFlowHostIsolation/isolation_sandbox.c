@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -117,10 +118,39 @@ void fhi_confine_calls(char *applied, size_t applied_size) {
 #endif
 }
 
+#if defined(__linux__) && !defined(FHI_SANITIZED)
+/* The threads of this process, from /proc/self/stat (its 20th field), or
+   -1. Read under the first step, which still opens files for reading. */
+static long thread_count(void) {
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char text[1024];
+    ssize_t length = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (length <= 0) return -1;
+    text[length] = '\0';
+    /* The name, field 2, is in parentheses and may hold spaces: count from after it. */
+    char *field = strrchr(text, ')');
+    if (!field) return -1;
+    for (int i = 2; i < 20 && field; i++) field = strchr(field + 1, ' ');
+    return field ? strtol(field + 1, NULL, 10) : -1;
+}
+#endif
+
 void fhi_confine_files(char *applied, size_t applied_size) {
 #if defined(__linux__) && !defined(FHI_SANITIZED)
     /* Without no-new-privs neither can be applied. */
     if (!strstr(applied, "no-new-privs")) return;
+    /* Landlock and a filter bind the thread that applies them (and the
+       threads it starts later), not threads already running: one that a
+       library's constructor started would keep the first step for life and
+       read any file the host's user can. Such a library runs no flow. */
+    if (thread_count() != 1) {
+        static const char refusal[] = "flowhost plugin-host: the library started a thread while it was loaded; "
+                                      "a thread it made before the confinement would escape it\n";
+        (void)!write(STDERR_FILENO, refusal, sizeof refusal - 1);
+        _exit(71);
+    }
     if (deny_file_system() == 0) append(applied, applied_size, "landlock");
     if (strstr(applied, "seccomp") && fhi_filter_files() != 0) {
         /* Files stay reachable by path: the child must not run a flow. */

@@ -2,8 +2,9 @@
 escape at a time by the `escapes` test flow (plugins/escapes.c), run with
 --isolate: it cannot fake the operator's terminal input, signal, limit or
 reprioritise the host, change a file's metadata, look at a path, read the
-host's environment, or reach the host's stderr with a raw byte; and its entry
-symbol already runs confined. After each attempt the host is unharmed."""
+host's environment, or reach the host's stderr with a raw byte; its entry
+symbol already runs confined, and no thread its constructor started
+outlives the confinement. After each attempt the host is unharmed."""
 
 import errno
 import os
@@ -242,3 +243,22 @@ def test_the_flow_cannot_fake_input_on_the_operators_terminal(flowhost_bin, echo
         host.close()
         os.close(slave)
         os.close(master)
+
+
+@FILTERED
+def test_a_thread_a_constructor_started_does_not_outlive_the_confinement(spawn, echo_dir, test_plugins, tmp_path):
+    # Landlock and a filter bind the thread that applies them: a thread the
+    # library's constructor started would keep only the first step and open
+    # any file the host's user can. The child refuses to run such a flow.
+    secret = tmp_path / "secret"
+    secret.write_text("host-only")
+    host = spawn("--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins["constructor_thread"],
+                 "--isolate-all", env={"FLOWHOST_LOG_LEVEL": "info"})
+    host.initialize(device=DEVICE)
+    try:
+        answer = host.request("threaded.read", {"path": str(secret)})
+    except Exception as refused:  # the flow never loaded: its method is unknown
+        answer = {"refused": str(refused)}
+    assert answer.get("opened") is not True, answer
+    wait_until(lambda: "started a thread while it was loaded" in host.stderr_text())
+    unharmed(host)
