@@ -20,7 +20,8 @@ trap 'rm -rf "$work"' EXIT
 scripts/install-sdk.sh --prefix "$work/prefix"
 cp -r Examples/terms-c "$work/terms-c"
 rm -f "$work/terms-c/libterms.so"
-PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" make -s -C "$work/terms-c"
+# CFLAGS given on the command line, as a packager does: the flow keeps what it needs.
+PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" make -s -C "$work/terms-c" CFLAGS="-O1 -g"
 
 # This checkout as it is (tracked and untracked files, not what git
 # ignores), as a repository tagged with the version flowhost reports.

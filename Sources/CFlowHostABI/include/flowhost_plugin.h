@@ -1,5 +1,5 @@
 /*
- * flowhost_plugin.h — the FlowHost plugin ABI, version 1.3 (major 1, minor 3).
+ * flowhost_plugin.h — the FlowHost plugin ABI, version 1.4 (major 1, minor 4).
  *
  * A flow module is a shared library that exports one C symbol,
  *
@@ -50,6 +50,9 @@
  * appended abandon_dialogues to the host table. 1.3 added
  * FLOWHOST_ERR_NOT_PERMITTED (the change feed's ownership rule: see
  * subscribe and publish) and the manifest's "reads"; no table changed.
+ * 1.4 appended set_timer_once to the host table. Hosts of this release
+ * also mark a client's error answer with FLOWHOST_SHORT_CODE_CLIENT_ANSWER
+ * (no table changed; an older host never sets it).
  */
 #ifndef FLOWHOST_PLUGIN_H
 #define FLOWHOST_PLUGIN_H
