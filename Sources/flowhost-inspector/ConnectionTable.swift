@@ -4,7 +4,10 @@
 /// Full, the table makes room by closing the connection that has waited
 /// longest for its head: a peer without the token that keeps hundreds of
 /// half-sent requests open (slowloris) loses them to each newcomer, and the
-/// page's requests, whose heads come at once, are served. Admitted
+/// page's requests, whose heads come at once, are served. A connection
+/// whose whole head, with the token, already waits in its socket is passed
+/// over even before its task has read it: on a busy machine that read can
+/// lag behind a peer that reopens as fast as it can. Admitted
 /// connections are never closed to make room: when every place is one, a
 /// new connection is closed at once. A connection being closed keeps its
 /// place until its task has closed its socket, so the descriptors held
@@ -13,9 +16,12 @@ actor ConnectionTable {
     private struct Entry {
         var task: Task<Void, Never>?
         var closing = false
+        var descriptor: Int32
     }
 
     let capacity: Int
+    /// Whether the bytes waiting on a socket already make a head the gate admits.
+    let admittedHeadWaiting: @Sendable (Int32) -> Bool
     private var entries: [UInt64: Entry] = [:]
     /// Connections waiting for their head, oldest first.
     private var waiting: [UInt64] = []
@@ -23,15 +29,19 @@ actor ConnectionTable {
     /// The accept loop, waiting for a connection being closed to be gone.
     private var closed: CheckedContinuation<Void, Never>?
 
-    init(capacity: Int) { self.capacity = capacity }
+    init(capacity: Int, admittedHeadWaiting: @escaping @Sendable (Int32) -> Bool = { _ in false }) {
+        self.capacity = capacity
+        self.admittedHeadWaiting = admittedHeadWaiting
+    }
 
-    /// A place for a connection just accepted, or nil if every place is admitted.
-    func open() async -> UInt64? {
+    /// A place for the connection on `descriptor`, just accepted, or nil if
+    /// every place is admitted (or about to be).
+    func open(descriptor: Int32 = -1) async -> UInt64? {
         while entries.count >= capacity {
             guard await makeRoom() else { return nil }
         }
         nextID += 1
-        entries[nextID] = Entry()
+        entries[nextID] = Entry(descriptor: descriptor)
         waiting.append(nextID)
         return nextID
     }
@@ -55,12 +65,13 @@ actor ConnectionTable {
         closed = nil
     }
 
-    /// Closes the connection that has waited longest for its head, and
-    /// returns once its socket is closed; false if none waits.
+    /// Closes the connection that has waited longest for its head (one whose
+    /// admitted head already waits unread is passed over), and returns once
+    /// its socket is closed; false if none may be closed.
     func makeRoom() async -> Bool {
         if !entries.values.contains(where: \.closing) {
-            guard !waiting.isEmpty else { return false }
-            let id = waiting.removeFirst()
+            guard let index = waiting.firstIndex(where: { !admittedHeadWaiting(entries[$0]?.descriptor ?? -1) }) else { return false }
+            let id = waiting.remove(at: index)
             entries[id]?.closing = true
             entries[id]?.task?.cancel()
         }

@@ -32,7 +32,8 @@ struct FrontDoor: Sendable {
         let pool = HTTPServer.defaultPool()
         try await pool.prepare()
         let listening = try AsyncSocket(socket: listener, pool: pool)
-        let table = ConnectionTable(capacity: limits.capacity)
+        let gate = self.gate
+        let table = ConnectionTable(capacity: limits.capacity) { Self.admittedHeadWaiting(on: $0, gate: gate) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await pool.run() }
             group.addTask { await self.accept(on: listening, pool: pool, table: table) }
@@ -55,7 +56,7 @@ struct FrontDoor: Sendable {
                 try? await Task.sleep(for: .milliseconds(100))
                 continue
             }
-            guard let id = await table.open() else {
+            guard let id = await table.open(descriptor: client.socket.file.rawValue) else {
                 try? client.close()
                 continue
             }
@@ -98,6 +99,17 @@ struct FrontDoor: Sendable {
         defer { try? server.close() }
         do { try await server.write(Data(head.bytes)) } catch { return }
         await Relay.run(client: client, server: server, idleSeconds: head.isWebSocket ? nil : limits.idleSeconds)
+    }
+
+    /// Whether a whole head the gate admits already waits on `descriptor`,
+    /// unread (looked at, not taken: its task still reads it).
+    static func admittedHeadWaiting(on descriptor: Int32, gate: Gate) -> Bool {
+        guard descriptor >= 0 else { return false }
+        var bytes = [UInt8](repeating: 0, count: RequestHead.maxBytes)
+        let count = bytes.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_PEEK | MSG_DONTWAIT)) }
+        guard count > 0, let end = RequestHead.headEnd(Array(bytes[..<count]), from: 0),
+              let head = RequestHead.parse(Array(bytes[..<end])) else { return false }
+        return gate.admits(head)
     }
 
     static func isOutOfDescriptors(_ error: any Error) -> Bool {

@@ -1,4 +1,7 @@
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @testable import flowhost_inspector
 
@@ -56,5 +59,39 @@ import Testing
         // Now one admitted and one waiting (third): admit it too, and the table is full of admitted ones.
         await table.admit(third)
         #expect(await table.open() == nil)
+    }
+
+    /// A connection whose admitted head already waits unread is not closed to
+    /// make room, though it is the oldest: the one after it is.
+    @Test func aHeadWaitingUnreadKeepsItsConnection() async throws {
+        let table = ConnectionTable(capacity: 2) { $0 == 10 }
+        let page = try #require(await table.open(descriptor: 10)), peer = try #require(await table.open(descriptor: 11))
+        let pageTask = Task { _ = try? await Task.sleep(for: .seconds(60)) }
+        let peerTask = Task { _ = try? await Task.sleep(for: .seconds(60)) }
+        await table.attach(pageTask, to: page)
+        await table.attach(peerTask, to: peer)
+        Task {
+            _ = await peerTask.value
+            await table.close(peer)
+        }
+        _ = try #require(await table.open(descriptor: 12))
+        #expect(peerTask.isCancelled && !pageTask.isCancelled)
+        pageTask.cancel()
+    }
+
+    /// Peeking leaves the bytes for the connection's own read.
+    @Test func theWaitingHeadIsLookedAtNotTaken() throws {
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { close(pair[0]); close(pair[1]) }
+        let gate = Gate(token: AccessToken())
+        gate.port.withLock { $0 = 8123 }
+        let half = Array("GET /?token=\(gate.token.value) HTTP/1.1\r\nHost: 127.0.0.1:8123\r\n".utf8)
+        _ = half.withUnsafeBytes { write(pair[1], $0.baseAddress, $0.count) }
+        #expect(!FrontDoor.admittedHeadWaiting(on: pair[0], gate: gate), "not whole yet")
+        _ = Array("\r\n".utf8).withUnsafeBytes { write(pair[1], $0.baseAddress, $0.count) }
+        #expect(FrontDoor.admittedHeadWaiting(on: pair[0], gate: gate))
+        var left = [UInt8](repeating: 0, count: 256)
+        #expect(left.withUnsafeMutableBytes { read(pair[0], $0.baseAddress, $0.count) } == half.count + 2)
     }
 }
