@@ -62,7 +62,7 @@ FLOWHOST_TEST_ISOLATE=all FLOWHOST_CRASH_KILLS=40 FLOWHOST_CONCURRENCY_SECONDS=1
   python3 -m pytest -q -rfE Tests/EndToEnd
 # The tutorial's flows, built out of tree in Swift and in C, tested with
 # FlowHostTesting, then loaded into the built host and driven.
-stage the tutorial's flows
+stage "the tutorial's flows"
 FLOWHOST_BIN_DIR="$bin" scripts/examples.sh
 # The same suite on PostgreSQL (a throw-away cluster; tests that read the
 # SQLite file itself are skipped, test_postgres.py ran above already), on
