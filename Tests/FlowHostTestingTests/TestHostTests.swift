@@ -110,6 +110,30 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder), "removed with the last host")
     }
 
+    /// The log-in helper a step-up's test starts with: a new user activated
+    /// and logged in through the built-in mfa flow, then again with the
+    /// password alone after a log-off.
+    @Test func aUserIsLoggedInThroughTheBuiltInFlows() throws {
+        let builtIn = try ["FlowPluginMFA", "FlowPluginDeviceActivation", "FlowPluginStepUp"].map(Self.library)
+        let host = try TestHost(builtInLibraries: builtIn)
+        let code = try host.addUser("alice")
+        try host.initialize()
+        let first = try host.logIn("alice", password: "Tr0ub4dor&Zebra", activationCode: code)
+        #expect(first["userID"] == "alice")
+        try host.request("logOff", ["alice"])
+        _ = try host.expectEvent("onUserLoggedOff")
+        let again = try host.logIn("alice", password: "Tr0ub4dor&Zebra")
+        #expect(again["response"]?["sessionInfo"]?["sessionType"]?.intValue == 1)
+        do {
+            try host.request("logOff", ["alice"])
+            _ = try host.expectEvent("onUserLoggedOff")
+            try host.logIn("alice", password: "wrong-password")
+            Issue.record("a wrong password logged in")
+        } catch let error as TestHostError {
+            #expect(error.description.contains("status 102"), "\(error)")
+        }
+    }
+
     @Test func theStoreIsRealAndThrownAway() throws {
         var folder = ""
         do {
