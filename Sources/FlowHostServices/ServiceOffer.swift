@@ -43,16 +43,16 @@ func offerAsync(
 
 /// A service typed by its generated request and outcome (`Services.…`):
 /// `body` gets the request and returns the outcome. Its params are the
-/// contract's (`Request.declaredParams`, generated from
-/// Protocol/services.json): the host checks every call against them.
-func offer<Request: ServiceRequest>(
+/// contract's (`Request.paramSpecs`, generated from Protocol/services.json
+/// into DeclaredServices.swift): the host checks every call against them.
+func offer<Request: DeclaredService>(
     _ engine: HostEngine, _ type: Request.Type, _ body: @escaping (_ caller: String, Request) throws -> Request.Outcome
 ) {
     offer(engine, Request.service, Request.paramSpecs) { caller, p in try body(caller, try p.request(Request.self)).result }
 }
 
 /// An asynchronous service typed by its generated request and outcome.
-func offerAsync<Request: ServiceRequest>(
+func offerAsync<Request: DeclaredService>(
     _ engine: HostEngine, _ type: Request.Type,
     _ body: @escaping (_ caller: LoadedPlugin, Request, _ finish: @escaping (Result<Request.Outcome, FlowHostError>) -> Void) throws(FlowHostError) -> Void
 ) {
@@ -65,15 +65,8 @@ func offerAsync<Request: ServiceRequest>(
 /// notification's actions, records' operations): read through
 /// `ServiceParams`, which names a bad member by its path
 /// (`actions[1].authlevel`); the outcome is typed as for the others.
-func offerReading<Request: ServiceRequest>(
+func offerReading<Request: DeclaredService>(
     _ engine: HostEngine, _ type: Request.Type, _ body: @escaping (_ caller: String, ServiceParams) throws -> Request.Outcome
 ) {
     offer(engine, Request.service, Request.paramSpecs) { caller, p in try body(caller, p).result }
-}
-
-extension ServiceRequest {
-    /// The contract's declaration, as the engine checks params.
-    static var paramSpecs: [ParamSpec] {
-        declaredParams.map { ParamSpec(name: $0.name, type: $0.type, required: $0.required, format: $0.format) }
-    }
 }

@@ -10,30 +10,10 @@ public protocol ServiceRequest {
     associatedtype Outcome: ServiceOutcome
     /// The service's name, as flows declare it in `uses`.
     static var service: String { get }
-    /// The params as the contract declares them (Protocol/services.json for
-    /// the host's own services): the host checks every call against these
-    /// before the service runs, and rpc.discover shows them.
-    static var declaredParams: [ServiceParam] { get }
     /// The params as the call sends them.
     var params: JSON { get }
     /// From a call's params (the host checked them against the declaration first).
     init(params: JSON) throws(ServiceFieldError)
-}
-
-/// One declared param of a service: its name, type, whether it must be
-/// there, and the rule a string must meet beyond its type.
-public struct ServiceParam: Sendable, Equatable {
-    public let name: String
-    public let type: ParamType
-    public let required: Bool
-    public let format: ParamFormat?
-
-    public init(_ name: String, _ type: ParamType, required: Bool = true, format: ParamFormat? = nil) {
-        self.name = name
-        self.type = type
-        self.required = required
-        self.format = format
-    }
 }
 
 /// What a service answers, typed: an enum of its outcomes when its result

@@ -11,12 +11,6 @@ extension Services {
     public struct AccountSendRecoveryCode: ServiceRequest {
         public typealias Outcome = ActivationResendOutcome
         public static let service = "account.sendRecoveryCode"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("deviceID", .string),
-            ]
-        }
 
         public var userID: String
         public var deviceID: String
@@ -43,13 +37,6 @@ extension Services {
     public struct AccountVerifyRecoveryCode: ServiceRequest {
         public typealias Outcome = AccountVerifyRecoveryCodeOutcome
         public static let service = "account.verifyRecoveryCode"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("code", .string),
-                ServiceParam("deviceID", .string),
-            ]
-        }
 
         public var userID: String
         public var code: String

@@ -10,20 +10,6 @@ extension Services {
     public struct ActivationComplete: ServiceRequest {
         public typealias Outcome = ActivationCompleteOutcome
         public static let service = "activation.complete"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("deviceID", .string),
-                ServiceParam("deviceName", .string),
-                ServiceParam("grant", .string),
-                ServiceParam("workflow", .string),
-                ServiceParam("password", .string, required: false),
-                ServiceParam("ldaType", .integer, required: false),
-                ServiceParam("keyID", .string),
-                ServiceParam("publicKey", .string),
-                ServiceParam("custody", .string),
-            ]
-        }
 
         public var userID: String
         public var deviceID: String
@@ -115,12 +101,6 @@ extension Services {
     public struct ActivationResend: ServiceRequest {
         public typealias Outcome = ActivationResendOutcome
         public static let service = "activation.resend"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("deviceID", .string),
-            ]
-        }
 
         public var userID: String
         public var deviceID: String
@@ -182,13 +162,6 @@ extension Services {
     public struct ActivationVerify: ServiceRequest {
         public typealias Outcome = ActivationVerifyOutcome
         public static let service = "activation.verify"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("code", .string),
-                ServiceParam("deviceID", .string),
-            ]
-        }
 
         public var userID: String
         public var code: String

@@ -10,14 +10,6 @@ extension Services {
     public struct AuditRecord: ServiceRequest {
         public typealias Outcome = AuditRecordOutcome
         public static let service = "audit.record"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("action", .string),
-                ServiceParam("outcome", .string),
-                ServiceParam("userID", .string, required: false),
-                ServiceParam("deviceID", .string, required: false),
-            ]
-        }
 
         public var action: String
         public var outcome: String

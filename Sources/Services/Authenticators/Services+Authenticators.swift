@@ -10,13 +10,6 @@ extension Services {
     public struct AuthenticatorsDisableLDA: ServiceRequest {
         public typealias Outcome = AuthenticatorsEnableLDAOutcome
         public static let service = "authenticators.disableLDA"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("deviceID", .string),
-                ServiceParam("newPassword", .string, required: false),
-            ]
-        }
 
         public var userID: String
         public var deviceID: String
@@ -47,13 +40,6 @@ extension Services {
     public struct AuthenticatorsEnableLDA: ServiceRequest {
         public typealias Outcome = AuthenticatorsEnableLDAOutcome
         public static let service = "authenticators.enableLDA"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("deviceID", .string),
-                ServiceParam("ldaType", .integer),
-            ]
-        }
 
         public var userID: String
         public var deviceID: String

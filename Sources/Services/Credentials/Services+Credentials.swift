@@ -10,11 +10,6 @@ extension Services {
     public struct CredentialsRememberedUsers: ServiceRequest {
         public typealias Outcome = CredentialsRememberedUsersOutcome
         public static let service = "credentials.rememberedUsers"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("deviceID", .string),
-            ]
-        }
 
         public var deviceID: String
 
@@ -56,12 +51,6 @@ extension Services {
     public struct CredentialsUserState: ServiceRequest {
         public typealias Outcome = CredentialsUserStateOutcome?
         public static let service = "credentials.userState"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("deviceID", .string),
-            ]
-        }
 
         public var userID: String
         public var deviceID: String

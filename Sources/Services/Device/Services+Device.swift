@@ -10,12 +10,6 @@ extension Services {
     public struct DeviceCreateKey: ServiceRequest {
         public typealias Outcome = DeviceCreateKeyOutcome
         public static let service = "device.createKey"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("deviceID", .string),
-            ]
-        }
 
         public var userID: String
         public var deviceID: String
@@ -69,13 +63,6 @@ extension Services {
     public struct DeviceProve: ServiceRequest {
         public typealias Outcome = DeviceProveOutcome
         public static let service = "device.prove"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("deviceID", .string),
-                ServiceParam("reason", .string),
-            ]
-        }
 
         public var userID: String
         public var deviceID: String

@@ -10,12 +10,6 @@ extension Services {
     public struct DeviceactivationJoin: ServiceRequest {
         public typealias Outcome = DeviceactivationJoinOutcome
         public static let service = "deviceactivation.join"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("deviceName", .string),
-            ]
-        }
 
         public var userID: String
         public var deviceName: String

@@ -11,22 +11,6 @@ extension Services {
     public struct NewdeviceComplete: ServiceRequest {
         public typealias Outcome = NewdeviceCompleteOutcome
         public static let service = "newdevice.complete"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("deviceID", .string),
-                ServiceParam("deviceName", .string),
-                ServiceParam("approval", .string, required: false),
-                ServiceParam("grant", .string, required: false),
-                ServiceParam("workflow", .string),
-                ServiceParam("password", .string, required: false),
-                ServiceParam("newPassword", .string, required: false),
-                ServiceParam("ldaType", .integer, required: false),
-                ServiceParam("keyID", .string),
-                ServiceParam("publicKey", .string),
-                ServiceParam("custody", .string),
-            ]
-        }
 
         public var userID: String
         public var deviceID: String
@@ -143,12 +127,6 @@ extension Services {
     public struct NewdeviceSendCode: ServiceRequest {
         public typealias Outcome = ActivationResendOutcome
         public static let service = "newdevice.sendCode"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("deviceID", .string),
-            ]
-        }
 
         public var userID: String
         public var deviceID: String
@@ -175,13 +153,6 @@ extension Services {
     public struct NewdeviceVerifyCode: ServiceRequest {
         public typealias Outcome = NewdeviceVerifyCodeOutcome
         public static let service = "newdevice.verifyCode"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("code", .string),
-                ServiceParam("deviceID", .string),
-            ]
-        }
 
         public var userID: String
         public var code: String

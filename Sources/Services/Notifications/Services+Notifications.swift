@@ -10,14 +10,6 @@ extension Services {
     public struct NotificationsAnswer: ServiceRequest {
         public typealias Outcome = NotificationsAnswerOutcome
         public static let service = "notifications.answer"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("uuid", .string),
-                ServiceParam("action", .string),
-                ServiceParam("deviceID", .string),
-            ]
-        }
 
         public var userID: String
         public var uuid: String
@@ -93,13 +85,6 @@ extension Services {
     public struct NotificationsCheck: ServiceRequest {
         public typealias Outcome = NotificationsCheckOutcome
         public static let service = "notifications.check"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("uuid", .string),
-                ServiceParam("action", .string),
-            ]
-        }
 
         public var userID: String
         public var uuid: String
@@ -171,17 +156,6 @@ extension Services {
     public struct NotificationsCreate: ServiceRequest {
         public typealias Outcome = NotificationsCreateOutcome
         public static let service = "notifications.create"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("subject", .string),
-                ServiceParam("message", .string),
-                ServiceParam("actions", .array),
-                ServiceParam("expiresInSeconds", .integer),
-                ServiceParam("kind", .string, required: false),
-                ServiceParam("context", .object, required: false),
-            ]
-        }
 
         public var userID: String
         public var subject: String
@@ -247,19 +221,6 @@ extension Services {
     public struct NotificationsHistory: ServiceRequest {
         public typealias Outcome = NotificationsHistoryOutcome
         public static let service = "notifications.history"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("startIndex", .integer, required: false),
-                ServiceParam("recordCount", .integer, required: false),
-                ServiceParam("startDate", .string, required: false),
-                ServiceParam("endDate", .string, required: false),
-                ServiceParam("notificationStatus", .string, required: false),
-                ServiceParam("actionPerformed", .string, required: false),
-                ServiceParam("keywordSearch", .string, required: false),
-                ServiceParam("deviceID", .string, required: false),
-            ]
-        }
 
         public var userID: String
         public var startIndex: Int?
@@ -333,15 +294,6 @@ extension Services {
     public struct NotificationsList: ServiceRequest {
         public typealias Outcome = NotificationsListOutcome
         public static let service = "notifications.list"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("startIndex", .integer, required: false),
-                ServiceParam("recordCount", .integer, required: false),
-                ServiceParam("startDate", .string, required: false),
-                ServiceParam("endDate", .string, required: false),
-            ]
-        }
 
         public var userID: String
         public var startIndex: Int?
@@ -411,11 +363,6 @@ extension Services {
     public struct NotificationsWithdraw: ServiceRequest {
         public typealias Outcome = NotificationsWithdrawOutcome
         public static let service = "notifications.withdraw"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("uuid", .string),
-            ]
-        }
 
         public var uuid: String
 

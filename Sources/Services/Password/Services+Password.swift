@@ -10,12 +10,6 @@ extension Services {
     public struct PasswordCheck: ServiceRequest {
         public typealias Outcome = PasswordCheckOutcome
         public static let service = "password.check"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("password", .string),
-            ]
-        }
 
         public var userID: String
         public var password: String
@@ -73,18 +67,6 @@ extension Services {
     public struct PasswordLogin: ServiceRequest {
         public typealias Outcome = PasswordLoginOutcome
         public static let service = "password.login"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("password", .string),
-                ServiceParam("deviceID", .string),
-                ServiceParam("workflow", .string),
-                ServiceParam("proof", .string, required: false),
-                ServiceParam("bindKeyID", .string, required: false),
-                ServiceParam("bindPublicKey", .string, required: false),
-                ServiceParam("bindCustody", .string, required: false),
-            ]
-        }
 
         public var userID: String
         public var password: String
@@ -170,7 +152,6 @@ extension Services {
     public struct PasswordPolicy: ServiceRequest {
         public typealias Outcome = PasswordPolicyOutcome
         public static let service = "password.policy"
-        public static var declaredParams: [ServiceParam] { [] }
 
 
         public init() {
@@ -208,14 +189,6 @@ extension Services {
     public struct PasswordStepUp: ServiceRequest {
         public typealias Outcome = PasswordStepUpOutcome
         public static let service = "password.stepUp"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("password", .string),
-                ServiceParam("deviceID", .string),
-                ServiceParam("proof", .string),
-            ]
-        }
 
         public var userID: String
         public var password: String
@@ -285,14 +258,6 @@ extension Services {
     public struct PasswordUpdate: ServiceRequest {
         public typealias Outcome = PasswordUpdateOutcome
         public static let service = "password.update"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("currentPassword", .string),
-                ServiceParam("newPassword", .string),
-                ServiceParam("deviceID", .string),
-            ]
-        }
 
         public var userID: String
         public var currentPassword: String
@@ -371,13 +336,6 @@ extension Services {
     public struct PasswordVerify: ServiceRequest {
         public typealias Outcome = PasswordVerifyOutcome
         public static let service = "password.verify"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("password", .string),
-                ServiceParam("deviceID", .string),
-            ]
-        }
 
         public var userID: String
         public var password: String

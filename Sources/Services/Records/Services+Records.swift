@@ -10,11 +10,6 @@ extension Services {
     public struct RecordsApply: ServiceRequest {
         public typealias Outcome = RecordsApplyOutcome
         public static let service = "records.apply"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("operations", .array),
-            ]
-        }
 
         public var operations: JSON
 
@@ -56,12 +51,6 @@ extension Services {
     public struct RecordsGet: ServiceRequest {
         public typealias Outcome = RecordsGetOutcome?
         public static let service = "records.get"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("collection", .string),
-                ServiceParam("key", .string),
-            ]
-        }
 
         public var collection: String
         public var key: String
@@ -119,13 +108,6 @@ extension Services {
     public struct RecordsList: ServiceRequest {
         public typealias Outcome = RecordsListOutcome
         public static let service = "records.list"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("collection", .string),
-                ServiceParam("prefix", .string, required: false),
-                ServiceParam("limit", .integer, required: false),
-            ]
-        }
 
         public var collection: String
         public var prefix: String?

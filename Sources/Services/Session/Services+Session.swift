@@ -10,12 +10,6 @@ extension Services {
     public struct SessionClose: ServiceRequest {
         public typealias Outcome = SessionCloseOutcome
         public static let service = "session.close"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("sessionID", .string),
-                ServiceParam("reason", .string, required: false),
-            ]
-        }
 
         public var sessionID: String
         public var reason: String?
@@ -56,7 +50,6 @@ extension Services {
     public struct SessionExtend: ServiceRequest {
         public typealias Outcome = SessionExtendOutcome
         public static let service = "session.extend"
-        public static var declaredParams: [ServiceParam] { [] }
 
 
         public init() {
@@ -89,16 +82,6 @@ extension Services {
     public struct SessionOpen: ServiceRequest {
         public typealias Outcome = SessionOpenOutcome
         public static let service = "session.open"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("deviceID", .string),
-                ServiceParam("workflow", .string),
-                ServiceParam("proof", .string, required: false),
-                ServiceParam("factor", .string, required: false),
-                ServiceParam("ldaType", .integer, required: false),
-            ]
-        }
 
         public var userID: String
         public var deviceID: String
@@ -169,11 +152,6 @@ extension Services {
     public struct SessionReauthenticate: ServiceRequest {
         public typealias Outcome = SessionReauthenticateOutcome
         public static let service = "session.reauthenticate"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("reauthentication", .string),
-            ]
-        }
 
         public var reauthentication: String
 
@@ -215,11 +193,6 @@ extension Services {
     public struct SessionToken: ServiceRequest {
         public typealias Outcome = SessionTokenOutcome
         public static let service = "session.token"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("sessionID", .string),
-            ]
-        }
 
         public var sessionID: String
 

@@ -10,17 +10,6 @@ extension Services {
     public struct SignaturesSign: ServiceRequest {
         public typealias Outcome = SignaturesSignOutcome
         public static let service = "signatures.sign"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("userID", .string, format: .userID),
-                ServiceParam("deviceID", .string),
-                ServiceParam("payload", .string),
-                ServiceParam("reason", .string),
-                ServiceParam("authLevel", .integer),
-                ServiceParam("authenticatorType", .integer),
-                ServiceParam("verifiedBy", .string),
-            ]
-        }
 
         public var userID: String
         public var deviceID: String
@@ -100,12 +89,6 @@ extension Services {
     public struct SignaturesVerify: ServiceRequest {
         public typealias Outcome = SignaturesVerifyOutcome
         public static let service = "signatures.verify"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("dataSignatureID", .string, required: false),
-                ServiceParam("receipt", .object, required: false),
-            ]
-        }
 
         public var dataSignatureID: String?
         public var receipt: JSON?

@@ -10,13 +10,6 @@ extension Services {
     public struct StepupAuthenticate: ServiceRequest {
         public typealias Outcome = StepupAuthenticateOutcome
         public static let service = "stepup.authenticate"
-        public static var declaredParams: [ServiceParam] {
-            [
-                ServiceParam("challengeMode", .integer),
-                ServiceParam("reason", .string),
-                ServiceParam("method", .string, required: false),
-            ]
-        }
 
         public var challengeMode: Int
         public var reason: String
