@@ -587,7 +587,9 @@ static json_t *call_child(struct flowhost_isolated *isolated, json_t *call) {
         return NULL;
     }
     if (isolated->depth++ == 0 && isolated->limits.call_budget_ms) {
-        isolated->budget_ends = fhi_now_ms() + isolated->limits.call_budget_ms;
+        /* From the next whole millisecond: the clock reads in whole ones,
+           and a flow gets all of its budget, never a part of one less. */
+        isolated->budget_ends = fhi_now_ms() + 1 + isolated->limits.call_budget_ms;
     }
     json_t *answer = NULL;
     for (;;) {
