@@ -47,13 +47,7 @@ struct CallTable {
 
     /// The flow that made the first call of `id`'s chain (nil: no call, or the host's).
     func rootCaller(of id: UInt64?) -> LoadedPlugin? {
-        var root: ServiceCall?
-        var next = id
-        while let current = next, let call = calls[current] {
-            root = call
-            next = call.parent
-        }
-        return root?.caller
+        root(of: id).flatMap { calls[$0]?.caller }
     }
 
     /// The first call of `id`'s chain (nil: no call).

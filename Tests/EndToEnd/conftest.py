@@ -346,6 +346,18 @@ class Deployment:
         return client
 
 
+def plugin_copy(test_plugins, name, folder, *flags):
+    """The built test plugin `name`, copied into `folder` (made here), with an
+    empty file for each of `flags` beside it: a library a test may change
+    or mark without touching the session's build. Returns its path."""
+    folder.mkdir(mode=0o755, exist_ok=True)
+    library = [entry for entry in os.listdir(test_plugins[name]) if entry.endswith(".so")][0]
+    shutil.copy(os.path.join(test_plugins[name], library), str(folder / library))
+    for flag in flags:
+        (folder / flag).write_text("")
+    return str(folder / library)
+
+
 def wait_until(predicate, timeout=10.0):
     """Polls `predicate` until it holds or `timeout` seconds pass; returns whether it held."""
     import time

@@ -9,7 +9,6 @@ outlives the confinement. After each attempt the host is unharmed."""
 import errno
 import os
 import pty
-import shutil
 import stat
 import subprocess
 import sys
@@ -20,7 +19,7 @@ import tty
 import pytest
 from flowhost_client import FlowHostClient
 
-from conftest import DEVICE, wait_until
+from conftest import DEVICE, plugin_copy, wait_until
 
 # Sanitizer builds run the child without filters or Landlock (spec §8); its
 # terminal, its output and its environment are the same there.
@@ -143,10 +142,7 @@ def test_the_entry_symbol_already_runs_confined(spawn, echo_dir, test_plugins, t
     # In the flow's child and, with --isolate NAME, in the child that learns
     # the flows' names: the entry symbol of each tries to write beside its library.
     folder = tmp_path / "escapes"
-    folder.mkdir()
-    library = [name for name in os.listdir(test_plugins["escapes"]) if name.endswith(".so")][0]
-    shutil.copy(os.path.join(test_plugins["escapes"], library), str(folder / library))
-    (folder / "write-here").write_text("")
+    plugin_copy(test_plugins, "escapes", folder, "write-here")
     host = spawn("--no-default-plugins", "--plugins", echo_dir, "--plugins", str(folder), "--isolate", "escapes",
                  env={"FLOWHOST_LOG_LEVEL": "info"})
     host.initialize(device=DEVICE)

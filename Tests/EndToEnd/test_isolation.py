@@ -5,13 +5,12 @@ flow goes on, and the flow starts again on its next use, after a back-off."""
 
 import json
 import os
-import shutil
 import time
 
 import pytest
 from flowhost_client import RPCError
 
-from conftest import DEVICE, wait_until
+from conftest import DEVICE, plugin_copy, wait_until
 
 FLOW_FAILED = -32017
 NO_OPEN_CHALLENGE = -32003
@@ -233,10 +232,7 @@ def test_when_the_names_child_dies_each_library_is_probed_on_its_own(spawn, echo
     # name: each library is then opened in a child of its own, as before
     # that child existed, and every flow still loads where it should.
     marker = tmp_path / "marker"
-    marker.mkdir()
-    library = [name for name in os.listdir(test_plugins["constructor_marker"]) if name.endswith(".so")][0]
-    shutil.copy(os.path.join(test_plugins["constructor_marker"], library), str(marker / library))
-    (marker / "abort-in-names").write_text("")
+    plugin_copy(test_plugins, "constructor_marker", marker, "abort-in-names")
     host = spawn("--no-default-plugins", "--plugins", echo_dir, "--plugins", test_plugins["crashing"],
                  "--plugins", str(marker), "--isolate", "crashing", env={"FLOWHOST_LOG_LEVEL": "info"})
     host.initialize(device=DEVICE)

@@ -14,7 +14,7 @@ import time
 import pytest
 from flowhost_client import RPCError
 
-from conftest import DEVICE, ROOT, _cflags, wait_until
+from conftest import DEVICE, ROOT, _cflags, plugin_copy, wait_until
 
 LIBRARY = "libtest_crashing.so"
 FLOW_FAILED = -32017
@@ -29,8 +29,7 @@ def sha256(path):
 def pinned(tmp_path, test_plugins):
     """A folder holding the pinned crashing flow; the impostor beside it (not in it)."""
     folder = tmp_path / "flows"
-    folder.mkdir(mode=0o755)
-    shutil.copy(os.path.join(test_plugins["crashing"], LIBRARY), str(folder / LIBRARY))
+    plugin_copy(test_plugins, "crashing", folder)
     marker = tmp_path / "impostor-ran"
     impostor = tmp_path / "impostor.keep"
     source_dir = os.path.join(os.path.dirname(__file__), "plugins")

@@ -81,21 +81,15 @@ static long attempt(const char *what, const char *target) {
     if (strcmp(what, "kill") == 0) return kill(host, SIGCONT);
     if (strcmp(what, "tgkill") == 0) return syscall(SYS_tgkill, host, host, SIGCONT);
     if (strcmp(what, "tkill") == 0) return syscall(SYS_tkill, host, SIGCONT);
-    if (strcmp(what, "rt_sigqueueinfo") == 0) {
+    if (strcmp(what, "rt_sigqueueinfo") == 0 || strcmp(what, "rt_tgsigqueueinfo") == 0) {
+        /* A queued SIGCONT, as sigqueue() would send it. */
         siginfo_t info;
         memset(&info, 0, sizeof info);
         info.si_signo = SIGCONT;
         info.si_code = SI_QUEUE;
         info.si_pid = getpid();
-        return syscall(SYS_rt_sigqueueinfo, host, SIGCONT, &info);
-    }
-    if (strcmp(what, "rt_tgsigqueueinfo") == 0) {
-        siginfo_t info;
-        memset(&info, 0, sizeof info);
-        info.si_signo = SIGCONT;
-        info.si_code = SI_QUEUE;
-        info.si_pid = getpid();
-        return syscall(SYS_rt_tgsigqueueinfo, host, host, SIGCONT, &info);
+        return strcmp(what, "rt_sigqueueinfo") == 0 ? syscall(SYS_rt_sigqueueinfo, host, SIGCONT, &info)
+                                                    : syscall(SYS_rt_tgsigqueueinfo, host, host, SIGCONT, &info);
     }
     if (strcmp(what, "pidfd") == 0) {
         long fd = syscall(SYS_pidfd_open, host, 0);
