@@ -1,7 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesSignatures
-import ServicesStepup
+import FlowHostServiceTypes
 
 /// Checking the request, authenticating, signing, and the outcome event.
 extension DataSigningFlow {

@@ -1,6 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesSignatures
+import FlowHostServiceTypes
 
 /// The `data-signing` flow (seed 000): `authenticateUserAndSignData` →
 /// the authentication its level asks for (the `step-up` flow's service,

@@ -1,6 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesNotifications
+import FlowHostServiceTypes
 
 /// The approval: a notification for the user's registered devices, its
 /// answer heard through the change feed, a deadline.

@@ -1,7 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesCredentials
-import ServicesNewdevice
+import FlowHostServiceTypes
 
 /// Approved (or the code accepted): this device's own authentication (LDA
 /// consent and the platform's check, or the user's password), its new key,

@@ -1,6 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesNewdevice
+import FlowHostServiceTypes
 
 /// The fallback: a code that works on this device only, sent through the
 /// operator's delivery; a wrong one asks again, with the tries left.

@@ -1,6 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesDeviceactivation
+import FlowHostServiceTypes
 
 /// The `device-activation` flow: a known user on a new device. It serves
 /// `deviceactivation.join`, which the `mfa` flow calls when an active user

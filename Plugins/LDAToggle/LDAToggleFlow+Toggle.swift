@@ -1,7 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesAuthenticators
-import ServicesStepup
+import FlowHostServiceTypes
 
 /// `manageDeviceAuthenticationModes`: verify, then consent or a new
 /// password, then the change, then `onDeviceAuthManagementStatus`.

@@ -1,6 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesCredentials
+import FlowHostServiceTypes
 
 /// The `lda-toggle` flow: a logged-in user lists the LDA types this device
 /// has and turns one on or off (seed 003).

@@ -1,7 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesActivation
-import ServicesDevice
+import FlowHostServiceTypes
 
 /// Activation: the code, the device name, LDA consent, and its completion.
 extension MFAFlow {

@@ -1,6 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesDeviceactivation
+import FlowHostServiceTypes
 
 /// A known user on a device not registered for them: the `device-activation`
 /// flow runs that device's whole dialogue (`deviceactivation.join`); this

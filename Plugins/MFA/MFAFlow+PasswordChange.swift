@@ -1,8 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesCredentials
-import ServicesDevice
-import ServicesPassword
+import FlowHostServiceTypes
 
 /// A logged-in user changing a password they know (challengeMode 2, seed
 /// 001's table; the SDK's update-credentials chain):

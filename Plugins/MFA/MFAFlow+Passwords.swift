@@ -1,7 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesDevice
-import ServicesPassword
+import FlowHostServiceTypes
 
 /// Setting, verifying and replacing passwords (challengeModes 0, 1, 4).
 extension MFAFlow {

@@ -1,6 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesAccount
+import FlowHostServiceTypes
 
 /// `resetBlockedUserAccount()` (seed 002: the way out of 141): after
 /// `getUser` with 141 for a user on one of their registered devices, a

@@ -1,6 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesSession
+import FlowHostServiceTypes
 
 /// The session's lifetime in the SDK's words. The host keeps the session
 /// and its clocks and tells every flow (`session` notices); this flow logs

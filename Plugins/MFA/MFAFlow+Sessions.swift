@@ -1,6 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesSession
+import FlowHostServiceTypes
 
 /// Sessions: login, reset before login, logoff.
 extension MFAFlow {

@@ -1,8 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesAudit
-import ServicesCredentials
-import ServicesDevice
+import FlowHostServiceTypes
 
 /// The `mfa` flow: user activation (code, device name, LDA consent or a
 /// password) and login (password or LDA), password expiry, reset, logoff.

@@ -1,10 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesCredentials
-import ServicesDevice
-import ServicesPassword
-import ServicesSession
-import ServicesStepup
+import FlowHostServiceTypes
 
 /// `stepup.authenticate`: the seed's table, from how the user logged in
 /// (the host's session) and what is enrolled.

@@ -1,7 +1,6 @@
 import FlowHostSDK
 import FlowJSON
-import ServicesNotifications
-import ServicesStepup
+import FlowHostServiceTypes
 
 /// The `step-up` flow: notifications for the logged-in user (list, history,
 /// answer), and re-authentication as a service other flows call

@@ -1,6 +1,5 @@
 import FlowJSON
-import ServicesDevice
-import ServicesStepup
+import FlowHostServiceTypes
 
 /// One dialogue of a flow with its client, as a handle: the service calls,
 /// host requests and timers started through it belong to it, and what they

@@ -1,6 +1,5 @@
 import FlowJSON
-import ServicesDevice
-import ServicesPassword
+import FlowHostServiceTypes
 
 /// What flows ask of the device: an LDA check on the client's platform, and
 /// a new device key (host custody: the host's keyring; platform custody: the

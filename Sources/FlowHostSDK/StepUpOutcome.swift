@@ -1,5 +1,5 @@
 import FlowJSON
-import ServicesStepup
+import FlowHostServiceTypes
 
 /// What `stepup.authenticate` reports, as a closed set, and what each
 /// outcome means to the SDK's events: the status a flow reports and

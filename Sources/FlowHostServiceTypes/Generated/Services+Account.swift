@@ -4,7 +4,6 @@
 
 import FlowJSON
 import FlowHostVocabulary
-import ServicesActivation
 
 extension Services {
     /// `account.sendRecoveryCode`, offered by host (used by mfa).

@@ -4,7 +4,6 @@
 
 import FlowJSON
 import FlowHostVocabulary
-import ServicesActivation
 
 extension Services {
     /// `newdevice.complete`, offered by host (used by device-activation).
