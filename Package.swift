@@ -1,21 +1,21 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-/// The release build's tuning (scripts/build-release.sh sets
+/// The release build's tuning (scripts/release/build.sh sets
 /// FLOWHOST_RELEASE_TUNING=1): compiler and linker flags that SwiftPM
 /// accepts only as `unsafeFlags`, which it refuses in a package resolved by
 /// version. An ordinary build, and every package that depends on this one,
 /// builds the same code without them.
 let releaseTuning = Context.environment["FLOWHOST_RELEASE_TUNING"] == "1"
 
-/// A flow library exports its entry symbols only (Plugins/plugin-exports.map).
+/// A flow library exports its entry symbols only (scripts/release/plugin-exports.map).
 let pluginExports: [LinkerSetting] = releaseTuning ? [
-    .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Plugins/plugin-exports.map"], .when(platforms: [.linux]))
+    .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/scripts/release/plugin-exports.map"], .when(platforms: [.linux]))
 ] : []
 
 // Swift's concurrency runtime and the string-processing (regex) library are
 // linked by name where they are used. The release build turns their
-// automatic linking off everywhere (scripts/build-release.sh), so that
+// automatic linking off everywhere (scripts/release/build.sh), so that
 // flowhost, which uses neither, does not load them at every start; a target
 // that uses them and is not listed here fails to link, loudly.
 let concurrencyRuntime: [LinkerSetting] = [

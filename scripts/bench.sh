@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark: builds flowhost and its flows in release mode
-# (scripts/build-release.sh: link-time optimised), builds the
+# (scripts/release/build.sh: link-time optimised, its start-up list made
+# again for what this build's start runs), builds the
 # benchmark package (which compiles its C reference server itself), and runs
 # both side by side. Prints one table; writes Benchmarks/results/latest.json
 # and, from it, the README's table (Benchmarks/readme_table.py).
@@ -10,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh --bench
-scripts/build-release.sh
+FLOWHOST_REORDER=1 scripts/release/build.sh
 swift build -c release --package-path Benchmarks
 mkdir -p Benchmarks/results
 # A run of some sections only (--only) writes its rows beside the table of
@@ -21,7 +22,7 @@ for argument in "$@"; do
 done
 status=0
 Benchmarks/.build/release/flowhost-bench \
-  --flowhost "$(scripts/build-release.sh --show-bin-path)/flowhost" \
+  --flowhost "$(scripts/release/build.sh --show-bin-path)/flowhost" \
   --json "$json" "$@" || status=$?
 # A whole run's table is the README's (a missed target shows there too).
 if [ "$json" = Benchmarks/results/latest.json ] && [ -s "$json" ]; then

@@ -25,23 +25,14 @@ command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
 apt_install "${need_apt[@]}"
 
 if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--test" ]; then
-  # The release build compiles SQLite from Debian's source of the installed
-  # version (scripts/sqlite-source.sh): dpkg-source unpacks it, SQLite's
-  # own build (tcl, make) makes its one-file form.
+  # The release build profiles a start with valgrind (callgrind, lackey) on
+  # copies of the images stripped of their debug info (binutils' strip), to
+  # lay out what a start runs first (scripts/release/build.sh); the
+  # benchmark counts instructions per request the same way.
   need_release_apt=()
-  command -v dpkg-source >/dev/null 2>&1 || need_release_apt+=(dpkg-dev)
-  command -v tclsh >/dev/null 2>&1 || need_release_apt+=(tcl)
-  command -v make >/dev/null 2>&1 || need_release_apt+=(make)
+  command -v valgrind >/dev/null 2>&1 || need_release_apt+=(valgrind)
+  command -v strip >/dev/null 2>&1 || need_release_apt+=(binutils)
   apt_install "${need_release_apt[@]}"
-fi
-
-if [ "${1:-}" = "--bench" ]; then
-  # The benchmark counts instructions per request with valgrind's callgrind,
-  # on copies of the binaries stripped of their debug info (binutils' strip).
-  need_bench_apt=()
-  command -v valgrind >/dev/null 2>&1 || need_bench_apt+=(valgrind)
-  command -v strip >/dev/null 2>&1 || need_bench_apt+=(binutils)
-  apt_install "${need_bench_apt[@]}"
 fi
 
 if [ "${1:-}" = "--test" ]; then

@@ -33,27 +33,34 @@ stage inspector
 # The inspector (`flowhost inspect`): its access rules, then a real headless
 # Chromium through the page; screenshots of each step in .build-screenshots/.
 FLOWHOST_BIN_DIR="$bin" python3 -m pytest -q -rfE Tests/Inspector
-# The release build (scripts/build-release.sh: link-time optimised, with
-# SQLite compiled from source; what the benchmark measures and a
-# deployment runs).
+# The release build (scripts/release/build.sh: link-time optimised, its
+# start laid out first; what the benchmark measures and a deployment runs).
 stage release build
-scripts/build-release.sh 2>&1 | tail -1
-release="$(scripts/build-release.sh --show-bin-path)"
-# flowhost names no Swift library it does not use (build-release.sh): the
-# concurrency and regex libraries, with libdispatch, cost it 0.6 ms a start.
+scripts/release/build.sh 2>&1 | tail -1
+release="$(scripts/release/build.sh --show-bin-path)"
+# flowhost names no Swift library it does not use (scripts/release/build.sh):
+# the concurrency and regex libraries, with libdispatch, slow every start.
 if readelf -d "$release/flowhost" | grep -E 'lib(swift_Concurrency|swift_StringProcessing|swift_RegexParser|dispatch)\.so'; then
   echo "the release flowhost names a library it does not use" >&2
   exit 1
 fi
-# Its SQLite is the one compiled from source (scripts/sqlite-source.sh),
-# which leaves out the extension loader Debian's archive brings along.
-if nm "$release/flowhost" | grep -q sqlite3Apis; then
-  echo "the release flowhost links Debian's SQLite archive, not the one compiled from source" >&2
+# The C libraries are Debian's shared ones, so that apt upgrade patches them
+# in FlowHost: no copy compiled in.
+for library in libsqlite3 libsodium libjansson libargon2; do
+  if ! ldd "$release/flowhost" | grep -q "$library\.so"; then
+    echo "the release flowhost does not load Debian's shared $library" >&2
+    exit 1
+  fi
+done
+if nm "$release/flowhost" | grep -qE ' [Tt] (sqlite3_open_v2|crypto_sign_verify_detached|json_loads|argon2id_hash_raw)$'; then
+  echo "the release flowhost carries its own copy of a C library" >&2
   exit 1
 fi
+# The start-up list was made (valgrind is installed here).
+[ -s .build/release-startup-order.txt ] || { echo "the release build made no start-up list" >&2; exit 1; }
 # Again with every flow in a process of its own (--isolate-all), on the
 # release build: the proxy must be invisible to every flow and client, and
-# the release build's SQLite gets the whole suite on SQLite. The
+# the release build gets the whole suite on SQLite. The
 # crash-safety and load tests run shorter here (40 kills, 10 s): the full
 # ones ran just above, and this run is about the flows' boundary, within
 # CI's time.

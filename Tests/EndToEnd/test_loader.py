@@ -85,9 +85,9 @@ def test_a_frame_limit_below_one_byte_is_a_usage_error(flowhost_bin, argv):
 @pytest.mark.parametrize("library", ["libFlowPluginMFA.so", "libFlowPluginStepUp.so", "libFlowPluginDeviceActivation.so",
                                      "libFlowPluginLDAToggle.so", "libFlowPluginDataSigning.so"])
 @pytest.mark.skipif(os.path.basename(os.path.normpath(BIN_DIR)) != "release",
-                    reason="the export map is the release build's (scripts/build-release.sh), which the isolated pass runs")
+                    reason="the export map is the release build's (scripts/release/build.sh), which the isolated pass runs")
 def test_a_built_flow_exports_its_entry_symbol_only(library):
-    # Plugins/plugin-exports.map: the static copy of the SDK and the flow's
+    # scripts/release/plugin-exports.map: the static copy of the SDK and the flow's
     # Swift code stay inside the library (fewer symbols to bind at dlopen).
     out = subprocess.run(["nm", "-D", "--defined-only", os.path.join(BIN_DIR, library)], capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How much of the start-up layout list (scripts/startup-order.txt, the
+/// How much of the start-up layout list (.build/release-startup-order.txt, made by scripts/release/build.sh: the
 /// functions and .bss variables laid out first at link) the built images
 /// still define. Code changes rename some; the list then places fewer.
 enum StartupOrder {

@@ -202,9 +202,9 @@ if section("cold-start-ratio") {
     report.add("  the same, against a hello-world without _Concurrency and _StringProcessing (ms)", flowhost: Measure.median(host),
                reference: Measure.median(bareWorld), higherIsBetter: false, threshold: nil,
                note: "reference: the hello-world above built with the implicit imports off, as flowhost's modules are")
-    let listed = StartupOrder.coverage(list: "scripts/startup-order.txt", images: URL(fileURLWithPath: setup.flowhost).deletingLastPathComponent().path)
+    let listed = StartupOrder.coverage(list: ".build/release-startup-order.txt", images: URL(fileURLWithPath: setup.flowhost).deletingLastPathComponent().path)
     report.add("  start-up layout: listed functions and variables the built images hold (%)", flowhost: listed, reference: nil, higherIsBetter: true, threshold: nil,
-               note: "scripts/startup-order.txt against flowhost and libFlowPlugin*.so; a low figure means: run scripts/startup-order.sh")
+               note: ".build/release-startup-order.txt against flowhost and libFlowPlugin*.so; a low figure means: FLOWHOST_REORDER=1 scripts/release/build.sh")
 }
 
 // login: One password login and one activation, at a cheap and at the production Argon2id setting.

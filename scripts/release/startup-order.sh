@@ -1,27 +1,20 @@
 #!/usr/bin/env bash
-# Writes scripts/startup-order.txt: the functions of flowhost and of the flow
-# libraries that run from exec to an answered `initialize` and a clean exit,
+# Usage: startup-order.sh BIN OUTPUT. Writes OUTPUT, the start-up list
+# build.sh links with: the functions of flowhost and of the flow libraries
+# in BIN that run from exec to an answered `initialize` and a clean exit,
 # as callgrind sees them, then their zero-initialised variables (.bss) that
-# the same session reads or writes, as valgrind's lackey sees them.
-# scripts/build-release.sh hands the list to the linker
-# (--symbol-ordering-file), which lays those functions out first, side by
+# the same session reads or writes, as valgrind's lackey sees them. The
+# linker (--symbol-ordering-file) lays those functions out first, side by
 # side, and those variables first in .bss: a start then faults in a few
 # hundred kilobytes of each image's code, not pages all over it, and an idle
-# host keeps fewer pages of either resident (docs/performance.md,
-# "The release build"). Every image is linked with the same list; a name an image
-# lacks is passed over.
-#
-# Run it after changes to what runs at start. A stale list costs speed and
-# memory, never correctness: functions and variables it no longer names go
-# where the linker puts them by default. The benchmark prints how much of the
-# list the built images still hold. The functions come in callgrind's order,
-# which varies from run to run; only the set matters.
+# host keeps fewer pages of either resident (docs/performance.md, "The
+# release build"). Every image is linked with the same list; a name an image
+# lacks is passed over. A stale list costs speed and memory, never
+# correctness; the benchmark prints how much of it the built images hold.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-
+[ $# -eq 2 ] || { echo "usage: startup-order.sh BIN OUTPUT" >&2; exit 2; }
+bin="$1" output="$2"
 command -v valgrind >/dev/null || { echo "startup-order.sh needs valgrind (apt-get install valgrind)" >&2; exit 1; }
-scripts/build-release.sh >/dev/null
-bin="$(scripts/build-release.sh --show-bin-path)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # valgrind reads the images' symbol tables; their debug information is
@@ -35,7 +28,7 @@ session | "$work/flowhost" --examples --store "$work/order.sqlite" >/dev/null
 session | valgrind --tool=callgrind --callgrind-out-file="$work/profile" --compress-strings=no --compress-pos=no \
   "$work/flowhost" --examples --store "$work/order.sqlite" >/dev/null 2>"$work/valgrind.log" ||
   { cat "$work/valgrind.log" >&2; exit 1; }
-python3 - "$work/profile" scripts/startup-order.txt <<'PY'
+python3 - "$work/profile" "$work/order.txt" <<'PY'
 import sys
 # Callgrind names each function once per object (`ob=`) it lives in; a
 # recursion level is written as a `'N` suffix, and a function without a
@@ -51,13 +44,13 @@ for line in open(profile, encoding="utf-8", errors="replace"):
             names.setdefault(name, None)
 with open(output, "w") as out:
     out.write("".join(name + "\n" for name in names))
-print(f"{len(names)} functions written to {output}")
+print(f"startup-order: {len(names)} functions", file=sys.stderr)
 PY
 # The variables: a bss page is memory only once something touches it, and
 # the runtime's caches for every type and conformance (most never used) lie
 # among the few a start uses. lackey prints each load and store; the
 # images' addresses are read from the process while it waits, idle.
-python3 - "$work" scripts/startup-order.txt "$initialize" <<'PY'
+python3 - "$work" "$work/order.txt" "$initialize" <<'PY'
 import bisect, subprocess, sys
 work, output, initialize = sys.argv[1:]
 host = subprocess.Popen(
@@ -112,9 +105,6 @@ listed = set(open(output).read().split())
 variables = [name for name in touched if name not in listed]
 with open(output, "a") as out:
     out.write("".join(name + "\n" for name in variables))
-print(f"{len(variables)} variables written to {output}")
+print(f"startup-order: {len(variables)} variables", file=sys.stderr)
 PY
-# SwiftPM does not relink for a changed list: the images the benchmark
-# measures are linked again with it.
-rm -f "$bin/flowhost" "$bin"/lib*.so
-scripts/build-release.sh >/dev/null
+mv "$work/order.txt" "$output"
