@@ -144,8 +144,13 @@ let package = Package(
         // POSIX files, environment and errors, without Foundation.
         .target(name: "FlowHostPOSIX"),
 
-        // Process spawning with pipes (delivery commands, the demo).
+        // The one way a child process is started (flowhost_spawn), the
+        // isolated child's environment, jansson's wiping free, argv.
         .target(name: "CFlowHostSystem", dependencies: ["CJansson"]),
+
+        // The Swift owner of a started child and its pipes (delivery
+        // commands, the demo's host, the inspector's hosts).
+        .target(name: "FlowHostChildProcess", dependencies: ["CFlowHostSystem", "FlowHostPOSIX"]),
 
         // The plugin ABI: the one header plugin authors include.
         .target(name: "CFlowHostABI", dependencies: ["CJansson"]),
@@ -203,7 +208,7 @@ let package = Package(
         // The delivery domain: the sealed outbox, and a command run after the commit.
         .target(
             name: "FlowHostDelivery",
-            dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "CFlowHostSystem", "FlowJSON"],
+            dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "FlowHostChildProcess", "FlowJSON"],
             linkerSettings: sodiumLinkage),
 
         // Passwords (Argon2id, policy, history), activation codes, attempts,
@@ -252,7 +257,7 @@ let package = Package(
             name: "FlowHostLaunch",
             dependencies: [
                 "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
-                "FlowHostStore", "CFlowHostSystem", "CFlowHostIsolation", "JSONRPC", "FlowHostPOSIX",
+                "FlowHostStore", "CFlowHostSystem", "FlowHostChildProcess", "CFlowHostIsolation", "JSONRPC", "FlowHostPOSIX",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -268,7 +273,7 @@ let package = Package(
             dependencies: [
                 // The host's log handler: its lines on stderr are escaped, clipped and never waited on.
                 "FlowHostCore", .product(name: "Logging", package: "swift-log"),
-                .product(name: "FlyingFox", package: "FlyingFox"),
+                "FlowHostChildProcess", .product(name: "FlyingFox", package: "FlyingFox"),
             ],
             resources: [.copy("Page")],
             linkerSettings: concurrencyRuntime
@@ -281,7 +286,7 @@ let package = Package(
                 "FlowHostLaunch",
                 "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
                 "FlowHostNotifications", "FlowHostAudit", "FlowHostAccounts", "FlowHostStore",
-                "CFlowHostSystem", "JSONRPC", "FlowHostVocabulary",
+                "FlowHostChildProcess", "JSONRPC", "FlowHostVocabulary",
                 "FlowJSON", "FlowHostPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -404,7 +409,7 @@ let sdkModules: Set<String> = Set(["FlowHostSDK", "FlowJSON", "FlowHostVocabular
 let hostModules: Set<String> = [
     "flowhost", "FlowHostLaunch", "FlowHostCore", "FlowHostServices", "FlowHostAccounts", "FlowHostAudit",
     "FlowHostCredentials", "FlowHostDelivery", "FlowHostDevices", "FlowHostNotifications", "FlowHostSessions",
-    "FlowHostStore", "JSONRPC",
+    "FlowHostStore", "FlowHostChildProcess", "JSONRPC",
 ]
 for target in package.targets
 where releaseTuning && (sdkModules.contains(target.name) || hostModules.contains(target.name) || (target.path?.hasPrefix("Plugins/") ?? false)) {
