@@ -350,6 +350,7 @@ let package = Package(
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON", "TestSupport"]),
         .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore", "FlowHostPOSIX", "TestSupport"]),
         .testTarget(name: "FlowHostPOSIXTests", dependencies: ["FlowHostPOSIX", "TestSupport"]),
+        .testTarget(name: "FlowHostChildProcessTests", dependencies: ["FlowHostChildProcess", "FlowHostPOSIX"]),
         .testTarget(name: "FlowHostVocabularyTests", dependencies: ["FlowHostVocabulary"]),
         .testTarget(name: "FlowJSONTests", dependencies: ["FlowJSON", "CFlowJSON", "CJansson", "TestSupport"]),
         .testTarget(name: "FlowHostAccountsTests", dependencies: ["FlowHostAccounts", "FlowHostStore", "TestSupport"]),
