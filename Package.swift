@@ -85,8 +85,13 @@ let package = Package(
         // POSIX files, environment and errors, without Foundation.
         .target(name: "FlowHostPOSIX"),
 
-        // Process spawning with pipes (delivery commands, the demo).
+        // The one way a child process is started (flowhost_spawn), the
+        // isolated child's environment, jansson's wiping free, argv.
         .target(name: "CFlowHostSystem", dependencies: ["CJansson"]),
+
+        // The Swift owner of a started child and its pipes (delivery
+        // commands, the demo's host, the inspector's hosts).
+        .target(name: "FlowHostChildProcess", dependencies: ["CFlowHostSystem", "FlowHostPOSIX"]),
 
         // The plugin ABI: the one header plugin authors include.
         .target(name: "CFlowHostABI", dependencies: ["CJansson"]),
@@ -146,7 +151,7 @@ let package = Package(
         // The delivery domain: the sealed outbox, and a command run after the commit.
         .target(
             name: "FlowHostDelivery",
-            dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "CFlowHostSystem", "FlowJSON"]),
+            dependencies: ["FlowHostStore", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "FlowHostChildProcess", "FlowJSON"]),
 
         // Passwords (Argon2id, policy, history), activation codes, attempts,
         // code delivery: the security logic over the store protocols.
@@ -191,7 +196,7 @@ let package = Package(
             name: "FlowHostLaunch",
             dependencies: [
                 "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
-                "FlowHostStore", "CFlowHostSystem", "CFlowHostIsolation", "JSONRPC", "FlowHostPOSIX",
+                "FlowHostStore", "CFlowHostSystem", "FlowHostChildProcess", "CFlowHostIsolation", "JSONRPC", "FlowHostPOSIX",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -207,7 +212,7 @@ let package = Package(
             dependencies: [
                 // The host's log handler: its lines on stderr are escaped, clipped and never waited on.
                 "FlowHostCore", .product(name: "Logging", package: "swift-log"),
-                .product(name: "FlyingFox", package: "FlyingFox"),
+                "FlowHostChildProcess", .product(name: "FlyingFox", package: "FlyingFox"),
             ],
             resources: [.copy("Page")],
             linkerSettings: concurrencyRuntime
@@ -220,7 +225,7 @@ let package = Package(
                 "FlowHostLaunch",
                 "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
                 "FlowHostNotifications", "FlowHostAudit", "FlowHostAccounts", "FlowHostStore",
-                "CFlowHostSystem", "JSONRPC", "FlowHostVocabulary",
+                "FlowHostChildProcess", "JSONRPC", "FlowHostVocabulary",
                 "FlowJSON", "FlowHostPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -255,6 +260,7 @@ let package = Package(
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON", "TestSupport"]),
         .testTarget(name: "FlowHostStoreTests", dependencies: ["FlowHostStore", "FlowHostPOSIX", "TestSupport"]),
         .testTarget(name: "FlowHostPOSIXTests", dependencies: ["FlowHostPOSIX", "TestSupport"]),
+        .testTarget(name: "FlowHostChildProcessTests", dependencies: ["FlowHostChildProcess", "FlowHostPOSIX"]),
         .testTarget(name: "FlowHostVocabularyTests", dependencies: ["FlowHostVocabulary"]),
         .testTarget(name: "FlowJSONTests", dependencies: ["FlowJSON", "CFlowJSON", "CJansson", "TestSupport"]),
         .testTarget(name: "FlowHostAccountsTests", dependencies: ["FlowHostAccounts", "FlowHostStore", "TestSupport"]),
@@ -313,7 +319,7 @@ let sdkModules: Set<String> = ["FlowHostSDK", "FlowJSON", "FlowHostVocabulary", 
 let hostModules: Set<String> = [
     "flowhost", "FlowHostLaunch", "FlowHostCore", "FlowHostServices", "FlowHostAccounts", "FlowHostAudit",
     "FlowHostCredentials", "FlowHostDelivery", "FlowHostDevices", "FlowHostNotifications", "FlowHostSessions",
-    "FlowHostStore", "JSONRPC",
+    "FlowHostStore", "FlowHostChildProcess", "JSONRPC",
 ]
 for target in package.targets
 where releaseTuning && (sdkModules.contains(target.name) || hostModules.contains(target.name) || (target.path?.hasPrefix("Plugins/") ?? false)) {

@@ -14,13 +14,10 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-extern char **environ;
 
 static int write_all(int fd, const char *text, size_t length) {
     while (length > 0) {
@@ -100,25 +97,24 @@ int flowhost_plugin_names_main(const char *const *libraries, size_t count, const
 
 int32_t flowhost_plugin_names_spawn(const char *executable, const int *libraries, size_t count,
                                     const flowhost_isolation_limits *limits, int *output) {
-    int pipe_fds[2];
-    if (pipe2(pipe_fds, O_CLOEXEC) != 0) return -1;
     char as[32], cpu[32], files[32];
     snprintf(as, sizeof as, "%llu", (unsigned long long)limits->address_space_bytes);
     snprintf(cpu, sizeof cpu, "%u", limits->cpu_seconds);
     snprintf(files, sizeof files, "%u", limits->open_files);
     char **argv = calloc(count + 11, sizeof *argv);
     char (*names)[32] = calloc(count ? count : 1, sizeof *names);
-    /* Each library's descriptor goes to 4 + i in the child; copies above
-       that range first, so putting one in place never overwrites another. */
-    int *high = calloc(count ? count : 1, sizeof *high);
-    int failed = !argv || !names || !high;
-    size_t copied = 0;
-    for (; !failed && copied < count; copied++) {
-        high[copied] = fcntl(libraries[copied], F_DUPFD_CLOEXEC, (int)(FHI_CHILD_LIBRARY_FD + count));
-        if (high[copied] < 0) failed = 1;
+    /* stdin from nothing; the answer on a pipe; stderr the host's (the
+       child says there why it could not start); each library's descriptor
+       at 4 + i; nothing else of the host's. */
+    flowhost_spawn_descriptor *descriptors = calloc(count + 3, sizeof *descriptors);
+    int pipe_fds[2] = {-1, -1};
+    flowhost_spawn_error error = {FLOWHOST_SPAWN_FAILED_START, ENOMEM};
+    int failed = !argv || !names || !descriptors;
+    if (!failed && pipe2(pipe_fds, O_CLOEXEC) != 0) {
+        failed = 1;
+        error.number = errno;
     }
     pid_t pid = -1;
-    int rc = 0;
     if (!failed) {
         size_t n = 0;
         argv[n++] = (char *)executable;
@@ -131,41 +127,29 @@ int32_t flowhost_plugin_names_spawn(const char *executable, const int *libraries
         argv[n++] = "--open-files";
         argv[n++] = files;
         argv[n++] = "--";
+        descriptors[0] = (flowhost_spawn_descriptor){0, FLOWHOST_SPAWN_NULL};
+        descriptors[1] = (flowhost_spawn_descriptor){1, pipe_fds[1]};
+        descriptors[2] = (flowhost_spawn_descriptor){2, 2};
         for (size_t i = 0; i < count; i++) {
             fhi_descriptor_path(FHI_CHILD_LIBRARY_FD + (int)i, names[i], sizeof names[i]);
             argv[n++] = names[i];
+            descriptors[3 + i] = (flowhost_spawn_descriptor){FHI_CHILD_LIBRARY_FD + (int)i, libraries[i]};
         }
         argv[n] = NULL;
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        /* stdin from nothing; 3 taken, so whatever the host held there is gone (the child moves its answer there). */
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], 1);
-        posix_spawn_file_actions_addopen(&actions, 3, "/dev/null", O_RDONLY, 0);
-        for (size_t i = 0; i < count; i++) posix_spawn_file_actions_adddup2(&actions, high[i], FHI_CHILD_LIBRARY_FD + (int)i);
-        posix_spawn_file_actions_addclosefrom_np(&actions, FHI_CHILD_LIBRARY_FD + (int)count);
         /* Only the variables an isolated flow's child gets (the libraries'
            constructors run there), and a session of its own: no terminal. */
         char **environment = flowhost_child_environment();
-        posix_spawnattr_t attributes;
-        posix_spawnattr_init(&attributes);
-        posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
-        rc = environment ? posix_spawn(&pid, executable, &actions, &attributes, argv, environment) : ENOMEM;
-        posix_spawnattr_destroy(&attributes);
+        flowhost_spawn_plan plan = {argv, environment, descriptors, count + 3, 1};
+        pid = environment ? flowhost_spawn(&plan, &error) : -1;
         flowhost_free_environment(environment);
-        posix_spawn_file_actions_destroy(&actions);
-        if (rc != 0) pid = -1;
+        close(pipe_fds[1]);
     }
-    for (size_t i = 0; i < copied; i++) {
-        if (high[i] >= 0) close(high[i]);
-    }
-    free(high);
+    free(descriptors);
     free(names);
     free(argv);
-    close(pipe_fds[1]);
     if (pid < 0) {
-        close(pipe_fds[0]);
-        errno = rc ? rc : errno;
+        if (pipe_fds[0] >= 0) close(pipe_fds[0]);
+        errno = error.number;
         return -1;
     }
     *output = pipe_fds[0];

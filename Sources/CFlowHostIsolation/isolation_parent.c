@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,18 +78,6 @@ struct flowhost_isolated {
 
 /* --- Starting the child --- */
 
-/* Moves a descriptor above the ones the child is given (0 to 4), so that
-   putting one in place never overwrites another still to be copied (a host
-   run with fd 1 or 2 closed gets low numbers back). 0, or -1 with errno. */
-static int lift(int *fd) {
-    if (*fd > FHI_CHILD_LIBRARY_FD) return 0;
-    int moved = fcntl(*fd, F_DUPFD_CLOEXEC, 10);
-    if (moved < 0) return -1;
-    close(*fd);
-    *fd = moved;
-    return 0;
-}
-
 static int spawn_child(struct flowhost_isolated *isolated, char *why, size_t why_size) {
     int pair[2], out[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
@@ -103,15 +90,6 @@ static int spawn_child(struct flowhost_isolated *isolated, char *why, size_t why
         close(pair[1]);
         return -1;
     }
-    if (lift(&pair[0]) != 0 || lift(&pair[1]) != 0 || lift(&out[0]) != 0 || lift(&out[1]) != 0) {
-        snprintf(why, why_size, "cannot move a descriptor: %s", strerror(errno));
-        close(pair[0]);
-        close(pair[1]);
-        close(out[0]);
-        close(out[1]);
-        return -1;
-    }
-    char **environment = flowhost_child_environment();
     char as[32], cpu[32], files[32];
     snprintf(as, sizeof as, "%llu", (unsigned long long)isolated->limits.address_space_bytes);
     snprintf(cpu, sizeof cpu, "%u", isolated->limits.cpu_seconds);
@@ -120,35 +98,27 @@ static int spawn_child(struct flowhost_isolated *isolated, char *why, size_t why
     fhi_descriptor_path(FHI_CHILD_LIBRARY_FD, library, sizeof library);
     char *argv[] = {isolated->executable, "plugin-host", "--address-space", as, "--cpu-seconds", cpu, "--open-files", files,
                     "--", library, NULL};
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
     /* stdin from nothing; stdout and stderr one pipe, relayed line by line
        to the host's log (isolation_output.c), never the protocol's stdout
        nor the host's stderr, which may be the operator's terminal; the
        socket is fd 3, the library fd 4 (the child closes it once loaded);
        nothing else of the host's is inherited, and of its environment only
-       what child_environment.c names. */
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-    posix_spawn_file_actions_adddup2(&actions, out[1], 2);
-    posix_spawn_file_actions_adddup2(&actions, pair[1], 3);
-    posix_spawn_file_actions_adddup2(&actions, isolated->library_fd, FHI_CHILD_LIBRARY_FD);
-    posix_spawn_file_actions_addclosefrom_np(&actions, FHI_CHILD_LIBRARY_FD + 1);
-    /* A session of its own from the start: no controlling terminal. */
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
-    pid_t pid;
-    int rc = environment ? posix_spawn(&pid, isolated->executable, &actions, &attributes, argv, environment) : ENOMEM;
-    posix_spawnattr_destroy(&attributes);
-    posix_spawn_file_actions_destroy(&actions);
+       what child_environment.c names. A session of its own from the start:
+       no controlling terminal. */
+    const flowhost_spawn_descriptor descriptors[] = {
+        {0, FLOWHOST_SPAWN_NULL}, {1, out[1]}, {2, out[1]}, {3, pair[1]}, {FHI_CHILD_LIBRARY_FD, isolated->library_fd},
+    };
+    char **environment = flowhost_child_environment();
+    flowhost_spawn_plan plan = {argv, environment, descriptors, sizeof descriptors / sizeof descriptors[0], 1};
+    flowhost_spawn_error error = {FLOWHOST_SPAWN_FAILED_START, ENOMEM};
+    pid_t pid = environment ? flowhost_spawn(&plan, &error) : -1;
     flowhost_free_environment(environment);
     close(pair[1]);
     close(out[1]);
-    if (rc != 0) {
+    if (pid < 0) {
         close(pair[0]);
         close(out[0]);
-        snprintf(why, why_size, "cannot start %s: %s", isolated->executable, strerror(rc));
+        snprintf(why, why_size, "cannot start %s: %s", isolated->executable, strerror(error.number));
         return -1;
     }
     isolated->pid = pid;
@@ -160,7 +130,7 @@ static int spawn_child(struct flowhost_isolated *isolated, char *why, size_t why
 static void reap(struct flowhost_isolated *isolated, int *status) {
     *status = 0;
     if (isolated->pid <= 0) return;
-    while (waitpid(isolated->pid, status, 0) < 0 && errno == EINTR) {}
+    if (flowhost_reap(isolated->pid, status) != 0) *status = 0;
     isolated->pid = 0;
 }
 
@@ -753,9 +723,7 @@ const flowhost_plugin_descriptor_v1 *flowhost_isolated_open(const char *executab
         snprintf(why, why_size, "out of memory");
         return NULL;
     }
-    /* Above the descriptors a child is given (0-4), so spawning can put
-       each in place without overwriting another. */
-    isolated->library_fd = library_fd >= 0 ? fcntl(library_fd, F_DUPFD_CLOEXEC, 10) : -1;
+    isolated->library_fd = library_fd >= 0 ? fcntl(library_fd, F_DUPFD_CLOEXEC, 0) : -1;
     if (isolated->library_fd < 0) {
         snprintf(why, why_size, "no descriptor of its library: %s", library_fd >= 0 ? strerror(errno) : "none given");
         free(isolated);

@@ -1,5 +1,5 @@
+import FlowHostChildProcess
 import FlowHostPOSIX
-import CFlowHostSystem
 import FlowHostAudit
 import FlowHostStore
 import FlowHostVocabulary
@@ -181,19 +181,29 @@ final class DeliveryWorker: @unchecked Sendable {
     }
 
     /// Runs the command once with `input` on its stdin; nil on success, else why not.
+    ///
+    /// Its stdout and stderr are the host's: both the host's stderr, as the
+    /// host's own stdout is (StdoutGuard: the frames have a descriptor of
+    /// their own, which no child inherits). It has none of the host's other
+    /// descriptors, and a session of its own, so that a timeout kills what
+    /// it started too.
     private func runCommand(input: inout [UInt8]) -> String? {
-        var arguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { for argument in arguments { free(argument) } }
-        var pipe: Int32 = -1
-        let pid = flowhost_spawn(&arguments, &pipe, nil)
-        guard pid > 0 else { return "cannot start \(argv[0]): \(String(cString: strerror(errno)))" }
+        let command: ChildProcess
+        do {
+            command = try ChildProcess(
+                argv, descriptors: [STDIN_FILENO: .pipeToChild, STDOUT_FILENO: .parent(STDOUT_FILENO), STDERR_FILENO: .parent(STDERR_FILENO)],
+                newSession: true)
+        } catch { return "\(error)" }
         // A message is far smaller than a pipe's buffer: this write does not wait on the program.
         var writeFailure: String?
-        do { try SystemFile.writeAll(pipe, input) } catch { writeFailure = "\(error)" }
-        close(pipe)
-        let status = flowhost_wait_timeout(pid, Int32(timeoutSeconds * 1000))
-        if status == -2 { return "timed out after \(timeoutSeconds) s and was killed" }
+        do { try command.write(input) } catch { writeFailure = "\(error)" }
+        command.close(STDIN_FILENO)
+        guard let end = command.wait(milliseconds: Int32(timeoutSeconds * 1000)) else {
+            command.signal(SIGKILL)
+            _ = command.wait()
+            return "timed out after \(timeoutSeconds) s and was killed"
+        }
         if let writeFailure { return "writing to the command: \(writeFailure)" }
-        return status == 0 ? nil : "exited with status \(status)"
+        return end.code == 0 ? nil : "exited with status \(end.code)"
     }
 }

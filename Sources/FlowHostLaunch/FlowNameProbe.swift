@@ -1,5 +1,5 @@
 import CFlowHostIsolation
-import CFlowHostSystem
+import FlowHostChildProcess
 import FlowHostCore
 import FlowHostPOSIX
 import FlowJSON
@@ -27,16 +27,9 @@ enum FlowNameProbe {
             flowhost_plugin_names_spawn(executable, $0.baseAddress, $0.count, &limits, &output)
         }
         guard pid > 0, output >= 0 else { return [:] }
-        var text: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            text.append(contentsOf: buffer[..<count])
-        }
-        close(output)
-        guard flowhost_wait(pid) == 0,
+        let child = ChildProcess(adopting: pid, ends: [STDOUT_FILENO: output], leadsGroup: true)
+        // A flow's name per library, as JSON: far less than the bound.
+        guard let (text, cut) = try? child.readToEnd(limit: 64 * 1024), !cut, child.wait().code == 0,
               let answer = try? JSON.parse(String(utf8: text)), answer.count == libraries.count
         else { return [:] }
         var names: [String: String] = [:]

@@ -8,9 +8,8 @@ import Darwin
 
 /// How many more descriptors the process may open. Checked before the
 /// inspector opens several at once on a token-holder's behalf (the relay to
-/// FlyingFox, a panel's host): an accept or a spawn that fails for want of
-/// one does worse than a refusal (FlyingFox stops; a failed spawn keeps
-/// its pipes).
+/// FlyingFox, a panel's host): an accept that fails for want of one does
+/// worse than a refusal (FlyingFox stops).
 enum Descriptors {
     static func available() -> Int {
         var limit = rlimit()

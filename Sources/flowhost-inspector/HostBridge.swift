@@ -12,7 +12,7 @@ struct HostBridge: WSMessageHandler {
 
     func makeMessages(for client: AsyncStream<WSMessage>) async throws -> AsyncStream<WSMessage> {
         let (messages, page) = AsyncStream.makeStream(of: WSMessage.self)
-        // Its pipes and Foundation's own for the spawn, and some to spare.
+        // Its three pipes, a copy of each while it starts, and some to spare.
         guard Descriptors.available() > 16 else {
             page.yield(.text(PageMessage.log("flowhost-inspector: too many open files to start a host; close a device panel")))
             page.yield(.text(PageMessage.exit(status: 127, signalled: false)))

@@ -471,6 +471,34 @@ def test_delivery_command_receives_the_code(tmp_path, flowhost_bin, spawn):
     host.wait_event("getDeviceName")
 
 
+def test_a_delivery_command_cannot_write_to_the_protocol(tmp_path, flowhost_bin, spawn):
+    """The host's stdout is the client's protocol: what the command prints
+    on its stdout (here a forged event) goes to the host's stderr, never to
+    the client."""
+    from conftest import CHEAP_CONFIG, Deployment
+    sink = tmp_path / "delivered.jsonl"
+    script = tmp_path / "deliver.sh"
+    script.write_text("#!/bin/sh\n"
+                      "echo '{\"jsonrpc\":\"2.0\",\"method\":\"onUserLoggedIn\",\"params\":{\"forged\":true}}'\n"
+                      "cat >> '%s'\n" % sink)
+    script.chmod(0o700)
+    config = json.loads(json.dumps(CHEAP_CONFIG))
+    config["delivery"] = {"command": [str(script)]}
+    deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
+    deployment.add_user("uma")
+    host = deployment.host()
+    host.wait_event("getUser")
+    host.request("setUser", ["uma"])
+    host.wait_event("getActivationCode")
+    host.request("resendActivationCode")
+    host.wait_event("getActivationCode")
+    assert wait_until(lambda: sink.exists() and sink.read_text().endswith("\n"))
+    assert wait_until(lambda: deployment.admin("outbox") == [])
+    assert host.request("ping") == {}
+    assert not [line for direction, line in host.transcript if direction == "<-" and "forged" in line]
+    assert wait_until(lambda: '"forged":true' in host.stderr_text())
+
+
 def test_invalid_credential_config_names_the_key(tmp_path, flowhost_bin):
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"passwords": {"policy": {"minLen": 3}}}))

@@ -320,6 +320,38 @@ def test_a_hung_delivery_command_blocks_no_one(tmp_path, flowhost_bin, spawn):
                for entry in deployment.admin("audit", "--user", "alice"))
 
 
+def test_a_timed_out_delivery_command_is_killed_with_what_it_started(tmp_path, flowhost_bin, spawn):
+    """The timeout kills the command's whole process group: a program it
+    started (here a shell's background `sleep`) does not live on."""
+    started_pid = tmp_path / "started.pid"
+    command = ["/bin/sh", "-c", "sleep 30 & echo $! > '%s'; wait" % started_pid]
+    config = config_with(delivery={"command": command, "timeoutSeconds": 1, "attempts": 1})
+    deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
+    deployment.add_user("alice")
+    host = deployment.host()
+    host.wait_event("getUser")
+    host.request("setUser", ["alice"])
+    host.wait_event("getActivationCode")
+    host.request("resendActivationCode")
+    host.wait_event("getActivationCode")
+
+    def given_up():
+        messages = deployment.admin("outbox", "--all")
+        return messages and messages[-1].get("failedAt") is not None
+
+    assert wait_until(given_up, timeout=15)
+    sleeper = int(started_pid.read_text())
+
+    def ended():
+        try:
+            with open("/proc/%d/stat" % sleeper) as stat:
+                return stat.read().split(") ")[1][0] in "ZX"  # a zombie waits only for its new parent
+        except FileNotFoundError:
+            return True
+
+    assert wait_until(ended, timeout=5), "the delivery command's own child outlived its timeout"
+
+
 def test_a_client_that_never_reads_stderr_cannot_stall_the_host(flowhost_bin, echo_dir, tmp_path):
     environment = dict(os.environ, FLOWHOST_STORE=str(tmp_path / "s.sqlite"))
     environment.pop("FLOWHOST_PLUGIN_PATH", None)

@@ -1,23 +1,18 @@
 import FlowHostAudit
 import Foundation
-import FlowHostPOSIX
+import TestSupport
 import Testing
 @testable import FlowHostStore
 
 @Suite struct AuditTablesTests {
-    /// The test's own folder, removed with the suite's instance.
-    let scratch: TemporaryFolder
-    init() throws { scratch = try TemporaryFolder() }
-
-    private func temporaryPath() -> String {
-        scratch.path + "/\(UUID().uuidString)/store.sqlite"
-    }
+    /// A store of the audit's tables alone, removed with the fixture.
+    private static func auditStore() throws -> ThrowAwayStore { try ThrowAwayStore(SchemaMigrator(AuditSchema.register(in:))) }
 
     /// The database itself refuses to change or remove audit rows and to
     /// lower a count: tried with SQL on a second connection, past the Swift API.
     @Test func auditIsAppendOnlyInTheDatabase() throws {
-        let path = temporaryPath()
-        let store = try SQLiteStore(path: path, schema: SchemaMigrator(AuditSchema.register(in:)))
+        let fixture = try Self.auditStore()
+        let (store, path) = (fixture.store, fixture.path)
         let now = Int64(Date().timeIntervalSince1970)
         try store.write { tx in
             try tx.append(AuditEntry(at: now - 86_400, userID: "u", deviceID: nil, action: "user.create", outcome: "ok"))
@@ -52,7 +47,8 @@ import Testing
     /// earlier waits for a later sweep; the highest row always stays, so no
     /// id is given twice.
     @Test func retentionGoesByIDAndNeverGivesAnIDTwice() throws {
-        let store = try SQLiteStore(path: temporaryPath(), schema: SchemaMigrator(AuditSchema.register(in:)))
+        let fixture = try Self.auditStore()
+        let store = fixture.store
         let now = Int64(Date().timeIntervalSince1970)
         let cutoff = now - 91 * 86_400
         func append(_ at: Int64, _ outcome: String) throws -> Int64 {
@@ -69,7 +65,8 @@ import Testing
         #expect(plan.allSatisfy { !$0.contains("TEMP B-TREE") }, "read in id order, no sort: \(plan)")
 
         // Every row past retention: all go but the highest, and the next id is above it.
-        let other = try SQLiteStore(path: temporaryPath(), schema: SchemaMigrator(AuditSchema.register(in:)))
+        let otherFixture = try Self.auditStore()
+        let other = otherFixture.store
         var ids: [Int64] = []
         for at in [Int64(1), 2, 3] {
             ids.append(try other.write { try $0.append(AuditEntry(at: at, userID: nil, deviceID: nil, action: "a", outcome: "o\(at)")) })
@@ -87,10 +84,9 @@ import Testing
     @Test func theMigrationKeepsEveryIDAndGivesNoneTwice() throws {
         let now = Int64(Date().timeIntervalSince1970)
         /// A store with the v3 table: AUTOINCREMENT, the index by time, rows 1 to 3, and `highestGiven` as the sequence.
-        func storeBeforeV4(highestGiven: Int) throws -> (path: String, raw: SQLiteConnection) {
-            let path = temporaryPath()
-            _ = try SQLiteStore(path: path, schema: SchemaMigrator(AuditSchema.register(in:)))
-            let raw = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1000)
+        func storeBeforeV4(highestGiven: Int) throws -> (fixture: ThrowAwayStore, raw: SQLiteConnection) {
+            let fixture = try Self.auditStore()
+            let raw = try SQLiteConnection(path: fixture.path, busyTimeoutMilliseconds: 1000)
             try raw.execute(
                 """
                 BEGIN;
@@ -104,11 +100,11 @@ import Testing
                 COMMIT;
                 """)
             #expect(try raw.query("SELECT seq FROM sqlite_sequence WHERE name = 'audit'") { $0.int(0) } == [highestGiven])
-            return (path, raw)
+            return (fixture, raw)
         }
         // Id 9 was given, and retention has since deleted rows 4 to 9.
-        let (path, raw) = try storeBeforeV4(highestGiven: 9)
-        let store = try SQLiteStore(path: path, schema: SchemaMigrator(AuditSchema.register(in:)))
+        let (fixture, raw) = try storeBeforeV4(highestGiven: 9)
+        let store = try SQLiteStore(path: fixture.path, schema: SchemaMigrator(AuditSchema.register(in:)))
         let rows = try store.read { try $0.auditEntries(userID: nil, limit: 10) }
         #expect(rows.map(\.id) == [10, 3, 2, 1] && rows.map(\.outcome) == ["kept", "three", "two", "one"])
         #expect(rows.first?.action == "audit.ids" && rows.first?.detail == #"{"highestGiven":9}"#)
@@ -120,7 +116,7 @@ import Testing
         #expect(throws: SQLiteError.self) { try raw.execute("UPDATE audit SET outcome = 'forged'") }
         // Where the highest id given is still a row, nothing is added and ids go on from it.
         let (kept, _) = try storeBeforeV4(highestGiven: 3)
-        let keptStore = try SQLiteStore(path: kept, schema: SchemaMigrator(AuditSchema.register(in:)))
+        let keptStore = try SQLiteStore(path: kept.path, schema: SchemaMigrator(AuditSchema.register(in:)))
         #expect(try keptStore.read { try $0.auditEntries(userID: nil, limit: 10) }.map(\.id) == [3, 2, 1])
         #expect(try keptStore.write { try $0.append(AuditEntry(at: now, userID: nil, deviceID: nil, action: "a", outcome: "four")) } == 4)
     }

@@ -1,4 +1,5 @@
 @testable import FlowHostCore
+import FlowHostPOSIX
 import FlowJSON
 import Testing
 
@@ -38,11 +39,9 @@ import Glibc
     }
 
     @Test func theDigestIsSHA256() throws {
-        let path = "/tmp/flowhost-digest-\(UInt32.random(in: 0...UInt32.max))"
-        let file = fopen(path, "w")!
-        fputs("abc", file)
-        fclose(file)
-        defer { unlink(path) }
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/digested"
+        try SystemFile.create(path, bytes: Array("abc".utf8), mode: 0o600)
         #expect(try PluginDigest.sha256(ofFile: path).get() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 }

@@ -3,6 +3,7 @@ import FlowHostStore
 import Foundation
 import FlowHostPOSIX
 import Testing
+import TestSupport
 
 /// The schema split by domain must make exactly the tables the old shared
 /// migrations made: a store from before the split, brought up to date, and a
@@ -49,7 +50,8 @@ import Testing
         try FileManager.default.copyItem(atPath: Self.fixture, toPath: old)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: old)
         let upgraded = try SQLiteStore(path: old, schema: HostSchema.migrator)
-        let fresh = try SQLiteStore(path: try folder() + "/new.sqlite", schema: HostSchema.migrator)
+        let freshFixture = try ThrowAwayStore(HostSchema.migrator)
+        let fresh = freshFixture.store
         let (before, after) = (try shape(upgraded), try shape(fresh))
         #expect(before.filter { !after.contains($0) } == [], "only in the upgraded store")
         #expect(after.filter { !before.contains($0) } == [], "only in the new store")

@@ -1,6 +1,6 @@
 import Foundation
-import FlowHostPOSIX
 import Testing
+import TestSupport
 @testable import FlowHostStore
 
 @Suite struct SchemaMigratorTests {
@@ -43,9 +43,8 @@ import Testing
     /// On a real file: each migration once, recorded by name, the change
     /// feed's before the domains'; opening again runs nothing.
     @Test func aStoreRecordsWhatItRanAndRunsItOnce() throws {
-        let scratch = try TemporaryFolder()
-        let path = scratch.path + "/store.sqlite"
-        _ = try SQLiteStore(path: path, schema: Self.split)
+        let fixture = try ThrowAwayStore(Self.split)
+        let path = fixture.path
         _ = try SQLiteStore(path: path, schema: Self.split)
         let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1000)
         let names = try connection.query("SELECT name FROM schema_migration ORDER BY rowid", []) { $0.string(0) }

@@ -1,5 +1,4 @@
-import FlowHostPOSIX
-import CFlowHostSystem
+import FlowHostChildProcess
 import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
@@ -11,9 +10,8 @@ import Glibc
 /// A small synchronous JSON-RPC client that drives a spawned host for the
 /// demo, printing every exchange in a readable form.
 final class DemoClient {
-    private let pid: pid_t
-    private let input: Int32
-    private let output: Int32
+    /// Its stdin and stdout are ours; its stderr (its log) is the terminal's.
+    private let host: ChildProcess
     private var buffer: [UInt8] = []
     private var nextID = 1
     /// Events received and not yet taken by `waitEvent`.
@@ -23,14 +21,11 @@ final class DemoClient {
     var echo = true
 
     init(executable: String, arguments: [String]) throws {
-        var argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var toChild: Int32 = -1
-        var fromChild: Int32 = -1
-        pid = flowhost_spawn(&argv, &toChild, &fromChild)
-        guard pid > 0 else { throw Failure(description: "cannot start \(executable): \(String(cString: strerror(errno)))") }
-        input = toChild
-        output = fromChild
+        do {
+            host = try ChildProcess(
+                [executable] + arguments,
+                descriptors: [STDIN_FILENO: .pipeToChild, STDOUT_FILENO: .pipeFromChild, STDERR_FILENO: .parent(STDERR_FILENO)])
+        } catch { throw Failure(description: error.description) }
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -87,17 +82,15 @@ final class DemoClient {
     }
 
     func finish() throws -> Int32 {
-        close(input)
-        let status = flowhost_wait(pid)
-        close(output)
-        return status
+        host.close(STDIN_FILENO)
+        return host.wait().code
     }
 
     private func send(_ message: JSON) throws {
         var bytes: [UInt8] = []
         message.serialize(into: &bytes)
         bytes.append(0x0A)
-        try SystemFile.writeAll(input, bytes)
+        try host.write(bytes)
     }
 
     private func readMessage() throws -> JSON {
@@ -117,8 +110,7 @@ final class DemoClient {
                 return message
             }
             var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
+            let count = try host.read(into: &chunk)
             guard count > 0 else { throw Failure(description: "the host closed its output") }
             buffer.append(contentsOf: chunk[0..<count])
         }
