@@ -40,6 +40,8 @@ public final class LoadedPlugin {
     private var instance: UnsafeMutableRawPointer?
     /// The context the host table's functions receive for this plugin.
     var context: PluginContext!
+    /// Its events' params schemas by name, once one was emitted (`eventSchema`).
+    private var preparedEventSchemas: [String: EnforcedSchema]?
 
     init(
         descriptor: UnsafePointer<flowhost_plugin_descriptor_v1>, copy: flowhost_plugin_descriptor_v1, minor: Int, name: String,
@@ -62,6 +64,18 @@ public final class LoadedPlugin {
     var servesAsynchronously: Bool { d.serve != nil }
 
     func declaresEvent(_ event: String) -> EventSpec? { manifest.events.first { $0.name == event } }
+
+    /// The params schema `event` declares, prepared with every other of this
+    /// flow's on the first emission of any: the loader keeps no schema, so
+    /// a start reads none.
+    func eventSchema(_ event: String) -> EnforcedSchema? {
+        if preparedEventSchemas == nil {
+            var prepared: [String: EnforcedSchema] = [:]
+            for spec in describedManifest.events { if let params = spec.params { prepared[spec.name] = EnforcedSchema(params) } }
+            preparedEventSchemas = prepared
+        }
+        return preparedEventSchemas?[event]
+    }
     func declaresMethod(_ method: String) -> Bool { manifest.methods.contains { $0.name == method } }
 
     func create(host: UnsafePointer<flowhost_host_v1>, config: JSON) throws(FlowHostError) {
@@ -86,7 +100,14 @@ public final class LoadedPlugin {
         guard let instance, let handle = d.handle else {
             return .failure(FlowHostError.internalError.withMessage("flow \(name) cannot handle calls"))
         }
-        return invoke { result, error in method.withCString { name in params.withUnsafeRaw { handle(instance, name, $0, result, error) } } }
+        let outcome = invoke { result, error in method.withCString { name in params.withUnsafeRaw { handle(instance, name, $0, result, error) } } }
+        // Held to the errors its method declares (spec §9, "Declared errors").
+        guard case .failure(let error) = outcome, let spec = manifest.methods.first(where: { $0.name == method }),
+            let broken = spec.undeclared(error, by: name)
+        else { return outcome }
+        context?.engine.logger.error(
+            "flow \(name) returned error \(error.code) from \(method), which does not declare it; the client gets \(ErrorCode.internalError)")
+        return .failure(broken)
     }
 
     func callService(_ service: String, params: JSON) -> Result<JSON?, FlowHostError> {
