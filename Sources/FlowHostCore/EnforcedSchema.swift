@@ -82,10 +82,12 @@ struct EnforcedSchema {
             if let most = schema["maxLength"]?.intValue, length > most { return "\(path): longer than \(most)" }
         case .integer, .real:
             let number = value.doubleValue ?? 0
-            if let least = schema["minimum"]?.doubleValue, number < least { return "\(path): less than \(least)" }
-            if let most = schema["maximum"]?.doubleValue, number > most { return "\(path): more than \(most)" }
-            if let least = schema["exclusiveMinimum"]?.doubleValue, number <= least { return "\(path): not more than \(least)" }
-            if let most = schema["exclusiveMaximum"]?.doubleValue, number >= most { return "\(path): not less than \(most)" }
+            // Each bound named as the schema writes it.
+            func bound(_ key: String) -> (value: Double, text: String)? { schema[key].flatMap { b in b.doubleValue.map { ($0, b.serialized()) } } }
+            if let least = bound("minimum"), number < least.value { return "\(path): less than \(least.text)" }
+            if let most = bound("maximum"), number > most.value { return "\(path): more than \(most.text)" }
+            if let least = bound("exclusiveMinimum"), number <= least.value { return "\(path): not more than \(least.text)" }
+            if let most = bound("exclusiveMaximum"), number >= most.value { return "\(path): not less than \(most.text)" }
         default: break
         }
         return combinedViolation(of: value, by: schema, at: path)
