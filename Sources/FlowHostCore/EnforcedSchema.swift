@@ -28,6 +28,12 @@ struct EnforcedSchema {
         unenforceable = Self.firstUnknownKeyword(in: schema, at: "")
     }
 
+    /// A schema the host cannot read: every event is refused with `why`.
+    init(unenforceable why: String) {
+        schema = .null
+        unenforceable = why
+    }
+
     /// What in `value` the schema refuses, as a path and a rule
     /// (`params.code: must be integer`), never the value itself: it may be
     /// a secret. Nil when it fits.

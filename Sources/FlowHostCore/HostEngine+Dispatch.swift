@@ -58,7 +58,7 @@ extension HostEngine {
             return FLOWHOST_ERR_UNDECLARED_EVENT
         }
         // Checked before anything reaches the client (spec §9, "Event schemas").
-        if let schema = plugin.eventSchema(event), let violation = schema.violation(of: params) {
+        if let schema = plugin.eventSchema(spec), let violation = schema.violation(of: params) {
             logger.error("flow \(plugin.name) emitted event \(event) that its declared schema refuses (\(violation)); not sent")
             return FLOWHOST_ERR_INVALID_ARGUMENT
         }

@@ -40,8 +40,8 @@ public final class LoadedPlugin {
     private var instance: UnsafeMutableRawPointer?
     /// The context the host table's functions receive for this plugin.
     var context: PluginContext!
-    /// Its events' params schemas by name, once one was emitted (`eventSchema`).
-    private var preparedEventSchemas: [String: EnforcedSchema]?
+    /// Its events' params schemas by name, each once it was emitted (`eventSchema`).
+    private var preparedEventSchemas: [String: EnforcedSchema] = [:]
 
     init(
         descriptor: UnsafePointer<flowhost_plugin_descriptor_v1>, copy: flowhost_plugin_descriptor_v1, minor: Int, name: String,
@@ -65,16 +65,18 @@ public final class LoadedPlugin {
 
     func declaresEvent(_ event: String) -> EventSpec? { manifest.events.first { $0.name == event } }
 
-    /// The params schema `event` declares, prepared with every other of this
-    /// flow's on the first emission of any: the loader keeps no schema, so
-    /// a start reads none.
-    func eventSchema(_ event: String) -> EnforcedSchema? {
-        if preparedEventSchemas == nil {
-            var prepared: [String: EnforcedSchema] = [:]
-            for spec in describedManifest.events { if let params = spec.params { prepared[spec.name] = EnforcedSchema(params) } }
-            preparedEventSchemas = prepared
-        }
-        return preparedEventSchemas?[event]
+    /// The params schema `event` declares, if any, prepared on its first
+    /// emission from its text in the descriptor's manifest (which lives as
+    /// long as the process): the loader keeps no schema, so a start reads
+    /// none, and an event's first emission reads its schema alone.
+    func eventSchema(_ spec: EventSpec) -> EnforcedSchema? {
+        guard let text = spec.paramsText else { return nil }
+        if let prepared = preparedEventSchemas[spec.name] { return prepared }
+        let bytes = UnsafeRawBufferPointer(start: UnsafeRawPointer(d.manifest!) + text.lowerBound, count: text.count)
+        // The loader read this text already; should it not be JSON now, nothing is sent.
+        let prepared = (try? JSON.parse(bytes)).map(EnforcedSchema.init) ?? EnforcedSchema(unenforceable: "schema: not JSON")
+        preparedEventSchemas[spec.name] = prepared
+        return prepared
     }
     func declaresMethod(_ method: String) -> Bool { manifest.methods.contains { $0.name == method } }
 

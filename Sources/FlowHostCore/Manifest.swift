@@ -97,6 +97,10 @@ public struct EventSpec {
     public var name: String
     public var summary: String
     public var params: JSON?
+    /// Where the params schema's text lies in the manifest's, kept by either
+    /// reading: the host prepares an event's schema from it on the event's
+    /// first emission (`LoadedPlugin.eventSchema`), reading nothing else.
+    var paramsText: Range<Int>?
     /// A challenge event opens a challenge that an answer method closes.
     public var isChallenge: Bool
     /// A resting challenge (the SDK's `getUser` while no one is logged in)

@@ -116,18 +116,22 @@ struct ManifestReader {
     }
 
     private mutating func event() throws(ManifestRefusal) -> EventSpec {
-        var (name, summary, params, isChallenge, isResting) = ("", "", JSON?.none, false, false)
+        var (name, summary, params, paramsText, isChallenge, isResting) = ("", "", JSON?.none, Range<Int>?.none, false, false)
         try object(Self.eventKeys, known: ManifestKeys.event) { (reader: inout ManifestReader, key) throws(ManifestRefusal) in
             switch key {
             case 0: name = try reader.name()
             case 1: summary = try reader.description()
-            case 2: params = try reader.describingSchema()
+            case 2:
+                reader.skipSpace()
+                let start = reader.at
+                params = try reader.describingSchema()
+                paramsText = start..<reader.at
             case 3: isChallenge = try reader.bool()
             default: isResting = try reader.bool()
             }
         }
         try Self.requireName(name)
-        return EventSpec(name: name, summary: summary, params: params, isChallenge: isChallenge, isResting: isResting)
+        return EventSpec(name: name, summary: summary, params: params, paramsText: paramsText, isChallenge: isChallenge, isResting: isResting)
     }
 
     private mutating func service() throws(ManifestRefusal) -> ServiceSpec {
