@@ -80,11 +80,10 @@ struct ManifestReader {
                 }
             default:
                 try reader.array { (reader: inout ManifestReader) throws(ManifestRefusal) in
-                    let topics = FeedTopic.readableHostTopics.sorted().joined(separator: ", ")
-                    let topic = try reader.string(orElse: "must be a host topic a flow may read (one of \(topics))")
+                    let topic = try reader.string(orElse: "must be a host topic a flow may read (one of \(Self.hostTopics))")
                     guard FeedTopic.readableHostTopics.contains(topic) else {
                         throw ManifestRefusal(
-                            "\"\(topic.prefix(80))\" is not a host topic a flow may read (one of \(topics)); a flow's own topics need no listing")
+                            "\"\(topic.prefix(80))\" is not a host topic a flow may read (one of \(Self.hostTopics)); a flow's own topics need no listing")
                     }
                     manifest.reads.insert(topic)
                 }
@@ -97,6 +96,9 @@ struct ManifestReader {
         }
         return manifest
     }
+
+    /// The topics `reads` may list, for a refusal.
+    private static var hostTopics: String { FeedTopic.readableHostTopics.sorted().joined(separator: ", ") }
 
     private mutating func method() throws(ManifestRefusal) -> MethodSpec {
         var method = MethodSpec(name: "")
@@ -181,13 +183,14 @@ struct ManifestReader {
     }
 
     private mutating func param() throws(ManifestRefusal) -> ParamSpec {
-        var (name, typeName, required, description, formatName, secret) = ("", "", true, "", String?.none, false)
+        var (name, typeName, type, required, description, formatName, secret) = ("", "", ParamType?.none, true, "", String?.none, false)
         try object(Self.paramKeys, known: ManifestKeys.param) { (reader: inout ManifestReader, key) throws(ManifestRefusal) in
             switch key {
             case 0: name = try reader.name()
             case 1:
                 typeName = try reader.string(orElse: "required non-empty string")
-                guard ParamType(rawValue: typeName) != nil else {
+                type = ParamType(rawValue: typeName)
+                guard type != nil else {
                     throw ManifestRefusal(typeName.isEmpty ? "required non-empty string" : "unknown type \"\(typeName)\"")
                 }
             case 2: required = try reader.bool()
@@ -197,7 +200,7 @@ struct ManifestReader {
             }
         }
         try Self.requireName(name)
-        guard let type = ParamType(rawValue: typeName) else { throw ManifestRefusal("required non-empty string").within(.key("type")) }
+        guard let type else { throw ManifestRefusal("required non-empty string").within(.key("type")) }
         var format: ParamFormat?
         if let formatName {
             guard let known = ParamFormat(rawValue: formatName) else {
@@ -240,7 +243,7 @@ struct ManifestReader {
 
     /// A JSON-RPC error code as the ABI carries it: a non-zero 32-bit integer.
     private mutating func errorCode() throws(ManifestRefusal) -> Int {
-        let problem = "must be a non-zero integer from \(Int32.min) to \(Int32.max)"
+        let problem = "must be a non-zero integer from -2147483648 to 2147483647"
         guard let first = next else { throw wrongValue(problem) }
         guard first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { throw wrongValue(problem) }
         let start = at
@@ -296,9 +299,9 @@ struct ManifestReader {
 
     /// A value of another type than the one wanted says `problem`; where no
     /// value begins at all, the text is not JSON.
-    private mutating func wrongValue(_ problem: String) -> ManifestRefusal {
+    private mutating func wrongValue(_ problem: @autoclosure () -> String) -> ManifestRefusal {
         guard let byte = next else { return ManifestRefusal(syntax: "the text ends where a value should be", at: at) }
-        return Self.beginsAValue(byte) ? ManifestRefusal(problem) : ManifestRefusal(syntax: "expected a value", at: at)
+        return Self.beginsAValue(byte) ? ManifestRefusal(problem()) : ManifestRefusal(syntax: "expected a value", at: at)
     }
 
     /// An object whose keys are all in `keys`, none twice: `member` reads
@@ -394,8 +397,9 @@ struct ManifestReader {
     }
 
     /// A string value: UTF-8, its escapes decoded; another value says `problem`.
-    private mutating func string(orElse problem: String = "must be a string") throws(ManifestRefusal) -> String {
-        guard next == UInt8(ascii: "\"") else { throw wrongValue(problem) }
+    /// (`problem` is made only when refusing: a manifest is read at each start.)
+    private mutating func string(orElse problem: @autoclosure () -> String = "must be a string") throws(ManifestRefusal) -> String {
+        guard next == UInt8(ascii: "\"") else { throw wrongValue(problem()) }
         let quote = at
         at += 1
         let start = at
@@ -494,18 +498,18 @@ struct ManifestReader {
     /// A summary or a description: checked as any string is, and made into
     /// one only when kept. Plain ASCII is stepped over; anything else goes
     /// through `string`, the one careful reading.
-    private mutating func description(orElse problem: String = "must be a string", nonEmpty: Bool = false) throws(ManifestRefusal) -> String {
-        guard next == UInt8(ascii: "\"") else { throw wrongValue(problem) }
+    private mutating func description(orElse problem: @autoclosure () -> String = "must be a string", nonEmpty: Bool = false) throws(ManifestRefusal) -> String {
+        guard next == UInt8(ascii: "\"") else { throw wrongValue(problem()) }
         if !keepsDescriptions {
             let runEnd = plainRun(from: at + 1)
             if runEnd < bytes.count, bytes[runEnd] == UInt8(ascii: "\"") {
-                guard !nonEmpty || runEnd > at + 1 else { throw ManifestRefusal(problem) }
+                guard !nonEmpty || runEnd > at + 1 else { throw ManifestRefusal(problem()) }
                 at = runEnd + 1
                 return ""
             }
         }
-        let text = try string(orElse: problem)
-        guard !nonEmpty || !text.isEmpty else { throw ManifestRefusal(problem) }
+        let text = try string(orElse: problem())
+        guard !nonEmpty || !text.isEmpty else { throw ManifestRefusal(problem()) }
         return keepsDescriptions ? text : ""
     }
 
