@@ -11,8 +11,9 @@ import Darwin
 /// `--trace FILE`: every frame in (`->`) and out (`<-`), one per line, after
 /// a UTC timestamp with milliseconds, as LSP's trace shows them. Secrets are
 /// masked before anything is written: the values of members named like a
-/// password, a code or a key, and the positional params of the methods that
-/// carry them. A line that is not JSON is written as its length only (it may
+/// password, a code or a key, the positional params of the methods that
+/// carry them, and what the loaded flows declare secret (`DeclaredSecrets`),
+/// whatever its name. A line that is not JSON is written as its length only (it may
 /// be anything, a password pasted into the wrong window included).
 ///
 /// Used on the loop thread only (the engine's input, and its frame sink).
@@ -23,6 +24,13 @@ public final class FrameTrace {
     // session token is a bearer credential to whoever trusts the issuer.
 
     private let fd: Int32
+    /// Reads what the loaded flows declare secret; set by the engine.
+    var declaredSecretsSource: (() -> DeclaredSecrets)?
+    /// Read on the first frame recorded after the flows changed.
+    private var declaredSecrets: DeclaredSecrets?
+
+    /// The flows changed: their declared secrets are read again.
+    func forgetDeclaredSecrets() { declaredSecrets = nil }
 
     /// Opens (creates, mode 0600) or appends to `path`. An existing file is
     /// taken only if it is as private as a new one: a regular file (not a
@@ -62,7 +70,8 @@ public final class FrameTrace {
     private func record(_ direction: String, _ bytes: UnsafeRawBufferPointer) {
         let shown: String
         if let value = try? JSON.parse(bytes) {
-            Self.masked(value)
+            if declaredSecrets == nil { declaredSecrets = declaredSecretsSource?() }
+            Self.masked(value, declared: declaredSecrets)
             shown = value.serialized()
         } else {
             shown = "(not JSON, \(bytes.count) bytes)"
@@ -71,17 +80,20 @@ public final class FrameTrace {
         _ = try? SystemFile.writeAll(fd, line)
     }
 
-    /// Masks the secrets in a message (or a batch) in place.
-    static func masked(_ value: JSON) {
+    /// Masks the secrets in a message (or a batch) in place: those named
+    /// like one, and those the flows declare.
+    static func masked(_ value: JSON, declared: DeclaredSecrets? = nil) {
         if value.kind == .array {
-            for element in value.elements { masked(element) }
+            for element in value.elements { masked(element, declared: declared) }
             return
         }
         guard value.kind == .object else { return }
         if let params = value["params"] {
-            if params.kind == .array, let method = value["method"]?.stringValue, let positions = secretPositions[method] {
+            let method = value["method"]?.stringValue
+            if params.kind == .array, let method, let positions = secretPositions[method] {
                 for position in positions where position < params.count { params.replace(at: position, with: .string(mask)) }
             }
+            if let method, let declared { declared.mask(params, of: method, with: mask) }
             maskMembers(params)
         }
         if let result = value["result"] { maskMembers(result) }

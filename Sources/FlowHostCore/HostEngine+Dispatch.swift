@@ -57,6 +57,11 @@ extension HostEngine {
             logger.error("flow \(plugin.name) emitted undeclared event \(event); dropped")
             return FLOWHOST_ERR_UNDECLARED_EVENT
         }
+        // Checked before anything reaches the client (spec §9, "Event schemas").
+        if let schema = plugin.eventSchema(spec), let violation = schema.violation(of: params) {
+            logger.error("flow \(plugin.name) emitted event \(event) that its declared schema refuses (\(violation)); not sent")
+            return FLOWHOST_ERR_INVALID_ARGUMENT
+        }
         if spec.isChallenge { dialogues.openChallenge(event, params: params, owner: plugin, spec: spec) }
         send(.event(name: event, params: params))
         return FLOWHOST_OK

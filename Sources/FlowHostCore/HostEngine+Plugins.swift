@@ -29,14 +29,12 @@ extension HostEngine {
             }
             plugins.append(plugin)
             names.add(plugin)
-            if !plugin.manifest.readInOnePass {
-                logger.debug("flow \(plugin.name): its manifest was read through a JSON tree (the one-pass reader gave up on it), a slower start")
-            }
             if let pid = plugin.isolatedProcessID {
                 logger.info("flow \(plugin.name) runs in process \(pid), confined: \(plugin.confinement ?? "none")")
             }
         }
         discoverDocument = nil
+        frameTrace?.forgetDeclaredSecrets()
     }
 
     /// A service a flow's `uses` names that neither the host nor any loaded

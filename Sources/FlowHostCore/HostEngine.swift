@@ -73,7 +73,11 @@ public final class HostEngine: ClientConnection {
 
     /// `--trace`: every incoming frame is recorded here (the outgoing ones
     /// by the `TracingSink` the engine writes to). Set before serving.
-    public var frameTrace: FrameTrace?
+    public var frameTrace: FrameTrace? {
+        didSet {
+            frameTrace?.declaredSecretsSource = { [unowned self] in DeclaredSecrets(plugins.map(\.describedManifest)) }
+        }
+    }
     /// The published contract `rpc.discover` lays over the declarations, if
     /// one was found. Set before serving.
     public var publishedContract: PublishedContract?

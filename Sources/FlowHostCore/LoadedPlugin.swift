@@ -40,6 +40,8 @@ public final class LoadedPlugin {
     private var instance: UnsafeMutableRawPointer?
     /// The context the host table's functions receive for this plugin.
     var context: PluginContext!
+    /// Its events' params schemas by name, each once it was emitted (`eventSchema`).
+    private var preparedEventSchemas: [String: EnforcedSchema] = [:]
 
     init(
         descriptor: UnsafePointer<flowhost_plugin_descriptor_v1>, copy: flowhost_plugin_descriptor_v1, minor: Int, name: String,
@@ -62,6 +64,20 @@ public final class LoadedPlugin {
     var servesAsynchronously: Bool { d.serve != nil }
 
     func declaresEvent(_ event: String) -> EventSpec? { manifest.events.first { $0.name == event } }
+
+    /// The params schema `event` declares, if any, prepared on its first
+    /// emission from its text in the descriptor's manifest (which lives as
+    /// long as the process): the loader keeps no schema, so a start reads
+    /// none, and an event's first emission reads its schema alone.
+    func eventSchema(_ spec: EventSpec) -> EnforcedSchema? {
+        guard let text = spec.paramsText else { return nil }
+        if let prepared = preparedEventSchemas[spec.name] { return prepared }
+        let bytes = UnsafeRawBufferPointer(start: UnsafeRawPointer(d.manifest!) + text.lowerBound, count: text.count)
+        // The loader read this text already; should it not be JSON now, nothing is sent.
+        let prepared = (try? JSON.parse(bytes)).map(EnforcedSchema.init) ?? EnforcedSchema(unenforceable: "schema: not JSON")
+        preparedEventSchemas[spec.name] = prepared
+        return prepared
+    }
     func declaresMethod(_ method: String) -> Bool { manifest.methods.contains { $0.name == method } }
 
     func create(host: UnsafePointer<flowhost_host_v1>, config: JSON) throws(FlowHostError) {
@@ -86,7 +102,14 @@ public final class LoadedPlugin {
         guard let instance, let handle = d.handle else {
             return .failure(FlowHostError.internalError.withMessage("flow \(name) cannot handle calls"))
         }
-        return invoke { result, error in method.withCString { name in params.withUnsafeRaw { handle(instance, name, $0, result, error) } } }
+        let outcome = invoke { result, error in method.withCString { name in params.withUnsafeRaw { handle(instance, name, $0, result, error) } } }
+        // Held to the errors its method declares (spec §9, "Declared errors").
+        guard case .failure(let error) = outcome, let spec = manifest.methods.first(where: { $0.name == method }),
+            let broken = spec.undeclared(error, by: name)
+        else { return outcome }
+        context?.engine.logger.error(
+            "flow \(name) returned error \(error.code) from \(method), which does not declare it; the client gets \(ErrorCode.internalError)")
+        return .failure(broken)
     }
 
     func callService(_ service: String, params: JSON) -> Result<JSON?, FlowHostError> {

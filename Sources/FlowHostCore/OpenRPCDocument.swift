@@ -26,6 +26,7 @@ enum OpenRPCDocument {
             } else {
                 method["result"] = ["name": "result", "schema": spec.result ?? .object()]
             }
+            if !spec.errors.isEmpty { method["errors"] = .array(spec.errors.map(describe)) }
             if !spec.answers.isEmpty { method["x-flowhost-answers"] = .array(spec.answers.map(JSON.string)) }
             if spec.startsDialogue { method["x-flowhost-startsDialogue"] = true }
             // Who serves it: the host, or every flow that declares it (an
@@ -79,7 +80,15 @@ enum OpenRPCDocument {
     private static func describe(_ param: ParamSpec) -> JSON {
         let descriptor: JSON = ["name": .string(param.name), "required": .bool(param.required), "schema": schema(for: param)]
         if !param.description.isEmpty { descriptor["description"] = .string(param.description) }
+        if param.secret { descriptor["x-flowhost-secret"] = true }
         return descriptor
+    }
+
+    /// OpenRPC's Error Object; the description, which it has no place for, as an extension.
+    private static func describe(_ error: DeclaredError) -> JSON {
+        let object: JSON = ["code": .int(error.code), "message": .string(error.message)]
+        if !error.description.isEmpty { object["x-flowhost-description"] = .string(error.description) }
+        return object
     }
 
     private static func schema(for param: ParamSpec) -> JSON {

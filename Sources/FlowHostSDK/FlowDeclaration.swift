@@ -10,13 +10,32 @@ public struct FlowParam: Sendable {
     public var required: Bool
     public var description: String
     public var format: Format?
+    /// Its value is a secret: the host masks it wherever it shows or records
+    /// traffic, whatever its name (spec §8).
+    public var secret: Bool
 
-    public init(_ name: String, _ kind: Kind, required: Bool = true, description: String = "", format: Format? = nil) {
+    public init(_ name: String, _ kind: Kind, required: Bool = true, description: String = "", format: Format? = nil, secret: Bool = false) {
         self.name = name
         self.kind = kind
         self.required = required
         self.description = description
         self.format = format
+        self.secret = secret
+    }
+}
+
+/// An error a method declares it may return: listed in `rpc.discover`, and
+/// once a method declares any, the host holds it to them (spec §9,
+/// "Declared errors").
+public struct FlowErrorDeclaration: Sendable {
+    public var code: Int32
+    public var message: String
+    public var description: String
+
+    public init(_ code: Int32, _ message: String, description: String = "") {
+        self.code = code
+        self.message = message
+        self.description = description
     }
 }
 
@@ -30,10 +49,12 @@ public struct FlowMethod: Sendable {
     public var answers: [String]
     /// It starts a dialogue: the host refuses it while another is in progress.
     public var startsDialogue: Bool
+    /// The errors it may return; empty: undeclared (any).
+    public var errors: [FlowErrorDeclaration]
 
     public init(
         _ name: String, summary: String = "", params: [FlowParam] = [], resultSchema: String? = nil, answers: [String] = [],
-        startsDialogue: Bool = false
+        startsDialogue: Bool = false, errors: [FlowErrorDeclaration] = []
     ) {
         self.name = name
         self.summary = summary
@@ -41,13 +62,15 @@ public struct FlowMethod: Sendable {
         self.resultSchema = resultSchema
         self.answers = answers
         self.startsDialogue = startsDialogue
+        self.errors = errors
     }
 }
 
 public struct FlowEvent: Sendable {
     public var name: String
     public var summary: String
-    /// Params schema as JSON text, if any.
+    /// Params schema as JSON text, if any: the host checks each emission
+    /// against it, and masks a property whose schema says `"secret": true`.
     public var paramsSchema: String?
     public var isChallenge: Bool
     /// A resting challenge (what is asked while nothing happens) never expires.

@@ -18,7 +18,9 @@ public final class FlowHost {
 
     public enum LogLevel: Int32 { case debug = 0, info = 1, warning = 2, error = 3 }
 
-    /// Sends an event to the client. Declared challenge events open a challenge.
+    /// Sends an event to the client. Declared challenge events open a
+    /// challenge. False when nothing was sent: the event is not declared, or
+    /// its params do not fit the schema it declares (the host logs why).
     @discardableResult
     public func emit(_ event: String, _ params: JSON) -> Bool {
         table.pointee.emit_event(context, event, params.newReference()) == FLOWHOST_OK

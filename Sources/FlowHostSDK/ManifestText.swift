@@ -44,6 +44,17 @@ struct ManifestText {
 
     mutating func bool(_ value: Bool) { raw(value ? "true" : "false") }
 
+    mutating func integer(_ value: Int32) {
+        var digits: [UInt8] = []
+        var rest = value.magnitude
+        repeat {
+            digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        bytes.append(contentsOf: digits.reversed())
+    }
+
     /// `"name":true` when `isSet`; a flag that is off is left out.
     mutating func flag(_ name: StaticString, _ isSet: Bool) {
         guard isSet else { return }
@@ -101,6 +112,21 @@ extension FlowDeclaration {
                 out.strings(method.answers)
             }
             out.flag("startsDialogue", method.startsDialogue)
+            if !method.errors.isEmpty {
+                out.key("errors")
+                out.list(method.errors) { out, error in
+                    out.raw("{")
+                    out.key("code", first: true)
+                    out.integer(error.code)
+                    out.key("message")
+                    out.string(error.message)
+                    if !error.description.isEmpty {
+                        out.key("description")
+                        out.string(error.description)
+                    }
+                    out.raw("}")
+                }
+            }
             out.raw("}")
         }
         out.key("events")
@@ -149,6 +175,7 @@ extension FlowDeclaration {
                 out.key("format")
                 out.string(format.rawValue)
             }
+            out.flag("secret", param.secret)
             out.raw("}")
         }
     }

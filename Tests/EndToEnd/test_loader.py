@@ -19,6 +19,8 @@ REFUSALS = [
     ("reserved_name", "flow name sessions is reserved for the host"),
     ("reads_other", 'reads[0]: "echo.secrets" is not a host topic a flow may read'),
     ("unknown_key", 'methods[0].startsDialog: unknown key; did you mean "startsDialogue"?'),
+    ("not_json_manifest",
+     'manifest is not JSON: expected \',\' or \'}\' at line 1, column 37 (in methods[0]) near "{"methods":[{"name":"notjson.begin" "params":[]}]}"'),
 ]
 
 
@@ -96,26 +98,11 @@ def test_a_built_flow_exports_its_entry_symbol_only(library):
     assert exported == ["flowhost_plugin_v1"], exported
 
 
-def test_every_built_flows_manifest_is_read_in_one_pass(flowhost_bin, tmp_path):
-    # The loader reads a plain manifest in one pass and only a manifest it
-    # gives up on through a JSON tree (ManifestReader): a built flow whose
-    # manifest took the slow road would cost every start.
-    out = subprocess.run(
-        [flowhost_bin, "--examples", "--log-level", "debug", "--store", str(tmp_path / "store.sqlite")],
-        input='{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}\n', capture_output=True, text=True, timeout=30)
-    assert out.returncode == 0, out.stderr
-    assert '"openrpc":"1.3.2"' in out.stdout
-    assert "read through a JSON tree" not in out.stderr, out.stderr
-
-
-def test_a_manifest_the_one_pass_reader_gives_up_on_still_loads(spawn, echo_dir, test_plugins):
-    # A \u escape in a summary: the tree reads it, the flow loads, and the
-    # host says so at debug level.
-    host = spawn("--no-default-plugins", "--log-level", "debug", "--plugins", test_plugins["escaped_manifest"])
+def test_a_manifest_with_escapes_loads_as_it_spells(spawn, test_plugins):
+    host = spawn("--no-default-plugins", "--plugins", test_plugins["escaped_manifest"])
     flows = host.initialize(device=DEVICE)["flows"]
     assert [flow["name"] for flow in flows] == ["escaped"]
-    # The host holds no summaries: rpc.discover reads the manifest again, through the tree too.
+    # The host holds no summaries: rpc.discover reads the manifest again.
     methods = {method["name"]: method for method in host.request("rpc.discover")["methods"]}
-    assert methods["escaped.begin"]["summary"] == "caf\u00e9"
+    assert methods["escaped.begin"]["summary"] == "caf\u00e9 \U0001F511"
     host.shutdown()
-    assert "flow escaped: its manifest was read through a JSON tree" in host.stderr_text()

@@ -39,7 +39,7 @@ import Testing
 
     @Test func aParamNamedTwiceIsRefused() {
         let twice = #"{"methods":[{"name":"m","params":[{"name":"a","type":"string"},{"name":"b","type":"integer"},{"name":"a","type":"string"}]}]}"#
-        #expect(refusal(twice) == "methods[0].params: duplicate parameter name")
+        #expect(refusal(twice) == #"methods[0].params: duplicate parameter name "a""#)
         #expect(refusal(twice.replacingOccurrences(of: #"{"name":"a","type":"string"}]"#, with: #"{"name":"c","type":"string"}]"#)) == nil)
     }
 

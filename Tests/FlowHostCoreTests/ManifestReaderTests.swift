@@ -3,9 +3,9 @@
 import FlowJSON
 import Testing
 
-/// `ManifestReader` reads plain manifests in one pass and gives up on the
-/// rest: what it accepts, the tree reading must accept and read the same;
-/// what the tree reading refuses, it must never accept.
+/// The manifest reader: what it accepts and how it reads it, and each
+/// refusal with the path of the fault, or for text that is not JSON its
+/// line, column and an excerpt.
 @Suite struct ManifestReaderTests {
     /// A manifest with every key at every level, as the SDK writes it.
     static let everyKey = FlowDeclaration(
@@ -15,11 +15,12 @@ import Testing
                 "begin", summary: "Starts it (\"quoted\", back\\slash, é, 🔑, a/b).",
                 params: [
                     FlowParam("userID", .string, description: "who"),
-                    FlowParam("code", .string, required: false, format: .userID),
+                    FlowParam("code", .string, required: false, format: .userID, secret: true),
                     FlowParam("level", .integer),
                 ],
                 resultSchema: #"{"type": "object",  "properties": {"b": {"type": ["string", "null"]}, "a": {"minimum": -1.5e3}}}"#,
-                startsDialogue: true),
+                startsDialogue: true,
+                errors: [FlowErrorDeclaration(7, "Too many tries", description: "Wait an hour."), FlowErrorDeclaration(-32006, "Not now")]),
             FlowMethod("answer", params: [FlowParam("value", .any)], answers: ["getThing"]),
         ],
         events: [
@@ -30,181 +31,218 @@ import Testing
         uses: ["audit.record", "sample.lookup"], reads: ["sessions.ended", "notifications.created"]
     ).manifestText()
 
-    /// The same manifest laid out by hand: whitespace everywhere JSON allows
-    /// it, keys in another order, the one-letter escapes.
+    /// The same kind of manifest laid out by hand: whitespace everywhere
+    /// JSON allows it, keys in another order, every escape.
     static let spaced = """
-        \r\n { "uses" : [ "audit.record" ] ,
+        \r\n { "uses" : [ "audit.record", "caf\\u00e9", "\\ud83d\\udd11" ] ,
           "methods": [ { "answers": "getThing", "name" : "answer\\t\\/x", "params": [
-             { "type": "string", "name": "v", "format": "deviceName", "required": false, "description": "a\\nb\\"c\\\\" } ] },
-           {"result": null, "name": "plain", "startsDialogue": false, "summary": "\\b\\f\\r"} ],
+             { "type": "string", "name": "v", "format": "deviceName", "required": false, "description": "a\\nb\\"c\\\\", "secret": true } ] },
+           {"result": null, "name": "plain", "startsDialogue": false, "summary": "\\b\\f\\r", "errors": [ {"message": "m", "code": 141} ] } ],
           "events" : [ {"challenge" : true, "name":"getThing", "params": [ 1, -0.5, "x", {"k": [true, false, null]} ] } ],
           "services": [ ], "reads": [] }\t
         """
 
-    private func describe(_ manifest: PluginManifest) -> String {
-        func params(_ list: [ParamSpec]?) -> String {
-            guard let list else { return "nil" }
-            return list.map { "\($0.name)|\($0.type)|\($0.required)|\($0.description)|\(String(describing: $0.format))" }.joined(separator: ";")
+    private func refusal(_ text: String, _ reading: PluginManifest.Reading = .whole) -> String? {
+        do {
+            _ = try PluginManifest.parse(text, reading)
+            return nil
+        } catch {
+            return error.description
         }
-        var lines: [String] = []
-        for m in manifest.methods {
-            lines.append(
-                "method \(m.name)|\(m.summary)|\(params(m.params))|\(m.result?.serialized() ?? "-")|\(m.answers)|\(m.startsDialogue)")
-        }
-        for e in manifest.events {
-            lines.append("event \(e.name)|\(e.summary)|\(e.params?.serialized() ?? "-")|\(e.isChallenge)|\(e.isResting)")
-        }
-        for s in manifest.services { lines.append("service \(s.name)|\(s.summary)|\(params(s.params))") }
-        lines.append("uses \(manifest.uses.sorted())")
-        lines.append("reads \(manifest.reads.sorted())")
-        return lines.joined(separator: "\n")
     }
 
-    private func oneError(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let fast = text.utf8.withContiguousStorageIfAvailable(ManifestReader.read) ?? nil
-        let tree = try? PluginManifest.parseThroughTree(text)
-        guard let fast else { return }
-        guard let tree else {
-            Issue.record("the one-pass reader accepted a manifest the tree refuses: \(text)", sourceLocation: sourceLocation)
-            return
-        }
-        #expect(describe(fast) == describe(tree), "read differently: \(text)", sourceLocation: sourceLocation)
-    }
-
-    private func readInOnePass(_ text: String) -> PluginManifest? {
-        text.utf8.withContiguousStorageIfAvailable(ManifestReader.read) ?? nil
-    }
-
-    /// The loader reads a descriptor's C string where it lies; it must read
-    /// it as the same text made a String: the same manifest, or the same refusal.
-    @Test func aDescriptorsCStringIsReadAsItsText() {
-        typealias Reading = Result<PluginManifest, PluginManifest.Invalid>
-        // Invalid UTF-8 (a lone 0xFF): the one-pass reader gives up on the
-        // bytes, and the String made of them carries U+FFFD instead.
-        let badUTF8 = Array(#"{"uses":["a"#.utf8) + [0xFF] + Array(#""]}"#.utf8)
-        let texts = [Self.everyKey, Self.spaced, "{}", #"{"methods": 3}"#, #"{"uses": ["a\u00e9"]}"#, #"{"nope": 1}"#]
-        for bytes in texts.map({ Array($0.utf8) }) + [badUTF8] {
-            let cString = (bytes + [0]).map { CChar(bitPattern: $0) }
-            let text = String(decoding: bytes, as: UTF8.self)
-            let fromText = Reading { () throws(PluginManifest.Invalid) in try PluginManifest.parse(text) }
-            let fromC = cString.withUnsafeBufferPointer { buffer in
-                Reading { () throws(PluginManifest.Invalid) in try PluginManifest.parse(cString: buffer.baseAddress!) }
-            }
-            switch (fromText, fromC) {
-            case (.success(let expected), .success(let read)):
-                #expect(describe(read) == describe(expected), "\(text)")
-            case (.failure(let expected), .failure(let read)):
-                #expect(read.description == expected.description, "\(text)")
-            default:
-                Issue.record("read as text: \(fromText); read in place: \(fromC)")
+    private func refusal(bytes: [UInt8]) -> String? {
+        let cString = (bytes + [0]).map { CChar(bitPattern: $0) }
+        return cString.withUnsafeBufferPointer { buffer -> String? in
+            do throws(PluginManifest.Invalid) {
+                _ = try PluginManifest.parse(cString: buffer.baseAddress!)
+                return nil
+            } catch {
+                return error.description
             }
         }
-        #expect((try? PluginManifest.parse(cString: Self.everyKey))?.readInOnePass == true)
+    }
+
+    @Test func everyKeyIsReadAsDeclared() throws {
+        let manifest = try PluginManifest.parse(Self.everyKey)
+        let begin = manifest.methods[0]
+        #expect(begin.summary == "Starts it (\"quoted\", back\\slash, é, 🔑, a/b).")
+        #expect(begin.params.map(\.secret) == [false, true, false])
+        #expect(begin.params[1].format == .userID && !begin.params[1].required)
+        #expect(begin.errors == [DeclaredError(code: 7, message: "Too many tries", description: "Wait an hour."), DeclaredError(code: -32006, message: "Not now")])
+        #expect(begin.result?.serialized() == #"{"type":"object","properties":{"b":{"type":["string","null"]},"a":{"minimum":-1500.0}}}"#)
+        #expect(manifest.methods[1].answers == ["getThing"] && manifest.methods[1].errors.isEmpty)
+        #expect(manifest.events[0].params?.serialized() == #"{"type":"object","required":["a"]}"#)
+        #expect(manifest.events[1].params?.serialized() == "true")
+        #expect(manifest.uses == ["audit.record", "sample.lookup"] && manifest.reads == ["sessions.ended", "notifications.created"])
+    }
+
+    @Test func whitespaceKeyOrderAndEveryEscapeAreRead() throws {
+        let spaced = try PluginManifest.parse(Self.spaced)
+        #expect(spaced.uses == ["audit.record", "café", "🔑"])
+        #expect(spaced.methods[0].name == "answer\t/x")
+        #expect(spaced.methods[0].params == [ParamSpec(name: "v", type: .string, required: false, description: "a\nb\"c\\", format: .deviceName, secret: true)])
+        #expect(spaced.methods[1].summary == "\u{8}\u{C}\r")
+        #expect(spaced.methods[1].result?.serialized() == "null")
+        #expect(spaced.methods[1].errors == [DeclaredError(code: 141, message: "m")])
+        #expect(spaced.events[0].params?.serialized() == #"[1,-0.5,"x",{"k":[true,false,null]}]"#)
+        // A key may be escaped too: it is the key it spells.
+        #expect(try PluginManifest.parse(#"{"m\u0065thods":[{"n\u0061me":"a"}]}"#).methods.map(\.name) == ["a"])
     }
 
     /// The loader keeps only what the host enforces: the same manifest
-    /// with its summaries, descriptions and schemas left out, from either
-    /// reading, and refused exactly when the whole reading refuses it.
+    /// with its summaries, descriptions, error messages and schemas left out.
     @Test func theEnforcedReadingIsTheWholeOneWithoutItsDescriptions() throws {
-        // The last one has a `\u` escape in a summary: the tree reads it.
-        for text in [Self.everyKey, Self.spaced, "{}", #"{"methods":[{"name":"a","summary":"caf\u00e9","params":[]}]}"#] {
-            let whole = try PluginManifest.parse(text)
-            let enforced = try PluginManifest.parse(text, .enforced)
-            #expect(describe(enforced) == describe(whole.kept(.enforced)), "\(text)")
-            #expect(enforced.readInOnePass == whole.readInOnePass)
-            let fromC = try text.withCString { cString throws(PluginManifest.Invalid) in try PluginManifest.parse(cString: cString, .enforced) }
-            #expect(describe(fromC) == describe(enforced))
-        }
+        let whole = try PluginManifest.parse(Self.everyKey)
         let enforced = try PluginManifest.parse(Self.everyKey, .enforced)
         #expect(enforced.methods.allSatisfy { $0.summary.isEmpty && $0.result == nil && $0.params.allSatisfy(\.description.isEmpty) })
+        #expect(enforced.methods.allSatisfy { $0.errors.allSatisfy { $0.message.isEmpty && $0.description.isEmpty } })
         #expect(enforced.events.allSatisfy { $0.summary.isEmpty && $0.params == nil })
         #expect(enforced.services.allSatisfy { $0.summary.isEmpty })
         // What is enforced is all there.
+        #expect(enforced.methods.map(\.name) == whole.methods.map(\.name))
         #expect(enforced.methods[0].params.map(\.name) == ["userID", "code", "level"] && enforced.methods[0].params[1].format == .userID)
+        #expect(enforced.methods[0].params.map(\.secret) == [false, true, false])
+        #expect(enforced.methods[0].errors.map(\.code) == [7, -32006])
         #expect(enforced.methods[0].startsDialogue && enforced.methods[1].answers == ["getThing"])
         #expect(enforced.events[0].isChallenge && enforced.events[0].isResting)
         #expect(enforced.services[0].params?.map(\.name) == ["key"] && enforced.services[1].params == nil)
-        #expect(enforced.uses == ["audit.record", "sample.lookup"] && enforced.reads == ["sessions.ended", "notifications.created"])
+        #expect(enforced.uses == whole.uses && enforced.reads == whole.reads)
+        // Read in place from a C string, the same.
+        let fromC = try Self.everyKey.withCString { cString throws(PluginManifest.Invalid) in try PluginManifest.parse(cString: cString, .enforced) }
+        #expect(fromC.methods[0].params == enforced.methods[0].params && fromC.methods[0].errors == enforced.methods[0].errors)
     }
 
-    /// Descriptions left out are still checked: a summary or a schema the
-    /// whole reading refuses makes the enforced reading refuse too.
-    @Test func theEnforcedReadingChecksWhatItLeavesOut() {
-        let badDescriptions = [
-            #"{"methods":[{"name":"a","summary":3}]}"#,
-            #"{"methods":[{"name":"a","summary":"x\qy"}]}"#,
-            #"{"methods":[{"name":"a","result":{"x":1,"x":2}}]}"#,
-            #"{"events":[{"name":"e","params":{"x":01}}]}"#,
-            #"{"methods":[{"name":"a","params":[{"name":"p","type":"string","description":"\u12"}]}]}"#,
+    /// What a refusal says: the path of the fault and what is wrong.
+    @Test func eachFaultOfContentIsNamedByItsPath() {
+        let refused: [(String, String)] = [
+            (#"{"method":[]}"#, #"method: unknown key; did you mean "methods"?"#),
+            (#"{"methods":[{"name":"a"},{"name":"b","startsDialog":true}]}"#, #"methods[1].startsDialog: unknown key; did you mean "startsDialogue"?"#),
+            (#"{"methods":[{"name":"a","params":[{"name":"p","type":"string","secrte":true}]}]}"#,
+             #"methods[0].params[0].secrte: unknown key; did you mean "secret"?"#),
+            (#"{"methods":[{"name":"a","errors":[{"code":1,"mesage":"x"}]}]}"#, #"methods[0].errors[0].mesage: unknown key; did you mean "message"?"#),
+            (#"{"methods":[{"name":""}]}"#, "methods[0].name: required non-empty string"),
+            (#"{"methods":[{"summary":"no name"}]}"#, "methods[0].name: required non-empty string"),
+            (#"{"methods":[{"name":3}]}"#, "methods[0].name: required non-empty string"),
+            (#"{"methods":[3]}"#, "methods[0]: must be an object"),
+            (#"{"methods":{}}"#, "methods: must be an array"),
+            (#"{"methods":[{"name":"a","params":{}}]}"#, "methods[0].params: must be an array"),
+            (#"{"methods":[{"name":"a","startsDialogue":"yes"}]}"#, "methods[0].startsDialogue: must be true or false"),
+            (#"{"events":[{"name":"e","summary":3}]}"#, "events[0].summary: must be a string"),
+            (#"{"events":[{"name":"e","challenge":1}]}"#, "events[0].challenge: must be true or false"),
+            (#"{"methods":[{"name":"a","params":[{"name":"p","type":"text"}]}]}"#, #"methods[0].params[0].type: unknown type "text""#),
+            (#"{"methods":[{"name":"a","params":[{"name":"p"}]}]}"#, "methods[0].params[0].type: required non-empty string"),
+            (#"{"methods":[{"name":"a","params":[{"name":"q","type":"string"},{"name":"p","type":"string","secret":"yes"}]}]}"#,
+             "methods[0].params[1].secret: must be true or false"),
+            (#"{"methods":[{"name":"a","params":[{"name":"p","type":"string","format":"email"}]}]}"#,
+             #"methods[0].params[0].format: unknown format "email" for a string"#),
+            (#"{"methods":[{"name":"a","params":[{"name":"p","type":"integer","format":"userID"}]}]}"#,
+             #"methods[0].params[0].format: format "userID" is for a string param only, not a integer"#),
+            (#"{"methods":[{"name":"a","params":[{"name":"p","type":"string"},{"name":"p","type":"string"}]}]}"#,
+             #"methods[0].params: duplicate parameter name "p""#),
+            (#"{"methods":[{"name":"a","answers":3}]}"#, "methods[0].answers: must be a string or an array of strings"),
+            (#"{"methods":[{"name":"a","answers":["x",3]}]}"#, "methods[0].answers: must be a string or an array of strings"),
+            (#"{"methods":[{"name":"a","answers":"getX"}]}"#, #"method a answers "getX", which is not a challenge event of this flow"#),
+            (#"{"methods":[{"name":"a","errors":[{"code":0,"message":"x"}]}]}"#,
+             "methods[0].errors[0].code: must be a non-zero integer from -2147483648 to 2147483647"),
+            (#"{"methods":[{"name":"a","errors":[{"code":2147483648,"message":"x"}]}]}"#,
+             "methods[0].errors[0].code: must be a non-zero integer from -2147483648 to 2147483647"),
+            (#"{"methods":[{"name":"a","errors":[{"code":1.5,"message":"x"}]}]}"#,
+             "methods[0].errors[0].code: must be a non-zero integer from -2147483648 to 2147483647"),
+            (#"{"methods":[{"name":"a","errors":[{"code":"7","message":"x"}]}]}"#,
+             "methods[0].errors[0].code: must be a non-zero integer from -2147483648 to 2147483647"),
+            (#"{"methods":[{"name":"a","errors":[{"message":"x"}]}]}"#, "methods[0].errors[0].code: required: a non-zero integer"),
+            (#"{"methods":[{"name":"a","errors":[{"code":7}]}]}"#, "methods[0].errors[0].message: required non-empty string"),
+            (#"{"methods":[{"name":"a","errors":[{"code":7,"message":""}]}]}"#, "methods[0].errors[0].message: required non-empty string"),
+            (#"{"methods":[{"name":"a","errors":[{"code":7,"message":"x"},{"code":7,"message":"y"}]}]}"#,
+             "methods[0].errors[1]: code 7 is declared twice"),
+            (#"{"services":[{"name":"s","params":null}]}"#, "services[0].params: must be an array"),
+            (#"{"uses":[""]}"#, "uses[0]: must be a service name"),
+            (#"{"uses":[3]}"#, "uses[0]: must be a service name"),
+            (#"{"reads":["sessions.opened"]}"#,
+             #"reads[0]: "sessions.opened" is not a host topic a flow may read (one of notifications.created, notifications.updated, sessions.ended); a flow's own topics need no listing"#),
+            ("[]", "manifest must be an object"),
+            (#""methods""#, "manifest must be an object"),
         ]
-        for text in badDescriptions {
-            #expect(throws: PluginManifest.Invalid.self, "\(text)") { try PluginManifest.parse(text, .enforced) }
+        for (text, expected) in refused {
+            #expect(refusal(text) == expected, "\(text)")
+            // The loader's reading refuses it the same way.
+            #expect(refusal(text, .enforced) == expected, "\(text)")
         }
-        // Bytes that are not UTF-8 in a summary: the one-pass reading gives up on both.
-        let notUTF8 = Array(#"{"methods":[{"name":"a","summary":"x"#.utf8) + [0xC3, 0x28] + Array(#""}]}"#.utf8)
-        #expect(notUTF8.withUnsafeBufferPointer { ManifestReader.read($0, .enforced) } == nil)
     }
 
-    @Test func plainManifestsAreReadInOnePassAsTheTreeReadsThem() throws {
-        for text in [Self.everyKey, Self.spaced, "{}", " {\"methods\":[]} "] {
-            let fast = try #require(readInOnePass(text), "gave up on: \(text)")
-            #expect(fast.readInOnePass)
-            let tree = try PluginManifest.parseThroughTree(text)
-            #expect(!tree.readInOnePass)
-            #expect(describe(fast) == describe(tree))
-            #expect(try PluginManifest.parse(text).readInOnePass)
-        }
-        let spaced = try #require(readInOnePass(Self.spaced))
-        #expect(spaced.methods[0].name == "answer\t/x")
-        #expect(spaced.methods[0].params[0].description == "a\nb\"c\\")
-        #expect(spaced.methods[1].summary == "\u{8}\u{C}\r")
-        #expect(spaced.methods[1].result?.serialized() == "null")
-        #expect(spaced.events[0].params?.serialized() == #"[1,-0.5,"x",{"k":[true,false,null]}]"#)
-    }
-
-    @Test func itGivesUpOnWhatTheTreeRefusesOrNamesBetter() {
-        let refused = [
-            #"{"method":[]}"#,  // an unknown key: the tree names the nearest
-            #"{"methods":[{"name":"a","startsDialog":true}]}"#,
-            #"{"methods":[],"methods":[]}"#,  // a key twice
-            #"{"methods":[{"name":"a","name":"b"}]}"#,
-            #"{"methods":[{"name":""}]}"#,
-            #"{"methods":[{"summary":"no name"}]}"#,
-            #"{"methods":[{"name":"a","startsDialogue":"yes"}]}"#,
-            #"{"methods":[{"name":"a","params":[{"name":"p","type":"text"}]}]}"#,
-            #"{"methods":[{"name":"a","params":[{"name":"p","type":"integer","format":"userID"}]}]}"#,
-            #"{"methods":[{"name":"a","params":[{"name":"p","type":"string"},{"name":"p","type":"string"}]}]}"#,
-            #"{"methods":[{"name":"a","answers":"getX"}]}"#,  // not a challenge event of this flow
-            #"{"methods":[{"name":"a","result":{"x":1,"x":2}}]}"#,
-            #"{"methods":[{"name":"a","result":{"x":01}}]}"#,
-            #"{"events":[{"name":"e","challenge":1}]}"#,
-            #"{"services":[{"name":"s","params":null}]}"#,
-            #"{"uses":[""]}"#,
-            #"{"reads":["sessions.opened"]}"#,
-            #"{"uses":["a"]} x"#,
-            #"[]"#,
-            "",
+    /// Text that is not JSON: where it stops being JSON, by line and column,
+    /// within which entry, and the text around it.
+    @Test func textThatIsNotJSONIsRefusedWithItsPlaceAndAnExcerpt() {
+        let refused: [(String, String)] = [
+            ("", #"manifest is not JSON: the text is empty at line 1, column 1 near """#),
+            ("x", #"manifest is not JSON: expected '{' at line 1, column 1 near "x""#),
+            (#"{"uses":["a"]} x"#, #"manifest is not JSON: text after the manifest's end at line 1, column 16 near "{"uses":["a"]} x""#),
+            ("{\"methods\":[\n  {\"name\":\"a\" \"summary\":\"b\"}]}",
+             #"manifest is not JSON: expected ',' or '}' at line 2, column 15 (in methods[0]) near "  {"name":"a" "summary":"b"}]}""#),
+            (#"{"methods":[{"name":"a"} {"name":"b"}]}"#, #"manifest is not JSON: expected ',' or ']' at line 1, column 26 (in methods) near "{"methods":[{"name":"a"} {"name":"b"}]}""#),
+            (#"{"methods":[],"methods":[]}"#, #"manifest is not JSON: key "methods" given twice at line 1, column 15 near "{"methods":[],"methods":[]}""#),
+            (#"{"methods":[{"name":"a","name":"b"}]}"#, #"manifest is not JSON: key "name" given twice at line 1, column 25 (in methods[0]) near "{"methods":[{"name":"a","name":"b"}]}""#),
+            (#"{"methods":[{"name":"a","summary":"x\qy"}]}"#, #"manifest is not JSON: an unknown escape at line 1, column 37 (in methods[0].summary) near "{"methods":[{"name":"a","summary":"x\qy"}]}""#),
+            (#"{"uses":["a\u0000b"]}"#, #"manifest is not JSON: \u0000 is not allowed at line 1, column 12 (in uses[0]) near "{"uses":["a\u0000b"]}""#),
+            (#"{"uses":["\udc00"]}"#, #"manifest is not JSON: a \u escape of half a surrogate pair at line 1, column 11 (in uses[0]) near "{"uses":["\udc00"]}""#),
+            (#"{"uses":["\u12"]}"#, #"manifest is not JSON: a \u escape without four hex digits at line 1, column 11 (in uses[0]) near "{"uses":["\u12"]}""#),
+            ("{\"uses\":[\"a\tb\"]}", "manifest is not JSON: a control character in a string (write it as an escape) at line 1, column 12 (in uses[0]) near \"{\"uses\":[\"a\tb\"]}\""),
+            (#"{"uses":["a"#, #"manifest is not JSON: a string without its closing quote at line 1, column 10 (in uses[0]) near "{"uses":["a""#),
+            (#"{"methods":[{"name":"a","startsDialogue":tru}]}"#, #"manifest is not JSON: expected true or false at line 1, column 42 (in methods[0].startsDialogue) near "{"methods":[{"name":"a","startsDialogue":tru}]}""#),
+            (#"{"methods":[{"name":"a","errors":[{"code":07,"message":"x"}]}]}"#, #"manifest is not JSON: invalid number at line 1, column 43 (in methods[0].errors[0].code) near "{"methods":[{"name":"a","errors":[{"code":07,"message":"x"}]}]""#),
         ]
-        for text in refused {
-            #expect(readInOnePass(text) == nil, "accepted: \(text)")
-            oneError(text)
+        for (text, expected) in refused {
+            #expect(refusal(text) == expected, "\(text)")
+            #expect(refusal(text, .enforced) == expected, "\(text)")
         }
-        // Escapes it does not decode, and text that is not UTF-8: the tree decides.
-        #expect(readInOnePass(#"{"uses":["\u0061"]}"#) == nil)
-        #expect(readInOnePass(#"{"uses":["a\u0000b"]}"#) == nil)
-        let notUTF8 = String(decoding: [UInt8](#"{"uses":[""#.utf8) + [0xC3, 0x28] + [UInt8](#""]}"#.utf8), as: UTF8.self)
-        oneError(notUTF8)
     }
 
-    /// Every manifest one byte away from a valid one: deleted, or replaced by
-    /// a byte that matters to JSON. None may be read differently, or
-    /// accepted where the tree refuses it.
-    @Test func noManifestOneByteAwayIsReadDifferently() {
-        var checked = 0
-        var acceptedByBoth = 0
+    /// A schema is parsed by the strict reader: its fault is placed in the
+    /// whole manifest's text, and named by the schema's path.
+    @Test func aSchemaThatIsNotJSONIsPlacedInTheManifest() {
+        let cases: [(String, String)] = [
+            ("{\"methods\":[{\"name\":\"a\",\n\"result\":{\"x\":1,\"x\":2}}]}", "(in methods[0].result)"),
+            (#"{"events":[{"name":"e","params":{"x":01}}]}"#, "(in events[0].params)"),
+        ]
+        for (text, place) in cases {
+            let refused = refusal(text) ?? ""
+            #expect(refused.hasPrefix("manifest is not JSON: "), "\(refused)")
+            #expect(refused.contains(place), "\(refused)")
+            #expect(refusal(text, .enforced) == refused)
+        }
+        #expect(refusal("{\"methods\":[{\"name\":\"a\",\n\"result\":{\"x\":1,\"x\":2}}]}")?.contains("at line 2, column ") == true)
+        // Nested as deep as JSON.parse allows, counting the levels above the schema; one more is refused.
+        let deepest = 2048 - 3
+        let deep = #"{"methods":[{"name":"a","result":"# + String(repeating: "[", count: deepest) + String(repeating: "]", count: deepest) + "}]}"
+        #expect(refusal(deep) == nil)
+        let tooDeep = #"{"methods":[{"name":"a","result":"# + String(repeating: "[", count: deepest + 1) + String(repeating: "]", count: deepest + 1) + "}]}"
+        #expect(refusal(tooDeep)?.contains("nested deeper than 2048 levels") == true)
+    }
+
+    /// A descriptor's C string is read where it lies, as the same text made
+    /// a String; bytes that are not UTF-8 are refused, never repaired.
+    @Test func aDescriptorsCStringIsReadAsItsText() throws {
+        for text in [Self.everyKey, Self.spaced, "{}", #"{"methods": 3}"#, #"{"nope": 1}"#] {
+            #expect(refusal(bytes: Array(text.utf8)) == refusal(text), "\(text)")
+        }
+        let notUTF8 = Array(#"{"uses":["a"#.utf8) + [0xFF] + Array(#""]}"#.utf8)
+        #expect(refusal(bytes: notUTF8)?.hasPrefix("manifest is not JSON: a string that is not UTF-8 at line 1, column 10 (in uses[0])") == true)
+        let inASummary = Array(#"{"methods":[{"name":"a","summary":"x"#.utf8) + [0xC3, 0x28] + Array(#""}]}"#.utf8)
+        #expect(refusal(bytes: inASummary)?.contains("not UTF-8") == true)
+        let inASchema = Array(#"{"methods":[{"name":"a","result":{"x":""#.utf8) + [0xC3, 0x28] + Array(#""}}]}"#.utf8)
+        #expect(refusal(bytes: inASchema)?.contains("(in methods[0].result)") == true)
+    }
+
+    /// Every manifest one byte away from a valid one: deleted, or replaced
+    /// by a byte that matters to JSON. The reader accepts only JSON, reads
+    /// it alike whether it keeps descriptions or not, and refuses the rest
+    /// with a line that says where.
+    @Test func noManifestOneByteAwayIsAcceptedUnlessItIsJSON() {
+        var accepted = 0
         for base in [Self.everyKey, Self.spaced] {
             let bytes = Array(base.utf8)
-            let replacements: [UInt8] = Array("\"{}[],:\\ 0-1etnx".utf8) + [0x09, 0x0A, 0x00, 0x7F, 0xC3, 0xFF]
+            let replacements: [UInt8] = Array("\"{}[],:\\ 0-1etnx".utf8) + [0x09, 0x0A, 0x7F, 0xC3, 0xFF]
             for index in bytes.indices {
                 var variants: [[UInt8]] = [Array(bytes[..<index] + bytes[(index + 1)...])]
                 for byte in replacements where byte != bytes[index] {
@@ -213,48 +251,46 @@ import Testing
                     variants.append(changed)
                 }
                 for variant in variants {
-                    // Bytes as they are: `String(decoding:)` would repair what is not UTF-8.
-                    let fast = variant.withUnsafeBufferPointer(ManifestReader.read)
-                    let enforcedGaveUp = variant.withUnsafeBufferPointer { ManifestReader.read($0, .enforced) } == nil
-                    #expect(enforcedGaveUp == (fast == nil), "the enforced reading decided otherwise: \(variant)")
-                    guard let fast else { continue }
-                    guard let text = String(validating: variant, as: UTF8.self), !text.utf8.contains(0) else {
-                        Issue.record("accepted bytes that are not a manifest's text: \(variant)")
+                    let whole = refusal(bytes: variant)
+                    let cString = (variant + [0]).map { CChar(bitPattern: $0) }
+                    let enforced = cString.withUnsafeBufferPointer { buffer in
+                        Result { () throws(PluginManifest.Invalid) in try PluginManifest.parse(cString: buffer.baseAddress!, .enforced) }
+                    }
+                    switch enforced {
+                    case .success: #expect(whole == nil, "the enforced reading accepted what the whole one refuses: \(variant)")
+                    case .failure(let error): #expect(whole == error.description, "refused otherwise: \(variant)")
+                    }
+                    guard let whole else {
+                        accepted += 1
+                        let isJSON = variant.withUnsafeBytes { (try? JSON.parse($0)) != nil }
+                        #expect(isJSON, "accepted text that is not JSON: \(String(decoding: variant, as: UTF8.self))")
                         continue
                     }
-                    checked += 1
-                    guard let tree = try? PluginManifest.parseThroughTree(text) else {
-                        Issue.record("the one-pass reader accepted a manifest the tree refuses: \(text)")
-                        continue
-                    }
-                    acceptedByBoth += 1
-                    #expect(describe(fast) == describe(tree), "read differently: \(text)")
-                    let enforced = variant.withUnsafeBufferPointer { ManifestReader.read($0, .enforced) }
-                    #expect(enforced.map(describe) == describe(tree.kept(.enforced)), "kept differently: \(text)")
+                    #expect(!whole.isEmpty)
+                    if whole.hasPrefix("manifest is not JSON: ") { #expect(whole.contains(" at line ") && whole.contains(" near \"")) }
                 }
             }
         }
-        // Some variants stay valid (a space for a space, a digit in a schema):
-        // the comparison above must have had something to compare.
-        #expect(acceptedByBoth > 20)
-        #expect(checked == acceptedByBoth)
+        // Some variants stay valid (a space for a space, a digit in a schema).
+        #expect(accepted > 20)
     }
 
-    @Test func everyKeyTheSchemaAllowsIsReadInOnePass() throws {
+    @Test func everyKeyTheSchemaAllowsIsRead() throws {
         // A key added to Protocol/schemas/manifest.schema.json must be read
-        // here too, or every manifest that uses it loses the one-pass read.
-        let manifest = try #require(readInOnePass(Self.everyKey))
-        #expect(manifest.methods.count == 2)
+        // here too: the reader refuses what it does not know.
         let json = try JSON.parse(Self.everyKey)
         #expect(Set(json.keys) == ManifestKeys.root)
         let method = try #require(json["methods"]?[0])
         let event = try #require(json["events"]?[0])
         let service = try #require(json["services"]?[0])
         let param = try #require(method["params"]?[1])
+        let error = try #require(method["errors"]?[0])
         #expect(Set(method.keys).union(["answers"]) == ManifestKeys.method)
         #expect(Set(event.keys) == ManifestKeys.event)
         #expect(Set(service.keys) == ManifestKeys.service)
         #expect(Set(param.keys) == ManifestKeys.param)
+        #expect(Set(error.keys) == ManifestKeys.error)
         #expect(try #require(json["methods"]?[1])["answers"] != nil)
+        #expect(try PluginManifest.parse(Self.everyKey).methods.count == 2)
     }
 }

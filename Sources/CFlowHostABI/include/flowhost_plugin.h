@@ -150,8 +150,11 @@ typedef struct flowhost_host_v1 {
     uint32_t abi_version;
 
     /* Emit an event (a JSON-RPC notification to the client). The event must
-       be declared in the plugin's manifest. params: stolen (an object). If the
-       event is declared as a challenge, it becomes the open challenge. */
+       be declared in the plugin's manifest (else FLOWHOST_ERR_UNDECLARED_EVENT).
+       params: stolen (an object). When the event declares a params schema,
+       params must fit it: else nothing is sent, the host logs why, and this
+       returns FLOWHOST_ERR_INVALID_ARGUMENT. If the event is declared as a
+       challenge, it becomes the open challenge. */
     int32_t (*emit_event)(flowhost_host_context *host, const char *event, json_t *params);
 
     /* Call a named service ("credentials.userState", "stepup.authenticate", ...) offered by
@@ -302,8 +305,10 @@ typedef struct flowhost_host_v1 {
  * manifest: a JSON text (UTF-8) that declares the flow:
  *   {
  *     "methods":  [{"name", "summary", "params": [{"name", "type", "required",
- *                   "description", "format"}], "result": <JSON Schema>,
- *                   "answers": "<challenge event>"?, "startsDialogue": true?}],
+ *                   "description", "format", "secret": true?}],
+ *                   "result": <JSON Schema>,
+ *                   "answers": "<challenge event>"?, "startsDialogue": true?,
+ *                   "errors": [{"code", "message", "description"?}]?}],
  *     "events":   [{"name", "summary", "params": <JSON Schema>,
  *                   "challenge": true?, "resting": true?}],
  *     "services": [{"name", "summary", "params": [...as for methods]}],
@@ -313,7 +318,16 @@ typedef struct flowhost_host_v1 {
  * A flow may call only the services its "uses" names (host services
  * included); the host checks a service call's params against the
  * provider's declaration before the provider runs. A string param may
- * carry "format": "userID" (the host checks the user-id rule).
+ * carry "format": "userID" (the host checks the user-id rule). A param
+ * with "secret": true, and an event's params property whose schema says
+ * "secret": true, is masked wherever the host shows traffic (--trace, the
+ * inspector), whatever its name. A method that lists "errors" may return
+ * only those codes (or FLOWHOST_ERR_FAILED with -32603): another code
+ * reaches the client as -32603 with data {reason: "undeclaredError",
+ * flow, method, code}, and the host logs it. An event's "params" schema is
+ * enforced on each emission (see emit_event) with the keywords the spec
+ * lists; a schema with another keyword cannot be enforced, and such an
+ * event is never sent.
  * Param types: "string", "integer", "number", "boolean", "object", "array",
  * "any". Any other key, at any level, refuses the plugin: the reason names
  * its path and the nearest known key (Protocol/schemas/manifest.schema.json

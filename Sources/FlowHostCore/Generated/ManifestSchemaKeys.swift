@@ -2,10 +2,11 @@
 
 extension ManifestKeys {
     static let root: Set<String> = ["methods", "events", "services", "uses", "reads"]
-    static let method: Set<String> = ["name", "summary", "params", "result", "answers", "startsDialogue"]
+    static let method: Set<String> = ["name", "summary", "params", "result", "answers", "startsDialogue", "errors"]
     static let event: Set<String> = ["name", "summary", "params", "challenge", "resting"]
     static let service: Set<String> = ["name", "summary", "params"]
-    static let param: Set<String> = ["name", "type", "required", "description", "format"]
+    static let param: Set<String> = ["name", "type", "required", "description", "format", "secret"]
+    static let error: Set<String> = ["code", "message", "description"]
     /// The host topics a manifest may list under `reads`.
     static let readableHostTopics: Set<String> = ["sessions.ended", "notifications.created", "notifications.updated"]
 }

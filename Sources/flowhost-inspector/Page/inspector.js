@@ -7,7 +7,8 @@ const token = new URLSearchParams(location.search).get("token") || "";
 
 // Secrets are masked in the timeline and the export as the host's --trace
 // masks them: SECRET_MEMBERS, POSITIONAL_SECRETS and MASK come from
-// secrets.js, generated from Protocol/masked-secrets.json (spec §8).
+// secrets.js, generated from Protocol/masked-secrets.json (spec §8); what
+// the flows declare secret comes from rpc.discover (declaredMasked).
 
 // Values that change from run to run: `{{*}}` in an exported golden
 // transcript, the ones Tests/EndToEnd/test_golden.py normalizes.
@@ -59,10 +60,42 @@ function masked(value, method) {
   return value;
 }
 
+// What the flows declare secret (spec §8), from rpc.discover: a method's
+// params marked x-flowhost-secret, by name and by position, and the members
+// of an event's params whose property schema says "secret": true.
+function secretPaths(schema, path, paths) {
+  for (const [name, property] of Object.entries(schema?.properties || {})) {
+    if (property?.secret === true) paths.push([...path, name]);
+    else secretPaths(property, [...path, name], paths);
+  }
+  return paths;
+}
+
+function declaredMasked(params, method) {
+  if (!params || typeof params !== "object") return params;
+  const copy = Array.isArray(params) ? [...params] : { ...params };
+  (discovery.methods.get(method)?.params || []).forEach((param, index) => {
+    if (!param["x-flowhost-secret"]) return;
+    if (Array.isArray(copy)) { if (index < copy.length) copy[index] = MASK; }
+    else if (param.name in copy) copy[param.name] = MASK;
+  });
+  for (const path of secretPaths(discovery.events.get(method)?.params, [], [])) {
+    let holder = copy;
+    for (const name of path.slice(0, -1)) {
+      if (!holder[name] || typeof holder[name] !== "object") { holder = null; break; }
+      holder[name] = Array.isArray(holder[name]) ? [...holder[name]] : { ...holder[name] };
+      holder = holder[name];
+    }
+    const last = path[path.length - 1];
+    if (holder && last in holder) holder[last] = MASK;
+  }
+  return copy;
+}
+
 function maskedFrame(message) {
   if (!message || typeof message !== "object") return message;
   const copy = masked(message);
-  if (message.params !== undefined) copy.params = masked(message.params, message.method);
+  if (message.params !== undefined) copy.params = masked(declaredMasked(message.params, message.method), message.method);
   return copy;
 }
 
@@ -505,7 +538,7 @@ class Device {
         return el("p", { text: why });
       }
       default:
-        return el("pre", { class: "params", text: JSON.stringify(masked(params), null, 1) });
+        return el("pre", { class: "params", text: JSON.stringify(masked(declaredMasked(params, message.method)), null, 1) });
     }
   }
 

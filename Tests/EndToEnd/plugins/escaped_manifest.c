@@ -1,6 +1,5 @@
-/* Loads: a \u escape in a summary is valid JSON the one-pass manifest
-   reader leaves to the JSON tree (ManifestReader); the flow must load all
-   the same. */
+/* Loads: \u escapes (one a surrogate pair) in a summary are read as the
+   characters they spell. */
 #define NAME "escaped"
-#define MANIFEST "{\"methods\":[{\"name\":\"escaped.begin\",\"summary\":\"caf\\u00e9\",\"params\":[]}]}"
+#define MANIFEST "{\"methods\":[{\"name\":\"escaped.begin\",\"summary\":\"caf\\u00e9 \\ud83d\\udd11\",\"params\":[]}]}"
 #include "test_plugin.h"
