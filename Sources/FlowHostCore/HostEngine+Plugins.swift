@@ -27,7 +27,6 @@ extension HostEngine {
                 refuse(PluginRefusal(path: plugin.path, reason: "create failed: \(error.message)"))
                 continue
             }
-            plugins.append(plugin)
             names.add(plugin)
             if !plugin.manifest.readInOnePass {
                 logger.debug("flow \(plugin.name): its manifest was read through a JSON tree (the one-pass reader gave up on it), a slower start")
@@ -73,7 +72,9 @@ extension HostEngine {
     /// At exit: the session ends, pending calls and requests are dropped,
     /// and every flow instance is released. Libraries stay loaded.
     public func destroyPlugins() {
-        session.finish()
+        // A session nobody can use any more ends now.
+        session.end(reason: "host-exit")
+        runDeferred()
         cancelTimers()
         for plugin in plugins { plugin.destroy() }
     }
@@ -92,6 +93,6 @@ extension HostEngine {
     /// answer. The call in flight, if any, fails with `flowFailed`.
     func isolatedFlowFailed(_ plugin: LoadedPlugin, line: String) {
         logger.error("\(line)")
-        dialogues.challenge.close(ownedBy: plugin)
+        router.challenge.close(ownedBy: plugin)
     }
 }

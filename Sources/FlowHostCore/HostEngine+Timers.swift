@@ -29,7 +29,7 @@ extension HostEngine {
         switch key {
         case .request(let id): router.clientRequests.isLive(id, deadline: deadline)
         case .timer(let id): scheduler.isLiveTimer(id, deadline: deadline)
-        case .challenge(let serial): dialogues.challenge.isOpen(serial: serial)
+        case .challenge(let serial): router.challenge.isOpen(serial: serial)
         case .sessionWarning, .sessionIdle, .sessionLifetime: session.current != nil
         case .feedPoll: !subscriptions.isEmpty
         }
