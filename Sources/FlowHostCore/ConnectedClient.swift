@@ -2,23 +2,17 @@ import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
 
-/// The client as the host's services meet it: what it said in `initialize`
-/// (the device it runs on), and requests to its platform made on a flow's
-/// behalf, which the router tracks with the call they belong to.
-///
+/// The client as host services meet it: what it said in `initialize`, and
+/// requests to its platform, made through the router for the running call.
 /// Owned by the engine; loop thread only.
 public final class ConnectedClient {
     let router: ServiceRouter
-    /// What the client said in `initialize`.
     var hello: ClientHello?
 
     init(router: ServiceRouter) { self.router = router }
 
     /// The client's `device` from `initialize` (deviceID, keyCustody, …).
     public var device: JSON { hello?.device ?? .object() }
-
-    /// The facts from `initialize` that flows may read.
-    var infoForFlows: JSON { hello?.infoForFlows ?? .object() }
 
     /// A host request to the client on behalf of a flow (a host service
     /// that needs the client's platform). `completion` runs once.

@@ -12,12 +12,9 @@ import Logging
 ///
 /// Owned by the engine; loop thread only.
 final class Dialogues {
-    let router: ServiceRouter
-    let scheduler: Scheduler
-    /// The installed flows (`abandonAll` cancels their host requests).
-    let names: NameTable
-    let challengeTimeoutMilliseconds: UInt64
-    let logger: Logger
+    /// `names`: the installed flows, whose host requests `abandonAll` cancels.
+    let router: ServiceRouter, scheduler: Scheduler, names: NameTable
+    let challengeTimeoutMilliseconds: UInt64, logger: Logger
 
     init(router: ServiceRouter, scheduler: Scheduler, names: NameTable, challengeTimeoutMilliseconds: UInt64, logger: Logger) {
         (self.router, self.scheduler, self.names) = (router, scheduler, names)

@@ -84,9 +84,4 @@ extension HostEngine {
         names.addHostService(name, .hostAsync(params: params, body))
         discoverDocument = nil
     }
-
-    /// A synchronous service call (`call_service`), as the host table makes it.
-    func callService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<JSON?, FlowHostError> {
-        router.callService(name, params: params, from: caller)
-    }
 }

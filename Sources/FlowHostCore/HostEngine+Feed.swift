@@ -11,8 +11,8 @@ extension FeedSubscriptions {
     /// writer on a shared filesystem, say).
     static let pollMilliseconds: UInt64 = 2000
 
-    /// Subscribes (see above); the first subscription starts the safety-net
-    /// poll on `scheduler`. False: refused.
+    /// Subscribes; the first subscription starts the safety-net poll on
+    /// `scheduler`. False: refused.
     func subscribe(_ topic: String, plugin: LoadedPlugin?, from position: Int64? = nil, polling scheduler: Scheduler) -> Bool {
         switch subscribe(topic, plugin: plugin, from: position) {
         case .refused: return false
@@ -57,7 +57,7 @@ extension HostEngine {
             for plugin in subscriptions.plugins(following: event.topic) {
                 // In the context of the call the flow serves, if any: what it
                 // starts on hearing this (a challenge, a call) belongs to it.
-                withCall(router.servedCall(by: plugin)) { plugin.notify(event.topic, event.payload) }
+                router.withCall(router.servedCall(by: plugin)) { plugin.notify(event.topic, event.payload) }
             }
         }
     }

@@ -72,7 +72,6 @@ extension HostEngine {
     /// At exit: the session ends, pending calls and requests are dropped,
     /// and every flow instance is released. Libraries stay loaded.
     public func destroyPlugins() {
-        // A session nobody can use any more ends now.
         session.end(reason: "host-exit")
         runDeferred()
         cancelTimers()
@@ -82,7 +81,7 @@ extension HostEngine {
     /// Every callback the ABI took runs exactly once: timers still pending
     /// hear they were cancelled, before their flows are destroyed.
     func cancelTimers() {
-        for timer in scheduler.removeTimers(where: { _ in true }) { withCall(timer.call) { timer.fire(false) } }
+        for timer in scheduler.removeTimers(where: { _ in true }) { router.withCall(timer.call) { timer.fire(false) } }
     }
 }
 

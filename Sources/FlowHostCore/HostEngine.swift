@@ -15,11 +15,10 @@ import Darwin
 /// A façade over parts that each own their state (ARCHITECTURE.md): what is
 /// left here, across `HostEngine+*.swift`, is the routing between them:
 /// which part a frame, a host-table call, a deadline or a feed event goes
-/// to. The parts hold no engine: each is given the others it works with
-/// (the session the router and the dialogues, the router the name table and
-/// the scheduler), and the engine builds them in that order. The one thing
-/// that holds the engine is each flow's `PluginContext`: the host table is
-/// the flows' door into this façade.
+/// to. The parts hold no engine: each is given the parts it works with (the
+/// session the router and the dialogues, the router the name table and the
+/// scheduler). Only a flow's `PluginContext` holds the engine: the host
+/// table is the flows' door into this façade.
 ///
 /// Every piece of mutable state here belongs to the event-loop thread, the
 /// thread that created the engine: the loop feeds it input and timer ticks,
@@ -47,10 +46,8 @@ public final class HostEngine: ClientConnection {
     var emptyObject = JSON.object()
     /// Every deadline and the flows' timers, on the injected clock.
     let scheduler: Scheduler
-    /// Callbacks that must not run inside the call that caused them; run before the loop waits again.
-    let deferred = DeferredCallbacks()
     /// Service calls in flight, the host's requests to the client made for them, and the open challenge.
-    lazy var router = ServiceRouter(names: names, scheduler: scheduler, output: output, deferred: deferred, options: options, logger: logger)
+    lazy var router = ServiceRouter(names: names, scheduler: scheduler, output: output, options: options, logger: logger)
     /// What is in progress, as dialogues.
     lazy var dialogues = Dialogues(
         router: router, scheduler: scheduler, names: names, challengeTimeoutMilliseconds: options.challengeTimeoutMilliseconds, logger: logger)
@@ -58,8 +55,7 @@ public final class HostEngine: ClientConnection {
     public private(set) lazy var client = ConnectedClient(router: router)
     /// Who is logged in on this host, and the session's rules, acted on.
     public private(set) lazy var session = SessionRuntime(
-        router: router, dialogues: dialogues, client: client, scheduler: scheduler, subscriptions: subscriptions, deferred: deferred,
-        names: names, logger: logger)
+        router: router, dialogues: dialogues, client: client, scheduler: scheduler, subscriptions: subscriptions, names: names, logger: logger)
     /// This host's change-feed subscriptions (see HostEngine+Feed).
     let subscriptions: FeedSubscriptions
     var discoverDocument: JSON?
@@ -153,13 +149,13 @@ public final class HostEngine: ClientConnection {
     /// a session a failed step must end ends, after what that step set off.
     func runDeferred() {
         repeat {
-            deferred.runAll()
+            while !router.deferred.isEmpty {
+                let next = router.deferred.removeFirst()
+                next()
+            }
             session.endIfStepReported()
-        } while !deferred.isEmpty
+        } while !router.deferred.isEmpty
     }
-
-    /// Runs `body` with `call` as the active service call.
-    func withCall<T>(_ call: UInt64?, _ body: () -> T) -> T { router.withCall(call, body) }
 
     private func handleMessage(_ value: JSON) -> Reply? {
         switch IncomingMessage.classify(value) {

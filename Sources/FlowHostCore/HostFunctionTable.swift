@@ -58,7 +58,7 @@ enum HostFunctionTable {
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
             guard let name else { return FLOWHOST_ERR_INVALID_ARGUMENT }
             let argument = params.map { JSON(borrowing: $0) } ?? JSON.object()
-            switch context.engine.callService(String(cString: name), params: argument, from: context.plugin) {
+            switch context.engine.router.callService(String(cString: name), params: argument, from: context.plugin) {
             case .success(let value):
                 result?.pointee = value?.newReference() ?? json_null()
                 return FLOWHOST_OK
@@ -236,7 +236,7 @@ enum HostFunctionTable {
 
         table.session_info = { host in
             guard let context = PluginContext.resolve(host) else { return json_null() }
-            return context.engine.client.infoForFlows.newReference()
+            return (context.engine.client.hello?.infoForFlows ?? .object()).newReference()
         }
         return table
     }

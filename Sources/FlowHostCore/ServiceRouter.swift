@@ -19,18 +19,14 @@ final class ServiceRouter {
     var clientRequests = ClientRequestTable()
     /// The open challenge, and what started the dialogue in progress (see `Dialogues`).
     var challenge = ChallengeSlot()
-    let names: NameTable
-    let scheduler: Scheduler
-    /// Where host requests and their withdrawals go.
-    let output: FrameOutput
-    /// Where an asynchronous caller's result waits until the call that finished it returns.
-    let deferred: DeferredCallbacks
-    let options: HostEngine.Options
-    let logger: Logger
+    /// Callbacks that must not run inside the call that caused them (an
+    /// asynchronous caller's result, a session notice); the engine runs them
+    /// before the loop waits again.
+    var deferred: [() -> Void] = []
+    let names: NameTable, scheduler: Scheduler, output: FrameOutput, options: HostEngine.Options, logger: Logger
 
-    init(names: NameTable, scheduler: Scheduler, output: FrameOutput, deferred: DeferredCallbacks, options: HostEngine.Options, logger: Logger) {
-        (self.names, self.scheduler, self.output, self.deferred) = (names, scheduler, output, deferred)
-        (self.options, self.logger) = (options, logger)
+    init(names: NameTable, scheduler: Scheduler, output: FrameOutput, options: HostEngine.Options, logger: Logger) {
+        (self.names, self.scheduler, self.output, self.options, self.logger) = (names, scheduler, output, options, logger)
     }
 
     /// Runs `body` with `call` as the active service call.

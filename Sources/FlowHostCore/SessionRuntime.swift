@@ -17,32 +17,20 @@ import Logging
 public final class SessionRuntime {
     /// The session's state and rules.
     var controller = SessionController()
-    /// Whose call chain a login or a failed step belongs to.
-    let router: ServiceRouter
-    /// What ran under the session ends with it.
-    let dialogues: Dialogues
-    /// The device a session opens on.
-    let client: ConnectedClient
-    /// The session's deadlines, on the host's clock.
-    let scheduler: Scheduler
-    /// Where the store announces the session's end.
-    let subscriptions: FeedSubscriptions
-    /// Where notices to the flows wait until the call that caused them returns.
-    let deferred: DeferredCallbacks
-    /// The flows to tell (`names.flows`).
-    let names: NameTable
-    let logger: Logger
+    /// What it acts through: the call chain a login or a failed step belongs
+    /// to, and notices deferred past the call (`router`); what ends with the
+    /// session (`dialogues`); the device it opens on (`client`); its
+    /// deadlines; the feed that announces its end; the flows it tells (`names`).
+    let router: ServiceRouter, dialogues: Dialogues, client: ConnectedClient, scheduler: Scheduler
+    let subscriptions: FeedSubscriptions, names: NameTable, logger: Logger
     /// Upkeep the services module runs after a user logs in on this host
     /// (the store's retention sweep, at most hourly); after the login's
     /// commit, never inside a client's wait for a challenge.
     public var afterLogin: (() -> Void)?
 
-    init(
-        router: ServiceRouter, dialogues: Dialogues, client: ConnectedClient, scheduler: Scheduler, subscriptions: FeedSubscriptions,
-        deferred: DeferredCallbacks, names: NameTable, logger: Logger
-    ) {
+    init(router: ServiceRouter, dialogues: Dialogues, client: ConnectedClient, scheduler: Scheduler, subscriptions: FeedSubscriptions, names: NameTable, logger: Logger) {
         (self.router, self.dialogues, self.client, self.scheduler) = (router, dialogues, client, scheduler)
-        (self.subscriptions, self.deferred, self.names, self.logger) = (subscriptions, deferred, names, logger)
+        (self.subscriptions, self.names, self.logger) = (subscriptions, names, logger)
     }
 
     /// The feed topic on which the store announces sessions it ended.
@@ -71,7 +59,7 @@ public final class SessionRuntime {
         let notice = controller.current!.json()
         notice["event"] = "opened"
         tellFlows("session", notice)
-        if let afterLogin { deferred.append(afterLogin) }
+        if let afterLogin { router.deferred.append(afterLogin) }
     }
 
     /// `userID` was verified again (a step-up's password, an LDA check and
@@ -199,7 +187,7 @@ public final class SessionRuntime {
     /// Tells every flow, after the current call: a flow that caused the
     /// change is not re-entered while it runs.
     func tellFlows(_ topic: String, _ payload: JSON) {
-        deferred.append { [self] in tellFlowsNow(topic, payload) }
+        router.deferred.append { [self] in tellFlowsNow(topic, payload) }
     }
 
     /// Tells every flow at once: only where no flow runs (a deadline).

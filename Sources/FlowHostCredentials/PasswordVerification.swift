@@ -73,24 +73,16 @@ public final class PasswordVerification {
         return try check(userID, password, deviceID: deviceID, proving: proving) { _, outcome in outcome }
     }
 
-    /// What a step checks before it counts an attempt: that the device
-    /// holds its key (`possession`, or binds a new one when `allowsBinding`);
-    /// a refusal is audited under `action`.
+    /// The device's proof a step needs before it counts an attempt; a refusal is audited under `action`.
     private struct PossessionCheck {
-        let possession: DevicePossession?
-        let allowsBinding: Bool
-        let action: String
+        let possession: DevicePossession?, allowsBinding: Bool, action: String
     }
 
-    /// What every check does: the clock and the user's current password are
-    /// read and the password hashed outside any transaction; then, in one
-    /// transaction, the user is re-read, one who may not log in on this
-    /// device now is refused, the device proves possession (`proving`, when
-    /// given: refused, nothing is counted), and the attempt is counted.
-    /// `finish` gets the outcome in that transaction.
-    ///
-    /// With `proving`, a failed attempt must survive a power loss and a
-    /// success may not need to; a bare verification always commits fully.
+    /// Every check: the password hashed outside any transaction; then, in
+    /// one, the user re-read, refused if they may not log in on this device
+    /// now or (`proving`) the device does not prove possession, else the
+    /// attempt counted; `finish` gets the outcome there. With `proving`, a
+    /// failed attempt must survive a power loss and a success may not need to.
     private func check<T>(
         _ userID: String, _ password: String, deviceID: String, proving: PossessionCheck?,
         then finish: (any StoreWriter, PasswordOutcome) throws -> T
