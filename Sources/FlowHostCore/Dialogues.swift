@@ -5,10 +5,9 @@ import Logging
 
 /// What is in progress on the host, seen as dialogues: the open challenge,
 /// the service calls and the host requests, all kept by the `ServiceRouter`
-/// (a call's end closes what it started). It says
-/// which dialogue is open and whose it is, lets a flow method start one (or
-/// replace its own stale one), routes answers to the open challenge, and
-/// ends them all when asked.
+/// (a call's end closes what it started). It says which dialogue is open
+/// and whose it is, lets a flow method start one (or replace its own stale
+/// one), routes answers to the open challenge, and ends them all when asked.
 ///
 /// Owned by the engine; loop thread only.
 final class Dialogues {
