@@ -11,7 +11,7 @@ extension HostEngine {
                 throw FlowHostError.sdk(SDKCode.alreadyInitialized, "already initialized")
             }
             let hello = try ClientHello(params)
-            self.hello = hello
+            client.hello = hello
             clientProcessID = hello.processID
             lifecycle = .running
             for plugin in plugins { plugin.start() }
@@ -19,12 +19,12 @@ extension HostEngine {
         }
         names.addBuiltin(MethodSpec(name: "shutdown", summary: "Ends the session; `exit` follows.")) { [unowned self] _ in
             lifecycle = .shutDown
-            dialogues.challenge.close()
+            router.challenge.close()
             return nil
         }
         names.addBuiltin(MethodSpec(name: "rpc.discover", summary: "The OpenRPC document of every loaded method.")) { [unowned self] _ in
             if discoverDocument == nil {
-                let document = OpenRPCDocument.make(engine: self)
+                let document = OpenRPCDocument.make(names: names, options: options)
                 if let problem = publishedContract?.apply(to: document) {
                     logger.warning("rpc.discover answers the declarations alone: \(problem)")
                 }

@@ -37,7 +37,7 @@ extension HostEngine {
             if spec.startsDialogue, case .success = outcome { dialogues.started(method, by: plugin) }
             return outcome
         case .answer(let spec):
-            return dialogues.answer(method: method, spec: spec, params: bound)
+            return dialogues.answer(method: method, spec: spec, params: bound, session: session)
         }
     }
 
@@ -80,7 +80,7 @@ extension HostEngine {
 
     /// Offers a host service that may finish later: `body` gets the calling
     /// flow, the checked params, and `finish`, to call exactly once. It may
-    /// send host requests for the caller (`requestFromClient`); they belong
+    /// send host requests for the caller (`client.request`); they belong
     /// to the call and end with it.
     public func registerAsyncService(
         _ name: String, params: [ParamSpec]? = nil,
@@ -89,23 +89,4 @@ extension HostEngine {
         names.addHostService(name, .hostAsync(params: params, body))
         discoverDocument = nil
     }
-
-    /// A host request to the client on behalf of a flow (a host service
-    /// that needs the client's platform). `completion` runs once.
-    public func requestFromClient(
-        _ method: String, _ params: JSON, for caller: LoadedPlugin, completion: @escaping (Result<JSON, FlowHostError>) -> Void
-    ) {
-        router.requestFromClient(method, params, for: caller, completion: completion)
-    }
-
-    /// A synchronous service call (`call_service`), as the host table makes it.
-    func callService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<JSON?, FlowHostError> {
-        router.callService(name, params: params, from: caller)
-    }
-
-    /// The client's `device` from `initialize` (deviceID, keyCustody, …).
-    public var clientDevice: JSON { hello?.device ?? .object() }
-
-    /// The facts from `initialize` that flows may read.
-    func sessionInfo() -> JSON { hello?.infoForFlows ?? .object() }
 }

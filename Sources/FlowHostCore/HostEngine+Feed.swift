@@ -5,29 +5,31 @@ import JSONRPC
 /// The change feed on this host (see `FeedSubscriptions`): delivery is
 /// prompt through the wake-up descriptor, and a poll every two seconds
 /// (only while something is subscribed) is the safety net.
-extension HostEngine {
+extension FeedSubscriptions {
     /// The safety net's period: inotify wakes the host at once; this poll
     /// only catches what a lost wake-up would miss (another machine's
     /// writer on a shared filesystem, say).
-    static let feedPollMilliseconds: UInt64 = 2000
+    static let pollMilliseconds: UInt64 = 2000
 
+    /// Subscribes; the first subscription starts the safety-net poll on
+    /// `scheduler`. False: refused.
+    func subscribe(_ topic: String, plugin: LoadedPlugin?, from position: Int64? = nil, polling scheduler: Scheduler) -> Bool {
+        switch subscribe(topic, plugin: plugin, from: position) {
+        case .refused: return false
+        case .subscribed: return true
+        case .startedWatching:
+            scheduler.schedule(.feedPoll, inMilliseconds: Self.pollMilliseconds)
+            return true
+        }
+    }
+}
+
+extension HostEngine {
     /// The store's change feed (set by the services module).
     public var feed: (any ChangeFeed)? {
         get { subscriptions.feed }
         set { subscriptions.feed = newValue }
     }
-
-    func subscribe(_ topic: String, plugin: LoadedPlugin?, from position: Int64? = nil) -> Bool {
-        switch subscriptions.subscribe(topic, plugin: plugin, from: position) {
-        case .refused: return false
-        case .subscribed: return true
-        case .startedWatching:
-            scheduler.schedule(.feedPoll, inMilliseconds: Self.feedPollMilliseconds)
-            return true
-        }
-    }
-
-    func unsubscribe(_ topic: String, plugin: LoadedPlugin?) { subscriptions.unsubscribe(topic, plugin: plugin) }
 
     /// FLOWHOST_ERR_NOT_PERMITTED when `plugin` may not use `topic`; nil when it may.
     func feedRefusal(_ topic: String, plugin: LoadedPlugin, publishing: Bool) -> Int32? {
@@ -45,7 +47,7 @@ extension HostEngine {
 
     /// Delivers every event after the cursor to its subscribers.
     func pollFeed(scheduleNext: Bool) {
-        if scheduleNext { scheduler.schedule(.feedPoll, inMilliseconds: Self.feedPollMilliseconds) }
+        if scheduleNext { scheduler.schedule(.feedPoll, inMilliseconds: FeedSubscriptions.pollMilliseconds) }
         subscriptions.poll(as: { FeedViewer(sessionUserID: session.current?.userID) }) { event in
             if event.topic == SessionRuntime.endedTopic, let current = session.current,
                 event.payload["sessionIDs"]?.elements.contains(where: { $0.stringValue == current.sessionID }) == true
@@ -55,7 +57,7 @@ extension HostEngine {
             for plugin in subscriptions.plugins(following: event.topic) {
                 // In the context of the call the flow serves, if any: what it
                 // starts on hearing this (a challenge, a call) belongs to it.
-                withCall(router.servedCall(by: plugin)) { plugin.notify(event.topic, event.payload) }
+                router.withCall(router.servedCall(by: plugin)) { plugin.notify(event.topic, event.payload) }
             }
         }
     }

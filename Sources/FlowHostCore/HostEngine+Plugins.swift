@@ -27,7 +27,6 @@ extension HostEngine {
                 refuse(PluginRefusal(path: plugin.path, reason: "create failed: \(error.message)"))
                 continue
             }
-            plugins.append(plugin)
             names.add(plugin)
             if let pid = plugin.isolatedProcessID {
                 logger.info("flow \(plugin.name) runs in process \(pid), confined: \(plugin.confinement ?? "none")")
@@ -71,7 +70,8 @@ extension HostEngine {
     /// At exit: the session ends, pending calls and requests are dropped,
     /// and every flow instance is released. Libraries stay loaded.
     public func destroyPlugins() {
-        session.finish()
+        session.end(reason: "host-exit")
+        runDeferred()
         cancelTimers()
         for plugin in plugins { plugin.destroy() }
     }
@@ -79,7 +79,7 @@ extension HostEngine {
     /// Every callback the ABI took runs exactly once: timers still pending
     /// hear they were cancelled, before their flows are destroyed.
     func cancelTimers() {
-        for timer in scheduler.removeTimers(where: { _ in true }) { withCall(timer.call) { timer.fire(false) } }
+        for timer in scheduler.removeTimers(where: { _ in true }) { router.withCall(timer.call) { timer.fire(false) } }
     }
 }
 
@@ -90,6 +90,6 @@ extension HostEngine {
     /// answer. The call in flight, if any, fails with `flowFailed`.
     func isolatedFlowFailed(_ plugin: LoadedPlugin, line: String) {
         logger.error("\(line)")
-        dialogues.challenge.close(ownedBy: plugin)
+        router.challenge.close(ownedBy: plugin)
     }
 }

@@ -11,7 +11,7 @@ extension HostEngine {
 
     func cancelTimer(_ id: UInt64, owner: LoadedPlugin) -> Bool {
         guard let timer = scheduler.removeTimer(id, owner: ObjectIdentifier(owner)) else { return false }
-        withCall(timer.call) { timer.fire(false) }
+        router.withCall(timer.call) { timer.fire(false) }
         return true
     }
 
@@ -29,7 +29,7 @@ extension HostEngine {
         switch key {
         case .request(let id): router.clientRequests.isLive(id, deadline: deadline)
         case .timer(let id): scheduler.isLiveTimer(id, deadline: deadline)
-        case .challenge(let serial): dialogues.challenge.isOpen(serial: serial)
+        case .challenge(let serial): router.challenge.isOpen(serial: serial)
         case .sessionWarning, .sessionIdle, .sessionLifetime: session.current != nil
         case .feedPoll: !subscriptions.isEmpty
         }
@@ -46,7 +46,7 @@ extension HostEngine {
                     router.timeOut(id)
                 case .timer(let id):
                     guard let timer = scheduler.takeTimer(id) else { continue }
-                    withCall(timer.call) { timer.fire(true) }
+                    router.withCall(timer.call) { timer.fire(true) }
                 case .challenge(let serial):
                     dialogues.expire(serial: serial)
                 case .sessionWarning, .sessionIdle, .sessionLifetime:

@@ -13,11 +13,12 @@ import Darwin
 /// The host: turns frames into calls on flows and flows' output into frames.
 ///
 /// A façade over parts that each own their state (ARCHITECTURE.md): what is
-/// left here, across `HostEngine+*.swift` (about 520 lines, some 375 of
-/// them code), is the routing between them: which part a frame, a host-table
-/// call, a deadline or a feed event goes to. Routing that moved into a part
-/// would take the engine along as a reference, which is what the parts
-/// were cut out to avoid.
+/// left here, across `HostEngine+*.swift`, is the routing between them:
+/// which part a frame, a host-table call, a deadline or a feed event goes
+/// to. The parts hold no engine: each is given the parts it works with (the
+/// session the router and the dialogues, the router the name table and the
+/// scheduler). Only a flow's `PluginContext` holds the engine: the host
+/// table is the flows' door into this façade.
 ///
 /// Every piece of mutable state here belongs to the event-loop thread, the
 /// thread that created the engine: the loop feeds it input and timer ticks,
@@ -35,30 +36,26 @@ public final class HostEngine: ClientConnection {
     let loopThread: pthread_t
     let hostTable: UnsafeMutablePointer<flowhost_host_v1>
 
-    public internal(set) var plugins: [LoadedPlugin] = []
+    /// The installed flows, in the order installed.
+    public var plugins: [LoadedPlugin] { names.flows }
     public internal(set) var refusals: [PluginRefusal] = []
-    /// Which method and service names lead where.
-    var names = NameTable()
+    /// Which method and service names lead where, and the installed flows.
+    let names = NameTable()
     var lifecycle = Lifecycle.awaitingInitialize
-    /// What the client said in `initialize`.
-    var hello: ClientHello?
-    /// The open challenge and what is in progress, as dialogues.
-    lazy var dialogues = Dialogues(engine: self)
     /// What calls without params get, and what `ping` answers.
     var emptyObject = JSON.object()
     /// Every deadline and the flows' timers, on the injected clock.
-    var scheduler: Scheduler
-    /// Service calls in flight and the host's requests to the client made for them.
-    lazy var router = ServiceRouter(engine: self)
-    /// Callbacks that must not run inside the call that caused them (a
-    /// service result, a session notice); run before the loop waits again.
-    var deferred: [() -> Void] = []
+    let scheduler: Scheduler
+    /// Service calls in flight, the host's requests to the client made for them, and the open challenge.
+    lazy var router = ServiceRouter(names: names, scheduler: scheduler, output: output, options: options, logger: logger)
+    /// What is in progress, as dialogues.
+    lazy var dialogues = Dialogues(
+        router: router, scheduler: scheduler, names: names, challengeTimeoutMilliseconds: options.challengeTimeoutMilliseconds, logger: logger)
+    /// What the client said in `initialize`, and requests to its platform.
+    public private(set) lazy var client = ConnectedClient(router: router)
     /// Who is logged in on this host, and the session's rules, acted on.
-    public private(set) lazy var session = SessionRuntime(engine: self)
-    /// Upkeep the services module runs after a user logs in on this host
-    /// (the store's retention sweep, at most hourly); after the login's
-    /// commit, never inside a client's wait for a challenge.
-    public var afterLogin: (() -> Void)?
+    public private(set) lazy var session = SessionRuntime(
+        router: router, dialogues: dialogues, client: client, scheduler: scheduler, subscriptions: subscriptions, names: names, logger: logger)
     /// This host's change-feed subscriptions (see HostEngine+Feed).
     let subscriptions: FeedSubscriptions
     var discoverDocument: JSON?
@@ -156,23 +153,20 @@ public final class HostEngine: ClientConnection {
     /// a session a failed step must end ends, after what that step set off.
     func runDeferred() {
         repeat {
-            while !deferred.isEmpty {
-                let next = deferred.removeFirst()
+            while !router.deferred.isEmpty {
+                let next = router.deferred.removeFirst()
                 next()
             }
             session.endIfStepReported()
-        } while !deferred.isEmpty
+        } while !router.deferred.isEmpty
     }
-
-    /// Runs `body` with `call` as the active service call.
-    func withCall<T>(_ call: UInt64?, _ body: () -> T) -> T { router.withCall(call, body) }
 
     private func handleMessage(_ value: JSON) -> Reply? {
         switch IncomingMessage.classify(value) {
         case .invalid(let id, let error):
             return .error(id: id, error: error)
         case .response(let id, let result, let error):
-            router.routeClientResponse(id: id, result: result, error: error)
+            router.routeClientResponse(id: id, result: result, error: error, session: session)
             return nil
         case .notification(let method, let params):
             if case .failure(let error) = dispatch(method: method, params: params) {

@@ -6,7 +6,10 @@ import JSONRPC
 import Logging
 
 /// The host's side of one plugin: what the host table's C functions receive
-/// as `flowhost_host_context *`.
+/// as `flowhost_host_context *`. It holds the whole engine, since the host
+/// table is the flows' door into the façade: through it they reach the
+/// engine's routing (events, service calls, timers, the feed) and its parts
+/// (the router, the dialogues, the session, the client's facts).
 final class PluginContext {
     unowned let engine: HostEngine
     unowned let plugin: LoadedPlugin
@@ -55,7 +58,7 @@ enum HostFunctionTable {
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
             guard let name else { return FLOWHOST_ERR_INVALID_ARGUMENT }
             let argument = params.map { JSON(borrowing: $0) } ?? JSON.object()
-            switch context.engine.callService(String(cString: name), params: argument, from: context.plugin) {
+            switch context.engine.router.callService(String(cString: name), params: argument, from: context.plugin) {
             case .success(let value):
                 result?.pointee = value?.newReference() ?? json_null()
                 return FLOWHOST_OK
@@ -176,13 +179,13 @@ enum HostFunctionTable {
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
             guard let topic, case let name = String(cString: topic), FeedTopic.isValid(name) else { return FLOWHOST_ERR_INVALID_ARGUMENT }
             if let refusal = context.engine.feedRefusal(name, plugin: context.plugin, publishing: false) { return refusal }
-            return context.engine.subscribe(name, plugin: context.plugin) ? FLOWHOST_OK : FLOWHOST_ERR_FAILED
+            return context.engine.subscriptions.subscribe(name, plugin: context.plugin, polling: context.engine.scheduler) ? FLOWHOST_OK : FLOWHOST_ERR_FAILED
         }
 
         table.unsubscribe = { host, topic in
             guard let context = PluginContext.resolve(host) else { return FLOWHOST_ERR_WRONG_THREAD }
             guard let topic else { return FLOWHOST_ERR_INVALID_ARGUMENT }
-            context.engine.unsubscribe(String(cString: topic), plugin: context.plugin)
+            context.engine.subscriptions.unsubscribe(String(cString: topic), plugin: context.plugin)
             return FLOWHOST_OK
         }
 
@@ -233,7 +236,7 @@ enum HostFunctionTable {
 
         table.session_info = { host in
             guard let context = PluginContext.resolve(host) else { return json_null() }
-            return context.engine.sessionInfo().newReference()
+            return (context.engine.client.hello?.infoForFlows ?? .object()).newReference()
         }
         return table
     }

@@ -9,26 +9,30 @@ import JSONRPC
 /// names are registered first and built-in flows are installed before any
 /// other, so neither can lose a name to a plugin found elsewhere.
 ///
-/// A value owned by the engine; loop thread only.
-struct NameTable {
+/// A class: the engine routes methods through it and the router services;
+/// the parts that tell every flow read `flows`. Loop thread only.
+final class NameTable {
     private(set) var methods: [String: MethodRoute] = [:]
     private(set) var services: [String: ServiceProvider] = [:]
+    /// The installed flows, in the order installed.
+    private(set) var flows: [LoadedPlugin] = []
 
     subscript(method name: String) -> MethodRoute? { methods[name] }
 
-    mutating func addBuiltin(_ spec: MethodSpec, _ body: @escaping (JSON) throws(FlowHostError) -> JSON?) {
+    func addBuiltin(_ spec: MethodSpec, _ body: @escaping (JSON) throws(FlowHostError) -> JSON?) {
         methods[spec.name] = .builtin(spec, body)
     }
 
     /// Host services are added before plugins are installed, so a flow
     /// cannot take a host service's name.
-    mutating func addHostService(_ name: String, _ provider: ServiceProvider) {
+    func addHostService(_ name: String, _ provider: ServiceProvider) {
         precondition(services[name] == nil, "service \(name) registered twice")
         services[name] = provider
     }
 
     /// Adds an installed flow's methods and services (`conflict(of:)` was nil).
-    mutating func add(_ plugin: LoadedPlugin) {
+    func add(_ plugin: LoadedPlugin) {
+        flows.append(plugin)
         for method in plugin.manifest.methods where methods[method.name] == nil {
             methods[method.name] = method.answers.isEmpty ? .flow(plugin, method) : .answer(method)
         }

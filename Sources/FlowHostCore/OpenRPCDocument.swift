@@ -6,14 +6,14 @@ import FlowJSON
 /// Events (server-to-client notifications) have no place in OpenRPC 1.x, so
 /// they are listed under the extension key `x-flowhost-events`.
 enum OpenRPCDocument {
-    static func make(engine: HostEngine) -> JSON {
+    static func make(names: NameTable, options: HostEngine.Options) -> JSON {
         // The flows' manifests with their descriptions, read again: the engine holds only what it enforces.
-        let described = Dictionary(engine.plugins.map { ($0.name, $0.describedManifest) }, uniquingKeysWith: { first, _ in first })
+        let described = Dictionary(names.flows.map { ($0.name, $0.describedManifest) }, uniquingKeysWith: { first, _ in first })
         var specs: [MethodSpec] = []
         var seen = Set<String>()
         let builtinOrder = ["initialize", "shutdown", "exit", "rpc.discover", "ping"]
-        for name in builtinOrder { if let route = engine.names[method: name] { specs.append(route.spec); seen.insert(name) } }
-        for plugin in engine.plugins {
+        for name in builtinOrder { if let route = names[method: name] { specs.append(route.spec); seen.insert(name) } }
+        for plugin in names.flows {
             for method in described[plugin.name]!.methods where seen.insert(method.name).inserted { specs.append(method) }
         }
         let methods = JSON.array()
@@ -31,12 +31,12 @@ enum OpenRPCDocument {
             if spec.startsDialogue { method["x-flowhost-startsDialogue"] = true }
             // Who serves it: the host, or every flow that declares it (an
             // answer shared by several flows goes to the one that asked).
-            let declaring = engine.plugins.filter { plugin in plugin.manifest.methods.contains { $0.name == spec.name } }
+            let declaring = names.flows.filter { plugin in plugin.manifest.methods.contains { $0.name == spec.name } }
             method["x-flowhost-flows"] = declaring.isEmpty ? ["host"] : .array(declaring.map { .string($0.name) })
             methods.append(method)
         }
         let events = JSON.array()
-        for plugin in engine.plugins {
+        for plugin in names.flows {
             for event in described[plugin.name]!.events {
                 let entry: JSON = ["name": .string(event.name), "flow": .string(plugin.name), "challenge": .bool(event.isChallenge)]
                 if !event.summary.isEmpty { entry["summary"] = .string(event.summary) }
@@ -48,9 +48,9 @@ enum OpenRPCDocument {
             events.append(["name": .string(name), "flow": "host", "challenge": false, "summary": .string(summary), "params": ["type": "object"]])
         }
         let services = JSON.array()
-        for name in engine.names.services.keys.sorted() {
+        for name in names.services.keys.sorted() {
             let entry: JSON = ["name": .string(name)]
-            switch engine.names.services[name]! {
+            switch names.services[name]! {
             case .host(let params, _), .hostAsync(let params, _):
                 entry["provider"] = "host"
                 if let params { entry["params"] = .array(params.map(describe)) }
@@ -60,12 +60,12 @@ enum OpenRPCDocument {
                 if !spec.summary.isEmpty { entry["summary"] = .string(spec.summary) }
                 if let params = spec.params { entry["params"] = .array(params.map(describe)) }
             }
-            entry["usedBy"] = .array(engine.plugins.filter { $0.manifest.uses.contains(name) }.map { .string($0.name) })
+            entry["usedBy"] = .array(names.flows.filter { $0.manifest.uses.contains(name) }.map { .string($0.name) })
             services.append(entry)
         }
         return [
             "openrpc": "1.3.2",
-            "info": ["title": .string(engine.options.hostName), "version": .string(engine.options.hostVersion)],
+            "info": ["title": .string(options.hostName), "version": .string(options.hostVersion)],
             "methods": methods,
             "x-flowhost-events": events,
             "x-flowhost-services": services,

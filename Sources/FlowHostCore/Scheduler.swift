@@ -24,8 +24,9 @@ struct PendingTimer {
 /// timers. Knows nothing of what a deadline means: the engine says which
 /// are still live and what firing one does.
 ///
-/// Owned by the engine; touched on the loop thread only.
-struct Scheduler {
+/// A class: the engine and its parts (the router, the dialogues, the
+/// session) schedule on the same heap. Loop thread only.
+final class Scheduler {
     let clock: any HostClock
     private var deadlines = DeadlineQueue<Deadline>()
     private(set) var timers: [UInt64: PendingTimer] = [:]
@@ -37,15 +38,15 @@ struct Scheduler {
 
     /// Schedules `key` `milliseconds` from now; returns the deadline.
     @discardableResult
-    mutating func schedule(_ key: Deadline, inMilliseconds milliseconds: UInt64) -> UInt64 {
+    func schedule(_ key: Deadline, inMilliseconds milliseconds: UInt64) -> UInt64 {
         let deadline = now + milliseconds
         deadlines.insert(key, at: deadline)
         return deadline
     }
 
-    mutating func schedule(_ key: Deadline, at deadline: UInt64) { deadlines.insert(key, at: deadline) }
+    func schedule(_ key: Deadline, at deadline: UInt64) { deadlines.insert(key, at: deadline) }
 
-    mutating func addTimer(inMilliseconds milliseconds: UInt32, owner: ObjectIdentifier, call: UInt64?, fire: @escaping (Bool) -> Void) -> UInt64 {
+    func addTimer(inMilliseconds milliseconds: UInt32, owner: ObjectIdentifier, call: UInt64?, fire: @escaping (Bool) -> Void) -> UInt64 {
         let id = nextTimerID
         nextTimerID += 1
         let deadline = schedule(.timer(id), inMilliseconds: UInt64(milliseconds))
@@ -54,16 +55,16 @@ struct Scheduler {
     }
 
     /// Takes the timer out if `owner` set it; the caller runs its callback.
-    mutating func removeTimer(_ id: UInt64, owner: ObjectIdentifier) -> PendingTimer? {
+    func removeTimer(_ id: UInt64, owner: ObjectIdentifier) -> PendingTimer? {
         guard timers[id]?.owner == owner else { return nil }
         return timers.removeValue(forKey: id)
     }
 
     /// Takes out a timer that came due.
-    mutating func takeTimer(_ id: UInt64) -> PendingTimer? { timers.removeValue(forKey: id) }
+    func takeTimer(_ id: UInt64) -> PendingTimer? { timers.removeValue(forKey: id) }
 
     /// Takes out every timer set under `call`, or by `owner`, oldest first.
-    mutating func removeTimers(where matches: (PendingTimer) -> Bool) -> [PendingTimer] {
+    func removeTimers(where matches: (PendingTimer) -> Bool) -> [PendingTimer] {
         let ids = timers.filter { matches($0.value) }.map(\.key).sorted()
         return ids.compactMap { timers.removeValue(forKey: $0) }
     }
@@ -73,7 +74,7 @@ struct Scheduler {
     /// The earliest live deadline, if any (stale entries above it dropped).
     /// A timer's liveness is known here; `isLive` answers for the others
     /// (it must not touch the scheduler: this call is mutating it).
-    mutating func nextDeadline(isLive: (Deadline, UInt64) -> Bool) -> UInt64? {
+    func nextDeadline(isLive: (Deadline, UInt64) -> Bool) -> UInt64? {
         let timers = self.timers
         deadlines.dropStale { key, deadline in
             if case .timer(let id) = key { return timers[id]?.deadline != deadline }
@@ -83,5 +84,5 @@ struct Scheduler {
     }
 
     /// The next entry due at `now`, live or not: the caller checks.
-    mutating func popDue(now: UInt64) -> (deadline: UInt64, key: Deadline)? { deadlines.popDue(now: now) }
+    func popDue(now: UInt64) -> (deadline: UInt64, key: Deadline)? { deadlines.popDue(now: now) }
 }

@@ -3,7 +3,7 @@ import FlowJSON
 import JSONRPC
 
 /// The host's requests to the client, made for flows (`send_request`) and
-/// for host services (`requestFromClient`): each belongs to the call that
+/// for host services (`ConnectedClient.request`): each belongs to the call that
 /// was active, and its completion runs exactly once.
 extension ServiceRouter {
     /// Sends a request to the client; `completion` runs exactly once, on the
@@ -20,19 +20,21 @@ extension ServiceRouter {
         }
         let id = clientRequests.nextID
         let timeout = timeoutMilliseconds == 0 ? options.clientRequestTimeoutMilliseconds : timeoutMilliseconds
-        let deadline = engine.scheduler.schedule(.request(id), inMilliseconds: UInt64(timeout))
+        let deadline = scheduler.schedule(.request(id), inMilliseconds: UInt64(timeout))
         clientRequests.add(method: method, owner: plugin, call: calls.active, deadline: deadline, completion: completion)
         logger.debug("host request \(id) \(method) for flow \(plugin.name)")
-        engine.send(.request(id: .string(id), method: method, params: params))
+        output.send(.request(id: .string(id), method: method, params: params))
         return true
     }
 
-    func routeClientResponse(id: JSON, result: JSON?, error: JSON?) {
+    /// The client answered a host request: its completion runs. An answer
+    /// the host waits on is client activity on `session`.
+    func routeClientResponse(id: JSON, result: JSON?, error: JSON?, session: SessionRuntime) {
         guard let key = id.stringValue, let pending = clientRequests.remove(key) else {
             logger.warning("response to unknown request id \(LogLine.clip(id.serialized())); ignored")
             return
         }
-        engine.session.touch()
+        session.touch()
         withCall(pending.call) {
             if let result {
                 pending.completion(.success(result))
@@ -71,19 +73,8 @@ extension ServiceRouter {
     /// the context of the call it belonged to.
     func withdraw(_ requests: [PendingClientRequest], _ error: FlowHostError) {
         for pending in requests {
-            engine.send(.event(name: "$/cancelRequest", params: ["id": .string(pending.id)]))
+            output.send(.event(name: "$/cancelRequest", params: ["id": .string(pending.id)]))
             withCall(pending.call) { pending.completion(.failure(error.withData(["method": .string(pending.method)]))) }
         }
-    }
-
-    /// A host request to the client on behalf of a flow (a host service
-    /// that needs the client's platform). `completion` runs once.
-    func requestFromClient(
-        _ method: String, _ params: JSON, for caller: LoadedPlugin, completion: @escaping (Result<JSON, FlowHostError>) -> Void
-    ) {
-        let sent = sendClientRequest(method: method, params: params, timeoutMilliseconds: 0, from: caller) { outcome in
-            completion(outcome.mapError { FlowHostError($0.code, message: $0.message, data: $0.data) })
-        }
-        if !sent { completion(.failure(FlowHostError(.requestTimedOut, message: "too many requests in flight"))) }
     }
 }

@@ -9,20 +9,25 @@ import Logging
 /// caller hears. Finishing or cancelling a call ends all it started.
 ///
 /// The engine owns the router and routes the host table's service and
-/// request functions here; what a call's end means for the engine's other
-/// parts (its challenge closes, its timers stop) goes through `engine`.
-/// Loop thread only, like the engine.
+/// request functions here. It keeps the open challenge too, since a call's
+/// end closes the challenge it started (as its host requests are withdrawn
+/// and its timers stop, on the `scheduler`). Loop thread only, like the engine.
 final class ServiceRouter {
-    unowned let engine: HostEngine
     /// The service calls in flight, and the one plugin code runs for now.
     var calls = CallTable()
     /// The host's requests to the client that wait for an answer.
     var clientRequests = ClientRequestTable()
+    /// The open challenge, and what started the dialogue in progress (see `Dialogues`).
+    var challenge = ChallengeSlot()
+    /// Callbacks that must not run inside the call that caused them (an
+    /// asynchronous caller's result, a session notice); the engine runs them
+    /// before the loop waits again.
+    var deferred: [() -> Void] = []
+    let names: NameTable, scheduler: Scheduler, output: FrameOutput, options: HostEngine.Options, logger: Logger
 
-    init(engine: HostEngine) { self.engine = engine }
-
-    var options: HostEngine.Options { engine.options }
-    var logger: Logger { engine.logger }
+    init(names: NameTable, scheduler: Scheduler, output: FrameOutput, options: HostEngine.Options, logger: Logger) {
+        (self.names, self.scheduler, self.output, self.options, self.logger) = (names, scheduler, output, options, logger)
+    }
 
     /// Runs `body` with `call` as the active service call.
     func withCall<T>(_ call: UInt64?, _ body: () -> T) -> T {
@@ -35,7 +40,7 @@ final class ServiceRouter {
     /// A synchronous service call (`call_service`): the result before it returns.
     func callService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<JSON?, FlowHostError> {
         let (provider, bound): (ServiceProvider, JSON)
-        do { (provider, bound) = try engine.names.checkedService(name, params: params, from: caller).get() } catch { return .failure(error) }
+        do { (provider, bound) = try names.checkedService(name, params: params, from: caller).get() } catch { return .failure(error) }
         switch provider {
         case .host(_, let body):
             do { return .success(try body(caller?.name ?? "host", bound)) } catch { return .failure(error) }
@@ -81,7 +86,7 @@ final class ServiceRouter {
             return .failure(FlowHostError(.requestTimedOut, message: "too many service calls in flight", data: ["service": .string(name)]))
         }
         let (provider, bound): (ServiceProvider, JSON)
-        do { (provider, bound) = try engine.names.checkedService(name, params: params, from: caller).get() } catch { return .failure(error) }
+        do { (provider, bound) = try names.checkedService(name, params: params, from: caller).get() } catch { return .failure(error) }
         switch provider {
         case .host(_, let body):
             let id = startCall(name, caller: caller, provider: nil, synchronous: false, onResult: onResult)
@@ -121,7 +126,7 @@ final class ServiceRouter {
         if call.synchronous {
             call.onResult(outcome)
         } else {
-            engine.deferred.append { [self] in withCall(call.parent) { call.onResult(outcome) } }
+            deferred.append { [self] in withCall(call.parent) { call.onResult(outcome) } }
         }
         return true
     }
@@ -155,9 +160,9 @@ final class ServiceRouter {
     /// What belonged to a call that ended: its challenge closes, its host
     /// requests are cancelled (the client is told), its timers stop.
     func endDialogue(of callID: UInt64) {
-        engine.dialogues.challenge.close(belongingTo: callID)
+        challenge.close(belongingTo: callID)
         withdraw(clientRequests.remove(where: { $0.call == callID }), FlowHostError.requestCancelled)
-        for timer in engine.scheduler.removeTimers(where: { $0.call == callID }) { withCall(callID) { timer.fire(false) } }
+        for timer in scheduler.removeTimers(where: { $0.call == callID }) { withCall(callID) { timer.fire(false) } }
     }
 
     /// The newest asynchronous call `plugin` serves, if any: the one its

@@ -1,6 +1,7 @@
 import FlowHostVocabulary
 import FlowJSON
 import JSONRPC
+import Logging
 
 /// The host-owned session, acted on: begun by the services that log a user
 /// in, read and ended by any flow, watched for idleness and age, and ended
@@ -14,11 +15,23 @@ import JSONRPC
 ///
 /// Owned by the engine (`engine.session`); loop thread only.
 public final class SessionRuntime {
-    unowned let engine: HostEngine
     /// The session's state and rules.
     var controller = SessionController()
+    /// What it acts through: the call chain a login or a failed step belongs
+    /// to, and notices deferred past the call (`router`); what ends with the
+    /// session (`dialogues`); the device it opens on (`client`); its
+    /// deadlines; the feed that announces its end; the flows it tells (`names`).
+    let router: ServiceRouter, dialogues: Dialogues, client: ConnectedClient, scheduler: Scheduler
+    let subscriptions: FeedSubscriptions, names: NameTable, logger: Logger
+    /// Upkeep the services module runs after a user logs in on this host
+    /// (the store's retention sweep, at most hourly); after the login's
+    /// commit, never inside a client's wait for a challenge.
+    public var afterLogin: (() -> Void)?
 
-    init(engine: HostEngine) { self.engine = engine }
+    init(router: ServiceRouter, dialogues: Dialogues, client: ConnectedClient, scheduler: Scheduler, subscriptions: FeedSubscriptions, names: NameTable, logger: Logger) {
+        (self.router, self.dialogues, self.client, self.scheduler) = (router, dialogues, client, scheduler)
+        (self.subscriptions, self.names, self.logger) = (subscriptions, names, logger)
+    }
 
     /// The feed topic on which the store announces sessions it ended.
     public static let endedTopic = "sessions.ended"
@@ -39,14 +52,14 @@ public final class SessionRuntime {
     /// that opened the session; the host hears of its end from there.
     public func begin(userID: String, sessionID: String, feedPosition: Int64?, factors: [String], ldaType: Int?, openedBy caller: String) {
         let deadlines = controller.begin(
-            userID: userID, sessionID: sessionID, deviceID: engine.clientDevice["deviceID"]?.stringValue ?? "", factors: factors, ldaType: ldaType,
-            openedBy: engine.router.calls.rootCaller(of: engine.router.calls.active)?.name ?? caller, now: engine.scheduler.now, wall: engine.clock.wallSeconds)
+            userID: userID, sessionID: sessionID, deviceID: client.device["deviceID"]?.stringValue ?? "", factors: factors, ldaType: ldaType,
+            openedBy: router.calls.rootCaller(of: router.calls.active)?.name ?? caller, now: scheduler.now, wall: scheduler.clock.wallSeconds)
         schedule(deadlines)
-        _ = engine.subscribe(Self.endedTopic, plugin: nil, from: feedPosition)
+        _ = subscriptions.subscribe(Self.endedTopic, plugin: nil, from: feedPosition, polling: scheduler)
         let notice = controller.current!.json()
         notice["event"] = "opened"
         tellFlows("session", notice)
-        if let afterLogin = engine.afterLogin { engine.deferred.append(afterLogin) }
+        if let afterLogin { router.deferred.append(afterLogin) }
     }
 
     /// `userID` was verified again (a step-up's password, an LDA check and
@@ -54,7 +67,7 @@ public final class SessionRuntime {
     /// `session.reauthenticate` within a minute. Verifying is a service's
     /// fact; re-authenticating the session is the flow's explicit step.
     public func issueReauthentication(userID: String) -> String {
-        controller.issueReauthentication(userID: userID, now: engine.scheduler.now)
+        controller.issueReauthentication(userID: userID, now: scheduler.now)
     }
 
     /// A session to end once the step that found it must end has been reported.
@@ -69,17 +82,17 @@ public final class SessionRuntime {
     /// the current request when no call was running.
     public func end(afterStepOf userID: String, reason: String) {
         guard let current = controller.current, current.userID == userID else { return }
-        endAfterStep = (current.sessionID, reason, engine.router.calls.root(of: engine.router.calls.active))
+        endAfterStep = (current.sessionID, reason, router.calls.root(of: router.calls.active))
     }
 
     /// Ends the session `end(afterStepOf:)` named, once its step is over
     /// (the engine asks after each round of deferred callbacks).
     func endIfStepReported() {
         guard let pending = endAfterStep else { return }
-        if let step = pending.step, engine.router.calls[step] != nil { return }
+        if let step = pending.step, router.calls[step] != nil { return }
         endAfterStep = nil
         guard controller.current?.sessionID == pending.sessionID else { return }
-        engine.logger.info("session ended by the host after a failed step (\(pending.reason))")
+        logger.info("session ended by the host after a failed step (\(pending.reason))")
         end(reason: pending.reason)
     }
 
@@ -88,7 +101,7 @@ public final class SessionRuntime {
     /// user here (nothing to re-authenticate). Services that change
     /// credentials require a recent proof (`recentlyProved`).
     public func reauthenticate(with token: String) throws(FlowHostError) -> Bool {
-        switch controller.reauthenticate(token: token, now: engine.scheduler.now, wall: engine.clock.wallSeconds) {
+        switch controller.reauthenticate(token: token, now: scheduler.now, wall: scheduler.clock.wallSeconds) {
         case nil: throw FlowHostError(.invalidParams, message: "reauthentication: unknown, spent or expired", data: ["field": "reauthentication"])
         case let done?: return done
         }
@@ -97,7 +110,7 @@ public final class SessionRuntime {
     /// Whether `userID` is logged in on this host, on `deviceID`, and (when
     /// `seconds` is given) proved who they are within the last `seconds`.
     public func recentlyProved(userID: String, deviceID: String, within seconds: Int64?) -> Bool {
-        controller.recentlyProved(userID: userID, deviceID: deviceID, within: seconds, wall: engine.clock.wallSeconds)
+        controller.recentlyProved(userID: userID, deviceID: deviceID, within: seconds, wall: scheduler.clock.wallSeconds)
     }
 
     /// Ends this host's session: in the store (unless it ended there
@@ -105,12 +118,12 @@ public final class SessionRuntime {
     @discardableResult
     public func end(reason: String, inStore: Bool = true) -> Bool {
         guard let ended = controller.end() else { return false }
-        engine.unsubscribe(Self.endedTopic, plugin: nil)
+        subscriptions.unsubscribe(Self.endedTopic, plugin: nil)
         // A dialogue that ran under the session cannot go on without it.
-        if reason != "logoff" { engine.dialogues.abandonAll() }
+        if reason != "logoff" { dialogues.abandonAll() }
         if inStore, let keeper = controller.keeper {
             do { try keeper.end(sessionID: ended.sessionID, reason: reason) } catch {
-                engine.logger.error("ending session in the store failed: \(error)")
+                logger.error("ending session in the store failed: \(error)")
             }
         }
         let notice: JSON = [
@@ -129,19 +142,19 @@ public final class SessionRuntime {
     /// Client activity while logged in: the idle lifetime restarts (kept in
     /// the store at most once a minute, so other hosts' sweeps agree).
     func touch() {
-        if let sessionID = controller.touch(now: engine.scheduler.now) { recordUse(sessionID) }
+        if let sessionID = controller.touch(now: scheduler.now) { recordUse(sessionID) }
     }
 
     /// Tells the store the session was used (its idle lifetime restarts there too).
     private func recordUse(_ sessionID: String) {
         guard let keeper = controller.keeper else { return }
-        do { try keeper.touch(sessionID: sessionID) } catch { engine.logger.error("recording session use failed: \(error)") }
+        do { try keeper.touch(sessionID: sessionID) } catch { logger.error("recording session use failed: \(error)") }
     }
 
     /// `session.extend` (the SDK's `extendSessionIdleTimeout`): the idle
     /// lifetime restarts now, and the store hears of it at once.
     public func extend() throws(FlowHostError) {
-        guard let extended = controller.extend(now: engine.scheduler.now) else {
+        guard let extended = controller.extend(now: scheduler.now) else {
             throw FlowHostError(.notAllowedNow, message: "No user is logged in on this host")
         }
         if let sessionID = extended.persist { recordUse(sessionID) }
@@ -149,7 +162,7 @@ public final class SessionRuntime {
     }
 
     private func schedule(_ deadlines: [ScheduledSessionDeadline]) {
-        for deadline in deadlines { engine.scheduler.schedule(deadline.key, at: deadline.at) }
+        for deadline in deadlines { scheduler.schedule(deadline.key, at: deadline.at) }
     }
 
     func deadline(_ key: Deadline, now: UInt64) {
@@ -174,23 +187,17 @@ public final class SessionRuntime {
     /// Tells every flow, after the current call: a flow that caused the
     /// change is not re-entered while it runs.
     func tellFlows(_ topic: String, _ payload: JSON) {
-        engine.deferred.append { [self] in tellFlowsNow(topic, payload) }
+        router.deferred.append { [self] in tellFlowsNow(topic, payload) }
     }
 
     /// Tells every flow at once: only where no flow runs (a deadline).
     private func tellFlowsNow(_ topic: String, _ payload: JSON) {
-        for plugin in engine.plugins { engine.withCall(nil) { plugin.notify(topic, payload) } }
+        for plugin in names.flows { router.withCall(nil) { plugin.notify(topic, payload) } }
     }
 
     /// Whether `plugin` may end dialogues other flows run (`abandon_dialogues`):
     /// only the flow that opened the session, for the dialogues under it.
     func mayAbandonDialogues(_ plugin: LoadedPlugin) -> Bool {
         controller.current?.openedBy == plugin.name
-    }
-
-    /// At exit: a session nobody can use any more ends now.
-    public func finish() {
-        end(reason: "host-exit")
-        engine.runDeferred()
     }
 }

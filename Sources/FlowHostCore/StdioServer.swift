@@ -31,32 +31,31 @@ public struct StdioServer {
         defer { buffer.deallocate() }
         var nextProcessCheck: UInt64 = 0
         var input = FramedInput(connection: connection)
-        let engine = connection
 
         while true {
-            engine.flushOutput()
-            if let status = engine.exitStatus { return status }
+            connection.flushOutput()
+            if let status = connection.exitStatus { return status }
 
             // Wait with poll only when something is due at a known time or
             // the change feed may wake the host; otherwise a plain blocking
             // read saves a system call per message.
-            let wake = engine.wakeDescriptor
+            let wake = connection.wakeDescriptor
             if let wait = waitMilliseconds(nextProcessCheck: nextProcessCheck) ?? (wake != nil ? UInt64(Int32.max) : nil) {
                 var descriptors = [pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)]
                 if let wake { descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0)) }
                 let ready = poll(&descriptors, nfds_t(descriptors.count), Int32(clamping: wait))
                 if ready < 0, errno != EINTR {
-                    engine.logger.error("poll: \(String(cString: strerror(errno)))")
+                    connection.logger.error("poll: \(String(cString: strerror(errno)))")
                     return 1
                 }
-                let now = engine.clock.monotonicMilliseconds
-                engine.fireTimers(now: now)
-                if descriptors.count > 1, descriptors[1].revents != 0 { engine.woke() }
-                if let pid = engine.clientProcessID, now >= nextProcessCheck {
+                let now = connection.clock.monotonicMilliseconds
+                connection.fireTimers(now: now)
+                if descriptors.count > 1, descriptors[1].revents != 0 { connection.woke() }
+                if let pid = connection.clientProcessID, now >= nextProcessCheck {
                     nextProcessCheck = now + processCheckMilliseconds
                     if !Self.processExists(pid) {
-                        engine.logger.info("client process \(pid) is gone; exiting")
-                        engine.flushOutput()
+                        connection.logger.info("client process \(pid) is gone; exiting")
+                        connection.flushOutput()
                         return 0
                     }
                 }
@@ -66,13 +65,13 @@ public struct StdioServer {
             let count = read(inputFD, buffer.baseAddress, capacity)
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                engine.logger.error("read: \(String(cString: strerror(errno)))")
+                connection.logger.error("read: \(String(cString: strerror(errno)))")
                 return 1
             }
             if count == 0 {
                 input.finish()
-                engine.flushOutput()
-                return engine.exitStatus ?? 0
+                connection.flushOutput()
+                return connection.exitStatus ?? 0
             }
             input.push(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         }

@@ -15,12 +15,7 @@ public final class PasswordVerification {
     public init(_ credentials: CredentialService) { self.credentials = credentials }
 
     public func verify(_ userID: String, _ password: String, deviceID: String) throws -> PasswordOutcome {
-        let now = credentials.clock()
-        let (user, current) = try userAndPassword(userID)
-        let matches = user.blockReason == nil && current.map { credentials.settings.hasher.verify(password, against: $0.hash) } ?? false
-        return try credentials.write { tx in
-            try recordVerification(tx, userID: userID, deviceID: deviceID, matches: matches, current: current, now: now)
-        }
+        try check(userID, password, deviceID: deviceID, proving: nil) { _, outcome in outcome }
     }
 
     /// A password login: verification and, when it succeeds with a password
@@ -33,22 +28,8 @@ public final class PasswordVerification {
     public func logIn(
         _ userID: String, _ password: String, deviceID: String, workflow: String, possession: DevicePossession?
     ) throws -> (PasswordOutcome, session: OpenedSession?) {
-        let now = credentials.clock()
-        let (user, current) = try userAndPassword(userID)
-        let matches = user.blockReason == nil && current.map { credentials.settings.hasher.verify(password, against: $0.hash) } ?? false
-        // A failed attempt must survive a power loss; a success may not need to.
-        return try credentials.write(durability: matches ? .relaxed : .full) { tx in
-            guard let user = try tx.user(userID) else { throw StoreError.notFound }
-            let standing = try credentials.loginRefusal(tx, user, deviceID: deviceID)
-            if standing == nil,
-                let refusal = try credentials.possessionRefusal(tx, userID: userID, deviceID: deviceID, possession, allowsBinding: true)
-            {
-                try credentials.audit.count(tx, userID, "password.login", refusal.name)
-                return (.refused(refusal), nil)
-            }
-            // The user and their standing as just read: spending the proof changed neither.
-            let outcome = try recordVerification(
-                tx, user, standing: standing, deviceID: deviceID, matches: matches, current: current, now: now)
+        let proving = PossessionCheck(possession: possession, allowsBinding: true, action: "password.login")
+        return try check(userID, password, deviceID: deviceID, proving: proving) { tx, outcome in
             guard case .accepted(let expired) = outcome else { return (outcome, nil) }
             if case .bind(let key) = possession {
                 try credentials.devices.register(tx, userID: userID, deviceID: deviceID, keyID: key.keyID, publicKey: key.publicKey, custody: key.custody)
@@ -88,43 +69,44 @@ public final class PasswordVerification {
     /// proves it holds its key first (nothing is counted without that).
     /// Opens no session; an expired password is reported as such.
     public func stepUp(_ userID: String, _ password: String, deviceID: String, proof: String) throws -> PasswordOutcome {
+        let proving = PossessionCheck(possession: .proof(proof), allowsBinding: false, action: "password.step-up")
+        return try check(userID, password, deviceID: deviceID, proving: proving) { _, outcome in outcome }
+    }
+
+    /// The device's proof a step needs before it counts an attempt; a refusal is audited under `action`.
+    private struct PossessionCheck {
+        let possession: DevicePossession?, allowsBinding: Bool, action: String
+    }
+
+    /// Every check: the password hashed outside any transaction; then, in
+    /// one, the user re-read, refused if they may not log in on this device
+    /// now or (`proving`) the device does not prove possession, else the
+    /// attempt counted; `finish` gets the outcome there. With `proving`, a
+    /// failed attempt must survive a power loss and a success may not need to.
+    private func check<T>(
+        _ userID: String, _ password: String, deviceID: String, proving: PossessionCheck?,
+        then finish: (any StoreWriter, PasswordOutcome) throws -> T
+    ) throws -> T {
         let now = credentials.clock()
         let (user, current) = try userAndPassword(userID)
         let matches = user.blockReason == nil && current.map { credentials.settings.hasher.verify(password, against: $0.hash) } ?? false
-        return try credentials.write(durability: matches ? .relaxed : .full) { tx in
+        return try credentials.write(durability: proving != nil && matches ? .relaxed : .full) { tx in
             guard let user = try tx.user(userID) else { throw StoreError.notFound }
-            let standing = try credentials.loginRefusal(tx, user, deviceID: deviceID)
-            if standing == nil,
-                let refusal = try credentials.possessionRefusal(tx, userID: userID, deviceID: deviceID, .proof(proof), allowsBinding: false)
-            {
-                try credentials.audit.count(tx, userID, "password.step-up", refusal.name)
-                return .refused(refusal)
+            if let standing = try credentials.loginRefusal(tx, user, deviceID: deviceID) {
+                try credentials.audit.count(tx, user.userID, "password.verify", standing.name)
+                return try finish(tx, .refused(standing))
             }
-            return try recordVerification(tx, user, standing: standing, deviceID: deviceID, matches: matches, current: current, now: now)
+            if let proving,
+                let refusal = try credentials.possessionRefusal(
+                    tx, userID: userID, deviceID: deviceID, proving.possession, allowsBinding: proving.allowsBinding)
+            {
+                try credentials.audit.count(tx, userID, proving.action, refusal.name)
+                return try finish(tx, .refused(refusal))
+            }
+            let outcome = try credentials.judgePassword(
+                tx, user, deviceID: deviceID, matches: matches, checked: current, now: now, action: "password.verify")
+            return try finish(tx, outcome)
         }
-    }
-
-    /// The counter side of a password check, inside the caller's transaction:
-    /// re-reads the user, refuses a user who may not log in on this device
-    /// now, then restores or lowers the attempts.
-    private func recordVerification(
-        _ tx: any StoreWriter, userID: String, deviceID: String, matches: Bool, current: PasswordRecord?, now: Int64
-    ) throws -> PasswordOutcome {
-        guard let user = try tx.user(userID) else { throw StoreError.notFound }
-        let standing = try credentials.loginRefusal(tx, user, deviceID: deviceID)
-        return try recordVerification(tx, user, standing: standing, deviceID: deviceID, matches: matches, current: current, now: now)
-    }
-
-    /// The same with the user and their standing (`loginRefusal`) already
-    /// read in this transaction.
-    private func recordVerification(
-        _ tx: any StoreWriter, _ user: UserRecord, standing: Refusal?, deviceID: String, matches: Bool, current: PasswordRecord?, now: Int64
-    ) throws -> PasswordOutcome {
-        if let standing {
-            try credentials.audit.count(tx, user.userID, "password.verify", standing.name)
-            return .refused(standing)
-        }
-        return try credentials.judgePassword(tx, user, deviceID: deviceID, matches: matches, checked: current, now: now, action: "password.verify")
     }
 
     /// The user and their current password hash, read before hashing (which

@@ -14,10 +14,10 @@ enum AuthenticatorsModule {
     static let freshSeconds: Int64 = 300
 
     static func register(_ authenticators: DeviceAuthenticators, in engine: HostEngine) {
-        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
-        unowned let engine = engine
+        // The session reaches the name table these services live in: held strongly, neither would be freed.
+        unowned let hostSession = engine.session
         func requireFreshProof(_ userID: String, _ deviceID: String) throws(FlowHostError) {
-            guard engine.session.recentlyProved(userID: userID, deviceID: deviceID, within: freshSeconds) else {
+            guard hostSession.recentlyProved(userID: userID, deviceID: deviceID, within: freshSeconds) else {
                 throw FlowHostError(.notAllowedNow, message: "changing how a user authenticates needs that user logged in here and re-authenticated in the last \(freshSeconds) seconds")
             }
         }

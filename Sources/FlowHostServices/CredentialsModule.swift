@@ -15,8 +15,8 @@ enum CredentialsModule {
     static func register(
         _ credentials: CredentialService, store: any FlowStore, keyring: DeviceKeyring?, in engine: HostEngine
     ) {
-        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
-        unowned let engine = engine
+        // The session reaches the name table these services live in: held strongly, neither would be freed.
+        unowned let hostSession = engine.session
         let passwords = PasswordVerification(credentials)
         offer(engine, Services.CredentialsUserState.self) { _, call in
             try credentials.userState(call.userID, deviceID: call.deviceID).map { state in
@@ -58,7 +58,7 @@ enum CredentialsModule {
                 ldaType: call.ldaType, key: key, workflow: call.workflow)
             switch outcome {
             case .completed(let session):
-                engine.session.begin(
+                hostSession.begin(
                     userID: call.userID, sessionID: session.sessionID, feedPosition: session.feedPosition,
                     factors: [call.ldaType == nil ? "password" : "lda"], ldaType: call.ldaType, openedBy: caller)
                 return .completed(sessionID: session.sessionID)
@@ -82,15 +82,15 @@ enum CredentialsModule {
             switch try passwords.stepUp(call.userID, call.password, deviceID: call.deviceID, proof: call.proof) {
             case .accepted(expired: true):
                 // 110: the SDK logs the user off; the host does it, whoever asked.
-                engine.session.end(afterStepOf: call.userID, reason: "step-up-failed")
+                hostSession.end(afterStepOf: call.userID, reason: "step-up-failed")
                 return .accepted(expired: true, reauthentication: nil)
             case .accepted(expired: false):
                 // The evidence for `session.reauthenticate`; the flow takes that step.
-                return .accepted(expired: false, reauthentication: engine.session.issueReauthentication(userID: call.userID))
+                return .accepted(expired: false, reauthentication: hostSession.issueReauthentication(userID: call.userID))
             case .wrong(let left): return .wrong(attemptsLeft: left)
             case .refused(let refusal):
                 // 153 (the last attempt spent, the user blocked): the session ends as after 110.
-                if refusal == .blocked(.passwordAttempts) { engine.session.end(afterStepOf: call.userID, reason: "step-up-failed") }
+                if refusal == .blocked(.passwordAttempts) { hostSession.end(afterStepOf: call.userID, reason: "step-up-failed") }
                 return .refused(refusal)
             }
         }
@@ -111,7 +111,7 @@ enum CredentialsModule {
             let (outcome, session) = try passwords.logIn(
                 call.userID, call.password, deviceID: call.deviceID, workflow: call.workflow, possession: possession)
             if let session {
-                engine.session.begin(
+                hostSession.begin(
                     userID: call.userID, sessionID: session.sessionID, feedPosition: session.feedPosition, factors: ["password"], ldaType: nil,
                     openedBy: caller)
             }

@@ -17,9 +17,11 @@ enum DevicesModule {
     static let ldaStepUpReason = "step-up-lda"
 
     static func register(_ devices: DeviceProofs, keyring: DeviceKeyring?, in engine: HostEngine) {
-        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
-        unowned let engine = engine
-        func custody() -> String { engine.clientDevice["keyCustody"]?.stringValue ?? "host" }
+        // The session and the client reach the name table these services live in: held strongly, none would be freed.
+        unowned let hostSession = engine.session
+        unowned let client = engine.client
+        let logger = engine.logger
+        func custody() -> String { client.device["keyCustody"]?.stringValue ?? "host" }
 
         offerAsync(engine, Services.DeviceCreateKey.self) {
             caller, call, finish throws(FlowHostError) in
@@ -29,13 +31,13 @@ enum DevicesModule {
                     let (keyID, publicKey) = try keyring.create()
                     finish(.success(Services.DeviceCreateKeyOutcome(keyID: keyID, publicKey: Base64.encode(publicKey), custody: "host")))
                 } catch {
-                    engine.logger.error("device key creation failed: \(error)")
+                    logger.error("device key creation failed: \(error)")
                     finish(.failure(.internalError))
                 }
                 return
             }
             let request: JSON = ["userID": .string(call.userID), "purpose": "activation"]
-            engine.requestFromClient("platform/createDeviceKey", request, for: caller) { outcome in
+            client.request("platform/createDeviceKey", request, for: caller) { outcome in
                 guard case .success(let answer) = outcome, let keyID = answer["keyID"]?.stringValue, !keyID.isEmpty, keyID.utf8.count <= 128,
                     let key = answer["publicKey"]?.stringValue.flatMap(Base64.decode), key.count == Ed25519.publicKeyBytes
                 else {
@@ -52,7 +54,7 @@ enum DevicesModule {
             let proven: (String, String) -> Void = { proof, keyID in
                 // An LDA step-up is the client's check and this proof: the evidence for
                 // `session.reauthenticate`, a step the flow takes.
-                let token = reason == Self.ldaStepUpReason ? engine.session.issueReauthentication(userID: userID) : nil
+                let token = reason == Self.ldaStepUpReason ? hostSession.issueReauthentication(userID: userID) : nil
                 finish(.success(.proven(proof: proof, keyID: keyID, reauthentication: token)))
             }
             if custody() == "host", let keyring {
@@ -66,12 +68,12 @@ enum DevicesModule {
                         // device folder) holds no secret half: the proof fails.
                         do { return try keyring.holdsSecretKey(of: publicKey, keyID: key.keyID) } catch {
                             // A key file others can reach is refused, never used; say which and how to fix it.
-                            engine.logger.error("device key refused: \(error)")
+                            logger.error("device key refused: \(error)")
                             return false
                         }
                     }
                 } catch {
-                    engine.logger.error("device proof failed: \(error)")
+                    logger.error("device proof failed: \(error)")
                     return finish(.failure(.internalError))
                 }
                 switch held {
@@ -82,7 +84,7 @@ enum DevicesModule {
             }
             let start: DeviceProofs.Start
             do { start = try devices.begin(userID: userID, deviceID: deviceID, reason: reason) } catch {
-                engine.logger.error("device proof failed: \(error)")
+                logger.error("device proof failed: \(error)")
                 return finish(.failure(.internalError))
             }
             switch start {
@@ -98,7 +100,7 @@ enum DevicesModule {
                         case .refused(let why): refused(why)
                         }
                     } catch {
-                        engine.logger.error("device proof failed: \(error)")
+                        logger.error("device proof failed: \(error)")
                         finish(.failure(.internalError))
                     }
                 }
@@ -107,12 +109,12 @@ enum DevicesModule {
                     // device folder) has nothing to sign with: the proof fails.
                     do { return check(try keyring?.sign(message, keyID: key.keyID) ?? nil) } catch {
                         // A key file others can reach is refused, never used; say which and how to fix it.
-                        engine.logger.error("device key refused: \(error)")
+                        logger.error("device key refused: \(error)")
                         return check(nil)
                     }
                 }
                 let request: JSON = ["keyID": .string(key.keyID), "challenge": .string(Base64.encode(message)), "reason": .string(reason)]
-                engine.requestFromClient("platform/signDeviceChallenge", request, for: caller) { outcome in
+                client.request("platform/signDeviceChallenge", request, for: caller) { outcome in
                     guard case .success(let answer) = outcome else { return check(nil) }
                     check(answer["signature"]?.stringValue.flatMap(Base64.decode))
                 }

@@ -8,7 +8,9 @@ import FlowHostSessions
 import FlowHostStore
 
 /// Assembles the host's domain modules: each registers the services it
-/// offers (and the engine hooks it provides) over one store.
+/// offers (and the engine hooks it provides) over one store. Registering is
+/// the engine's; the services hold none of it, only the parts they use
+/// (the session, the client, a logger).
 public enum HostModules {
     /// The config sections the modules own (each module parses its own).
     public static let configSections: Set<String> = CredentialSettings.configKeys.union([
@@ -20,8 +22,6 @@ public enum HostModules {
         keyring: DeviceKeyring?, issuer: ReceiptIssuer, retention: RetentionSettings = RetentionSettings(),
         approvals: ApprovalLimits = ApprovalLimits(), in engine: HostEngine
     ) {
-        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
-        unowned let engine = engine
         let (context, credentials, sessions) = (domains.context, domains.credentials, domains.sessions)
         if let feedWake { context.ringFeed = { feedWake.ring() } }
         let notifications = NotificationService(context)
@@ -37,7 +37,7 @@ public enum HostModules {
         RecordsModule.register(context.store, in: engine)
         let madeHere = NotificationsMadeHere()
         NotificationsModule.register(notifications, madeHere: madeHere, in: engine)
-        engine.afterLogin = RetentionSweep.hourly(context.store, retention, logger: engine.logger)
+        engine.session.afterLogin = RetentionSweep.hourly(context.store, retention, logger: engine.logger)
         if let feedWake { engine.feed = StoreChangeFeed(store: context.store, wake: feedWake, retention: retention, madeHere: madeHere) }
     }
 }

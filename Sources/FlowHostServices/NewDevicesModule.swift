@@ -11,8 +11,9 @@ import FlowJSON
 /// completion begins the host's session and tells the user's other devices.
 enum NewDevicesModule {
     static func register(_ devices: AdditionalDeviceActivation, notifications: NotificationService, in engine: HostEngine) {
-        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
-        unowned let engine = engine
+        // The session reaches the name table these services live in: held strongly, neither would be freed.
+        unowned let hostSession = engine.session
+        let logger = engine.logger
         offer(engine, Services.NewdeviceComplete.self) { caller, call in
             let (userID, ldaType, deviceName) = (call.userID, call.ldaType, call.deviceName)
             let authorization: NewDeviceAuthorization
@@ -35,7 +36,7 @@ enum NewDevicesModule {
             switch outcome {
             case .completed(let session):
                 let sessionID = session.sessionID
-                engine.session.begin(
+                hostSession.begin(
                     userID: userID, sessionID: sessionID, feedPosition: session.feedPosition, factors: [ldaType == nil ? "password" : "lda"],
                     ldaType: ldaType, openedBy: caller)
                 // NIST SP 800-63B 6.1.2.1: the user's other devices learn that a device was added.
@@ -44,7 +45,7 @@ enum NewDevicesModule {
                         userID: userID, subject: "A new device was added", message: "\(deviceName) can now log in to your account.",
                         actions: [NotificationAction(label: "OK", action: "ok")], expiresInSeconds: 7 * 86_400, kind: "info")
                 } catch {
-                    engine.logger.error("the informational notification failed: \(error)")
+                    logger.error("the informational notification failed: \(error)")
                 }
                 return .completed(sessionID: sessionID)
             case .wrongPassword(let left): return .wrong(attemptsLeft: left)

@@ -13,8 +13,6 @@ import FlowHostServiceTypes
 /// shapes. The step-up and device-activation flows build on these.
 enum NotificationsModule {
     static func register(_ notifications: NotificationService, madeHere: NotificationsMadeHere, in engine: HostEngine) {
-        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
-        unowned let engine = engine
         offerReading(engine, Services.NotificationsCreate.self) { _, p in
             let actions = try p.objects("actions", members: ["label", "action", "authlevel"]).map { item throws(FlowHostError) in
                 NotificationAction(label: try item.string("label"), action: try item.string("action"), authLevel: try item.optionalString("authlevel") ?? "0")

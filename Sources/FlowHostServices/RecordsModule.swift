@@ -18,8 +18,6 @@ enum RecordsModule {
     static let maxOperations = 64
 
     static func register(_ store: any FlowStore, in engine: HostEngine) {
-        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
-        unowned let engine = engine
         offer(engine, Services.RecordsGet.self) { caller, call in
             let (collection, key) = (try name(call.collection, "collection"), try name(call.key, "key"))
             return try store.read({ try $0.record(namespace: caller, collection: collection, key: key) }).map(outcome)

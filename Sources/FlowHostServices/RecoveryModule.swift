@@ -10,8 +10,6 @@ import FlowJSON
 /// `account.verifyRecoveryCode` (the right code unblocks).
 enum RecoveryModule {
     static func register(_ recovery: AccountRecovery, in engine: HostEngine) {
-        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
-        unowned let engine = engine
         offer(engine, Services.AccountSendRecoveryCode.self) { _, call in
             Services.ActivationResendOutcome(try recovery.sendCode(call.userID, deviceID: call.deviceID))
         }

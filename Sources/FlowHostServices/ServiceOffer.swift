@@ -10,8 +10,7 @@ import FlowJSON
 func offer(
     _ engine: HostEngine, _ name: String, _ params: [ParamSpec], _ body: @escaping (_ caller: String, ServiceParams) throws -> JSON?
 ) {
-    // The engine owns the service: capturing it strongly would keep it alive forever.
-    unowned let engine = engine
+    let logger = engine.logger
     engine.registerService(name, params: params) { caller, json throws(FlowHostError) in
         do {
             return try body(caller, ServiceParams(json: json, declared: params))
@@ -20,10 +19,10 @@ func offer(
         } catch let error as StoreError where error == .notFound {
             throw FlowHostError.unknownUser
         } catch let error as StoreError where error == .unreachable {
-            engine.logger.error("service \(name): the store is unreachable")
+            logger.error("service \(name): the store is unreachable")
             throw FlowHostError.storeUnreachable
         } catch {
-            engine.logger.error("service \(name) failed: \(error)")
+            logger.error("service \(name) failed: \(error)")
             throw FlowHostError.internalError
         }
     }

@@ -13,15 +13,16 @@ import FlowJSON
 /// `session.close`, and the store behind the host-owned session.
 enum SessionsModule {
     static func register(_ credentials: CredentialService, sessions: SessionService, issuer: ReceiptIssuer, in engine: HostEngine) {
-        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
-        unowned let engine = engine
-        engine.session.keeper = StoreSessionKeeper(sessions: sessions)
+        // The session reaches the name table these services live in: held strongly, neither would be freed.
+        unowned let hostSession = engine.session
+        let logger = engine.logger
+        hostSession.keeper = StoreSessionKeeper(sessions: sessions)
 
         offer(engine, Services.SessionOpen.self) { caller, call in
             switch try credentials.openSession(call.userID, deviceID: call.deviceID, workflow: call.workflow, proof: call.proof) {
             case .opened(let session):
                 let factor = call.factor == "password" ? "password" : "lda"
-                engine.session.begin(
+                hostSession.begin(
                     userID: call.userID, sessionID: session.sessionID, feedPosition: session.feedPosition, factors: [factor], ldaType: call.ldaType,
                     openedBy: caller)
                 return .opened(sessionID: session.sessionID)
@@ -32,7 +33,7 @@ enum SessionsModule {
 
         // The logged-in session's token (onUserLoggedIn's jwtJsonTokenInfo): only for this host's own session.
         offer(engine, Services.SessionToken.self) { _, call in
-            guard let current = engine.session.current, current.sessionID == call.sessionID else {
+            guard let current = hostSession.current, current.sessionID == call.sessionID else {
                 throw FlowHostError(.notAllowedNow, message: "a session token is for the session logged in on this host")
             }
             do {
@@ -41,26 +42,26 @@ enum SessionsModule {
                     expiresAt: current.since + sessions.settings.lifetimeSeconds, factors: current.factors)
                 return Services.SessionTokenOutcome(token: token)
             } catch {
-                engine.logger.error("making a session token failed: \(error)")
+                logger.error("making a session token failed: \(error)")
                 throw FlowHostError.internalError
             }
         }
 
         // The SDK's extendSessionIdleTimeout, said by the flow that logs users in.
         offer(engine, Services.SessionExtend.self) { _, _ in
-            try engine.session.extend()
+            try hostSession.extend()
             return Services.SessionExtendOutcome()
         }
 
         // Re-authentication is an explicit step: a flow spends the token a verification gave it.
         offer(engine, Services.SessionReauthenticate.self) { _, call in
-            Services.SessionReauthenticateOutcome(reauthenticated: try engine.session.reauthenticate(with: call.reauthentication))
+            Services.SessionReauthenticateOutcome(reauthenticated: try hostSession.reauthenticate(with: call.reauthentication))
         }
 
         offer(engine, Services.SessionClose.self) { _, call in
             let reason = call.reason.map(reasonName) ?? "logoff"
             try sessions.end(call.sessionID, reason: reason)
-            engine.session.ended(sessionID: call.sessionID, reason: reason)
+            hostSession.ended(sessionID: call.sessionID, reason: reason)
             return Services.SessionCloseOutcome()
         }
     }

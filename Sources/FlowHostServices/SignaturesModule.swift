@@ -23,8 +23,10 @@ enum SignaturesModule {
     }
 
     static func register(_ signatures: DataSignatures, keyring: DeviceKeyring?, in engine: HostEngine) {
-        // The engine owns the services registered here: capturing it strongly would keep it alive forever.
-        unowned let engine = engine
+        // The session and the client reach the name table these services live in: held strongly, none would be freed.
+        unowned let hostSession = engine.session
+        unowned let client = engine.client
+        let logger = engine.logger
         offerAsync(engine, Services.SignaturesSign.self) { caller, call, finish throws(FlowHostError) in
             let (userID, deviceID, level, verifiedBy) = (call.userID, call.deviceID, call.authLevel, call.verifiedBy)
             guard let usedType = authenticatorTypes[verifiedBy] else {
@@ -33,7 +35,7 @@ enum SignaturesModule {
             guard call.authenticatorType == usedType else {
                 return finish(.failure(.invalidParams(field: "authenticatorType", reason: "the type of verifiedBy: \(usedType)")))
             }
-            guard engine.session.recentlyProved(userID: userID, deviceID: deviceID, within: level == 0 ? nil : freshSeconds) else {
+            guard hostSession.recentlyProved(userID: userID, deviceID: deviceID, within: level == 0 ? nil : freshSeconds) else {
                 return finish(
                     .failure(
                         FlowHostError(.notAllowedNow,
@@ -52,12 +54,12 @@ enum SignaturesModule {
                             ($0.signature, $0.byRegisteredKey)
                         }
                     } catch {
-                        engine.logger.error("device key refused: \(error)")
+                        logger.error("device key refused: \(error)")
                         return nil
                     }
                 }
             } catch {
-                engine.logger.error("signing with a held key failed: \(error)")
+                logger.error("signing with a held key failed: \(error)")
                 return finish(.failure(.internalError))
             }
             let pending: DataSignatures.Pending
@@ -74,14 +76,14 @@ enum SignaturesModule {
                     }
                     finish(.success(signed(receipt)))
                 } catch {
-                    engine.logger.error("storing a signature failed: \(error)")
+                    logger.error("storing a signature failed: \(error)")
                     finish(.failure(.internalError))
                 }
             }
             let request: JSON = [
                 "keyID": .string(pending.key.keyID), "challenge": .string(Base64.encode(pending.bytes)), "reason": "data-signing",
             ]
-            engine.requestFromClient("platform/signDeviceChallenge", request, for: caller) { outcome in
+            client.request("platform/signDeviceChallenge", request, for: caller) { outcome in
                 guard case .success(let answer) = outcome else { return complete(nil) }
                 complete(answer["signature"]?.stringValue.flatMap(Base64.decode))
             }

@@ -29,7 +29,7 @@ import Testing
         #expect(dialogues.admitStart("probe.start", by: probe) == nil, "the same action, retried, replaces it")
         #expect(dialogues.open() == nil, "the stale challenge closed")
         dialogues.forgetEndedStarter()
-        #expect(dialogues.challenge.starter == nil)
+        #expect(dialogues.router.challenge.starter == nil)
     }
 
     @Test func aRestingChallengeIsNoDialogue() {

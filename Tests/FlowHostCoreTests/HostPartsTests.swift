@@ -66,7 +66,7 @@ private let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler
     let h = Harness(ProbeFlow.self, TwinFlow.self)
 
     @Test func aTakenNameRefusesTheNewcomerWhole() throws {
-        var table = NameTable()
+        let table = NameTable()
         table.addHostService("records.get", .host(params: nil) { _, _ in nil })
         let probe = h.engine.plugins[0]
         #expect(table.conflict(of: probe, installed: []) == nil)

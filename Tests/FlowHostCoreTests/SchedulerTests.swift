@@ -4,7 +4,7 @@ import Testing
 @Suite struct SchedulerTests {
     @Test func deadlinesComeDueOnTheInjectedClockOnly() {
         let clock = ManualClock()
-        var scheduler = Scheduler(clock: clock)
+        let scheduler = Scheduler(clock: clock)
         scheduler.schedule(.feedPoll, inMilliseconds: 2000)
         scheduler.schedule(.sessionIdle, inMilliseconds: 500)
         #expect(scheduler.nextDeadline { _, _ in true } == clock.monotonicMilliseconds + 500)
@@ -18,7 +18,7 @@ import Testing
 
     @Test func staleDeadlinesAreSkippedWhenAskedForTheNext() {
         let clock = ManualClock()
-        var scheduler = Scheduler(clock: clock)
+        let scheduler = Scheduler(clock: clock)
         scheduler.schedule(.challenge(1), inMilliseconds: 10)
         scheduler.schedule(.challenge(2), inMilliseconds: 20)
         let next = scheduler.nextDeadline { key, _ in key != .challenge(1) }
@@ -27,7 +27,7 @@ import Testing
 
     @Test func aTimerIsTakenOutByItsOwnerOnlyAndOnce() {
         let clock = ManualClock()
-        var scheduler = Scheduler(clock: clock)
+        let scheduler = Scheduler(clock: clock)
         let owner = ObjectIdentifier(clock)
         let stranger = ObjectIdentifier(SystemClock())
         let id = scheduler.addTimer(inMilliseconds: 100, owner: owner, call: 7) { _ in }
@@ -39,7 +39,7 @@ import Testing
 
     @Test func timersOfACallAreTakenOutOldestFirst() {
         let clock = ManualClock()
-        var scheduler = Scheduler(clock: clock)
+        let scheduler = Scheduler(clock: clock)
         let owner = ObjectIdentifier(clock)
         _ = scheduler.addTimer(inMilliseconds: 300, owner: owner, call: 1) { _ in }
         _ = scheduler.addTimer(inMilliseconds: 100, owner: owner, call: 2) { _ in }
@@ -54,7 +54,7 @@ import Testing
 extension SchedulerTests {
     @Test func aPendingTimerIsLiveWithoutAskingTheEngine() {
         let clock = ManualClock()
-        var scheduler = Scheduler(clock: clock)
+        let scheduler = Scheduler(clock: clock)
         let id = scheduler.addTimer(inMilliseconds: 50, owner: ObjectIdentifier(clock), call: nil) { _ in }
         #expect(scheduler.nextDeadline { _, _ in Issue.record("asked about a timer"); return false } == clock.monotonicMilliseconds + 50)
         _ = scheduler.takeTimer(id)

@@ -47,7 +47,7 @@ import Testing
         let (h, owner) = try started()
         let outcomes = Outcomes()
         let call = h.engine.router.startCall("probe.double", caller: owner, provider: owner, synchronous: true) { _ in }
-        h.engine.withCall(call) { _ = h.engine.setTimer(delayMilliseconds: 100, owner: owner) { outcomes.seen.append($0) } }
+        h.engine.router.withCall(call) { _ = h.engine.setTimer(delayMilliseconds: 100, owner: owner) { outcomes.seen.append($0) } }
         #expect(h.engine.router.completeCall(call, .success(nil), by: owner))
         #expect(outcomes.seen == [false])
     }

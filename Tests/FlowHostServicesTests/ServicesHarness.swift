@@ -31,5 +31,5 @@ final class ServicesHarness {
     }
 
     /// Calls a host service synchronously, with no flow as the caller.
-    func call(_ name: String, _ params: JSON) -> Result<JSON?, FlowHostError> { engine.callService(name, params: params, from: nil) }
+    func call(_ name: String, _ params: JSON) -> Result<JSON?, FlowHostError> { engine.router.callService(name, params: params, from: nil) }
 }
