@@ -53,19 +53,22 @@ import Glibc
     }
 
     /// A parent descriptor at a number another child descriptor is to get
-    /// is moved out of the way first: here 40 and 41 trade places.
+    /// is moved out of the way first: here two descriptors trade places.
+    /// They are placed far above the lowest free numbers, which the tests
+    /// running beside this one take.
     @Test func descriptorsAreMappedWithoutOverwritingEachOther() throws {
-        #expect(fcntl(40, F_GETFD) == -1 && fcntl(41, F_GETFD) == -1, "40 and 41 are free in the test process")
         var first: [Int32] = [-1, -1], second: [Int32] = [-1, -1]
         #expect(pipe(&first) == 0 && pipe(&second) == 0)
-        #expect(dup2(first[1], 40) == 40 && dup2(second[1], 41) == 41)
+        let a = fcntl(first[1], F_DUPFD, 900)
+        let b = fcntl(second[1], F_DUPFD, a + 1)
+        #expect(a >= 900 && b > a)
         close(first[1])
         close(second[1])
         defer { for fd in [first[0], second[0]] { close(fd) } }
-        let child = try Self.shell("echo one >/proc/self/fd/40; echo two >/proc/self/fd/41", [40: .parent(41), 41: .parent(40)])
+        let child = try Self.shell("echo one >/proc/self/fd/\(a); echo two >/proc/self/fd/\(b)", [a: .parent(b), b: .parent(a)])
         #expect(child.wait().code == 0)
-        close(40)
-        close(41)
+        close(a)
+        close(b)
         var buffer = [UInt8](repeating: 0, count: 16)
         #expect(read(first[0], &buffer, 16) == 4 && String(utf8: Array(buffer[..<3])) == "two")
         #expect(read(second[0], &buffer, 16) == 4 && String(utf8: Array(buffer[..<3])) == "one")
