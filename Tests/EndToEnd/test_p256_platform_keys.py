@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
-from conftest import GOOD_PASSWORD, activate
+from conftest import GOOD_PASSWORD, activate, store_execute, store_rows
 from schemas import validate
 from test_data_signing import attestation, canonical, outcome, sign, signed
 from test_devices import Keystore, log_off, password_login
@@ -132,3 +132,24 @@ def test_a_p256_key_proves_an_lda_login_and_an_lda_step_up(deployment):
     event = host.wait_event("onUpdateNotification")
     assert update_status(event)[0] == 126, "a high-S proof is no proof"
     assert deployment.admin("notifications", "lee")[0]["status"] == "ACTIVE", "nothing was approved"
+
+
+def test_keys_and_receipts_from_before_the_choice_of_algorithm_are_ed25519(deployment):
+    """A store whose device keys and receipts were made before keys had an
+    algorithm (the column and its migration taken away again): the
+    migration runs at the next start, and every key and receipt is Ed25519."""
+    code = deployment.add_user("alice")
+    host = deployment.host("device-1")
+    activate(host, "alice", code)
+    sign(host)
+    receipt = signed(host)["receipt"]
+    host.close()
+    for table in ("device_key", "signature_receipt"):
+        store_execute(deployment.store, "ALTER TABLE %s DROP COLUMN algorithm" % table)
+    store_execute(deployment.store, "DELETE FROM schema_migration WHERE name = ?", "devices/v2-key-algorithm")
+    again = deployment.host("device-1")
+    again.wait_event("getUser")
+    assert password_login(again, "alice")["method"] == "onUserLoggedIn"
+    assert deployment.admin("devices", "alice")[0]["keyAlgorithm"] == "Ed25519"
+    assert store_rows(deployment.store, "SELECT algorithm FROM signature_receipt") == [("Ed25519",)]
+    assert again.request("verifyDataSignature", {"receipt": receipt}) == {"valid": True, "reason": "valid", "receipt": receipt}
