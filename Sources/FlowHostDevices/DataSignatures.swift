@@ -33,6 +33,8 @@ public final class DataSignatures {
         public let key: DeviceKeyRecord
         /// The key's registered public half, as bytes.
         public let publicKey: [UInt8]
+        /// The key's registered algorithm.
+        public let algorithm: DeviceKeyAlgorithm
         let verifiedBy: String
     }
 
@@ -56,8 +58,7 @@ public final class DataSignatures {
         _ tx: any StoreReader, userID: String, deviceID: String, payload: String, reason: String, authLevel: Int, authenticatorType: Int,
         verifiedBy: String
     ) throws -> Start {
-        guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID), key.revokedAt == nil,
-            let publicKey = HexBytes.decode(key.publicKey), publicKey.count == Ed25519.publicKeyBytes
+        guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID), key.revokedAt == nil, let (algorithm, publicKey) = key.usableKey
         else { return .noKey }
         // A time-ordered id: the receipts' table is keyed by it, and a random
         // id put each new receipt on a random page of a long history.
@@ -65,7 +66,7 @@ public final class DataSignatures {
         let message = DataSignatureMessage(
             dataSignatureID: TimeOrderedID.make(at: signedAt), userID: userID, deviceID: deviceID, keyID: key.keyID, authLevel: authLevel,
             authenticatorType: authenticatorType, signedAt: signedAt, reason: reason, payload: payload)
-        return .sign(Pending(message: message, bytes: message.bytes, key: key, publicKey: publicKey, verifiedBy: verifiedBy))
+        return .sign(Pending(message: message, bytes: message.bytes, key: key, publicKey: publicKey, algorithm: algorithm, verifiedBy: verifiedBy))
     }
 
     /// How a signing with a key in the host's custody ended.
@@ -98,7 +99,8 @@ public final class DataSignatures {
                     authenticatorType: authenticatorType, verifiedBy: verifiedBy)
             else { return .noKey }
             guard pending.key.custody == "host" else { return .elsewhere(pending) }
-            guard let made = sign(pending) else { return .notSigned }
+            // The keyring makes and signs with Ed25519 keys only.
+            guard pending.algorithm == .ed25519, let made = sign(pending) else { return .notSigned }
             return try record(tx, pending, signature: made.signature, byRegisteredKey: made.byRegisteredKey).map(HeldOutcome.signed) ?? .notSigned
         }
     }
@@ -125,7 +127,10 @@ public final class DataSignatures {
     /// (audited as `bad-signature`) when the signature does not hold.
     private func record(_ tx: any StoreWriter, _ pending: Pending, signature: [UInt8], byRegisteredKey: Bool) throws -> SignatureReceiptRecord? {
         let message = pending.message
-        guard byRegisteredKey || DataSignatureMessage.verify(signature: signature, of: pending.bytes, publicKey: pending.publicKey) else {
+        guard let signature = pending.algorithm.canonicalSignature(signature),
+            byRegisteredKey
+                || DataSignatureMessage.verify(signature: signature, of: pending.bytes, publicKey: pending.publicKey, algorithm: pending.algorithm)
+        else {
             try audit.row(tx, message.userID, message.deviceID, "data.sign", "bad-signature")
             return nil
         }
@@ -133,7 +138,7 @@ public final class DataSignatures {
             dataSignatureID: message.dataSignatureID, userID: message.userID, deviceID: message.deviceID, keyID: message.keyID,
             publicKey: pending.key.publicKey, authLevel: message.authLevel, authenticatorType: message.authenticatorType,
             verifiedBy: pending.verifiedBy, signedAt: message.signedAt, reason: message.reason, payload: message.payload,
-            signature: Base64.encode(signature))
+            signature: Base64.encode(signature), algorithm: pending.algorithm.rawValue)
         let attested = try issuer.sign(ReceiptAttestation.bytes(receipt, message: pending.bytes))
         receipt.issuerKeyID = attested.keyID
         receipt.issuerSignature = Base64.encode(attested.signature)
@@ -196,8 +201,9 @@ public final class DataSignatures {
         return try check(stored, deviceKey: key)
     }
 
-    /// The members a receipt is compared on (every one but `version` and `algorithm`, which `parse` fixes).
+    /// The members a receipt is compared on (every one but `version`, which `parse` fixes).
     static let receiptFields = [
+        "algorithm",
         "dataSignatureID", "userID", "deviceID", "keyID", "authLevel", "authenticatorType", "verifiedBy", "signedAt", "reason", "dataPayload",
         "payloadSignature", "publicKey", "issuer",
     ]
@@ -220,7 +226,8 @@ public final class DataSignatures {
             return Verdict("tampered", fields: ["issuer"], stored: stored)
         }
         guard let signature = Base64.decode(stored.signature), let key = HexBytes.decode(stored.publicKey),
-            Self.message(of: stored).verify(signature: signature, publicKey: key)
+            let algorithm = DeviceKeyAlgorithm(rawValue: stored.algorithm),
+            Self.message(of: stored).verify(signature: signature, publicKey: key, algorithm: algorithm)
         else { return Verdict("tampered", fields: ["payloadSignature"], stored: stored) }
         if let deviceKey, deviceKey.keyID == stored.keyID, let revokedAt = deviceKey.revokedAt, stored.signedAt > revokedAt {
             return Verdict("revoked", stored: stored)
@@ -245,7 +252,7 @@ public final class DataSignatures {
     /// key a receipt carries.
     public static func json(_ receipt: SignatureReceiptRecord) -> JSON {
         [
-            "version": 1, "algorithm": "Ed25519", "dataSignatureID": .string(receipt.dataSignatureID), "userID": .string(receipt.userID),
+            "version": 1, "algorithm": .string(receipt.algorithm), "dataSignatureID": .string(receipt.dataSignatureID), "userID": .string(receipt.userID),
             "deviceID": .string(receipt.deviceID), "keyID": .string(receipt.keyID), "authLevel": .int(receipt.authLevel),
             "authenticatorType": .int(receipt.authenticatorType), "verifiedBy": .string(receipt.verifiedBy),
             "signedAt": .int(Int(receipt.signedAt)), "reason": .string(receipt.reason), "dataPayload": .string(receipt.payload),

@@ -3,6 +3,7 @@ import FlowHostAccounts
 import FlowHostAudit
 import FlowHostStore
 import FlowHostVocabulary
+import FlowJSON
 
 /// Possession of a device's key, proven inside the host: a fresh nonce,
 /// signed by the device's key (in the host's keyring, or by the client's
@@ -92,12 +93,13 @@ public final class DeviceProofs {
         return try store.write(durability: .relaxed) { tx in
             guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID), key.revokedAt == nil,
                 try tx.device(userID: userID, deviceID: deviceID)?.status == .active,
-                let publicKey = HexBytes.decode(key.publicKey)
+                let (algorithm, publicKey) = key.usableKey
             else {
                 try audit.count(tx, userID, "device.prove", "not-registered")
                 return .refused(reason: "not-registered")
             }
-            return try answer(tx, nonce: nonce, message: message, signature: signature, publicKey: publicKey, proof: proof, now: now,
+            return try answer(
+                tx, nonce: nonce, message: message, signature: signature, publicKey: publicKey, algorithm: algorithm, proof: proof, now: now,
                 userID: userID, deviceID: deviceID)
         }
     }
@@ -121,7 +123,8 @@ public final class DeviceProofs {
         case .key(let registered): key = registered
         }
         guard key.custody == "host" else { return nil }
-        guard let publicKey = HexBytes.decode(key.publicKey) else { return try refuse("not-registered", auditedFor: userID) }
+        // The keyring holds Ed25519 keys only.
+        guard let (algorithm, publicKey) = key.usableKey, algorithm == .ed25519 else { return try refuse("not-registered", auditedFor: userID) }
         guard holdsSecretKey(key, publicKey) else { return try refuse("bad-signature", auditedFor: userID) }
         // Expired ones go when any are left (a handful at most: proofs are
         // spent within seconds); usually the last was spent and none are.
@@ -167,10 +170,10 @@ public final class DeviceProofs {
     /// Uses the challenge, with the proof it becomes when the signature
     /// checks out; refusals are counted.
     private func answer(
-        _ tx: any StoreWriter, nonce: [UInt8], message: [UInt8], signature: [UInt8], publicKey: [UInt8], proof: String, now: Int64,
-        userID: String, deviceID: String
+        _ tx: any StoreWriter, nonce: [UInt8], message: [UInt8], signature: [UInt8], publicKey: [UInt8], algorithm: DeviceKeyAlgorithm,
+        proof: String, now: Int64, userID: String, deviceID: String
     ) throws -> Finish {
-        let valid = Ed25519.verify(signature, of: message, publicKey: publicKey)
+        let valid = algorithm.verify(signature, of: message, publicKey: publicKey)
         guard
             try tx.useDeviceChallenge(
                 nonceHash: Self.hash(nonce), userID: userID, deviceID: deviceID, now: now, proofHash: valid ? Self.hash(Array(proof.utf8)) : nil,
@@ -203,11 +206,17 @@ public final class DeviceProofs {
     }
 
     /// Registers a device's public key, inside the activation's (or the binding login's) transaction.
+    /// Its algorithm follows from its encoding (`DeviceKeyAlgorithm(publicKey:)`), checked by the caller.
     public func register(_ tx: any StoreWriter, userID: String, deviceID: String, keyID: String, publicKey: [UInt8], custody: String) throws {
+        guard let algorithm = DeviceKeyAlgorithm(publicKey: publicKey) else { throw DeviceError("a device key of no known algorithm") }
         try tx.save(
             DeviceKeyRecord(
-                userID: userID, deviceID: deviceID, keyID: keyID, publicKey: Hex.encode(publicKey), custody: custody, createdAt: clock()))
-        try audit.row(tx, userID, deviceID, "device.key", "registered", ["keyID": .string(keyID), "custody": .string(custody)])
+                userID: userID, deviceID: deviceID, keyID: keyID, publicKey: Hex.encode(publicKey), custody: custody, createdAt: clock(),
+                algorithm: algorithm.rawValue))
+        let details: JSON = ["keyID": .string(keyID), "custody": .string(custody)]
+        // Ed25519's audit row stays as it was; another algorithm is named.
+        if algorithm != .ed25519 { details["algorithm"] = .string(algorithm.rawValue) }
+        try audit.row(tx, userID, deviceID, "device.key", "registered", details)
     }
 
     static func hash(_ bytes: [UInt8]) -> String {

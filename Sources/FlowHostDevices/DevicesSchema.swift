@@ -125,5 +125,20 @@ public enum DevicesSchema {
                     EXECUTE FUNCTION flowhost_refuse('signature receipts are append-only');
                 """,
             replacing: ["postgres/v2-append-only-truncate"])
+        // Each key's algorithm, for its life (DeviceKeyAlgorithm); every key
+        // registered before there was a choice is Ed25519. A receipt keeps
+        // its key's, as it keeps the key: the device's key may change later.
+        // Adding a column with a constant default rewrites no row, so the
+        // receipts' append-only triggers do not fire.
+        migrator.registerMigration(
+            "devices/v2-key-algorithm",
+            sqlite: """
+                ALTER TABLE device_key ADD COLUMN algorithm TEXT NOT NULL DEFAULT 'Ed25519';
+                ALTER TABLE signature_receipt ADD COLUMN algorithm TEXT NOT NULL DEFAULT 'Ed25519';
+                """,
+            postgres: """
+                ALTER TABLE device_key ADD COLUMN algorithm TEXT COLLATE "C" NOT NULL DEFAULT 'Ed25519';
+                ALTER TABLE signature_receipt ADD COLUMN algorithm TEXT COLLATE "C" NOT NULL DEFAULT 'Ed25519';
+                """)
     }
 }

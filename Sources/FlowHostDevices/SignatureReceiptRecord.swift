@@ -9,8 +9,10 @@ public struct SignatureReceiptRecord: Sendable, Equatable {
     public var userID: String
     public var deviceID: String
     public var keyID: String
-    /// The 32-byte Ed25519 public key at signing time, hex.
+    /// The device's public key at signing time, hex (`DeviceKeyRecord.publicKey`).
     public var publicKey: String
+    /// That key's algorithm ("Ed25519", "ES256").
+    public var algorithm: String
     public var authLevel: Int
     public var authenticatorType: Int
     /// How the user proved who they are before signing: "none", "lda", "password", "serverBiometric" ("lda+password" in level-4 receipts made before protocol 1.1).
@@ -18,7 +20,7 @@ public struct SignatureReceiptRecord: Sendable, Equatable {
     public var signedAt: Int64
     public var reason: String
     public var payload: String
-    /// 64 bytes, base64.
+    /// The device's signature, base64: Ed25519's 64 bytes, or ES256 in strict DER.
     public var signature: String
     /// The issuer's countersignature over every field (`ReceiptAttestation`):
     /// the issuer key's id, and 64 bytes, base64. Nil only for receipts
@@ -29,8 +31,9 @@ public struct SignatureReceiptRecord: Sendable, Equatable {
     public init(
         dataSignatureID: String, userID: String, deviceID: String, keyID: String, publicKey: String, authLevel: Int, authenticatorType: Int,
         verifiedBy: String, signedAt: Int64, reason: String, payload: String, signature: String, issuerKeyID: String? = nil,
-        issuerSignature: String? = nil
+        issuerSignature: String? = nil, algorithm: String = DeviceKeyAlgorithm.ed25519.rawValue
     ) {
+        self.algorithm = algorithm
         self.issuerKeyID = issuerKeyID
         self.issuerSignature = issuerSignature
         self.dataSignatureID = dataSignatureID

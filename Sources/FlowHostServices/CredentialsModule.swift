@@ -141,13 +141,28 @@ enum CredentialsModule {
         func name(_ field: String) -> String { prefix.isEmpty ? field : prefix + field.prefix(1).uppercased() + field.dropFirst() }
         guard let publicKey else { throw FlowHostError.invalidParams(field: name("publicKey"), reason: "required string") }
         guard let custody else { throw FlowHostError.invalidParams(field: name("custody"), reason: "required string") }
-        guard let key = Base64.decode(publicKey), key.count == Ed25519.publicKeyBytes else {
-            throw FlowHostError.invalidParams(field: name("publicKey"), reason: "a 32-byte Ed25519 public key in base64")
+        guard let key = Base64.decode(publicKey), let algorithm = DeviceKeyAlgorithm(publicKey: key) else {
+            throw FlowHostError.invalidParams(
+                field: name("publicKey"), reason: "a 32-byte Ed25519 public key, or a 65-byte uncompressed P-256 point, in base64")
         }
-        guard Ed25519.isStrongPublicKey(key) else {
-            throw FlowHostError.invalidParams(field: name("publicKey"), reason: "not a usable Ed25519 public key (small order, or not in the main subgroup)")
+        switch algorithm {
+        case .ed25519:
+            guard Ed25519.isStrongPublicKey(key) else {
+                throw FlowHostError.invalidParams(
+                    field: name("publicKey"), reason: "not a usable Ed25519 public key (small order, or not in the main subgroup)")
+            }
+        case .es256:
+            let valid: Bool
+            do { valid = try P256.isValidPublicKey(key) } catch {
+                throw FlowHostError(.internalError, message: "P-256 keys need OpenSSL's libcrypto: \(error)")
+            }
+            guard valid else { throw FlowHostError.invalidParams(field: name("publicKey"), reason: "not a P-256 point on the curve") }
         }
         guard custody == "host" || custody == "platform" else { throw FlowHostError.invalidParams(field: name("custody"), reason: "host or platform") }
+        // The keyring makes and signs with Ed25519 keys only.
+        guard custody == "platform" || algorithm == .ed25519 else {
+            throw FlowHostError.invalidParams(field: name("custody"), reason: "a host-held key is Ed25519")
+        }
         guard !keyID.isEmpty, keyID.utf8.count <= 128 else { throw FlowHostError.invalidParams(field: name("keyID"), reason: "1 to 128 bytes") }
         return NewDeviceKey(keyID: keyID, publicKey: key, custody: custody)
     }

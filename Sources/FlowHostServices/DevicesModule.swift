@@ -36,12 +36,19 @@ enum DevicesModule {
                 }
                 return
             }
-            let request: JSON = ["userID": .string(call.userID), "purpose": "activation"]
+            let request: JSON = [
+                "userID": .string(call.userID), "purpose": "activation",
+                "algorithms": .array(DeviceKeyAlgorithm.offered.map { .string($0.rawValue) }),
+            ]
             client.request("platform/createDeviceKey", request, for: caller) { outcome in
                 guard case .success(let answer) = outcome, let keyID = answer["keyID"]?.stringValue, !keyID.isEmpty, keyID.utf8.count <= 128,
-                    let key = answer["publicKey"]?.stringValue.flatMap(Base64.decode), key.count == Ed25519.publicKeyBytes
+                    let key = answer["publicKey"]?.stringValue.flatMap(Base64.decode).flatMap({ platformKey($0, answer["algorithm"]) })
                 else {
-                    return finish(.failure(FlowHostError(.platformAnswerUnusable, message: "the platform made no usable key (keyID, 32-byte Ed25519 publicKey)")))
+                    return finish(
+                        .failure(
+                            FlowHostError(
+                                .platformAnswerUnusable,
+                                message: "the platform made no usable key (keyID; publicKey: 32-byte Ed25519, or with algorithm ES256 a P-256 point)")))
                 }
                 finish(.success(Services.DeviceCreateKeyOutcome(keyID: keyID, publicKey: Base64.encode(key), custody: "platform")))
             }
@@ -119,6 +126,19 @@ enum DevicesModule {
                     check(answer["signature"]?.stringValue.flatMap(Base64.decode))
                 }
             }
+        }
+    }
+
+    /// The public key in a platform's answer, as the host registers it: a
+    /// key of the algorithm the answer names (none: Ed25519, as before
+    /// there was a choice), one the host offered. ES256 comes as the 65-byte
+    /// uncompressed point or an SPKI around it, and is kept as the point.
+    /// Whether the key is a usable one is checked where it is registered.
+    static func platformKey(_ bytes: [UInt8], _ algorithm: JSON?) -> [UInt8]? {
+        switch algorithm?.stringValue ?? (algorithm == nil ? DeviceKeyAlgorithm.ed25519.rawValue : nil) {
+        case DeviceKeyAlgorithm.ed25519.rawValue: bytes.count == Ed25519.publicKeyBytes ? bytes : nil
+        case DeviceKeyAlgorithm.es256.rawValue: P256.point(fromPlatform: bytes)
+        default: nil
         }
     }
 

@@ -31,6 +31,7 @@ extension Admin {
                             "lastAccessedTs": .string(isoTime(device.lastAccessAt)),
                             // The public half only: a private key is never shown.
                             "keyID": .optional(key?.keyID, JSON.string), "keyCustody": .optional(key?.custody, JSON.string),
+                            "keyAlgorithm": .optional(key?.algorithm, JSON.string),
                             "keyCreatedTs": .optional(key.map { isoTime($0.createdAt) }, JSON.string),
                             "keyRevokedTs": .optional(key?.revokedAt.map(isoTime), JSON.string),
                         ]

@@ -8,11 +8,14 @@ import shutil
 import sqlite3
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate, status_of, wait_until
 from flowhost_client import RPCError
+from flowhost_client.platform_keys import P256_ORDER, PlatformKeystore
 from schemas import validate
 
 
@@ -84,15 +87,26 @@ def test_a_claimed_device_id_cannot_log_in_with_its_own_lda_answer(deployment, t
 # -- Platform custody: the client's keystore holds the key ----------------------------
 
 class Keystore:
-    """A platform keystore in the test: real Ed25519 keys from `cryptography`."""
+    """A platform keystore in the test: real keys from `cryptography`. By
+    default Ed25519, answered as a client before the choice of algorithms
+    (no `algorithm`); `algorithm="ES256"` makes P-256 keys through the
+    reference client's keystore (flowhost_client.platform_keys), in the key
+    and signature forms given."""
 
-    def __init__(self):
+    def __init__(self, algorithm=None, key_form="point", signature_form="der"):
         self.keys = {}
         self.signed = []
         self.mode = "sign"
+        self.platform = PlatformKeystore(algorithm, key_form, signature_form) if algorithm else None
 
     def create(self, params):
         validate("platform.createDeviceKey.params", params)
+        assert params["algorithms"] == ["Ed25519", "ES256"], "the host offers both, Ed25519 first"
+        if self.platform:
+            answer = self.platform.create(params)
+            self.keys[answer["keyID"]] = self.platform.keys[answer["keyID"]][1]
+            validate("platform.createDeviceKey.result", answer)
+            return answer
         key = Ed25519PrivateKey.generate()
         key_id = "ks-%d" % (len(self.keys) + 1)
         self.keys[key_id] = key
@@ -101,6 +115,17 @@ class Keystore:
         validate("platform.createDeviceKey.result", answer)
         return answer
 
+    def other_key(self):
+        """A key of the same algorithm that the host does not know."""
+        if self.platform and self.platform.algorithm == "ES256":
+            return ec.generate_private_key(ec.SECP256R1())
+        return Ed25519PrivateKey.generate()
+
+    def signature(self, key, message):
+        if self.platform:
+            return self.platform.signature(self.platform.algorithm, key, message)
+        return key.sign(message)
+
     def sign(self, params):
         validate("platform.signDeviceChallenge.params", params)
         challenge = base64.b64decode(params["challenge"])
@@ -108,8 +133,18 @@ class Keystore:
             raise RPCError({"code": -1, "message": "user cancelled"})
         if self.mode == "replay":
             return {"signature": self.signed[-1]}
-        key = Ed25519PrivateKey.generate() if self.mode == "wrong-key" else self.keys[params["keyID"]]
-        signature = base64.b64encode(key.sign(challenge)).decode()
+        key = self.other_key() if self.mode == "wrong-key" else self.keys[params["keyID"]]
+        signature = self.signature(key, challenge)
+        if self.mode in ("high-s", "ber"):
+            # The right key's signature in a second form: (r, n − s), or DER with a long-form length.
+            r, s = decode_dss_signature(signature) if signature[0] == 0x30 else (
+                int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big"))
+            if self.mode == "high-s":
+                signature = encode_dss_signature(r, P256_ORDER - s)
+            else:
+                der = encode_dss_signature(r, s)
+                signature = bytes([0x30, 0x81, der[1]]) + der[2:]
+        signature = base64.b64encode(signature).decode()
         self.signed.append(signature)
         return {"signature": signature}
 
@@ -123,16 +158,27 @@ def platform_host(deployment, keystore, device_id="device-p", answer=True, extra
     return host
 
 
-def test_platform_custody_with_real_signatures_and_each_way_to_fail(tmp_path, flowhost_bin, spawn):
+# A client from before the choice of algorithms (a bare Ed25519 key), and P-256
+# keys in each form a platform gives: the point or an SPKI, DER or r‖s signatures.
+KEYSTORES = {
+    "ed25519-bare": lambda: Keystore(),
+    "es256-point-der": lambda: Keystore("ES256", "point", "der"),
+    "es256-spki-raw": lambda: Keystore("ES256", "spki", "raw"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(KEYSTORES))
+def test_platform_custody_with_real_signatures_and_each_way_to_fail(tmp_path, flowhost_bin, spawn, kind):
     config = json.loads(json.dumps(CHEAP_CONFIG))
     config["clientRequestTimeoutMs"] = 500
     deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
     code = deployment.add_user("pat")
-    keystore = Keystore()
+    keystore = KEYSTORES[kind]()
     host = platform_host(deployment, keystore)
     activate(host, "pat", code)
     devices = deployment.admin("devices", "pat")
     assert devices[0]["keyID"] == "ks-1" and devices[0]["keyCustody"] == "platform"
+    assert devices[0]["keyAlgorithm"] == ("Ed25519" if kind.startswith("ed25519") else "ES256")
     assert not os.path.exists(os.path.join(str(tmp_path), "devices", "ks-1.key")), "the host never holds a platform key"
     log_off(host, "pat")
 
@@ -144,7 +190,8 @@ def test_platform_custody_with_real_signatures_and_each_way_to_fail(tmp_path, fl
     assert base64.b64decode(request["challenge"]).startswith(b"flowhost-device-proof-v1\npat\ndevice-p\n")
     log_off(host, "pat")
 
-    for mode in ("wrong-key", "refuse", "replay"):
+    modes = ("wrong-key", "refuse", "replay") + (("high-s", "ber") if keystore.platform else ())
+    for mode in modes:
         keystore.mode = mode
         answer = password_login(host, "pat")
         assert answer["method"] == "getUser" and status_of(answer) == 126, mode
@@ -259,14 +306,38 @@ SMALL_ORDER_KEYS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(SMALL_ORDER_KEYS))
+def off_curve_p256_point():
+    point = bytearray(ec.generate_private_key(ec.SECP256R1()).public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint))
+    point[-1] ^= 1
+    return bytes(point)
+
+
+# P-256 answers that are no key: a point off the curve, (0, 0), the point at
+# infinity (SEC1's one zero byte), a compressed point, an Ed25519-sized key
+# called ES256. (name: (publicKey, what stderr says))
+BAD_P256_KEYS = {
+    "off-curve": (off_curve_p256_point, "not a P-256 point on the curve"),
+    "zero-point": (lambda: bytes([4]) + bytes(64), "not a P-256 point on the curve"),
+    "infinity": (lambda: bytes(1), "no usable key"),
+    "compressed": (lambda: bytes([2]) + bytes(range(32)), "no usable key"),
+    "ed25519-size": (lambda: bytes(range(32)), "no usable key"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SMALL_ORDER_KEYS) + ["es256-" + name for name in sorted(BAD_P256_KEYS)])
 def test_a_small_order_platform_key_is_refused_at_registration(deployment, name):
     """Issue 21.12: with the identity key registered, OpenSSL accepted a
-    forged signature over any message under its exported PEM."""
+    forged signature over any message under its exported PEM. A P-256 key
+    is refused likewise unless it is an uncompressed point on the curve."""
     code = deployment.add_user("pat")
+    bad = BAD_P256_KEYS.get(name[len("es256-"):]) if name.startswith("es256-") else None
+    key = bad[0]() if bad else SMALL_ORDER_KEYS[name]
 
     def weak_key(params):
-        return {"keyID": "weak-1", "publicKey": base64.b64encode(SMALL_ORDER_KEYS[name]).decode()}
+        answer = {"keyID": "weak-1", "publicKey": base64.b64encode(key).decode()}
+        if bad:
+            answer["algorithm"] = "ES256"
+        return answer
     keystore = Keystore()
     keystore.create = weak_key
     host = platform_host(deployment, keystore)
@@ -283,4 +354,4 @@ def test_a_small_order_platform_key_is_refused_at_registration(deployment, name)
     assert event["method"] == "getUser" and status_of(event) != 100, event
     assert not [e for e in host.events if e["method"] == "onUserLoggedIn"]
     assert deployment.admin("devices", "pat") == []
-    assert wait_until(lambda: "small order" in host.stderr_text(), timeout=5)
+    assert wait_until(lambda: (bad[1] if bad else "small order") in host.stderr_text(), timeout=5)

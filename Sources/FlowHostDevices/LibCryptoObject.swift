@@ -1,0 +1,40 @@
+/// A libcrypto object (an EVP_PKEY, an EVP_PKEY_CTX, an EVP_MD_CTX, an
+/// ECDSA_SIG, a BIGNUM) and its one Swift owner, which frees it when it
+/// goes, unless it was handed to another object that frees it instead
+/// (`ECDSA_SIG_set0` takes its two numbers).
+final class LibCryptoObject {
+    enum Kind {
+        case key, keyContext, digestContext, signature, number
+    }
+
+    let kind: Kind
+    private(set) var pointer: OpaquePointer?
+
+    /// Owns what `make` returns (made through `LibCrypto.make`).
+    init(_ kind: Kind, _ call: StaticString, _ make: (LibCrypto.API) -> OpaquePointer?) throws(LibCryptoError) {
+        self.kind = kind
+        pointer = try LibCrypto.make(call, make)
+    }
+
+    /// The object, for a call that borrows it.
+    var borrowed: OpaquePointer { pointer! }
+
+    /// Hands the object to a call that takes it over; this owner frees nothing.
+    func handOver() -> OpaquePointer {
+        defer { pointer = nil }
+        return pointer!
+    }
+
+    deinit {
+        guard let pointer else { return }
+        LibCrypto.run { api in
+            switch kind {
+            case .key: api.EVP_PKEY_free(pointer)
+            case .keyContext: api.EVP_PKEY_CTX_free(pointer)
+            case .digestContext: api.EVP_MD_CTX_free(pointer)
+            case .signature: api.ECDSA_SIG_free(pointer)
+            case .number: api.BN_free(pointer)
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+/// ES256: ECDSA on P-256 with SHA-256, for device keys a platform holds (a
+/// Secure Enclave, a TPM, Android's keystore). The curve and the
+/// verification are libcrypto's (`LibCrypto`); what is accepted is decided
+/// here, strictly, so that one signature has one form:
+///
+/// - a public key is the 65-byte uncompressed SEC1 point (or a P-256
+///   SubjectPublicKeyInfo around it, which becomes that point), on the curve;
+///   the point at infinity, compressed points and explicit curve parameters
+///   are refused;
+/// - a signature is DER (strict: minimal lengths and integers, nothing after
+///   it) or the 64 bytes r‖s, with 1 ≤ r < n and 1 ≤ s ≤ n/2. A high s is
+///   refused: (r, n − s) verifies too, and a second form of one signature
+///   would let a receipt's signature be changed and still verify.
+///
+/// A 64-byte answer is read as DER when it is strict DER, otherwise as r‖s:
+/// a DER signature is 64 bytes long only when r and s are both short, and
+/// r‖s parses as strict DER by chance far more rarely still; either reading
+/// of a wrong signature fails.
+public enum P256 {
+    public static let publicKeyBytes = 65
+
+    /// The DER prefix of a P-256 SubjectPublicKeyInfo: SEQUENCE { SEQUENCE {
+    /// OID id-ecPublicKey, OID prime256v1 }, BIT STRING (65 bytes) }.
+    static let spkiPrefix: [UInt8] = [
+        0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01,
+        0x07, 0x03, 0x42, 0x00,
+    ]
+    /// The group's order n, big-endian.
+    static let order: [UInt8] = [
+        0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xbc, 0xe6, 0xfa, 0xad, 0xa7, 0x17,
+        0x9e, 0x84, 0xf3, 0xb9, 0xca, 0xc2, 0xfc, 0x63, 0x25, 0x51,
+    ]
+    /// ⌊n/2⌋, the largest s accepted.
+    static let halfOrder: [UInt8] = [
+        0x7f, 0xff, 0xff, 0xff, 0x80, 0x00, 0x00, 0x00, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xde, 0x73, 0x7d, 0x56, 0xd3, 0x8b,
+        0xcf, 0x42, 0x79, 0xdc, 0xe5, 0x61, 0x7e, 0x31, 0x92, 0xa8,
+    ]
+
+    /// The uncompressed point in a platform's answer: the 65-byte SEC1
+    /// point itself, or a P-256 SubjectPublicKeyInfo (DER) around one. Nil
+    /// for anything else; whether the point is on the curve is `isValidPublicKey`'s.
+    public static func point(fromPlatform bytes: [UInt8]) -> [UInt8]? {
+        if bytes.count == publicKeyBytes, bytes[0] == 0x04 { return bytes }
+        if bytes.count == spkiPrefix.count + publicKeyBytes, bytes.starts(with: spkiPrefix), bytes[spkiPrefix.count] == 0x04 {
+            return Array(bytes[spkiPrefix.count...])
+        }
+        return nil
+    }
+
+    /// The point as a SubjectPublicKeyInfo (DER): what PEM and libcrypto read.
+    public static func spki(_ point: [UInt8]) -> [UInt8] { spkiPrefix + point }
+
+    /// Whether `point` may be registered: uncompressed, on the curve, a
+    /// valid public key by libcrypto's full check. Throws only when
+    /// libcrypto cannot be loaded (the caller says so to the operator).
+    public static func isValidPublicKey(_ point: [UInt8]) throws(LibCryptoError) -> Bool {
+        _ = try LibCrypto.api()
+        guard point.count == publicKeyBytes, point[0] == 0x04 else { return false }
+        do {
+            let key = try publicKey(point)
+            let context = try LibCryptoObject(.keyContext, "EVP_PKEY_CTX_new") { $0.EVP_PKEY_CTX_new(key.borrowed, nil) }
+            try LibCrypto.check("EVP_PKEY_public_check") { $0.EVP_PKEY_public_check(context.borrowed) }
+            return true
+        } catch { return false }
+    }
+
+    /// Whether `signature` (DER or r‖s, as above) is `point`'s over `message`.
+    public static func verify(_ signature: [UInt8], of message: [UInt8], publicKey point: [UInt8]) -> Bool {
+        guard point.count == publicKeyBytes, point[0] == 0x04, let der = canonicalSignature(signature) else { return false }
+        do {
+            let key = try publicKey(point)
+            let context = try LibCryptoObject(.digestContext, "EVP_MD_CTX_new") { $0.EVP_MD_CTX_new() }
+            try LibCrypto.check("EVP_DigestVerifyInit") { $0.EVP_DigestVerifyInit(context.borrowed, nil, $0.EVP_sha256(), nil, key.borrowed) }
+            return try LibCrypto.verdict("EVP_DigestVerify") { $0.EVP_DigestVerify(context.borrowed, der, der.count, message, message.count) }
+        } catch { return false }
+    }
+
+    /// The signature in strict DER, from DER or r‖s; nil when it is neither,
+    /// or r or s is out of range, or s is high. Receipts keep this form.
+    public static func canonicalSignature(_ signature: [UInt8]) -> [UInt8]? {
+        let scalars = strictDERScalars(signature) ?? (signature.count == 64 ? (Array(signature[..<32]), Array(signature[32...])) : nil)
+        guard let (r, s) = scalars, !isZero(r), r.lexicographicallyPrecedes(order), !isZero(s), !halfOrder.lexicographicallyPrecedes(s) else {
+            return nil
+        }
+        return try? der(r: r, s: s)
+    }
+
+    /// r and s (32 bytes each) of a strict DER signature; nil for anything
+    /// else: BER (a long or padded length, a padded integer), bytes after
+    /// it, a negative integer, one longer than 32 bytes.
+    static func strictDERScalars(_ bytes: [UInt8]) -> ([UInt8], [UInt8])? {
+        guard bytes.first == 0x30 else { return nil }
+        do {
+            let parsed: LibCryptoObject? = try bytes.withUnsafeBufferPointer { buffer in
+                var cursor = buffer.baseAddress
+                let made = try LibCryptoObject(.signature, "d2i_ECDSA_SIG") { $0.d2i_ECDSA_SIG(nil, &cursor, buffer.count) }
+                return cursor == buffer.baseAddress! + buffer.count ? made : nil
+            }
+            // libcrypto's parser takes some BER; DER is what it writes back.
+            guard let signature = parsed, try encoded(signature) == bytes else { return nil }
+            let (r, s) = LibCrypto.run { ($0.ECDSA_SIG_get0_r(signature.borrowed), $0.ECDSA_SIG_get0_s(signature.borrowed)) }
+            guard LibCrypto.run({ $0.BN_is_negative(r) == 0 && $0.BN_is_negative(s) == 0 }) else { return nil }
+            return (try bytes32(r), try bytes32(s))
+        } catch { return nil }
+    }
+
+    /// A SubjectPublicKeyInfo's key, parsed by libcrypto (which refuses a point off the curve).
+    static func publicKey(_ point: [UInt8]) throws -> LibCryptoObject {
+        try spki(point).withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            let key = try LibCryptoObject(.key, "d2i_PUBKEY") { $0.d2i_PUBKEY(nil, &cursor, buffer.count) }
+            guard cursor == buffer.baseAddress! + buffer.count else { throw LibCryptoError(call: "d2i_PUBKEY", detail: "bytes after the key") }
+            return key
+        }
+    }
+
+    /// A signature made from r and s (32 bytes each), in DER.
+    static func der(r: [UInt8], s: [UInt8]) throws -> [UInt8] {
+        let signature = try LibCryptoObject(.signature, "ECDSA_SIG_new") { $0.ECDSA_SIG_new() }
+        let rNumber = try LibCryptoObject(.number, "BN_bin2bn") { $0.BN_bin2bn(r, Int32(r.count), nil) }
+        let sNumber = try LibCryptoObject(.number, "BN_bin2bn") { $0.BN_bin2bn(s, Int32(s.count), nil) }
+        try LibCrypto.check("ECDSA_SIG_set0") { $0.ECDSA_SIG_set0(signature.borrowed, rNumber.borrowed, sNumber.borrowed) }
+        // The signature owns both numbers now.
+        _ = rNumber.handOver()
+        _ = sNumber.handOver()
+        return try encoded(signature)
+    }
+
+    /// A signature's DER, as libcrypto writes it.
+    static func encoded(_ signature: LibCryptoObject) throws -> [UInt8] {
+        let count = try LibCrypto.length("i2d_ECDSA_SIG") { $0.i2d_ECDSA_SIG(signature.borrowed, nil) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let written = try bytes.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return try LibCrypto.length("i2d_ECDSA_SIG") { $0.i2d_ECDSA_SIG(signature.borrowed, &cursor) }
+        }
+        guard written == count else { throw LibCryptoError(call: "i2d_ECDSA_SIG", detail: "wrote \(written) bytes of \(count)") }
+        return bytes
+    }
+
+    /// A non-negative number as 32 big-endian bytes; throws when it is longer.
+    private static func bytes32(_ number: OpaquePointer?) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        _ = try LibCrypto.length("BN_bn2binpad") { $0.BN_bn2binpad(number, &bytes, 32) }
+        return bytes
+    }
+
+    private static func isZero(_ bytes: [UInt8]) -> Bool { bytes.allSatisfy { $0 == 0 } }
+}
