@@ -1,13 +1,15 @@
 import FlowHostTesting
 
 /// A flow that asks the client's platform something and says what it heard,
-/// and sets a timer: what the scripted client and the clock are for.
+/// sets a timer, and reads the clocks: what the scripted client and the
+/// clock are for.
 final class AskingFlow: Flow {
     static let declaration = FlowDeclaration(
         name: "asker", version: "0.1.0",
         methods: [
             FlowMethod("asker.ask", params: [FlowParam("question", .string)]),
             FlowMethod("asker.later", params: [FlowParam("ms", .integer)]),
+            FlowMethod("asker.clocks"),
         ],
         events: [FlowEvent("onHeard"), FlowEvent("onLater")])
 
@@ -24,6 +26,8 @@ final class AskingFlow: Flow {
                 }
             }
             return nil
+        case "asker.clocks":
+            return ["wall": .int(Int(host.wallClockMilliseconds)), "monotonic": .int(Int(host.monotonicMilliseconds))]
         default:
             _ = host.setTimer(milliseconds: UInt32(try params.requiredInt("ms"))) { [host] in host.emit("onLater", .object()) }
             return nil

@@ -71,6 +71,24 @@ import Testing
         _ = try host.expectEvent("onLater")
     }
 
+    /// The wall clock a flow reads is the test's: it starts at the machine's
+    /// time, moves with `advance`, and steps alone, back or forward, when set.
+    @Test func theWallClockIsTheTestsToAdvanceAndToStep() throws {
+        let host = try TestHost(flows: [AskingFlow.self])
+        try host.initialize()
+        let machine = Int(time(nil)) * 1000
+        let start = try host.request("asker.clocks")
+        let wall = try #require(start["wall"]?.intValue), monotonic = try #require(start["monotonic"]?.intValue)
+        #expect(abs(wall - machine) < 60_000, "starts at the machine's time")
+        #expect(wall == Int(host.wallClockMilliseconds))
+
+        host.advance(milliseconds: 1500)
+        #expect(try host.request("asker.clocks") == ["wall": .int(wall + 1500), "monotonic": .int(monotonic + 1500)])
+
+        host.wallClockMilliseconds -= 3_600_000  // an hour back, as an NTP step would
+        #expect(try host.request("asker.clocks") == ["wall": .int(wall + 1500 - 3_600_000), "monotonic": .int(monotonic + 1500)])
+    }
+
     @Test func aFlowThatClaimsABuiltInFlowsNameIsRefusedWithTheHostsReason() throws {
         let stepUp = try Self.library("FlowPluginStepUp")
         #expect(throws: TestHostError.self) { _ = try TestHost(flows: [LookalikeStepUp.self], builtInLibraries: [stepUp]) }
