@@ -53,7 +53,8 @@
  * 1.4 appended set_timer_once to the host table, and added
  * FLOWHOST_ERR_CANCELLED and FLOWHOST_SHORT_CODE_CLIENT_ANSWER (a 1.4 host
  * marks a client's error answer with it; an older host never sets it).
- * 1.5 appended wall_clock_ms to the host table.
+ * 1.5 appended wall_clock_ms to the host table, and added
+ * FLOWHOST_CHALLENGE_MODE_FLOW_STEP_UP (no table changed by it).
  *
  * Everything appended names the minor it came with, at its definition
  * ("(1.4)", "--- ABI 1.4 ---"); what names none is 1.0's.
@@ -86,6 +87,12 @@ extern "C" {
 #define FLOWHOST_ERR_UNKNOWN_ID (-8)    /* no such pending call or timer: finished, cancelled or never made (1.1) */
 #define FLOWHOST_ERR_NOT_PERMITTED (-9) /* the flow's name and manifest do not allow it: a feed topic it does not own (1.3) */
 #define FLOWHOST_ERR_CANCELLED (-10)    /* given to a callback that will not run for real: what it waited for was cancelled (1.4) */
+
+/* The challengeMode a flow that is not built in gives stepup.authenticate
+   (1.5): FlowHost's own, outside the REL-ID SDK's modes. A host refuses
+   any other mode from such a flow (Protocol/spec.md §6, "Challenge modes");
+   an older one passes it on as given. */
+#define FLOWHOST_CHALLENGE_MODE_FLOW_STEP_UP 1000
 
 /* Log levels for flowhost_host_v1.log. */
 #define FLOWHOST_LOG_DEBUG 0
