@@ -152,6 +152,26 @@ import Testing
         }
     }
 
+    /// A flow that is not built in steps up with FlowHost's own challenge
+    /// mode; one of the SDK's is refused before the step-up starts.
+    @Test func aFlowFromElsewhereStepsUpWithFlowHostsOwnModeOnly() throws {
+        let builtIn = try ["FlowPluginMFA", "FlowPluginDeviceActivation", "FlowPluginStepUp"].map(Self.library)
+        let host = try TestHost(flows: [SteppingFlow.self], builtInLibraries: builtIn)
+        let code = try host.addUser("alice")
+        try host.initialize()
+        try host.logIn("alice", password: "Tr0ub4dor&Zebra", activationCode: code)
+
+        try host.request("stepper.go", ["mode": .int(ChallengeMode.stepUp)])
+        #expect(try host.expectEvent("onStepped").params == ["error": .int(ErrorCode.invalidParams.rawValue), "field": "challengeMode"])
+        #expect(host.nextEvent("getPassword") == nil)
+
+        try host.request("stepper.go")
+        let ask = try host.expectEvent("getPassword")
+        #expect(ask.params["challengeMode"]?.intValue == ChallengeMode.flowStepUp)
+        try host.request("setPassword", ["Tr0ub4dor&Zebra", .int(ChallengeMode.flowStepUp)])
+        #expect(try host.expectEvent("onStepped").params == ["status": 100])
+    }
+
     @Test func theStoreIsRealAndThrownAway() throws {
         var folder = ""
         do {
