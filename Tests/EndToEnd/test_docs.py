@@ -55,10 +55,17 @@ def test_the_readme_is_a_front_door():
     assert readme.split("```sh\n", 1)[1].startswith("./scripts/demo.sh")
 
 
+# Put on the line before a fenced block that only illustrates (it is in no example).
+NOT_THE_EXAMPLES = "<!-- not the example's code -->"
+
+
 def code_blocks(text, language):
-    """The fenced blocks of `language` in a Markdown text, each as its lines (indented blocks too)."""
+    """The fenced blocks of `language` in a Markdown text, each as its lines
+    (indented blocks too), but those marked NOT_THE_EXAMPLES."""
     blocks = []
     for match in re.finditer(r"^( *)```%s\n(.*?)^\1```" % language, text, re.S | re.M):
+        if text[: match.start()].rstrip("\n").endswith(NOT_THE_EXAMPLES):
+            continue
         indent = len(match.group(1))
         blocks.append([line[indent:] for line in match.group(2).splitlines()])
     return blocks
@@ -71,8 +78,8 @@ def squeezed(text):
 def test_the_tutorials_code_is_the_examples_code():
     # What the tutorial shows is what scripts/examples.sh builds and tests:
     # each line of each of its Swift blocks is in the Swift example (a `//`
-    # line stands for what is left out), and its make block is the C
-    # example's Makefile.
+    # line stands for what is left out; a block marked NOT_THE_EXAMPLES only
+    # illustrates), and its make block is the C example's Makefile.
     tutorial = read("docs", "writing-a-flow.md")
     example = os.path.join(ROOT, "Examples", "TermsFlow")
     sources = []
