@@ -8,7 +8,8 @@
 #     a SwiftPM mirror to this checkout, copied into a git repository tagged
 #     with the host's version (no unsafeFlags may be in its graph, or SwiftPM
 #     refuses it); built with its own scratch folder (.build-examples);
-#   - its FlowHostTesting tests run against the Swift flow and the C build;
+#   - its FlowHostTesting tests run against the Swift flow and the C build,
+#     and its step-up's tests with the built-in flows built from the dependency;
 #   - the end-to-end tests load both into the built flowhost with --plugins.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +45,11 @@ JSON
 spm=(--package-path Examples/TermsFlow --scratch-path "$root/.build-examples" --config-path "$work/swiftpm-config")
 swift build "${spm[@]}" 2>&1 | tail -1
 swift build "${spm[@]}" --build-tests 2>&1 | tail -1
+# The built-in flows a step-up's test loads, built from the dependency as
+# an outside author builds them: beside the test binary.
+for product in FlowPluginDeviceActivation FlowPluginMFA FlowPluginStepUp; do
+  swift build "${spm[@]}" --product "$product" 2>&1 | tail -1
+done
 TERMS_C_LIBRARY="$work/terms-c/libterms.so" swift test "${spm[@]}" --skip-build
 swift_dir="$(swift build "${spm[@]}" --show-bin-path)"
 

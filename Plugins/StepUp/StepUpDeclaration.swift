@@ -35,13 +35,18 @@ extension StepUpFlow {
                 FlowEvent("onGetNotificationsHistory", summary: "The notification history, in the SDK's server-call envelope."),
                 FlowEvent("onUpdateNotification", summary: "The outcome of updateNotification (100, or 110/153 then logoff, 121 when the step-up expired, or error 131)."),
                 FlowEvent("onNotificationReceived", summary: "Beyond the SDK: a new notification for the logged-in user arrived."),
-                FlowEvent("getPassword", summary: "Step-up asks for the password again (challengeMode 3).", challenge: true),
+                FlowEvent(
+                    "getPassword", summary: "Step-up asks for the password again (challengeMode 3; 1000 for a flow that is not built in).",
+                    challenge: true),
             ],
             services: [
                 FlowService(
                     "stepup.authenticate", summary: "Re-authenticates the logged-in user (LDA, password, or LDA then password).",
                     params: [
-                        FlowParam("challengeMode", .integer), FlowParam("reason", .string),
+                        FlowParam(
+                            "challengeMode", .integer,
+                            description: "The getPassword mode: the built-in caller's SDK mode (3, 5, 12, 15); 1000 from a flow that is not built in (the host refuses any other from one)."),
+                        FlowParam("reason", .string),
                         FlowParam(
                             "method", .string, required: false,
                             description: "auto (default): the seed's table; password: the password when the user has one, else LDA; lda: LDA first, the password as fallback; serverBiometric: the client's platform/verifyServerBiometric alone."),

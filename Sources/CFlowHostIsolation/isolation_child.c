@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static int parent_fd = -1;
@@ -172,6 +173,20 @@ static uint64_t h_monotonic_ms(flowhost_host_context *host) {
     if (!on_loop_thread()) return fhi_now_ms();
     json_t *answer = call_host(new_call("monotonic_ms"));
     uint64_t value = (uint64_t)fhi_int(answer, "v", 0);
+    json_decref(answer);
+    return value;
+}
+
+static int64_t h_wall_clock_ms(flowhost_host_context *host) {
+    (void)host;
+    if (!on_loop_thread()) {
+        /* As the host answers a call from another thread: the machine's clock. */
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        return (int64_t)now.tv_sec * 1000 + (int64_t)now.tv_nsec / 1000000;
+    }
+    json_t *answer = call_host(new_call("wall_clock_ms"));
+    int64_t value = (int64_t)fhi_int(answer, "v", 0);
     json_decref(answer);
     return value;
 }
@@ -457,6 +472,7 @@ int flowhost_plugin_host_main(int fd, const char *library, const flowhost_isolat
         .unsubscribe = h_unsubscribe,
         .abandon_dialogues = h_abandon_dialogues,
         .set_timer_once = h_set_timer_once,
+        .wall_clock_ms = h_wall_clock_ms,
     };
     fhi_leave_terminal();
     /* Its hash seed read now, while /dev/urandom can still be opened. */

@@ -447,6 +447,11 @@ static json_t *serve_child_call(struct flowhost_isolated *isolated, json_t *call
         json_object_set_new(reply, "v", json_integer((json_int_t)host->monotonic_ms(context)));
         return reply;
     }
+    if (strcmp(name, "wall_clock_ms") == 0) {
+        json_t *reply = reply_status(FLOWHOST_OK);
+        json_object_set_new(reply, "v", json_integer((json_int_t)host->wall_clock_ms(context)));
+        return reply;
+    }
     if (strcmp(name, "session_info") == 0 || strcmp(name, "session") == 0) {
         json_t *value = name[7] == '_' ? host->session_info(context) : host->session(context);
         json_t *reply = reply_status(FLOWHOST_OK);

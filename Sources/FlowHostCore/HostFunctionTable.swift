@@ -234,6 +234,10 @@ enum HostFunctionTable {
             PluginContext.resolve(host)?.engine.clock.monotonicMilliseconds ?? SystemClock.monotonicMilliseconds()
         }
 
+        table.wall_clock_ms = { host in
+            PluginContext.resolve(host)?.engine.clock.wallMilliseconds ?? SystemClock.wallMilliseconds()
+        }
+
         table.session_info = { host in
             guard let context = PluginContext.resolve(host) else { return json_null() }
             return (context.engine.client.hello?.infoForFlows ?? .object()).newReference()

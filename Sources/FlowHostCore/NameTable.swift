@@ -92,18 +92,21 @@ final class NameTable {
     }
 
     /// The checks every service call passes before its provider runs: the
-    /// caller declared it in `uses`, someone offers it, its params fit.
+    /// caller declared it in `uses`, someone offers it, its params fit, and
+    /// a flow from elsewhere gives a built-in flow no SDK challenge mode.
     func checkedService(_ name: String, params: JSON, from caller: LoadedPlugin?) -> Result<(provider: ServiceProvider, params: JSON), FlowHostError> {
         if let caller, caller.declaresUses || !caller.manifest.uses.isEmpty, !caller.manifest.uses.contains(name) {
             return .failure(.undeclaredService(name, by: caller.name))
         }
         guard let provider = services[name] else { return .failure(.unknownService(name)) }
-        guard let specs = provider.params else { return .success((provider, params)) }
-        do {
-            return .success((provider, try ParamBinder.bind(params, to: specs, empty: .object())))
-        } catch {
-            return .failure(error)
+        var bound = params
+        if let specs = provider.params {
+            do { bound = try ParamBinder.bind(params, to: specs, empty: .object()) } catch { return .failure(error) }
         }
+        if case .flow(let plugin, _) = provider, let refusal = ForeignChallengeMode.refusal(bound, caller: caller, provider: plugin) {
+            return .failure(refusal)
+        }
+        return .success((provider, bound))
     }
 }
 

@@ -70,6 +70,12 @@ public final class Dialogue {
         host.stepUp(request, completion: guarded(completion))
     }
 
+    /// `FlowHost.stepUp(reason:method:)`, for this dialogue.
+    @discardableResult
+    public func stepUp(reason: String, method: String? = nil, completion: @escaping (Result<StepUpOutcome, FlowHostError>) -> Void) -> UInt64? {
+        host.stepUp(reason: reason, method: method, completion: guarded(completion))
+    }
+
     /// A one-shot timer of this dialogue: it stops when the dialogue ends.
     @discardableResult
     public func setTimer(milliseconds: UInt32, _ fire: @escaping () -> Void) -> UInt64? {

@@ -2,6 +2,12 @@ import CFlowHostABI
 import CJansson
 import FlowJSON
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The host as a Swift flow sees it: a safe face over `flowhost_host_v1`.
 ///
 /// Use it on the loop thread only (the host refuses other threads).
@@ -254,7 +260,25 @@ public final class FlowHost {
         table.pointee.log(context, level.rawValue, message)
     }
 
+    /// Milliseconds on a monotonic clock: for deadlines and durations. It
+    /// never steps, and means nothing across processes or restarts.
     public var monotonicMilliseconds: UInt64 { table.pointee.monotonic_ms(context) }
+
+    /// The host's wall clock, in milliseconds since the Unix epoch: for what
+    /// is kept or compared across hosts and restarts ("5 tries per hour").
+    /// It may step back or forward (NTP, an operator): clamp what two
+    /// readings give (a negative age is 0), and time durations with
+    /// `monotonicMilliseconds`. On a host older than ABI 1.5, the machine's clock.
+    public var wallClockMilliseconds: Int64 {
+        guard let read = field(\.wall_clock_ms) else { return Self.systemWallClockMilliseconds() }
+        return read(context)
+    }
+
+    private static func systemWallClockMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
 
     /// `{device, clientInfo}` from `initialize`.
     public var sessionInfo: JSON { JSON(taking: table.pointee.session_info(context) ?? json_object()) }

@@ -77,7 +77,7 @@ public enum Workflow {
     public static let login = "NormalLogin"
 }
 
-/// `challengeMode` values (RDNAChallengeOpMode).
+/// `challengeMode` values (RDNAChallengeOpMode), and FlowHost's own.
 public enum ChallengeMode {
     public static let verify = 0
     public static let set = 1
@@ -90,4 +90,8 @@ public enum ChallengeMode {
     public static let disableLDAVerify = 15
     public static let enableLDAConsent = 16
     public static let signing = 12
+    /// FlowHost's own, not the SDK's: the step-up of a flow that is not
+    /// built in (`FlowHost.stepUp(reason:)` asks with it; the host refuses
+    /// any other mode from such a flow).
+    public static let flowStepUp = FlowHostChallengeMode.flowStepUp
 }

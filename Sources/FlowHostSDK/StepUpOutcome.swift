@@ -73,6 +73,16 @@ public enum StepUpOutcome: Equatable, Sendable {
 }
 
 extension FlowHost {
+    /// Asks the logged-in user to prove who they are again, before something
+    /// sensitive: the step-up of a flow that is not built in
+    /// (`ChallengeMode.flowStepUp`). `reason`: the flow's word for what it
+    /// guards; `method` as `stepup.authenticate` takes it (nil: the seed's
+    /// table). `completion` runs once, as for `stepUp(_:completion:)`.
+    @discardableResult
+    public func stepUp(reason: String, method: String? = nil, completion: @escaping (Result<StepUpOutcome, FlowHostError>) -> Void) -> UInt64? {
+        stepUp(Services.StepupAuthenticate(challengeMode: ChallengeMode.flowStepUp, reason: reason, method: method), completion: completion)
+    }
+
     /// Re-authenticates through `stepup.authenticate`. `completion` runs once:
     /// with the outcome (if it ends the session, the host ends it right after
     /// the completion returns: the flow's report comes first, as the SDK's

@@ -155,6 +155,16 @@ public final class TestHost {
 
     public func advance(seconds: UInt64) { advance(milliseconds: seconds * 1000) }
 
+    /// The wall clock flows read (`FlowHost.wallClockMilliseconds`) and the
+    /// store's times come from, in milliseconds since the epoch; it starts
+    /// at the machine's time. `advance` moves it with the monotonic clock.
+    /// Set it to step it alone, back or forward, as an NTP correction or an
+    /// operator would: nothing on the monotonic clock fires.
+    public var wallClockMilliseconds: Int64 {
+        get { clock.wallMilliseconds }
+        set { clock.wallMilliseconds = newValue }
+    }
+
     /// Adds a user the way the operator does (`flowhost admin add-user`) and
     /// returns the activation code the user would be sent.
     public func addUser(_ userID: String) throws -> String {

@@ -409,7 +409,7 @@ def test_the_spec_says_what_attempts_left_and_session_info_mean_and_the_schema_h
     suite sees (attemptsLeft 0 in modes 1 and 14; the app session's sessionInfo)."""
     section = " ".join(spec_text().split("## 10. ", 1)[1].split("\n## ", 1)[0].split())
     assert "In the set modes 1 and 14 it is 0" in section and "In mode 4 it is 0 when asked" in section
-    assert "a step-up's `getPassword` (modes 3, 5, 12, 15)" in section and "`sessionType` 0 and an empty `sessionID`" in section
+    assert "a step-up's `getPassword` (modes 3, 5, 12, 15, 1000)" in section and "`sessionType` 0 and an empty `sessionID`" in section
     from schemas import validator
     base = {"userID": "alice", "attemptsLeft": 0, "error": {"longErrorCode": 0, "shortErrorCode": 0, "errorString": "Success"},
             "response": {"status": {"statusCode": 100, "statusMessage": "Success"}, "sessionInfo": {"sessionType": 0, "sessionID": ""},

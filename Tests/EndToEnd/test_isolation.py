@@ -198,6 +198,22 @@ def test_the_child_runs_under_its_limits_and_confinement(isolated):
         assert isolated.request("crash.files") == {"opened": False, "errno": 13}
 
 
+@pytest.mark.parametrize("isolate", [False, True], ids=["in-process", "isolated"])
+def test_a_flow_reads_the_hosts_wall_clock_through_the_table(spawn, test_plugins, isolate):
+    # ABI 1.5's wall_clock_ms: the same answer in the host's process and
+    # through an isolated child's pipe, where the child forwards the call.
+    host = spawn("--no-default-plugins", "--plugins", test_plugins["c_caller"], *(("--isolate", "ccaller") if isolate else ()),
+                 env={"FLOWHOST_LOG_LEVEL": "info"})
+    host.initialize(device=DEVICE)
+    before = int(time.time() * 1000)
+    clocks = host.request("ccaller.clocks")
+    after = int(time.time() * 1000)
+    assert clocks["minor"] == 5
+    assert before - 5 <= clocks["wall"] <= after + 5, clocks
+    if isolate or os.environ.get("FLOWHOST_TEST_ISOLATE") == "all":
+        wait_until(lambda: "flow ccaller runs in process" in host.stderr_text())
+
+
 def test_a_name_no_flow_has_stops_the_host(spawn, echo_dir):
     host = spawn("--no-default-plugins", "--plugins", echo_dir, "--isolate", "nosuch")
     host.process.wait(timeout=30)

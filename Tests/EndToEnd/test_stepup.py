@@ -11,6 +11,12 @@ from flowhost_client import RPCError
 from schemas import validate
 
 
+# FlowHost's own challengeMode for a step-up that a flow which is not built in asks for (spec §6).
+FLOW_STEP_UP = 1000
+INVALID_PARAMS = -32602
+CHALLENGE_MISMATCH = -32004
+
+
 def notify(deployment, user="alice", authlevel="1"):
     return deployment.admin("notify", user, "--subject", "Pay 20 EUR to Carol?", "--message", "Invoice 42",
                             "--action", "Accept=accept:%s" % authlevel, "--action", "Reject=reject")["notification_uuid"]
@@ -333,11 +339,11 @@ def test_the_host_ends_the_session_after_153_and_110_whatever_flow_asked(deploym
     if ending == "expired":
         deployment.admin("expire-password", "alice")
     assert deployment.admin("show-user", "alice")["openSessions"] == 1
-    step = {"challengeMode": 3, "reason": "notification"}
+    step = {"challengeMode": FLOW_STEP_UP, "reason": "payment"}
     assert host.request("ccaller.callAsync", {"service": "stepup.authenticate", "params": step})["rc"] == 0
     for _ in range(3 if ending == "exhausted" else 1):
         host.wait_event("getPassword")
-        host.request("setPassword", ["Wrong&Passw0rd9" if ending == "exhausted" else GOOD_PASSWORD, 3])
+        host.request("setPassword", ["Wrong&Passw0rd9" if ending == "exhausted" else GOOD_PASSWORD, FLOW_STEP_UP])
     done = host.wait_event("onCallerDone")
     assert done["params"]["result"]["outcome"] == ending, "the outcome behind %d" % status
     host.wait_event("onUserLoggedOff")
@@ -346,3 +352,34 @@ def test_the_host_ends_the_session_after_153_and_110_whatever_flow_asked(deploym
     assert names.index("onCallerDone") < names.index("onUserLoggedOff"), "the flow's report comes first"
     assert deployment.admin("show-user", "alice")["openSessions"] == 0
     assert host.request("ccaller.session") is None
+
+
+def test_a_flow_from_elsewhere_steps_up_with_flowhosts_own_challenge_mode_and_no_other(deployment, test_plugins):
+    """A C flow found through --plugins: an SDK mode (3, a notification's
+    approval; 7, which no flow here runs) is refused before the step-up
+    starts, so the client never sees it; mode 1000 reaches the client in a
+    getPassword that fits its schema, and only setPassword(password, 1000)
+    answers it."""
+    code = deployment.add_user("alice")
+    host = deployment.host("device-1", extra=("--plugins", test_plugins["c_caller"]))
+    activate(host, "alice", code)
+    seen = len(host.events)
+    for mode in (3, 7):
+        step = {"challengeMode": mode, "reason": "payment"}
+        assert host.request("ccaller.callAsync", {"service": "stepup.authenticate", "params": step})["rc"] == -1
+        with pytest.raises(RPCError) as refused:
+            host.request("ccaller.call", {"service": "stepup.authenticate", "params": step})
+        assert refused.value.code == INVALID_PARAMS and refused.value.data["field"] == "challengeMode"
+    assert not [event for event in host.events[seen:] if event["method"] == "getPassword"], "no SDK mode reached the client"
+
+    step = {"challengeMode": FLOW_STEP_UP, "reason": "payment"}
+    assert host.request("ccaller.callAsync", {"service": "stepup.authenticate", "params": step})["rc"] == 0
+    ask = host.wait_event("getPassword")
+    assert ask["params"]["challengeMode"] == FLOW_STEP_UP and ask["params"]["attemptsLeft"] == 3
+    validate("getPassword.params", ask["params"])
+    with pytest.raises(RPCError) as mismatch:
+        host.request("setPassword", [GOOD_PASSWORD, 3])
+    assert mismatch.value.code == CHALLENGE_MISMATCH
+    host.request("setPassword", [GOOD_PASSWORD, FLOW_STEP_UP])
+    done = host.wait_event("onCallerDone")
+    assert done["params"]["result"] == {"outcome": "authenticated", "verifiedBy": "password"}

@@ -71,6 +71,24 @@ import Testing
         _ = try host.expectEvent("onLater")
     }
 
+    /// The wall clock a flow reads is the test's: it starts at the machine's
+    /// time, moves with `advance`, and steps alone, back or forward, when set.
+    @Test func theWallClockIsTheTestsToAdvanceAndToStep() throws {
+        let host = try TestHost(flows: [AskingFlow.self])
+        try host.initialize()
+        let machine = Int(time(nil)) * 1000
+        let start = try host.request("asker.clocks")
+        let wall = try #require(start["wall"]?.intValue), monotonic = try #require(start["monotonic"]?.intValue)
+        #expect(abs(wall - machine) < 60_000, "starts at the machine's time")
+        #expect(wall == Int(host.wallClockMilliseconds))
+
+        host.advance(milliseconds: 1500)
+        #expect(try host.request("asker.clocks") == ["wall": .int(wall + 1500), "monotonic": .int(monotonic + 1500)])
+
+        host.wallClockMilliseconds -= 3_600_000  // an hour back, as an NTP step would
+        #expect(try host.request("asker.clocks") == ["wall": .int(wall + 1500 - 3_600_000), "monotonic": .int(monotonic + 1500)])
+    }
+
     @Test func aFlowThatClaimsABuiltInFlowsNameIsRefusedWithTheHostsReason() throws {
         let stepUp = try Self.library("FlowPluginStepUp")
         #expect(throws: TestHostError.self) { _ = try TestHost(flows: [LookalikeStepUp.self], builtInLibraries: [stepUp]) }
@@ -132,6 +150,26 @@ import Testing
         } catch let error as TestHostError {
             #expect(error.description.contains("status 102"), "\(error)")
         }
+    }
+
+    /// A flow that is not built in steps up with FlowHost's own challenge
+    /// mode; one of the SDK's is refused before the step-up starts.
+    @Test func aFlowFromElsewhereStepsUpWithFlowHostsOwnModeOnly() throws {
+        let builtIn = try ["FlowPluginMFA", "FlowPluginDeviceActivation", "FlowPluginStepUp"].map(Self.library)
+        let host = try TestHost(flows: [SteppingFlow.self], builtInLibraries: builtIn)
+        let code = try host.addUser("alice")
+        try host.initialize()
+        try host.logIn("alice", password: "Tr0ub4dor&Zebra", activationCode: code)
+
+        try host.request("stepper.go", ["mode": .int(ChallengeMode.stepUp)])
+        #expect(try host.expectEvent("onStepped").params == ["error": .int(ErrorCode.invalidParams.rawValue), "field": "challengeMode"])
+        #expect(host.nextEvent("getPassword") == nil)
+
+        try host.request("stepper.go")
+        let ask = try host.expectEvent("getPassword")
+        #expect(ask.params["challengeMode"]?.intValue == ChallengeMode.flowStepUp)
+        try host.request("setPassword", ["Tr0ub4dor&Zebra", .int(ChallengeMode.flowStepUp)])
+        #expect(try host.expectEvent("onStepped").params == ["status": 100])
     }
 
     @Test func theStoreIsRealAndThrownAway() throws {

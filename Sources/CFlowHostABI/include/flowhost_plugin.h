@@ -1,5 +1,5 @@
 /*
- * flowhost_plugin.h — the FlowHost plugin ABI, version 1.4 (major 1, minor 4).
+ * flowhost_plugin.h — the FlowHost plugin ABI, version 1.5 (major 1, minor 5).
  *
  * A flow module is a shared library that exports one C symbol,
  *
@@ -50,9 +50,14 @@
  * appended abandon_dialogues to the host table. 1.3 added
  * FLOWHOST_ERR_NOT_PERMITTED (the change feed's ownership rule: see
  * subscribe and publish) and the manifest's "reads"; no table changed.
- * 1.4 appended set_timer_once to the host table. Hosts of this release
- * also mark a client's error answer with FLOWHOST_SHORT_CODE_CLIENT_ANSWER
- * (no table changed; an older host never sets it).
+ * 1.4 appended set_timer_once to the host table, and added
+ * FLOWHOST_ERR_CANCELLED and FLOWHOST_SHORT_CODE_CLIENT_ANSWER (a 1.4 host
+ * marks a client's error answer with it; an older host never sets it).
+ * 1.5 appended wall_clock_ms to the host table, and added
+ * FLOWHOST_CHALLENGE_MODE_FLOW_STEP_UP (no table changed by it).
+ *
+ * Everything appended names the minor it came with, at its definition
+ * ("(1.4)", "--- ABI 1.4 ---"); what names none is 1.0's.
  */
 #ifndef FLOWHOST_PLUGIN_H
 #define FLOWHOST_PLUGIN_H
@@ -67,7 +72,7 @@ extern "C" {
 #endif
 
 #define FLOWHOST_ABI_VERSION 1u  /* the major */
-#define FLOWHOST_ABI_MINOR 4u
+#define FLOWHOST_ABI_MINOR 5u
 #define FLOWHOST_ENTRY_SYMBOL_V1 "flowhost_plugin_v1"
 
 /* Result codes of host functions and plugin callbacks. */
@@ -82,6 +87,12 @@ extern "C" {
 #define FLOWHOST_ERR_UNKNOWN_ID (-8)    /* no such pending call or timer: finished, cancelled or never made (1.1) */
 #define FLOWHOST_ERR_NOT_PERMITTED (-9) /* the flow's name and manifest do not allow it: a feed topic it does not own (1.3) */
 #define FLOWHOST_ERR_CANCELLED (-10)    /* given to a callback that will not run for real: what it waited for was cancelled (1.4) */
+
+/* The challengeMode a flow that is not built in gives stepup.authenticate
+   (1.5): FlowHost's own, outside the REL-ID SDK's modes. A host refuses
+   any other mode from such a flow (Protocol/spec.md §6, "Challenge modes");
+   an older one passes it on as given. */
+#define FLOWHOST_CHALLENGE_MODE_FLOW_STEP_UP 1000
 
 /* Log levels for flowhost_host_v1.log. */
 #define FLOWHOST_LOG_DEBUG 0
@@ -104,7 +115,8 @@ extern "C" {
  *           The code is the client's choice, whatever its sign: never an SDK
  *           refusal, a timeout or a cancellation of the host's. A client
  *           cannot set short_code; the host never gives this value to any
- *           other error.
+ *           other error. (1.4: an older host never sets it, and gives a
+ *           client's error answer as it gives its own.)
  * data:     optional, a new reference owned by whoever holds the struct:
  *           - filled by a plugin (handle, call_service): the host reads it
  *             and decrefs it;
@@ -113,7 +125,7 @@ extern "C" {
  *           - passed to a callback (on_response, on_result) as a const
  *             pointer: borrowed for the callback only; the host frees it.
  */
-#define FLOWHOST_SHORT_CODE_CLIENT_ANSWER (-2147483647)
+#define FLOWHOST_SHORT_CODE_CLIENT_ANSWER (-2147483647)  /* (1.4) */
 
 typedef struct flowhost_error_v1 {
     int32_t code;
@@ -175,7 +187,8 @@ typedef struct flowhost_host_v1 {
     /* Log one line to stderr through the host's logger. Never log a secret. */
     void (*log)(flowhost_host_context *host, int32_t level, const char *message);
 
-    /* Milliseconds on a monotonic clock. */
+    /* Milliseconds on a monotonic clock: for deadlines and durations. It
+       never steps, and means nothing across processes or restarts. */
     uint64_t (*monotonic_ms)(flowhost_host_context *host);
 
     /* The session facts from `initialize` (device, clientInfo): new reference. */
@@ -290,6 +303,18 @@ typedef struct flowhost_host_v1 {
        *timer_id is set; cancel it with cancel_timer. */
     int32_t (*set_timer_once)(flowhost_host_context *host, uint32_t delay_ms, flowhost_timer_done_fn on_done,
                               void *user_data, uint64_t *timer_id);
+
+    /* --- ABI 1.5 --- */
+
+    /* The host's wall clock: milliseconds since the Unix epoch (UTC), the
+       clock the host stamps the store's times with. For what is kept, or
+       compared across hosts and restarts ("5 tries per hour", kept in
+       records). It is not monotonic: it may step back or forward (an NTP
+       correction, an operator), so a flow clamps what it computes from two
+       readings (a negative age is 0) and measures durations and deadlines
+       with monotonic_ms and timers. A plugin that meets an older host
+       (FLOWHOST_HOST_HAS false) reads the system's clock itself. */
+    int64_t (*wall_clock_ms)(flowhost_host_context *host);
 } flowhost_host_v1;
 
 /* True when the host table `t` has the field `f` (a plugin built against a

@@ -534,7 +534,8 @@ class Device {
       case "getPassword": {
         const why = { 0: "Enter your password.", 1: "Set a password.", 2: "Your password expired: set a new one.",
           3: "Confirm it is you: enter your password.", 5: "Enter your password to change how you log in.",
-          12: "Enter your password to sign." }[params.challengeMode] || "Enter your password.";
+          12: "Enter your password to sign.", 1000: "A flow asks you to confirm it is you: enter your password." }[params.challengeMode]
+          || "Enter your password.";
         return el("p", { text: why });
       }
       default:

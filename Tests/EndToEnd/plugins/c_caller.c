@@ -1,6 +1,6 @@
 /* A C flow that uses the 1.1 engine: an asynchronous call to another flow's
    service and its cancellation, timers, the host's session (read and ended),
-   the change feed, and durable records. */
+   the change feed, and durable records; and 1.5's wall clock. */
 #define NAME "ccaller"
 #define MANIFEST \
     "{\"methods\":[" \
@@ -10,6 +10,7 @@
     "{\"name\":\"ccaller.timer\",\"params\":[{\"name\":\"ms\",\"type\":\"integer\"}]}," \
     "{\"name\":\"ccaller.cancelTimer\",\"params\":[{\"name\":\"id\",\"type\":\"integer\"}]}," \
     "{\"name\":\"ccaller.session\",\"params\":[]}," \
+    "{\"name\":\"ccaller.clocks\",\"params\":[]}," \
     "{\"name\":\"ccaller.endSession\",\"params\":[{\"name\":\"reason\",\"type\":\"string\"}]}," \
     "{\"name\":\"ccaller.subscribe\",\"params\":[{\"name\":\"topic\",\"type\":\"string\"}]}," \
     "{\"name\":\"ccaller.unsubscribe\",\"params\":[{\"name\":\"topic\",\"type\":\"string\"}]}," \
@@ -91,6 +92,13 @@ static int32_t tp_handle(void *instance, const char *method, json_t *params, jso
     }
     if (strcmp(method, "ccaller.session") == 0) {
         *result = h->session(flow->context);
+        return FLOWHOST_OK;
+    }
+    if (strcmp(method, "ccaller.clocks") == 0) {
+        /* ABI 1.5's wall clock beside the monotonic one, and the minor the host says it speaks. */
+        json_t *wall = FLOWHOST_HOST_HAS(h, wall_clock_ms) ? json_integer((json_int_t)h->wall_clock_ms(flow->context)) : json_null();
+        *result = json_pack("{so sI si}", "wall", wall, "monotonic", (json_int_t)h->monotonic_ms(flow->context),
+                            "minor", (int)h->abi_minor);
         return FLOWHOST_OK;
     }
     if (strcmp(method, "ccaller.endSession") == 0) {

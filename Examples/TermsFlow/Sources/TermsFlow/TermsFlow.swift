@@ -7,6 +7,9 @@ import FlowHostServiceTypes
 ///                                       this version was accepted already
 ///     setTermsConsent(accepted)      -> onTermsAccepted or onTermsDeclined
 ///     terms.status(userID)           -> {accepted, version}
+///     terms.withdraw()               -> the logged-in user takes it back:
+///                                       getWithdrawalConsent, then a step-up
+///     setWithdrawalConsent(confirmed) -> onTermsWithdrawn or onTermsKept
 ///
 /// What was accepted is kept with the host's `records.*` services, under
 /// this flow's own namespace: the flow needs no table and no change to the host.
@@ -25,13 +28,24 @@ public final class TermsFlow: Flow {
                     "terms.status", summary: "The version of the terms the user accepted last, if any.",
                     params: [FlowParam("userID", .string, format: .userID)],
                     resultSchema: #"{"type":"object","properties":{"accepted":{"type":"boolean"},"version":{"type":["string","null"]}},"required":["accepted","version"]}"#),
+                FlowMethod(
+                    "terms.withdraw", summary: "The logged-in user takes their acceptance back: getWithdrawalConsent, then a step-up.",
+                    startsDialogue: true),
+                FlowMethod(
+                    "setWithdrawalConsent", summary: "The user's answer to getWithdrawalConsent.",
+                    params: [FlowParam("confirmed", .boolean)], answers: ["getWithdrawalConsent"]),
             ],
             events: [
                 FlowEvent("getTermsConsent", summary: "Show the terms; answer with setTermsConsent.", challenge: true),
                 FlowEvent("onTermsAccepted", summary: "The user accepted this version; it is stored."),
                 FlowEvent("onTermsDeclined", summary: "The user declined, or did not answer in time (reason: declined | expired)."),
+                FlowEvent("getWithdrawalConsent", summary: "Confirm the withdrawal; answer with setWithdrawalConsent.", challenge: true),
+                FlowEvent("onTermsWithdrawn", summary: "The acceptance is withdrawn."),
+                FlowEvent(
+                    "onTermsKept",
+                    summary: "The acceptance stays (reason: declined | expired | notVerified, the step-up failed | changed, accepted anew meanwhile | failed)."),
             ],
-            uses: ["records.get", "records.apply"])
+            uses: ["records.get", "records.apply", "stepup.authenticate"])
     }
 
     static let collection = "accepted"
@@ -39,6 +53,8 @@ public final class TermsFlow: Flow {
     let host: FlowHost
     /// The acceptance being asked for: set by terms.accept, ended by the answer or the challenge's expiry.
     var asking: (userID: String, version: String)?
+    /// The withdrawal in progress (TermsFlow+Withdraw.swift).
+    var withdrawing: Withdrawal?
 
     public init(host: FlowHost, config: JSON) throws(FlowHostError) {
         self.host = host
@@ -68,19 +84,29 @@ public final class TermsFlow: Flow {
         case "terms.status":
             let record = try accepted(try params.requiredString("userID"))
             return ["accepted": .bool(record != nil), "version": record?.value["version"] ?? .null]
+        case "terms.withdraw":
+            try withdraw()
+            return nil
+        case "setWithdrawalConsent":
+            try withdrawalConfirmed(try params.requiredBool("confirmed"))
+            return nil
         default:
             throw FlowHostError(.methodNotFound, message: "terms: no method \(method)")
         }
     }
 
-    /// The host closed the challenge unanswered (`challengeTimeoutMs`).
+    /// The host closed a challenge unanswered (`challengeTimeoutMs`), or a
+    /// reset cancelled it.
     public func notified(topic: String, payload: JSON) {
+        if payload["event"]?.stringValue == "getWithdrawalConsent" {
+            return endWithdrawal(topic == "challenge.expired" ? "expired" : nil)
+        }
         guard topic == "challenge.expired", let current = asking else { return }
         asking = nil
         host.emit("onTermsDeclined", ["userID": .string(current.userID), "reason": "expired"])
     }
 
-    private func accepted(_ userID: String) throws(FlowHostError) -> Services.RecordsGetOutcome? {
+    func accepted(_ userID: String) throws(FlowHostError) -> Services.RecordsGetOutcome? {
         try host.call(Services.RecordsGet(collection: Self.collection, key: userID))
     }
 

@@ -23,16 +23,32 @@ enum Build: CustomStringConvertible, Sendable {
 
     /// An embedded host with this build of the flow loaded and initialized:
     /// the real engine, the host's records services on a throw-away SQLite
-    /// store, and a clock the test moves.
+    /// store, and a clock the test moves. The Swift flow's withdrawal uses
+    /// `stepup.authenticate`, and a test host refuses a flow whose `uses`
+    /// nothing offers: the built-in flows come with it.
     func host() throws -> TestHost {
         let config: JSON = ["challengeTimeoutMs": 60_000]
         let host: TestHost
         switch self {
-        case .swift: host = try TestHost(flows: [TermsFlow.self], config: config)
+        case .swift: host = try TestHost(flows: [TermsFlow.self], builtInLibraries: try Self.builtInFlows(), config: config)
         case .c(let library): host = try TestHost(libraries: [library], config: config)
         }
         try host.initialize()
         return host
+    }
+
+    /// The built-in flows a step-up needs, as libraries: step-up, which runs
+    /// it; mfa, which logs the user in (it calls device-activation's
+    /// service, so that one too). `swift build --product FlowPluginStepUp`
+    /// (and `FlowPluginMFA`, `FlowPluginDeviceActivation`) builds them from
+    /// the dependency, beside this test's own binary.
+    static func builtInFlows() throws -> [String] {
+        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
+        return try ["FlowPluginDeviceActivation", "FlowPluginMFA", "FlowPluginStepUp"].map { product in
+            let path = "\(folder)/lib\(product).so"
+            guard FileManager.default.fileExists(atPath: path) else { throw TestHostError("no \(path): swift build --product \(product)") }
+            return path
+        }
     }
 }
 
