@@ -15,7 +15,10 @@
 # - The functions a start runs, and the zero-initialised variables it
 #   touches, are laid out first in every image (startup-order.sh profiles a
 #   first link of this build, then the images are linked again with the
-#   list), and .rodata lies before .data (rodata-first.ld). The list is made
+#   list), and .rodata lies before .data (rodata-first.ld). SQLite and
+#   libsodium come before libc in each image's list of libraries: the
+#   dynamic linker looks up each of their references to themselves through
+#   that list, in order, at every start. The list is made
 #   once per build folder; FLOWHOST_REORDER=1 makes it again after changes
 #   to what a start runs. Without valgrind the images are linked without
 #   one: they work, and start slower.
@@ -41,6 +44,7 @@ if [ "$(uname -s)" = Linux ]; then
     -Xswiftc -Xfrontend -Xswiftc -disable-autolink-library -Xswiftc -Xfrontend -Xswiftc swift_StringProcessing
     -Xswiftc -Xfrontend -Xswiftc -disable-autolink-library -Xswiftc -Xfrontend -Xswiftc swift_RegexParser
     -Xlinker -z -Xlinker pack-relative-relocs
+    -Xlinker --as-needed -Xlinker -lsqlite3 -Xlinker -lsodium -Xlinker --no-as-needed
     -Xlinker "--symbol-ordering-file=$order" -Xlinker --no-warn-symbol-ordering
     -Xlinker -T -Xlinker "$PWD/$here/rodata-first.ld"
   )
