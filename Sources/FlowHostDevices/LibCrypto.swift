@@ -64,7 +64,8 @@ enum LibCrypto {
         while case let code = api.pointee.ERR_get_error(), code != 0 {
             var text = [CChar](repeating: 0, count: 256)
             api.pointee.ERR_error_string_n(code, &text, text.count)
-            reasons.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            // ERR_error_string_n always ends the text with a NUL within the buffer.
+            reasons.append(text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
         }
         return LibCryptoError(call: "\(call)", detail: reasons.isEmpty ? "failed" : reasons.joined(separator: "; "))
     }
