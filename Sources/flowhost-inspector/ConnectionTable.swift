@@ -2,9 +2,13 @@
 /// shown the token.
 ///
 /// Full, the table makes room by closing the connection that has waited
-/// longest for its head: a peer without the token that keeps hundreds of
-/// half-sent requests open (slowloris) loses them to each newcomer, and the
-/// page's requests, whose heads come at once, are served. A connection
+/// longest for the rest of a head it began: a peer without the token that
+/// keeps hundreds of half-sent requests open (slowloris) loses them to each
+/// newcomer, and the page's requests, whose heads come at once, are served.
+/// A connection that has sent nothing yet is closed only when no begun one
+/// is left: on a busy machine a page's head can arrive after a peer that
+/// reopens as fast as it can has opened more connections than the table
+/// holds, and the page's connection would otherwise be the oldest. A connection
 /// whose whole head, with the token, already waits in its socket is passed
 /// over even before its task has read it: on a busy machine that read can
 /// lag behind a peer that reopens as fast as it can. Admitted
@@ -16,6 +20,8 @@ actor ConnectionTable {
     private struct Entry {
         var task: Task<Void, Never>?
         var closing = false
+        /// Some of its head came, not all.
+        var begun = false
         var descriptor: Int32
     }
 
@@ -52,6 +58,11 @@ actor ConnectionTable {
         if entries[id]?.closing ?? true { task.cancel() }
     }
 
+    /// Some of the connection's head came, and it waits for the rest.
+    func begun(_ id: UInt64) {
+        entries[id]?.begun = true
+    }
+
     /// The connection has shown the token: it keeps its place.
     func admit(_ id: UInt64) {
         waiting.removeAll { $0 == id }
@@ -65,12 +76,15 @@ actor ConnectionTable {
         closed = nil
     }
 
-    /// Closes the connection that has waited longest for its head (one whose
-    /// admitted head already waits unread is passed over), and returns once
-    /// its socket is closed; false if none may be closed.
+    /// Closes the connection that has waited longest for the rest of its
+    /// head, or if none has begun one, the one that has waited longest (one
+    /// whose admitted head already waits unread is passed over), and returns
+    /// once its socket is closed; false if none may be closed.
     func makeRoom() async -> Bool {
         if !entries.values.contains(where: \.closing) {
-            guard let index = waiting.firstIndex(where: { !admittedHeadWaiting(entries[$0]?.descriptor ?? -1) }) else { return false }
+            let closable = { (id: UInt64) in !self.admittedHeadWaiting(self.entries[id]?.descriptor ?? -1) }
+            guard let index = waiting.firstIndex(where: { entries[$0]?.begun == true && closable($0) }) ?? waiting.firstIndex(where: closable)
+            else { return false }
             let id = waiting.remove(at: index)
             entries[id]?.closing = true
             entries[id]?.task?.cancel()

@@ -72,7 +72,9 @@ struct FrontDoor: Sendable {
     private func serve(_ client: AsyncSocket, id: UInt64, pool: some AsyncSocketPool, table: ConnectionTable) async {
         let head: RequestHead
         do {
-            head = try await Deadline.within(seconds: limits.headSeconds) { try await RequestHead.read(from: client) }
+            head = try await Deadline.within(seconds: limits.headSeconds) {
+                try await RequestHead.read(from: client) { await table.begun(id) }
+            }
         } catch RequestHead.Failure.tooLarge {
             return await Self.reply(client, status: "431 Request Header Fields Too Large", body: Data("request head too large\n".utf8))
         } catch RequestHead.Failure.malformed {

@@ -25,7 +25,8 @@ struct RequestHead: Sendable {
     }
 
     /// Reads until the head's blank line.
-    static func read(from socket: AsyncSocket) async throws -> RequestHead {
+    /// `begun` is called once, when some of the head came and not all.
+    static func read(from socket: AsyncSocket, begun: () async -> Void = {}) async throws -> RequestHead {
         var bytes: [UInt8] = []
         var searched = 0
         while true {
@@ -40,6 +41,7 @@ struct RequestHead: Sendable {
                 guard let head = parse(Array(bytes[..<end]), bytes: bytes) else { throw Failure.malformed }
                 return head
             }
+            if searched == 0 && !bytes.isEmpty { await begun() }
             searched = bytes.count
             guard bytes.count < maxBytes else { throw Failure.tooLarge }
         }

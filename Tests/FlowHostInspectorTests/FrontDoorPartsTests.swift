@@ -79,6 +79,25 @@ import Glibc
         pageTask.cancel()
     }
 
+    /// A connection that began a head and stalled is closed before an older
+    /// one that has sent nothing yet (a page whose head is still on its way).
+    @Test func aBegunHeadIsClosedBeforeOneNotYetSent() async throws {
+        let table = ConnectionTable(capacity: 2)
+        let page = try #require(await table.open(descriptor: 10)), peer = try #require(await table.open(descriptor: 11))
+        await table.begun(peer)
+        let pageTask = Task { _ = try? await Task.sleep(for: .seconds(60)) }
+        let peerTask = Task { _ = try? await Task.sleep(for: .seconds(60)) }
+        await table.attach(pageTask, to: page)
+        await table.attach(peerTask, to: peer)
+        Task {
+            _ = await peerTask.value
+            await table.close(peer)
+        }
+        _ = try #require(await table.open(descriptor: 12))
+        #expect(peerTask.isCancelled && !pageTask.isCancelled)
+        pageTask.cancel()
+    }
+
     /// Peeking leaves the bytes for the connection's own read.
     @Test func theWaitingHeadIsLookedAtNotTaken() throws {
         var pair: [Int32] = [0, 0]
