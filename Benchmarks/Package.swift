@@ -10,7 +10,8 @@ let package = Package(
         .systemLibrary(name: "CArgon2Bench", path: "Sources/CArgon2Bench", pkgConfig: "libargon2"),
         .systemLibrary(name: "CSodiumBench", path: "Sources/CSodiumBench", pkgConfig: "libsodium"),
         .target(name: "CBenchSupport"),
-        .executableTarget(name: "flowhost-bench", dependencies: ["CBenchSupport", "CArgon2Bench", "CSodiumBench"]),
+        .target(name: "CBenchP256", linkerSettings: [.linkedLibrary("crypto")]),
+        .executableTarget(name: "flowhost-bench", dependencies: ["CBenchSupport", "CBenchP256", "CArgon2Bench", "CSodiumBench"]),
     ],
     // Swift 5 mode: the driver deliberately shares a Server between a writer
     // thread (the write end of one pipe) and the reader (the read end of

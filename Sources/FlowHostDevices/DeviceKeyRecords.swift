@@ -36,20 +36,3 @@ public struct DeviceKeyRecord: Sendable, Equatable {
         return (algorithm, bytes)
     }
 }
-
-/// A challenge sent to a device: only its hash is kept.
-public struct DeviceChallengeRecord: Sendable, Equatable {
-    public var nonceHash: String
-    public var userID: String
-    public var deviceID: String
-    public var keyID: String
-    public var expiresAt: Int64
-
-    public init(nonceHash: String, userID: String, deviceID: String, keyID: String, expiresAt: Int64) {
-        self.nonceHash = nonceHash
-        self.userID = userID
-        self.deviceID = deviceID
-        self.keyID = keyID
-        self.expiresAt = expiresAt
-    }
-}

@@ -35,32 +35,9 @@ extension StoreWriter {
             [.integer(at), .text(userID), .text(deviceID)]) == 1
     }
 
-    public func insert(_ challenge: DeviceChallengeRecord) throws {
-        try run(
-            "INSERT INTO device_challenge (nonce_hash, user_id, device_id, key_id, expires_at) VALUES (?, ?, ?, ?, ?)",
-            [.text(challenge.nonceHash), .text(challenge.userID), .text(challenge.deviceID), .text(challenge.keyID), .integer(challenge.expiresAt)])
-    }
-
-    /// Uses a challenge once, recording the proof it became (nil when the
-    /// answer was wrong): false when it is unknown, used, expired, or not this device's.
-    public func useDeviceChallenge(nonceHash: String, userID: String, deviceID: String, now: Int64, proofHash: String?, proofExpiresAt: Int64?) throws -> Bool {
-        try run(
-            """
-            UPDATE device_challenge SET used_at = ?, proof_hash = ?, proof_expires_at = ?
-            WHERE nonce_hash = ? AND user_id = ? AND device_id = ? AND used_at IS NULL AND expires_at > ?
-            """, [.integer(now), .optional(proofHash), .optional(proofExpiresAt), .text(nonceHash), .text(userID), .text(deviceID), .integer(now)]) == 1
-    }
-
-    /// Spends a proof once: false when it is unknown, spent, expired, or not this device's.
-    public func spendDeviceProof(proofHash: String, userID: String, deviceID: String, now: Int64) throws -> Bool {
-        try run(
-            """
-            UPDATE device_challenge SET proof_spent_at = ?
-            WHERE proof_hash = ? AND user_id = ? AND device_id = ? AND proof_spent_at IS NULL AND proof_expires_at > ?
-            """, [.integer(now), .text(proofHash), .text(userID), .text(deviceID), .integer(now)]) == 1
-    }
-
-    /// Drops challenges and proofs that expired before `before`.
+    /// Drops challenges and proofs that expired before `before`: the rows
+    /// hosts before 1.x kept in the store (challenges and proofs now live in
+    /// the proving host's memory).
     @discardableResult public func pruneDeviceChallenges(before: Int64) throws -> Int {
         try run(
             "DELETE FROM device_challenge WHERE expires_at < ? AND (proof_expires_at IS NULL OR proof_expires_at < ?)",

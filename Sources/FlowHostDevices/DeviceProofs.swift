@@ -11,12 +11,13 @@ import FlowJSON
 /// verified challenge becomes a proof (single use, five minutes) that a
 /// login step spends in its own transaction.
 ///
-/// A key the client's platform holds is asked over the protocol, so its
-/// nonce lives in the store (single use, a minute) between the two steps.
-/// A key this host holds (host custody) is proven in one call: its nonce
-/// never leaves the process, and its proof is kept in memory, spent by the
-/// login of this same process; nothing is written unless it is refused
-/// (the refusal is audited). A login thus makes one commit, not two.
+/// A key the client's platform holds is asked over the protocol: its nonce
+/// travels to this host's own client and back, so it lives in this
+/// process's memory (single use, a minute) between the two steps. A key
+/// this host holds (host custody) is proven in one call. Either way the
+/// proof is kept in memory, spent by the login of this same process, and
+/// nothing is written unless a proof is refused (the refusal is audited):
+/// a login makes one commit, its own.
 ///
 /// Used on one thread at a time (the host's loop, or an admin command).
 public final class DeviceProofs {
@@ -26,16 +27,25 @@ public final class DeviceProofs {
     public static let challengeSeconds: Int64 = 60
     public static let proofSeconds: Int64 = 300
 
-    /// A proof of a key this host holds, by the hash of the proof.
-    struct HeldProof {
+    /// A proof, by the hash of the proof.
+    struct KeptProof {
         let userID: String
         let deviceID: String
         let expiresAt: Int64
     }
 
-    /// Proofs made by `proveHeld`, not yet spent or expired. Touched only on
-    /// the thread that uses this object (see above).
-    private var heldProofs: [String: HeldProof] = [:]
+    /// A challenge sent to the client's platform, by the hash of its nonce.
+    struct PendingChallenge {
+        let userID: String
+        let deviceID: String
+        let keyID: String
+        let expiresAt: Int64
+    }
+
+    /// Proofs not yet spent or expired, and challenges not yet answered or
+    /// expired. Touched only on the thread that uses this object (see above).
+    private var keptProofs: [String: KeptProof] = [:]
+    private var pendingChallenges: [String: PendingChallenge] = [:]
 
     public init(_ context: DomainContext) {
         store = context.store
@@ -61,20 +71,20 @@ public final class DeviceProofs {
     /// Issues a challenge for the user's key on this device.
     public func begin(userID: String, deviceID: String, reason: String) throws -> Start {
         let now = clock()
-        let nonce = SecureRandom.bytes(32)
-        return try store.write(durability: .relaxed) { tx in
-            let key: DeviceKeyRecord
-            switch try registeredKey(tx, userID: userID, deviceID: deviceID) {
-            case .refused(let why, let knownUser):
-                try audit.count(tx, knownUser, "device.prove", why)
-                return .refused(reason: why)
-            case .unbound: return .unbound
-            case .key(let registered): key = registered
-            }
-            try issue(tx, nonce: nonce, key: key, now: now)
-            return .challenge(
-                nonce: nonce, message: Self.challengeMessage(userID: userID, deviceID: deviceID, nonce: nonce, reason: reason), key: key)
+        let key: DeviceKeyRecord
+        switch try store.read({ tx in try registeredKey(tx, userID: userID, deviceID: deviceID) }) {
+        case .refused(let why, let knownUser):
+            _ = try refuse(why, auditedFor: knownUser)
+            return .refused(reason: why)
+        case .unbound: return .unbound
+        case .key(let registered): key = registered
         }
+        let nonce = SecureRandom.bytes(32)
+        // Expired ones go when any are left (a client that never answered).
+        if !pendingChallenges.isEmpty { pendingChallenges = pendingChallenges.filter { $0.value.expiresAt > now } }
+        pendingChallenges[Self.hash(nonce)] = PendingChallenge(
+            userID: key.userID, deviceID: key.deviceID, keyID: key.keyID, expiresAt: now + Self.challengeSeconds)
+        return .challenge(nonce: nonce, message: Self.challengeMessage(userID: userID, deviceID: deviceID, nonce: nonce, reason: reason), key: key)
     }
 
     public enum Finish: Equatable {
@@ -83,25 +93,22 @@ public final class DeviceProofs {
     }
 
     /// Checks a signature over a challenge; the challenge is used either way.
+    /// The key is read again: a device revoked while its platform signed
+    /// proves nothing.
     public func finish(userID: String, deviceID: String, nonce: [UInt8], message: [UInt8], signature: [UInt8]) throws -> Finish {
         let now = clock()
-        let proof = RandomHex.make(bytes: 32)
-        // Not synced: after a power loss the challenge may look unused again,
-        // but it expires within a minute and the proof it became is lost
-        // with it; the login that spends a proof is what counts, and it is
-        // synced whenever it fails.
-        return try store.write(durability: .relaxed) { tx in
+        let challenge = pendingChallenges.removeValue(forKey: Self.hash(nonce))
+        let registered = try store.read { tx -> DeviceKeyRecord? in
             guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID), key.revokedAt == nil,
-                try tx.device(userID: userID, deviceID: deviceID)?.status == .active,
-                let (algorithm, publicKey) = key.usableKey
-            else {
-                try audit.count(tx, userID, "device.prove", "not-registered")
-                return .refused(reason: "not-registered")
-            }
-            return try answer(
-                tx, nonce: nonce, message: message, signature: signature, publicKey: publicKey, algorithm: algorithm, proof: proof, now: now,
-                userID: userID, deviceID: deviceID)
+                try tx.device(userID: userID, deviceID: deviceID)?.status == .active
+            else { return nil }
+            return key
         }
+        guard let key = registered, let (algorithm, publicKey) = key.usableKey else { return try refuse("not-registered", auditedFor: userID) }
+        guard let challenge, challenge.userID == userID, challenge.deviceID == deviceID, challenge.keyID == key.keyID, challenge.expiresAt > now
+        else { return try refuse("stale-challenge", auditedFor: userID) }
+        guard algorithm.verify(signature, of: message, publicKey: publicKey) else { return try refuse("bad-signature", auditedFor: userID) }
+        return .proven(proof: keepProof(userID: userID, deviceID: deviceID, now: now))
     }
 
     /// The whole proof at once, for a key this host holds (host custody):
@@ -126,12 +133,17 @@ public final class DeviceProofs {
         // The keyring holds Ed25519 keys only.
         guard let (algorithm, publicKey) = key.usableKey, algorithm == .ed25519 else { return try refuse("not-registered", auditedFor: userID) }
         guard holdsSecretKey(key, publicKey) else { return try refuse("bad-signature", auditedFor: userID) }
+        return .proven(proof: keepProof(userID: userID, deviceID: deviceID, now: now))
+    }
+
+    /// A new proof, kept in memory (its hash) for this process's login to spend.
+    private func keepProof(userID: String, deviceID: String, now: Int64) -> String {
         // Expired ones go when any are left (a handful at most: proofs are
         // spent within seconds); usually the last was spent and none are.
-        if !heldProofs.isEmpty { heldProofs = heldProofs.filter { $0.value.expiresAt > now } }
+        if !keptProofs.isEmpty { keptProofs = keptProofs.filter { $0.value.expiresAt > now } }
         let proof = RandomHex.make(bytes: 32)
-        heldProofs[Self.hash(Array(proof.utf8))] = HeldProof(userID: userID, deviceID: deviceID, expiresAt: now + Self.proofSeconds)
-        return .proven(proof: proof)
+        keptProofs[Self.hash(Array(proof.utf8))] = KeptProof(userID: userID, deviceID: deviceID, expiresAt: now + Self.proofSeconds)
+        return proof
     }
 
     /// A refused proof, counted in the audit (under the user when the user exists).
@@ -158,51 +170,16 @@ public final class DeviceProofs {
         return .key(key)
     }
 
-    /// Stores a challenge (single use, a minute) for `key`.
-    private func issue(_ tx: any StoreWriter, nonce: [UInt8], key: DeviceKeyRecord, now: Int64) throws {
-        // Pruning now and then is enough: the rows are small, and expired ones never match.
-        if nonce[0] == 0 { try tx.pruneDeviceChallenges(before: now - Self.proofSeconds) }
-        try tx.insert(
-            DeviceChallengeRecord(
-                nonceHash: Self.hash(nonce), userID: key.userID, deviceID: key.deviceID, keyID: key.keyID, expiresAt: now + Self.challengeSeconds))
-    }
-
-    /// Uses the challenge, with the proof it becomes when the signature
-    /// checks out; refusals are counted.
-    private func answer(
-        _ tx: any StoreWriter, nonce: [UInt8], message: [UInt8], signature: [UInt8], publicKey: [UInt8], algorithm: DeviceKeyAlgorithm,
-        proof: String, now: Int64, userID: String, deviceID: String
-    ) throws -> Finish {
-        let valid = algorithm.verify(signature, of: message, publicKey: publicKey)
-        guard
-            try tx.useDeviceChallenge(
-                nonceHash: Self.hash(nonce), userID: userID, deviceID: deviceID, now: now, proofHash: valid ? Self.hash(Array(proof.utf8)) : nil,
-                proofExpiresAt: valid ? now + Self.proofSeconds : nil)
-        else {
-            try audit.count(tx, userID, "device.prove", "stale-challenge")
-            return .refused(reason: "stale-challenge")
-        }
-        guard valid else {
-            try audit.count(tx, userID, "device.prove", "bad-signature")
-            return .refused(reason: "bad-signature")
-        }
-        return .proven(proof: proof)
-    }
-
-    /// A proof spent by a login step, inside its transaction: a held proof
-    /// from memory (given back if the transaction does not commit), any
-    /// other from the store.
+    /// A proof spent by a login step, inside its transaction: given back if
+    /// the transaction does not commit.
     public func spend(_ tx: any StoreWriter, proof: String, userID: String, deviceID: String) throws -> Bool {
         let hash = Self.hash(Array(proof.utf8))
-        if let held = heldProofs[hash] {
-            guard held.userID == userID, held.deviceID == deviceID, held.expiresAt > clock() else { return false }
-            heldProofs[hash] = nil
-            // Given back if the login's transaction does not commit (the
-            // store runs this before running a busy body again, too).
-            tx.onRollback { [self] in heldProofs[hash] = held }
-            return true
-        }
-        return try tx.spendDeviceProof(proofHash: hash, userID: userID, deviceID: deviceID, now: clock())
+        guard let held = keptProofs[hash], held.userID == userID, held.deviceID == deviceID, held.expiresAt > clock() else { return false }
+        keptProofs[hash] = nil
+        // Given back if the login's transaction does not commit (the
+        // store runs this before running a busy body again, too).
+        tx.onRollback { [self] in keptProofs[hash] = held }
+        return true
     }
 
     /// Registers a device's public key, inside the activation's (or the binding login's) transaction.

@@ -68,7 +68,7 @@ public enum P256 {
     public static func verify(_ signature: [UInt8], of message: [UInt8], publicKey point: [UInt8]) -> Bool {
         guard point.count == publicKeyBytes, point[0] == 0x04, let der = canonicalSignature(signature) else { return false }
         do {
-            let key = try publicKey(point)
+            let key = try P256KeyCache.shared.key(point, parse: publicKey)
             let context = try LibCryptoObject(.digestContext, "EVP_MD_CTX_new") { $0.EVP_MD_CTX_new() }
             try LibCrypto.check("EVP_DigestVerifyInit") { $0.EVP_DigestVerifyInit(context.borrowed, nil, $0.EVP_sha256(), nil, key.borrowed) }
             return try LibCrypto.verdict("EVP_DigestVerify") { $0.EVP_DigestVerify(context.borrowed, der, der.count, message, message.count) }

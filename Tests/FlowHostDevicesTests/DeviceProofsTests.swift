@@ -113,4 +113,55 @@ import Testing
         let counted = try store.read { try $0.query("SELECT COUNT(*) FROM audit_count WHERE action = 'device.prove'", []) { $0.int(0) } }
         #expect(counted.first ?? 0 > 0)
     }
+
+    /// A platform's proof in its two steps: the challenge is this process's
+    /// (memory, single use, a minute), and a proof writes nothing to the store.
+    func platformChallenge() throws -> (nonce: [UInt8], message: [UInt8]) {
+        guard case .challenge(let nonce, let message, let key) = try proofs.begin(userID: "alice", deviceID: "d2", reason: "login") else {
+            Issue.record("no challenge for the platform's key")
+            return ([], [])
+        }
+        #expect(key.custody == "platform")
+        return (nonce, message)
+    }
+
+    func finish(_ nonce: [UInt8], _ message: [UInt8], device: String = "d2", signature: [UInt8]? = nil) throws -> DeviceProofs.Finish {
+        try proofs.finish(userID: "alice", deviceID: device, nonce: nonce, message: message, signature: signature ?? Ed25519.sign(message, secretKey: keys.secretKey))
+    }
+
+    func rowCounts() throws -> [Int] {
+        try ["device_challenge", "audit_count", "audit"].map { table in
+            try store.read { try $0.query("SELECT COUNT(*) FROM \(table)", []) { $0.int(0) } }.first ?? -1
+        }
+    }
+
+    @Test func aPlatformProofWritesNothingAndItsChallengeIsUsedOnce() throws {
+        let before = try rowCounts()
+        let (nonce, message) = try platformChallenge()
+        guard case .proven(let proof) = try finish(nonce, message) else {
+            Issue.record("the platform's signature did not prove the device")
+            return
+        }
+        #expect(try rowCounts() == before, "neither the challenge nor the proof is written")
+        #expect(try finish(nonce, message) == .refused(reason: "stale-challenge"), "single use")
+        #expect(try store.write { try proofs.spend($0, proof: proof, userID: "alice", deviceID: "d2") })
+        #expect(try store.write { try proofs.spend($0, proof: proof, userID: "alice", deviceID: "d2") } == false)
+    }
+
+    @Test func aPlatformChallengeExpiresIsThisDevicesOnlyAndAWrongSignatureUsesIt() throws {
+        var (nonce, message) = try platformChallenge()
+        clock.now += DeviceProofs.challengeSeconds
+        #expect(try finish(nonce, message) == .refused(reason: "stale-challenge"), "expired")
+        (nonce, message) = try platformChallenge()
+        #expect(try finish(nonce, message, device: "d1") == .refused(reason: "stale-challenge"), "another device's challenge")
+        (nonce, message) = try platformChallenge()
+        #expect(try finish(SecureRandom.bytes(32), message) == .refused(reason: "stale-challenge"), "a nonce this host never sent")
+        #expect(try finish(nonce, message, signature: Ed25519.sign(message, secretKey: Ed25519.makeKeyPair().secretKey)) == .refused(reason: "bad-signature"))
+        #expect(try finish(nonce, message) == .refused(reason: "stale-challenge"), "a wrong answer used it")
+        (nonce, message) = try platformChallenge()
+        try store.write { tx in _ = try tx.revokeDeviceKey(userID: "alice", deviceID: "d2", at: 2) }
+        #expect(try finish(nonce, message) == .refused(reason: "not-registered"), "revoked while the platform signed")
+        let counted = try store.read { try $0.query("SELECT COUNT(*) FROM audit_count WHERE action = 'device.prove'", []) { $0.int(0) } }
+        #expect(counted.first ?? 0 > 0, "refusals are audited")
+    }
 }

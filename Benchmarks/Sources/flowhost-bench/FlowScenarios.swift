@@ -5,11 +5,15 @@ struct FlowScenarios {
     let setup: Setup
     let store: String
     let config: String
+    /// The device's keystore when its key is in the platform's custody (a
+    /// P-256 key, spec §7), or nil when the host keeps it.
+    let keystore: PlatformKeystore?
     static let password = "Tr0ub4dor&Zebra"
 
     /// `store`: another store (a PostgreSQL URL) instead of a new SQLite file.
-    init(setup: Setup, name: String, argon2: (memoryKiB: Int, iterations: Int), store: String? = nil) throws {
+    init(setup: Setup, name: String, argon2: (memoryKiB: Int, iterations: Int), store: String? = nil, keystore: PlatformKeystore? = nil) throws {
         self.setup = setup
+        self.keystore = keystore
         self.store = store ?? setup.folder + "/\(name).sqlite"
         config = setup.folder + "/\(name).json"
         // One user approves 20 new devices within the hour: past the default approval limits, which the operator may raise.
@@ -54,7 +58,7 @@ struct FlowScenarios {
 
     func host(device: String, extra: [String] = []) throws -> Server {
         let server = try Server([setup.flowhost, "--store", store, "--config", config] + extra)
-        server.send(Requests.initialize(device: device) + "\n")
+        server.send(Requests.initialize(device: device, keyCustody: keystore == nil ? nil : "platform") + "\n")
         _ = try server.readUntil(#""method":"getUser""#)
         return server
     }
@@ -133,6 +137,10 @@ struct FlowScenarios {
         server.send(request + "\n")
         while true {
             let line = String(decoding: try server.readLine(), as: UTF8.self)
+            if let keystore, let answer = try keystore.answer(line) {
+                server.send(answer + "\n")
+                continue
+            }
             if line.contains(#""error":{"code""#) || (line.contains(#""statusCode":"#) && !line.contains(#""statusCode":100"#)) {
                 throw BenchError("unexpected answer: \(line.prefix(300))")
             }

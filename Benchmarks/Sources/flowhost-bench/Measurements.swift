@@ -25,8 +25,9 @@ struct Setup {
 }
 
 enum Requests {
-    static func initialize(device: String, lda: Bool = false) -> String {
-        #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"1.1","clientInfo":{"name":"bench","version":"1"},"device":{"deviceID":"\#(device)","ldaCapabilities":\#(lda ? "[1]" : "[]")}}}"#
+    /// `keyCustody`: nil leaves it out (the host's default, "host").
+    static func initialize(device: String, lda: Bool = false, keyCustody: String? = nil) -> String {
+        #"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"1.1","clientInfo":{"name":"bench","version":"1"},"device":{"deviceID":"\#(device)","ldaCapabilities":\#(lda ? "[1]" : "[]")\#(keyCustody.map { #","keyCustody":"\#($0)""# } ?? "")}}}"#
     }
     static func ping(_ id: Int) -> String { #"{"jsonrpc":"2.0","id":\#(id),"method":"ping"}"# + "\n" }
     static let text = String(repeating: "flowhost-", count: 20)
