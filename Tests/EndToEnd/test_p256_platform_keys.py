@@ -13,12 +13,13 @@ import pytest
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.serialization import load_pem_public_key
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_pem_public_key
 
-from conftest import GOOD_PASSWORD, activate, store_execute, store_rows
+from conftest import GOOD_PASSWORD, activate, status_of, store_execute, store_rows
 from schemas import validate
 from test_data_signing import attestation, canonical, outcome, sign, signed
-from test_devices import Keystore, log_off, password_login
+from test_device_activation import approval_on
+from test_devices import Keystore, log_off, password_login, platform_host
 from test_stepup import notify, update_status
 
 
@@ -153,3 +154,52 @@ def test_keys_and_receipts_from_before_the_choice_of_algorithm_are_ed25519(deplo
     assert deployment.admin("devices", "alice")[0]["keyAlgorithm"] == "Ed25519"
     assert store_rows(deployment.store, "SELECT algorithm FROM signature_receipt") == [("Ed25519",)]
     assert again.request("verifyDataSignature", {"receipt": receipt}) == {"valid": True, "reason": "valid", "receipt": receipt}
+
+
+def point(keystore):
+    """The uncompressed point of a keystore's one key."""
+    (key,) = keystore.keys.values()
+    return key.public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+
+
+def test_a_p256_device_approves_a_second_p256_device_which_then_signs(deployment):
+    """Seed 004 with keys a Secure Enclave makes: the first device approves
+    the second (the approval's step-up proves the first device's key), the
+    second registers its own P-256 key, and each device's proofs and
+    receipts are its own key's."""
+    first_keys, second_keys = Keystore("ES256"), Keystore("ES256", "spki", "raw")
+    first = p256_host(deployment, first_keys, "ada")
+    second = platform_host(deployment, second_keys, device_id="phone-2")
+    second.wait_event("getUser")
+    second.request("setUser", ["ada"])
+    options = second.wait_event("addNewDeviceOptions")
+    key = {item["key"]: item["value"] for item in options["params"]["challengeInfo"]}["VERIFICATION_KEY"]
+    second.request("performVerifyAuth", [True])
+    uuid = approval_on(first, key)
+    first.request("updateNotification", [uuid, "accept"])
+    first.wait_event("getPassword")
+    first.request("setPassword", [GOOD_PASSWORD, 3])
+    assert update_status(first.wait_event("onUpdateNotification")) == (100, 0)
+    assert proofs_asked(first, "step-up"), "the approver proved its key"
+    second.wait_event("getPassword", timeout=5)
+    second.request("setPassword", [GOOD_PASSWORD, 0])
+    logged_in = second.wait_event("onUserLoggedIn")
+    assert logged_in["params"]["response"]["additionalInfo"]["currentWorkFlow"] == "AdditionalDeviceActivation"
+    devices = {device["devUUID"]: device for device in deployment.admin("devices", "ada")}
+    assert devices["phone-2"]["status"] == "ACTIVE" and devices["phone-2"]["keyAlgorithm"] == "ES256"
+
+    log_off(second, "ada")
+    assert password_login(second, "ada")["method"] == "onUserLoggedIn"
+    assert proofs_asked(second, "login"), "the second device proves its own key"
+    sign(second, payload="Pay 9 EUR to Dan", level=0, kind=0)
+    receipt = signed(second)["receipt"]
+    assert receipt["algorithm"] == "ES256" and receipt["deviceID"] == "phone-2"
+    assert base64.b64decode(receipt["publicKey"]) == point(second_keys) != point(first_keys), "signed with the second device's own key"
+    assert second.request("verifyDataSignature", {"receipt": receipt})["valid"]
+    assert first.request("verifyDataSignature", {"receipt": receipt})["valid"], "any host checks it"
+    # The first device's key (the same user's, the same algorithm) proves nothing for the second.
+    first_key = next(iter(first_keys.keys.values()))
+    second_keys.keys = {key_id: first_key for key_id in second_keys.keys}
+    log_off(second, "ada")
+    answer = password_login(second, "ada")
+    assert answer["method"] == "getUser" and status_of(answer) == 126
