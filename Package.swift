@@ -256,7 +256,7 @@ let package = Package(
         .executableTarget(
             name: "fuzz-dispatch",
             dependencies: [
-                "FuzzSupport", "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostDelivery", "FlowHostDevices", "FlowHostStore",
+                "FuzzSupport", "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostDelivery", "FlowHostDevices", "FlowHostPOSIX", "FlowHostStore",
                 "FlowJSON", "JSONRPC", .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/Fuzz/Dispatch"),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "FlowJSON", "TestSupport"]),

@@ -2,6 +2,7 @@ import FlowHostCore
 import FlowHostCredentials
 import FlowHostDelivery
 import FlowHostDevices
+import FlowHostPOSIX
 import FlowHostServices
 import FlowHostStore
 import FlowJSON
@@ -35,8 +36,7 @@ final class DispatchFixture {
 
     init() {
         LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }  // stdout is not a terminal here, and logs are not the point
-        let folder = "/tmp/flowhost-fuzz-\(getpid())"
-        mkdir(folder, 0o700)
+        let folder = Self.scratchFolder()
         do {
             let store = try SQLiteStore(path: folder + "/store.sqlite", schema: HostSchema.migrator)
             let settings = try CredentialSettings.parse(
@@ -60,6 +60,20 @@ final class DispatchFixture {
             fatalError("fuzz fixture: no libFlowPlugin*.so in \(pluginFolder) (set FLOWHOST_FUZZ_PLUGINS to an absolute path); \(refusals)")
         }
     }
+
+    /// The scratch store's folder, private and new for this process, and
+    /// removed with what is in it when the process exits (libFuzzer ends
+    /// with `exit`), so no run leaves a store behind.
+    static func scratchFolder() -> String {
+        do { scratch = try TemporaryFolder(prefix: "flowhost-fuzz") } catch { fatalError("fuzz fixture: \(error)") }
+        atexit { DispatchFixture.scratch = nil }
+        return scratch!.path
+    }
+
+    /// The folder's one owner, let go by the exit handler (a C function,
+    /// which captures nothing). Set once, before libFuzzer runs any input,
+    /// on its one thread.
+    nonisolated(unsafe) static var scratch: TemporaryFolder?
 
     func run(_ input: UnsafeRawBufferPointer) {
         let sink = MemorySink()
