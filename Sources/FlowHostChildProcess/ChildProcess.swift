@@ -58,8 +58,8 @@ public final class ChildProcess: @unchecked Sendable {
             }
         }
         var error = flowhost_spawn_error()
-        let pid = withUnsafeCStrings(arguments) { argv in
-            withUnsafeCStrings(environment) { environment in
+        let pid = withUnsafeCStrings(arguments, terminated: true) { argv in
+            withUnsafeCStrings(environment, terminated: true) { environment in
                 given.withUnsafeBufferPointer { given in
                     var plan = flowhost_spawn_plan(
                         argv: argv, environment: environment, descriptors: given.baseAddress, descriptor_count: given.count,

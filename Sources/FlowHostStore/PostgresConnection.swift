@@ -120,8 +120,10 @@ final class PostgresResult {
             case .null: types.append(0); texts.append(nil)
             }
         }
-        let made: OpaquePointer? = Self.withCStrings(texts) { pointers in
-            connection.api.pointee.execParams(connection.handle, sql, Int32(values.count), types, pointers, nil, nil, 0)
+        let made: OpaquePointer? = withUnsafeCStrings(texts, terminated: false) { copies in
+            // libpq reads the same pointers as `const char *const *`.
+            let pointers = copies.map { UnsafeRawPointer($0).assumingMemoryBound(to: UnsafePointer<CChar>?.self) }
+            return connection.api.pointee.execParams(connection.handle, sql, Int32(values.count), types, pointers, nil, nil, 0)
         }
         do { try connection.check(made) } catch {
             if let made { connection.api.pointee.clear(made) }
@@ -149,12 +151,6 @@ final class PostgresResult {
         guard text.count >= 2, text[0] == UInt8(ascii: "\\"), text[1] == UInt8(ascii: "x") else { return [] }
         func nibble(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : (c | 0x20) - 87 }
         return stride(from: 2, to: text.count - 1, by: 2).map { nibble(text[$0]) << 4 | nibble(text[$0 + 1]) }
-    }
-
-    private static func withCStrings<R>(_ texts: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
-        var owned: [UnsafeMutablePointer<CChar>?] = texts.map { $0.map { strdup($0) } }
-        defer { for pointer in owned { free(pointer) } }
-        return owned.withUnsafeMutableBufferPointer { buffer in body(buffer.map { $0.map { UnsafePointer($0) } }) }
     }
 }
 
