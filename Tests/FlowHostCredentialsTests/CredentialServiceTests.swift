@@ -48,7 +48,7 @@ final class Fixture {
         context = DomainContext(store: store, clock: { [unowned self] in now })
         service = CredentialService(context, settings: settings, delivery: outbox, sessions: sessionSettings)
         self.sessions = SessionService(context, settings: sessionSettings)
-        devices = DeviceProofs(context)
+        devices = service.devices  // the service spends the proofs its own DeviceProofs keeps
     }
 
 
