@@ -17,7 +17,8 @@ import FlowJSON
 /// this host holds (host custody) is proven in one call. Either way the
 /// proof is kept in memory, spent by the login of this same process, and
 /// nothing is written unless a proof is refused (the refusal is audited):
-/// a login makes one commit, its own.
+/// a login makes one commit, its own. A WebAuthn credential's proof writes
+/// its signature counter too (`finishWebAuthn`).
 ///
 /// Used on one thread at a time (the host's loop, or an admin command).
 public final class DeviceProofs {
@@ -256,44 +257,48 @@ public final class DeviceProofs {
     }
 
     /// Checks a WebAuthn assertion over a challenge from `begin` (its
-    /// `challenge` is SHA-256 of `message`); the challenge is used either way.
+    /// `challenge` is SHA-256 of `message`); the challenge is used either
+    /// way. The key is read again, and its counter compared and kept in a
+    /// transaction of its own: a counter that went backwards revokes the
+    /// credential (`WebAuthnCounter`).
     public func finishWebAuthn(
         userID: String, deviceID: String, nonce: [UInt8], message: [UInt8], answer: JSON?, relyingParty: WebAuthnRelyingParty,
         requireUserVerification: Bool
     ) throws -> WebAuthnFinish {
         let now = clock()
-        let proof = RandomHex.make(bytes: 32)
-        return try store.write(durability: .relaxed) { tx in
-            func refuse(_ why: String, clone: Bool = false) throws -> WebAuthnFinish {
-                try audit.count(tx, userID, "device.prove", why)
-                return WebAuthnFinish(finish: .refused(reason: why), userVerified: false, cloneSuspected: clone)
-            }
-            guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID), key.revokedAt == nil, key.custody == "webauthn",
-                let credential = key.webauthn, try tx.device(userID: userID, deviceID: deviceID)?.status == .active,
-                let (algorithm, publicKey) = key.usableKey
-            else { return try refuse("not-registered") }
-            var verdict: Result<WebAuthnRelyingParty.Assertion, WebAuthnError> = .failure(WebAuthnError("no answer", reason: "no-answer"))
-            if let answer {
-                verdict = Result { () throws(WebAuthnError) in
-                    try relyingParty.assert(
-                        answer, challenge: WebAuthnSignedData.challenge(for: message), credential: credential, algorithm: algorithm,
-                        publicKey: publicKey, userID: userID, requireUserVerification: requireUserVerification)
-                }
-            }
-            let assertion = try? verdict.get()
-            let backwards = assertion.map { WebAuthnCounter.wentBackwards(stored: credential.signCount, asserted: $0.authenticatorData.signCount) } ?? false
-            let valid = assertion != nil && !backwards
-            guard
-                try tx.useDeviceChallenge(
-                    nonceHash: Self.hash(nonce), userID: userID, deviceID: deviceID, now: now, proofHash: valid ? Self.hash(Array(proof.utf8)) : nil,
-                    proofExpiresAt: valid ? now + Self.proofSeconds : nil)
-            else { return try refuse("stale-challenge") }
-            if case .failure(let error) = verdict { return try refuse(error.reason) }
-            guard let assertion, try WebAuthnCounter.advance(tx, key, assertion, audit: audit, now: now) else {
-                return try refuse("clone-suspected", clone: true)
-            }
-            return WebAuthnFinish(finish: .proven(proof: proof), userVerified: assertion.userVerified, cloneSuspected: false)
+        let challenge = pendingChallenges.removeValue(forKey: Self.hash(nonce))
+        func refused(_ why: String, clone: Bool = false) throws -> WebAuthnFinish {
+            WebAuthnFinish(finish: try refuse(why, auditedFor: userID), userVerified: false, cloneSuspected: clone)
         }
+        let registered = try store.read { tx -> DeviceKeyRecord? in
+            guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID), key.revokedAt == nil,
+                try tx.device(userID: userID, deviceID: deviceID)?.status == .active
+            else { return nil }
+            return key
+        }
+        guard let key = registered, key.custody == "webauthn", let credential = key.webauthn, let (algorithm, publicKey) = key.usableKey else {
+            return try refused("not-registered")
+        }
+        guard let challenge, challenge.userID == userID, challenge.deviceID == deviceID, challenge.keyID == key.keyID, challenge.expiresAt > now
+        else { return try refused("stale-challenge") }
+        guard let answer else { return try refused("no-answer") }
+        let assertion: WebAuthnRelyingParty.Assertion
+        do throws(WebAuthnError) {
+            assertion = try relyingParty.assert(
+                answer, challenge: WebAuthnSignedData.challenge(for: message), credential: credential, algorithm: algorithm,
+                publicKey: publicKey, userID: userID, requireUserVerification: requireUserVerification)
+        } catch { return try refused(error.reason) }
+        // Nil: the key changed or was revoked meanwhile.
+        let advanced = try store.write { tx -> Bool? in
+            guard let current = try tx.deviceKey(userID: userID, deviceID: deviceID), current.keyID == key.keyID, current.revokedAt == nil else {
+                return nil
+            }
+            return try WebAuthnCounter.advance(tx, current, assertion, audit: audit, now: now)
+        }
+        guard let advanced else { return try refused("not-registered") }
+        guard advanced else { return try refused("clone-suspected", clone: true) }
+        return WebAuthnFinish(
+            finish: .proven(proof: keepProof(userID: userID, deviceID: deviceID, now: now)), userVerified: assertion.userVerified, cloneSuspected: false)
     }
 
     static func hash(_ bytes: [UInt8]) -> String {

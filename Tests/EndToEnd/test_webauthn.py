@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
-from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate, status_of
+from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate, status_of, wait_until
 from flowhost_client.webauthn import SoftwareAuthenticator, b64url, unb64url
 from schemas import validate
 from test_data_signing import attestation, canonical, outcome, sign, signed
@@ -308,7 +308,7 @@ def test_a_counter_that_goes_backwards_is_a_clone_and_revokes_the_credential(dep
     log_off(host, "pat")
     authenticator.counter = 2  # the clone's counter: the one already seen
     refused_login(host, "pat")
-    assert "possible clone" in host.stderr_text()
+    assert wait_until(lambda: "possible clone" in host.stderr_text()), host.stderr_text()
     assert counts(deployment)[("device.prove", "clone-suspected")] == 1
     assert device_of(deployment, "pat")["keyRevokedTs"] is not None, "the credential is revoked"
     authenticator.counter = 100
@@ -443,7 +443,7 @@ def test_without_the_webauthn_section_no_webauthn_device_is_activated(tmp_path, 
     host = webauthn_host(deployment, SoftwareAuthenticator(ORIGIN))
     event = activation_until_key(host, "pat", code)
     assert event["method"] == "getUser" and status_of(event) == 114
-    assert "webauthn" in host.stderr_text()
+    assert wait_until(lambda: "the config section webauthn" in host.stderr_text()), host.stderr_text()
 
 
 @pytest.mark.parametrize("section, key", [
