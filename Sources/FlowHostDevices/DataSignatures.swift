@@ -139,6 +139,12 @@ public final class DataSignatures {
         }
     }
 
+    /// A WebAuthn device's assertion refused before anything is stored
+    /// (`WebAuthnRelyingParty.assert`): audited with its reason.
+    public func refuse(_ pending: Pending, reason: String) throws {
+        try store.write { tx in try audit.row(tx, pending.message.userID, pending.message.deviceID, "data.sign", reason) }
+    }
+
     /// The client signed outside any transaction: the key it signed with
     /// must still be the device's, unrevoked, when the receipt is stored.
     private func currentKey(_ tx: any StoreWriter, _ pending: Pending) throws -> DeviceKeyRecord? {

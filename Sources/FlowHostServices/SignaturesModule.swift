@@ -132,6 +132,9 @@ enum SignaturesModule {
                     userID: pending.message.userID, requireUserVerification: false)
             } catch {
                 logger.warning("a WebAuthn signing refused: \(error.description)")
+                do { try signatures.refuse(pending, reason: error.reason) } catch {
+                    logger.error("auditing a refused signing failed: \(error)")
+                }
                 return finish(.success(.notSigned))
             }
             do {

@@ -418,6 +418,38 @@ def test_a_synced_credential_is_refused_by_default_with_214(deployment):
     assert deployment.admin("devices", "pat") == []
 
 
+def test_a_synced_credential_is_refused_for_a_second_device_too(deployment):
+    first = activated(deployment, SoftwareAuthenticator(ORIGIN), "alice")
+    synced = SoftwareAuthenticator(ORIGIN)
+    synced.backup_eligible = True
+    second = webauthn_host(deployment, synced, "phone-2")
+    second.wait_event("getUser")
+    second.request("setUser", ["alice"])
+    second.wait_event("addNewDeviceOptions")
+    second.request("performVerifyAuth", [True])
+    pushed = first.wait_event("onNotificationReceived", timeout=5)["params"]["notification_uuid"]
+    first.request("updateNotification", [pushed, "accept"])
+    first.wait_event("getPassword")
+    first.request("setPassword", [GOOD_PASSWORD, 3])
+    assert update_status(first.wait_event("onUpdateNotification")) == (100, 0)
+    second.wait_event("getPassword", timeout=5)
+    second.request("setPassword", [GOOD_PASSWORD, 0])
+    event = second.wait_event("getUser")
+    assert status_of(event) == 214 and "synced" in event["params"]["response"]["status"]["statusMessage"]
+    assert [device["devUUID"] for device in deployment.admin("devices", "alice")] == ["phone-1"]
+
+
+def test_a_refused_signing_is_audited_and_signs_nothing(deployment):
+    authenticator = SoftwareAuthenticator(ORIGIN)
+    host = activated(deployment, authenticator, "pat")
+    authenticator.origin = "https://evil.test"
+    sign(host)
+    result = signed(host)
+    assert result["payloadSignature"] == "" and "receipt" not in result
+    rows = [(row["action"], row["outcome"]) for row in deployment.admin("audit", "--user", "pat")]
+    assert ("data.sign", "wrong-origin") in rows and ("data.sign", "ok") not in rows
+
+
 def test_a_synced_credential_is_taken_where_the_operator_allows_it(tmp_path, flowhost_bin, spawn):
     deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config=webauthn_config(allowSynced=True))
     authenticator = SoftwareAuthenticator(ORIGIN)
