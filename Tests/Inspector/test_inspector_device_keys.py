@@ -1,16 +1,22 @@
 """Keys a real device holds, made by the page in a headless Chromium: a
 P-256 key in WebCrypto (keyCustody "platform", the page's default
-algorithm). Activation, a login, a second device approved from the first,
-and a data signature that verifies offline, with no human. Screenshots in
+algorithm), and a WebAuthn credential of Chromium's virtual authenticator
+(keyCustody "webauthn"). Activation, a login, a second device approved
+from the first, and a data signature, with no human. Screenshots in
 FLOWHOST_SCREENSHOTS, else .build-screenshots/."""
 
 import base64
 import json
+import os
+
+import pytest
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+from cryptography.hazmat.primitives.serialization import load_der_public_key
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.virtual_authenticator import Protocol, Transport, VirtualAuthenticatorOptions
 
 from conftest import GOOD_PASSWORD
 from page_driver import Page, by_testid
@@ -53,6 +59,23 @@ def activate_and_log_in_again(page, inspector, user, code, shots):
     page.shot(f"{shots}-2-logged-in")
 
 
+def wait_until_ready(page, device):
+    """The panel's current host answered initialize: None, or the host's error."""
+    def answered(driver):
+        frames = driver.execute_script(
+            "return window.flowhostInspector.timeline.filter(f => f.device === arguments[0]).map(f => [f.direction, f.line])", device)
+        sent = [index for index, (direction, line) in enumerate(frames) if direction == "->" and '"method":"initialize"' in line]
+        if not sent:
+            return False
+        request = json.loads(frames[sent[-1]][1])["id"]
+        for direction, line in frames[sent[-1]:]:
+            message = json.loads(line) if direction == "<-" else {}
+            if message.get("id") == request and "method" not in message:
+                return message
+        return False
+    return page.wait.until(answered).get("error")
+
+
 def approve_a_second_device(page, browser, user, shots, custody):
     """Device 2 (a second host on the same store, its own keys) asks to
     join; device 1 sees the approval in getNotifications, accepts it and
@@ -60,6 +83,7 @@ def approve_a_second_device(page, browser, user, shots, custody):
     browser.find_element(*by_testid("second-device")).click()
     page.within(page.panel(2), "event-form-getUser")
     page.settle(2, keyCustody=custody)
+    assert wait_until_ready(page, 2) is None
     page.answer(2, "getUser", {"userName": user})
     options = page.within(page.panel(2), "event-form-addNewDeviceOptions")
     key = options.find_element(*by_testid("verification-key")).text
@@ -189,3 +213,107 @@ def test_an_ed25519_platform_key_when_the_device_asks_for_one(inspector, browser
         ])().then(done, (error) => done(String(error)));
     """)
     assert chosen == ["Ed25519", "Ed25519", "Ed25519", "unavailable"], chosen
+
+
+def test_webauthn_credentials_activate_log_in_approve_a_second_device_and_sign(inspector, browser, screenshots):
+    """keyCustody "webauthn": the host's platform/createCredential and
+    platform/getAssertion go to navigator.credentials, answered by
+    Chromium's virtual authenticator (internal, with user verification:
+    a platform authenticator such as Touch ID or Windows Hello)."""
+    code = inspector.admin("add-user", "dave")["activationCode"]
+    page = Page(browser, screenshots)
+    # A WebAuthn RP id is a domain: the page at localhost, the origin its hosts are told (webauthn.origins).
+    browser.get(inspector.url.replace("://127.0.0.1:", "://localhost:"))
+    browser.add_virtual_authenticator(VirtualAuthenticatorOptions(
+        protocol=Protocol.CTAP2, transport=Transport.INTERNAL, has_resident_key=True,
+        has_user_verification=True, is_user_verified=True))
+    page.within(page.panel(1), "event-form-getUser")
+    page.settle(1, keyCustody="webauthn")
+    refused = wait_until_ready(page, 1)
+    if refused and "keyCustody" in json.dumps(refused):
+        pytest.skip(f"this host does not know keyCustody webauthn: {refused}")
+    assert refused is None, refused
+    activate_and_log_in_again(page, inspector, "dave", code, "webauthn")
+
+    # Activation registered a credential: the host asked for it as WebAuthn's JSON, the page answered toJSON().
+    (request,) = [json.loads(line)["params"] for line in page.received(1) if '"method":"platform/createCredential"' in line]
+    assert request["rp"]["id"] == "localhost", request
+    (made,) = answers_to(page, 1, "platform/createCredential")
+    assert made["type"] == "public-key" and made["response"]["attestationObject"] and "=" not in made["rawId"], made
+    client_data = json.loads(b64url(made["response"]["clientDataJSON"]))
+    assert (client_data["type"], client_data["origin"]) == ("webauthn.create", inspector.url.split("/?")[0].replace("127.0.0.1", "localhost"))
+    # The login proved possession with an assertion of that credential.
+    assertions = answers_to(page, 1, "platform/getAssertion")
+    assert assertions and all(answer["id"] == made["id"] for answer in assertions)
+    assert json.loads(b64url(assertions[-1]["response"]["clientDataJSON"]))["type"] == "webauthn.get"
+
+    approve_a_second_device(page, browser, "dave", "webauthn", "webauthn")
+    devices = inspector.admin("devices", "dave")
+    assert len(devices) == 2 and all((device["status"], device["keyCustody"]) == ("ACTIVE", "webauthn") for device in devices), devices
+    credentials = browser.get_credentials()
+    assert len(credentials) == 2, "each device a credential of its own"
+
+    # Device 2 enrolled its fingerprint: logging in again is one assertion with UV, the LDA check and the proof at once.
+    prompts = lambda: len([line for line in page.received(2) if '"method":"platform/authenticateLDA"' in line])
+    before = prompts()
+    page.call(2, "logOff", {"userID": "dave"})
+    page.answer(2, "getUser", {"userName": "dave"})
+    page.wait.until(lambda driver: len(page.panel(2).find_elements(*by_testid("event-onUserLoggedIn"))) == 2)
+    assert prompts() == before, "no separate LDA prompt"
+    requests = [json.loads(line)["params"] for line in page.received(2) if '"method":"platform/getAssertion"' in line]
+    assert requests[-1]["userVerification"] == "required", requests[-1]
+    page.shot("webauthn-6-second-device-logged-in-with-uv")
+
+    receipt = sign_at_level_1(page, "dave", "webauthn")
+    assert inspector.admin("verify-signature", receipt["dataSignatureID"])["valid"] is True
+    assert len(answers_to(page, 1, "platform/getAssertion")) > len(assertions), "the signature is an assertion too"
+
+
+def test_the_page_answers_webauthn_requests_with_what_the_authenticator_made(inspector, browser):
+    """The page's side alone, whatever the host: a request shaped as the
+    host sends it (spec §7) goes to navigator.credentials, and the answer
+    is toJSON()'s, which a relying party checks (here with `cryptography`)."""
+    browser.get(inspector.url.replace("://127.0.0.1:", "://localhost:"))
+    browser.add_virtual_authenticator(VirtualAuthenticatorOptions(
+        protocol=Protocol.CTAP2, transport=Transport.INTERNAL, has_resident_key=True,
+        has_user_verification=True, is_user_verified=True))
+    page = Page(browser, None)
+    page.within(page.panel(1), "event-form-getUser")
+    encode = lambda raw: base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+    created_challenge, asserted_challenge = os.urandom(32), os.urandom(32)
+    browser.set_script_timeout(30)
+    made, asserted = browser.execute_async_script("""
+        const [create, get, done] = arguments;
+        (async () => {
+          const made = await createCredential(create);
+          get.allowCredentials = [{ type: "public-key", id: made.rawId }];
+          return [made, await getAssertion(get)];
+        })().then(done, (error) => done([JSON.stringify(error), null]));
+    """, {"challenge": encode(created_challenge), "rp": {"id": "localhost", "name": "localhost"},
+          "user": {"id": encode(b"dave-handle"), "name": "dave", "displayName": "dave"},
+          "pubKeyCredParams": [{"type": "public-key", "alg": -7}, {"type": "public-key", "alg": -8}],
+          "authenticatorSelection": {"residentKey": "discouraged", "requireResidentKey": False, "userVerification": "preferred"},
+          "attestation": "none"},
+        {"challenge": encode(asserted_challenge), "rpId": "localhost", "userVerification": "required"})
+    assert asserted is not None, made
+    origin = inspector.url.split("/?")[0].replace("127.0.0.1", "localhost")
+    created_data = json.loads(b64url(made["response"]["clientDataJSON"]))
+    assert (created_data["type"], created_data["challenge"], created_data["origin"]) == ("webauthn.create", encode(created_challenge), origin)
+    assert made["response"]["publicKeyAlgorithm"] == -7, "ES256, the host's first choice"
+    client_data = b64url(asserted["response"]["clientDataJSON"])
+    assert json.loads(client_data)["challenge"] == encode(asserted_challenge)
+    authenticator_data = b64url(asserted["response"]["authenticatorData"])
+    assert authenticator_data[32] & 0x05 == 0x05, "user present and verified"
+    key = load_der_public_key(b64url(made["response"]["publicKey"]))
+    digest = hashes.Hash(hashes.SHA256())
+    digest.update(client_data)
+    key.verify(b64url(asserted["response"]["signature"]), authenticator_data + digest.finalize(), ec.ECDSA(hashes.SHA256()))
+    # No credential answers (WebAuthn tells a page that apart from a person who
+    # refused by neither): an error with reason cancelled, never a result.
+    browser.remove_all_credentials()
+    refusal = browser.execute_async_script("""
+        const [get, done] = arguments;
+        getAssertion(get).then((result) => done(result), (error) => done(error));
+    """, {"challenge": encode(asserted_challenge), "rpId": "localhost", "userVerification": "required",
+          "allowCredentials": [{"type": "public-key", "id": made["rawId"]}]})
+    assert refusal.get("data", {}).get("reason") == "cancelled", refusal

@@ -195,6 +195,59 @@ async function signDeviceChallenge(params) {
   return { signature: base64(algorithm === "ES256" ? lowS(signature) : signature) };
 }
 
+// ---------------------------------------------------------------- WebAuthn
+// keyCustody "webauthn": the device is a credential of this browser's
+// authenticator (a platform authenticator, a security key, or Chromium's
+// virtual one in the tests). The host's requests carry WebAuthn's JSON
+// encoding and take `toJSON()`'s back unchanged (spec §7). WebAuthn needs a
+// secure context and a domain for its RP id: the page at http://localhost,
+// not at 127.0.0.1; the inspector tells its hosts that origin (webauthn.origins).
+
+function webAuthnRefusal(error) {
+  // NotAllowedError: the person dismissed the prompt, or it timed out.
+  const reason = error?.name === "NotAllowedError" ? "cancelled" : "unavailable";
+  const where = location.hostname === "localhost" ? "" : ` (WebAuthn needs this page at ${localhostAddress()})`;
+  return { code: 1, message: `navigator.credentials: ${error?.name || "Error"}: ${error?.message || error}${where}`, data: { reason } };
+}
+
+function localhostAddress() {
+  return `http://localhost:${location.port}/?token=${encodeURIComponent(token)}`;
+}
+
+function webAuthnAvailable() {
+  if (!window.PublicKeyCredential || !navigator.credentials || !PublicKeyCredential.parseCreationOptionsFromJSON) {
+    throw unavailable("this browser has no WebAuthn with its JSON methods (PublicKeyCredential.parseCreationOptionsFromJSON)");
+  }
+}
+
+async function createCredential(params) {
+  webAuthnAvailable();
+  let credential;
+  try {
+    credential = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(params) });
+  } catch (error) { throw webAuthnRefusal(error); }
+  return credential.toJSON();
+}
+
+async function getAssertion(params) {
+  webAuthnAvailable();
+  let credential;
+  try {
+    credential = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(params) });
+  } catch (error) { throw webAuthnRefusal(error); }
+  return credential.toJSON();
+}
+
+// The host requests the page answers itself, and with what.
+const PAGE_ANSWERS = {
+  "platform/createDeviceKey": { answer: (params, device) => createDeviceKey(params, device.settings.keyAlgorithm),
+    by: "this page's keystore (WebCrypto, a key it cannot export)" },
+  "platform/signDeviceChallenge": { answer: (params) => signDeviceChallenge(params),
+    by: "this page's keystore (WebCrypto, a key it cannot export)" },
+  "platform/createCredential": { answer: (params) => createCredential(params), by: "this browser's authenticator (navigator.credentials.create)" },
+  "platform/getAssertion": { answer: (params) => getAssertion(params), by: "this browser's authenticator (navigator.credentials.get)" },
+};
+
 // ---------------------------------------------------------------- discovery
 
 function learn(document) {
@@ -349,7 +402,10 @@ class Device {
       el("label", {}, el("span", { text: "keyCustody" }),
         el("select", { name: "keyCustody" },
           el("option", { value: "host", selected: this.settings.keyCustody === "host", text: "host (the host keeps the device key)" }),
-          el("option", { value: "platform", selected: this.settings.keyCustody === "platform", text: "platform (this page makes and keeps it)" }))),
+          el("option", { value: "platform", selected: this.settings.keyCustody === "platform", text: "platform (this page makes and keeps it)" }),
+          el("option", { value: "webauthn", selected: this.settings.keyCustody === "webauthn", text: "webauthn (a credential of this browser's authenticator)" })),
+        location.hostname === "localhost" ? null
+          : el("small", { class: "muted" }, "webauthn needs the page at ", el("a", { href: localhostAddress(), text: "localhost" }))),
       el("label", {}, el("span", { text: "keyAlgorithm (platform)" }),
         el("select", { name: "keyAlgorithm" },
           el("option", { value: "ES256", selected: this.settings.keyAlgorithm === "ES256", text: "ES256 (P-256, as hardware keystores make)" }),
@@ -618,13 +674,14 @@ class Device {
     const card = el("div", { class: "host-request", "data-testid": `host-request-${message.method}`, "data-request-id": String(message.id) },
       el("div", { class: "title" }, el("code", { text: message.method }), el("span", { class: "tag", text: "host request" })),
       el("pre", { class: "params", text: JSON.stringify(masked(message.params), null, 1) }));
-    if (message.method === "platform/createDeviceKey" || message.method === "platform/signDeviceChallenge") {
-      const work = message.method === "platform/createDeviceKey"
-        ? createDeviceKey(message.params, this.settings.keyAlgorithm) : signDeviceChallenge(message.params);
-      card.append(el("p", { class: "muted", text: "answered by this page's keystore (WebCrypto, a key it cannot export)" }));
+    const byThePage = PAGE_ANSWERS[message.method];
+    if (byThePage) {
+      card.append(el("p", { class: "muted", text: `answered by ${byThePage.by}` }));
       this.requestArea.append(card);
-      work.then((result) => answer({ result }), (error) => answer({ error: error.code ? error
-        : { code: 1, message: String(error), data: { reason: "unavailable" } } }));
+      // A synchronous throw (no such algorithm, no WebAuthn) is an answer too.
+      Promise.resolve().then(() => byThePage.answer(message.params || {}, this))
+        .then((result) => answer({ result }), (error) => answer({ error: error?.code ? error
+          : { code: 1, message: String(error), data: { reason: "unavailable" } } }));
       return;
     }
     const results = {
