@@ -70,6 +70,11 @@ extension DeviceActivationFlow {
     func complete(_ current: Joining, _ authorization: Authorization, password: String?, newPassword: String? = nil, ldaType: Int?) {
         joining?.stage = .working
         current.dialogue.createDeviceKey(userID: current.userID, deviceID: deviceID) { [self] made in
+            if case .failure(let error) = made, error.data?["reason"]?.stringValue == "synced-credential" {
+                return stop(
+                    SDKCode.authenticationMethodNotSupported,
+                    "This passkey is synced across devices; this service accepts only a credential bound to this device (webauthn.allowSynced).")
+            }
             guard case .success(let key) = made else {
                 return stop(SDKCode.serverFailed, "The device key could not be created; try again.")
             }

@@ -173,9 +173,13 @@ final class MFAFlow: Flow {
             // Active elsewhere: ask the user's registered devices to approve this one.
             return joinAsNewDevice(userID)
         }
-        // The device proves it holds its key before anything else happens.
-        proveDevice(userID) { [self] proof in
+        // The device proves it holds its key before anything else happens. A
+        // WebAuthn device's assertion with UV is the LDA check too (spec §14).
+        let verifyUser = state.ldaType != nil && host.deviceProofVerifiesUser
+        proveDevice(userID, userVerification: verifyUser ? "required" : nil) { [self] proof in
             switch proof {
+            case .verified(let proof):
+                openSession(userID, factor: "lda", proof: proof)
             case .proven(let proof):
                 if let ldaType = state.ldaType {
                     authenticateWithLDA(userID, type: ldaType, reason: .login) { [self] ok in
@@ -194,6 +198,8 @@ final class MFAFlow: Flow {
                 } else {
                     askForPassword(userID, mode: ChallengeMode.verify, attemptsLeft: state.passwordAttemptsLeft, bind: true)
                 }
+            case .refused(status: SDKCode.authenticationMethodNotSupported):
+                askForUser(status: SDKCode.authenticationMethodNotSupported, message: Self.syncedCredentialMessage)
             case .refused:
                 askForUser(status: SDKCode.deviceNotRegistered, message: "This device could not prove it is registered for this user.")
             }
@@ -202,19 +208,23 @@ final class MFAFlow: Flow {
 
     enum DeviceProof {
         case proven(String)
+        /// Proven, and the proof verified the user (asked with `userVerification: "required"`).
+        case verified(String)
         case unbound
-        case refused
+        case refused(status: Int)
     }
 
     /// Asks the host to prove this device holds the user's key (for a
     /// platform-held key, the host asks the client to sign).
-    func proveDevice(_ userID: String, then: @escaping (DeviceProof) -> Void) {
+    func proveDevice(_ userID: String, userVerification: String? = nil, then: @escaping (DeviceProof) -> Void) {
         stage = .awaitingDevice(userID: userID)
-        dialogue.call(Services.DeviceProve(userID: userID, deviceID: deviceID, reason: "login")) { [self] outcome in
+        dialogue.call(Services.DeviceProve(userID: userID, deviceID: deviceID, reason: "login", userVerification: userVerification)) {
+            [self] outcome in
             switch outcome {
-            case .success(.proven(let proof, _, _)): then(.proven(proof))
+            case .success(.proven(let proof, _, _, let userVerified)):
+                then(userVerification == "required" && userVerified == true ? .verified(proof) : .proven(proof))
             case .success(.unbound): then(.unbound)
-            case .success(.refused): then(.refused)
+            case .success(.refused(let status, _)): then(.refused(status: status))
             case .failure(let error):
                 host.log(.error, "proving the device failed: \(error.message)")
                 askForUser(status: SDKCode.serverFailed, message: "The server could not complete the request; try again.")
@@ -229,12 +239,18 @@ final class MFAFlow: Flow {
         dialogue.createDeviceKey(userID: userID, deviceID: deviceID) { [self] outcome in
             switch outcome {
             case .success(let key): then(key)
+            case .failure(let error) where error.data?["reason"]?.stringValue == "synced-credential":
+                askForUser(status: SDKCode.authenticationMethodNotSupported, message: Self.syncedCredentialMessage)
             case .failure(let error):
                 host.log(.error, "creating the device key failed: \(error.message)")
                 askForUser(status: SDKCode.serverFailed, message: "The device key could not be created; try again.")
             }
         }
     }
+
+    /// A WebAuthn credential that is synced (a passkey), where the operator allows device-bound ones only.
+    static let syncedCredentialMessage =
+        "This passkey is synced across devices; this service accepts only a credential bound to this device (webauthn.allowSynced)."
 
     // MARK: Helpers
 

@@ -49,6 +49,8 @@ extension StepUpFlow {
             default: loggedInWithLDA  // the seed's table
             }
         guard startWithLDA, let ldaType = state?.ldaType else { return askForPassword(status: SDKCode.success) }
+        // A WebAuthn device's assertion with UV is the LDA check and the proof at once (spec §14).
+        if host.deviceProofVerifiesUser { return proveVerifyingUser(call, user: user, hasPassword: hasPassword) }
         dialogue.authenticateWithLDA(
             userID: user, type: ldaType, reason: params["reason"]?.stringValue.flatMap(FlowHost.LDAReason.init(rawValue:)) ?? .stepUp) { [self] check in
             guard check != .abandoned else { return }
@@ -75,7 +77,7 @@ extension StepUpFlow {
         guard let step = current, step.challengeMode == mode else { throw FlowHostError(.notAllowedNow, message: "no step-up in progress") }
         let call = step.call
         step.dialogue.call(Services.DeviceProve(userID: step.userID, deviceID: deviceID, reason: "step-up")) { [self] outcome in
-            guard case .success(.proven(let proof, _, _)) = outcome else { return finish(call, .refused(status: SDKCode.deviceNotRegistered)) }
+            guard case .success(.proven(let proof, _, _, _)) = outcome else { return finish(call, .refused(status: SDKCode.deviceNotRegistered)) }
             let result: Services.PasswordStepUpOutcome
             do throws(FlowHostError) {
                 result = try host.call(Services.PasswordStepUp(userID: step.userID, password: password, deviceID: deviceID, proof: proof))
@@ -120,9 +122,29 @@ extension StepUpFlow {
     func proveThenFinish(_ call: UInt64, user: String, verifiedBy: String) {
         guard let dialogue = current?.dialogue, dialogue.servedCall == call else { return }
         dialogue.call(Services.DeviceProve(userID: user, deviceID: deviceID, reason: "step-up-lda")) { [self] outcome in
-            if case .success(.proven(_, _, let token)) = outcome {
+            if case .success(.proven(_, _, let token, _)) = outcome {
                 reauthenticate(with: token)
                 finish(call, .authenticated(verifiedBy: verifiedBy))
+            } else {
+                finish(call, .refused(status: SDKCode.deviceNotRegistered))
+            }
+        }
+    }
+
+    /// LDA on a WebAuthn device: one assertion with UV is the LDA check and
+    /// the proof. Without UV (or refused), it is a failed LDA check: the
+    /// password when the user has one, else the device is refused.
+    func proveVerifyingUser(_ call: UInt64, user: String, hasPassword: Bool) {
+        guard let dialogue = current?.dialogue, dialogue.servedCall == call else { return }
+        dialogue.call(Services.DeviceProve(userID: user, deviceID: deviceID, reason: "step-up-lda", userVerification: "required")) {
+            [self] outcome in
+            if case .success(.proven(_, _, let token, true)) = outcome {
+                reauthenticate(with: token)
+                finish(call, .authenticated(verifiedBy: "lda"))
+            } else if case .failure(let error) = outcome, error.isCancellation {
+                return
+            } else if hasPassword {
+                askForPassword(status: SDKCode.success)
             } else {
                 finish(call, .refused(status: SDKCode.deviceNotRegistered))
             }

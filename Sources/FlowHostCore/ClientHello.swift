@@ -95,8 +95,8 @@ struct ClientHello {
                 if let problem = rule(text) { throw FlowHostError.invalidParams(field: "device.\(key)", reason: problem) }
             }
         }
-        if let custody = device["keyCustody"], custody.stringValue != "host", custody.stringValue != "platform" {
-            throw FlowHostError.invalidParams(field: "device.keyCustody", reason: "\"host\" (the default) or \"platform\"")
+        if let custody = device["keyCustody"], !["host", "platform", "webauthn"].contains(custody.stringValue ?? "") {
+            throw FlowHostError.invalidParams(field: "device.keyCustody", reason: "\"host\" (the default), \"platform\" or \"webauthn\"")
         }
         if let capabilities = device["ldaCapabilities"] {
             guard capabilities.kind == .array else {

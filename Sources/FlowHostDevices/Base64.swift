@@ -23,6 +23,15 @@ public enum Base64 {
         return code == 0 ? Array(bytes[0..<length]) : nil
     }
 
+    /// RFC 4648 §5 base64url without padding, strictly (WebAuthn's JSON
+    /// encoding): padding, whitespace and the standard alphabet are refused.
+    public static func decodeURLSafe(_ text: String) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: text.utf8.count)
+        var length = 0
+        let code = sodium_base642bin(&bytes, bytes.count, text, text.utf8.count, nil, &length, nil, fh_base64_variant_urlsafe_no_padding())
+        return code == 0 ? Array(bytes[0..<length]) : nil
+    }
+
     /// Standard base64 of `bytes` (with padding), appended to `output`: for
     /// a message built as bytes, without a string made per field.
     public static func append(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {

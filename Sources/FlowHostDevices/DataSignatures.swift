@@ -112,24 +112,54 @@ public final class DataSignatures {
     /// is not checked again; a signature from anywhere else always is.
     public func finish(_ pending: Pending, signature: [UInt8], byRegisteredKey: Bool = false) throws -> SignatureReceiptRecord? {
         try store.write { tx in
-            // The client signed outside any transaction: the key it signed
-            // with must still be the device's, unrevoked, when the receipt is stored.
-            let current = try tx.deviceKey(userID: pending.message.userID, deviceID: pending.message.deviceID)
-            guard let current, current.keyID == pending.key.keyID, current.revokedAt == nil else {
-                try audit.row(tx, pending.message.userID, pending.message.deviceID, "data.sign", "key-revoked")
-                return nil
-            }
+            guard try currentKey(tx, pending) != nil else { return nil }
             return try record(tx, pending, signature: signature, byRegisteredKey: byRegisteredKey)
         }
     }
 
+    /// How a WebAuthn device's signing ended.
+    public enum WebAuthnOutcome {
+        case signed(SignatureReceiptRecord)
+        /// Not stored: the key was revoked meanwhile, or the signature does not hold.
+        case notSigned
+        /// The counter went backwards: a clone is suspected, and the key is revoked (`WebAuthnCounter`).
+        case cloneSuspected
+    }
+
+    /// Stores the receipt of a WebAuthn device's assertion over the message
+    /// (checked by `WebAuthnRelyingParty.assert` against `pending`'s
+    /// challenge), its counter compared and kept in the same transaction.
+    public func finish(_ pending: Pending, assertion: WebAuthnRelyingParty.Assertion) throws -> WebAuthnOutcome {
+        try store.write { tx in
+            guard let current = try currentKey(tx, pending) else { return .notSigned }
+            guard try WebAuthnCounter.advance(tx, current, assertion, audit: audit, now: clock()) else { return .cloneSuspected }
+            let signed = WebAuthnSignedData(
+                authenticatorData: Base64.encodeURLSafe(assertion.authenticatorData.bytes), clientDataJSON: Base64.encodeURLSafe(assertion.clientDataJSON))
+            return try record(tx, pending, signature: assertion.signature, byRegisteredKey: false, webauthn: signed).map(WebAuthnOutcome.signed) ?? .notSigned
+        }
+    }
+
+    /// The client signed outside any transaction: the key it signed with
+    /// must still be the device's, unrevoked, when the receipt is stored.
+    private func currentKey(_ tx: any StoreWriter, _ pending: Pending) throws -> DeviceKeyRecord? {
+        let current = try tx.deviceKey(userID: pending.message.userID, deviceID: pending.message.deviceID)
+        guard let current, current.keyID == pending.key.keyID, current.revokedAt == nil else {
+            try audit.row(tx, pending.message.userID, pending.message.deviceID, "data.sign", "key-revoked")
+            return nil
+        }
+        return current
+    }
+
     /// The receipt for `signature`, stored with its audit row in `tx`; nil
     /// (audited as `bad-signature`) when the signature does not hold.
-    private func record(_ tx: any StoreWriter, _ pending: Pending, signature: [UInt8], byRegisteredKey: Bool) throws -> SignatureReceiptRecord? {
+    private func record(
+        _ tx: any StoreWriter, _ pending: Pending, signature: [UInt8], byRegisteredKey: Bool, webauthn: WebAuthnSignedData? = nil
+    ) throws -> SignatureReceiptRecord? {
         let message = pending.message
         guard let signature = pending.algorithm.canonicalSignature(signature),
             byRegisteredKey
-                || DataSignatureMessage.verify(signature: signature, of: pending.bytes, publicKey: pending.publicKey, algorithm: pending.algorithm)
+                || (webauthn.map { $0.verify(signature: signature, message: pending.bytes, publicKey: pending.publicKey, algorithm: pending.algorithm) }
+                    ?? DataSignatureMessage.verify(signature: signature, of: pending.bytes, publicKey: pending.publicKey, algorithm: pending.algorithm))
         else {
             try audit.row(tx, message.userID, message.deviceID, "data.sign", "bad-signature")
             return nil
@@ -138,7 +168,7 @@ public final class DataSignatures {
             dataSignatureID: message.dataSignatureID, userID: message.userID, deviceID: message.deviceID, keyID: message.keyID,
             publicKey: pending.key.publicKey, authLevel: message.authLevel, authenticatorType: message.authenticatorType,
             verifiedBy: pending.verifiedBy, signedAt: message.signedAt, reason: message.reason, payload: message.payload,
-            signature: Base64.encode(signature), algorithm: pending.algorithm.rawValue)
+            signature: Base64.encode(signature), algorithm: pending.algorithm.rawValue, webauthn: webauthn)
         let attested = try issuer.sign(ReceiptAttestation.bytes(receipt, message: pending.bytes))
         receipt.issuerKeyID = attested.keyID
         receipt.issuerSignature = Base64.encode(attested.signature)
@@ -205,7 +235,7 @@ public final class DataSignatures {
     static let receiptFields = [
         "algorithm",
         "dataSignatureID", "userID", "deviceID", "keyID", "authLevel", "authenticatorType", "verifiedBy", "signedAt", "reason", "dataPayload",
-        "payloadSignature", "publicKey", "issuer",
+        "payloadSignature", "publicKey", "issuer", "webauthn",
     ]
 
     private func storedReceipt(_ id: String) throws -> (SignatureReceiptRecord, DeviceKeyRecord?)? {
@@ -226,8 +256,9 @@ public final class DataSignatures {
             return Verdict("tampered", fields: ["issuer"], stored: stored)
         }
         guard let signature = Base64.decode(stored.signature), let key = HexBytes.decode(stored.publicKey),
-            let algorithm = DeviceKeyAlgorithm(rawValue: stored.algorithm),
-            Self.message(of: stored).verify(signature: signature, publicKey: key, algorithm: algorithm)
+            let algorithm = DeviceKeyAlgorithm(rawValue: stored.algorithm), DeviceKeyAlgorithm(publicKey: key) == algorithm,
+            stored.webauthn.map({ $0.verify(signature: signature, message: Self.message(of: stored).bytes, publicKey: key, algorithm: algorithm) })
+                ?? Self.message(of: stored).verify(signature: signature, publicKey: key, algorithm: algorithm)
         else { return Verdict("tampered", fields: ["payloadSignature"], stored: stored) }
         if let deviceKey, deviceKey.keyID == stored.keyID, let revokedAt = deviceKey.revokedAt, stored.signedAt > revokedAt {
             return Verdict("revoked", stored: stored)
@@ -246,12 +277,13 @@ public final class DataSignatures {
 
     /// `{version, algorithm, dataSignatureID, userID, deviceID, keyID,
     /// authLevel, authenticatorType, verifiedBy, signedAt, reason,
-    /// dataPayload, payloadSignature, publicKey, issuer: {keyID, signature}}`;
+    /// dataPayload, payloadSignature, publicKey, issuer: {keyID, signature},
+    /// webauthn?: {authenticatorData, clientDataJSON}}`;
     /// `publicKey` (base64) and `issuer` are for a third party's own check:
     /// FlowHost checks with the keys it registered and holds, never with a
     /// key a receipt carries.
     public static func json(_ receipt: SignatureReceiptRecord) -> JSON {
-        [
+        let receiptJSON: JSON = [
             "version": 1, "algorithm": .string(receipt.algorithm), "dataSignatureID": .string(receipt.dataSignatureID), "userID": .string(receipt.userID),
             "deviceID": .string(receipt.deviceID), "keyID": .string(receipt.keyID), "authLevel": .int(receipt.authLevel),
             "authenticatorType": .int(receipt.authenticatorType), "verifiedBy": .string(receipt.verifiedBy),
@@ -260,6 +292,10 @@ public final class DataSignatures {
             "publicKey": .string(HexBytes.decode(receipt.publicKey).map(Base64.encode) ?? ""),
             "issuer": receipt.issuerKeyID.map { ["keyID": .string($0), "signature": .string(receipt.issuerSignature ?? "")] } ?? .null,
         ]
+        if let signed = receipt.webauthn {
+            receiptJSON["webauthn"] = ["authenticatorData": .string(signed.authenticatorData), "clientDataJSON": .string(signed.clientDataJSON)]
+        }
+        return receiptJSON
     }
 
     static func parse(_ receipt: JSON) -> (DataSignatureMessage, String)? {

@@ -10,14 +10,18 @@ public struct DeviceKeyRecord: Sendable, Equatable {
     public var publicKey: String
     /// `DeviceKeyAlgorithm`'s name ("Ed25519", "ES256"), for the key's life.
     public var algorithm: String
-    /// "host" (a key file beside the host) or "platform" (the client's keystore).
+    /// "host" (a key file beside the host), "platform" (the client's
+    /// keystore) or "webauthn" (a WebAuthn credential, `webauthn`).
     public var custody: String
     public var createdAt: Int64
     public var revokedAt: Int64?
+    /// A WebAuthn device's credential: its id, counter, BE/BS and AAGUID.
+    public var webauthn: WebAuthnCredential?
 
     public init(userID: String, deviceID: String, keyID: String, publicKey: String, custody: String, createdAt: Int64, revokedAt: Int64? = nil,
-        algorithm: String = DeviceKeyAlgorithm.ed25519.rawValue
+        algorithm: String = DeviceKeyAlgorithm.ed25519.rawValue, webauthn: WebAuthnCredential? = nil
     ) {
+        self.webauthn = webauthn
         self.algorithm = algorithm
         self.userID = userID
         self.deviceID = deviceID

@@ -37,6 +37,21 @@ public final class DeviceProofs {
     /// the thread that uses this object (see above).
     private var heldProofs: [String: HeldProof] = [:]
 
+    /// A WebAuthn credential the host checked (`holdNewCredential`), waiting
+    /// for the activation that registers it, by key id.
+    struct NewCredential {
+        let userID: String
+        let deviceID: String
+        let registration: WebAuthnRelyingParty.Registration
+        let expiresAt: Int64
+    }
+
+    /// Checked credentials not yet registered: a flow passes a key id and a
+    /// public key on to the activation, and only a credential this host
+    /// checked itself is registered as a WebAuthn device's. Touched only on
+    /// the thread that uses this object.
+    private var newCredentials: [String: NewCredential] = [:]
+
     public init(_ context: DomainContext) {
         store = context.store
         audit = context.audit
@@ -207,16 +222,101 @@ public final class DeviceProofs {
 
     /// Registers a device's public key, inside the activation's (or the binding login's) transaction.
     /// Its algorithm follows from its encoding (`DeviceKeyAlgorithm(publicKey:)`), checked by the caller.
+    /// A WebAuthn key must be a credential this host checked for this user and device (`holdNewCredential`).
     public func register(_ tx: any StoreWriter, userID: String, deviceID: String, keyID: String, publicKey: [UInt8], custody: String) throws {
         guard let algorithm = DeviceKeyAlgorithm(publicKey: publicKey) else { throw DeviceError("a device key of no known algorithm") }
+        var credential: WebAuthnCredential?
+        if custody == "webauthn" {
+            guard let held = newCredentials[keyID], held.userID == userID, held.deviceID == deviceID, held.expiresAt > clock(),
+                held.registration.publicKey == publicKey
+            else { throw DeviceError("a WebAuthn key this host did not check for this device") }
+            // Another device's (or user's) credential is never registered again.
+            guard try !tx.webauthnCredentialInUse(held.registration.credential.credentialID) else {
+                throw DeviceError("a WebAuthn credential registered to another device")
+            }
+            newCredentials[keyID] = nil
+            tx.onRollback { [self] in newCredentials[keyID] = held }
+            credential = held.registration.credential
+        }
         try tx.save(
             DeviceKeyRecord(
                 userID: userID, deviceID: deviceID, keyID: keyID, publicKey: Hex.encode(publicKey), custody: custody, createdAt: clock(),
-                algorithm: algorithm.rawValue))
+                algorithm: algorithm.rawValue, webauthn: credential))
         let details: JSON = ["keyID": .string(keyID), "custody": .string(custody)]
         // Ed25519's audit row stays as it was; another algorithm is named.
-        if algorithm != .ed25519 { details["algorithm"] = .string(algorithm.rawValue) }
+        if algorithm != .ed25519 || credential != nil { details["algorithm"] = .string(algorithm.rawValue) }
+        if let credential {
+            details["aaguid"] = .string(credential.aaguidText)
+            details["backupEligible"] = .bool(credential.backupEligible)
+            details["backedUp"] = .bool(credential.backedUp)
+        }
         try audit.row(tx, userID, deviceID, "device.key", "registered", details)
+    }
+
+    /// Keeps a credential the host checked (`WebAuthnRelyingParty.register`)
+    /// for the activation of this user on this device; nil when its id is
+    /// registered already (to this or any other device).
+    public func holdNewCredential(userID: String, deviceID: String, _ registration: WebAuthnRelyingParty.Registration) throws -> String? {
+        let credentialID = registration.credential.credentialID
+        let inUse = try store.read { tx in try tx.webauthnCredentialInUse(credentialID) }
+        if inUse {
+            try store.write(durability: .relaxed) { tx in try audit.count(tx, userID, "device.key", "credential-in-use") }
+            return nil
+        }
+        let now = clock()
+        if !newCredentials.isEmpty { newCredentials = newCredentials.filter { $0.value.expiresAt > now } }
+        let keyID = WebAuthnCredential.keyID(of: credentialID)
+        newCredentials[keyID] = NewCredential(userID: userID, deviceID: deviceID, registration: registration, expiresAt: now + Self.proofSeconds)
+        return keyID
+    }
+
+    /// How a WebAuthn device's proof ended, and whether its user was verified (UV).
+    public struct WebAuthnFinish: Equatable {
+        public let finish: Finish
+        public let userVerified: Bool
+        /// The counter went backwards: the credential was revoked (`WebAuthnCounter`).
+        public let cloneSuspected: Bool
+    }
+
+    /// Checks a WebAuthn assertion over a challenge from `begin` (its
+    /// `challenge` is SHA-256 of `message`); the challenge is used either way.
+    public func finishWebAuthn(
+        userID: String, deviceID: String, nonce: [UInt8], message: [UInt8], answer: JSON?, relyingParty: WebAuthnRelyingParty,
+        requireUserVerification: Bool
+    ) throws -> WebAuthnFinish {
+        let now = clock()
+        let proof = RandomHex.make(bytes: 32)
+        return try store.write(durability: .relaxed) { tx in
+            func refuse(_ why: String, clone: Bool = false) throws -> WebAuthnFinish {
+                try audit.count(tx, userID, "device.prove", why)
+                return WebAuthnFinish(finish: .refused(reason: why), userVerified: false, cloneSuspected: clone)
+            }
+            guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID), key.revokedAt == nil, key.custody == "webauthn",
+                let credential = key.webauthn, try tx.device(userID: userID, deviceID: deviceID)?.status == .active,
+                let (algorithm, publicKey) = key.usableKey
+            else { return try refuse("not-registered") }
+            var verdict: Result<WebAuthnRelyingParty.Assertion, WebAuthnError> = .failure(WebAuthnError("no answer", reason: "no-answer"))
+            if let answer {
+                verdict = Result { () throws(WebAuthnError) in
+                    try relyingParty.assert(
+                        answer, challenge: WebAuthnSignedData.challenge(for: message), credential: credential, algorithm: algorithm,
+                        publicKey: publicKey, userID: userID, requireUserVerification: requireUserVerification)
+                }
+            }
+            let assertion = try? verdict.get()
+            let backwards = assertion.map { WebAuthnCounter.wentBackwards(stored: credential.signCount, asserted: $0.authenticatorData.signCount) } ?? false
+            let valid = assertion != nil && !backwards
+            guard
+                try tx.useDeviceChallenge(
+                    nonceHash: Self.hash(nonce), userID: userID, deviceID: deviceID, now: now, proofHash: valid ? Self.hash(Array(proof.utf8)) : nil,
+                    proofExpiresAt: valid ? now + Self.proofSeconds : nil)
+            else { return try refuse("stale-challenge") }
+            if case .failure(let error) = verdict { return try refuse(error.reason) }
+            guard let assertion, try WebAuthnCounter.advance(tx, key, assertion, audit: audit, now: now) else {
+                return try refuse("clone-suspected", clone: true)
+            }
+            return WebAuthnFinish(finish: .proven(proof: proof), userVerified: assertion.userVerified, cloneSuspected: false)
+        }
     }
 
     static func hash(_ bytes: [UInt8]) -> String {

@@ -140,5 +140,31 @@ public enum DevicesSchema {
                 ALTER TABLE device_key ADD COLUMN algorithm TEXT COLLATE "C" NOT NULL DEFAULT 'Ed25519';
                 ALTER TABLE signature_receipt ADD COLUMN algorithm TEXT COLLATE "C" NOT NULL DEFAULT 'Ed25519';
                 """)
-    }
+            // WebAuthn devices (spec §14): the credential's id (hex), the
+        // authenticator's signature counter, backup eligibility and state
+        // (BE/BS) and AAGUID; null for every other key. A credential id is
+        // one device's: the index finds another registration of it.
+        migrator.registerMigration(
+            "devices/v3-webauthn",
+            sqlite: """
+                ALTER TABLE device_key ADD COLUMN credential_id TEXT;
+                ALTER TABLE device_key ADD COLUMN sign_count INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE device_key ADD COLUMN backup_eligible INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE device_key ADD COLUMN backup_state INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE device_key ADD COLUMN aaguid TEXT;
+                CREATE INDEX device_key_by_credential ON device_key(credential_id) WHERE credential_id IS NOT NULL;
+                ALTER TABLE signature_receipt ADD COLUMN authenticator_data TEXT;
+                ALTER TABLE signature_receipt ADD COLUMN client_data_json TEXT;
+                """,
+            postgres: """
+                ALTER TABLE device_key ADD COLUMN credential_id TEXT COLLATE "C";
+                ALTER TABLE device_key ADD COLUMN sign_count BIGINT NOT NULL DEFAULT 0;
+                ALTER TABLE device_key ADD COLUMN backup_eligible BIGINT NOT NULL DEFAULT 0;
+                ALTER TABLE device_key ADD COLUMN backup_state BIGINT NOT NULL DEFAULT 0;
+                ALTER TABLE device_key ADD COLUMN aaguid TEXT COLLATE "C";
+                CREATE INDEX device_key_by_credential ON device_key(credential_id) WHERE credential_id IS NOT NULL;
+                ALTER TABLE signature_receipt ADD COLUMN authenticator_data TEXT COLLATE "C";
+                ALTER TABLE signature_receipt ADD COLUMN client_data_json TEXT COLLATE "C";
+                """)
+}
 }

@@ -85,6 +85,28 @@ public enum P256 {
         return try? der(r: r, s: s)
     }
 
+    /// A WebAuthn ES256 signature (strict DER only) in the form above, its
+    /// s made low when it is high: an authenticator signs with either s,
+    /// and only its own assertion, over a single-use challenge, is taken,
+    /// so the other form gains a forger nothing. Nil when it is not strict DER.
+    public static func lowSSignature(der: [UInt8]) -> [UInt8]? {
+        guard let (r, s) = strictDERScalars(der) else { return nil }
+        return canonicalSignature(r + (halfOrder.lexicographicallyPrecedes(s) ? subtract(s, from: order) : s))
+    }
+
+    /// a − b for 32-byte big-endian numbers with b ≤ a.
+    static func subtract(_ b: [UInt8], from a: [UInt8]) -> [UInt8] {
+        var result = [UInt8](repeating: 0, count: 32)
+        var borrow = 0
+        for index in stride(from: 31, through: 0, by: -1) {
+            var digit = Int(a[index]) - Int(b[index]) - borrow
+            borrow = digit < 0 ? 1 : 0
+            if digit < 0 { digit += 256 }
+            result[index] = UInt8(digit)
+        }
+        return result
+    }
+
     /// r and s (32 bytes each) of a strict DER signature; nil for anything
     /// else: BER (a long or padded length, a padded integer), bytes after
     /// it, a negative integer, one longer than 32 bytes.

@@ -100,6 +100,11 @@ public enum ReceiptAttestation {
         lines.text("verifiedBy", receipt.verifiedBy)
         lines.plain("publicKey", receipt.publicKey)
         lines.plain("payloadSignature", receipt.signature)
+        // A WebAuthn device's receipt: what its signature covers besides the message (base64url already).
+        if let signed = receipt.webauthn {
+            lines.plain("authenticatorData", signed.authenticatorData)
+            lines.plain("clientDataJSON", signed.clientDataJSON)
+        }
         return lines.bytes
     }
 }

@@ -27,12 +27,18 @@ public struct SignatureReceiptRecord: Sendable, Equatable {
     /// stored before receipts were countersigned.
     public var issuerKeyID: String?
     public var issuerSignature: String?
+    /// A WebAuthn device's signing (spec §19): the authenticator data and
+    /// clientDataJSON the signature covers with the message's digest as its
+    /// challenge; nil for every other key.
+    public var webauthn: WebAuthnSignedData?
 
     public init(
         dataSignatureID: String, userID: String, deviceID: String, keyID: String, publicKey: String, authLevel: Int, authenticatorType: Int,
         verifiedBy: String, signedAt: Int64, reason: String, payload: String, signature: String, issuerKeyID: String? = nil,
-        issuerSignature: String? = nil, algorithm: String = DeviceKeyAlgorithm.ed25519.rawValue
+        issuerSignature: String? = nil, algorithm: String = DeviceKeyAlgorithm.ed25519.rawValue,
+        webauthn: WebAuthnSignedData? = nil
     ) {
+        self.webauthn = webauthn
         self.algorithm = algorithm
         self.issuerKeyID = issuerKeyID
         self.issuerSignature = issuerSignature

@@ -46,7 +46,7 @@ public enum ServeLauncher {
             let (domains, feedWake) = try storage.domainsRinging(settings, logger: logger, deliver: true)
             HostModules.register(
                 domains, feedWake: feedWake, keyring: try storage.keyring(), issuer: try storage.issuer(),
-                retention: settings.retention, approvals: settings.approvals, in: engine)
+                retention: settings.retention, approvals: settings.approvals, webauthn: settings.webauthn, in: engine)
             for unoffered in try host.loadPlugins(into: engine, configuration: configuration) { logger.warning("\(unoffered.description)") }
         } catch {
             throw Failure(error: error, framesDescriptor: frameFD)

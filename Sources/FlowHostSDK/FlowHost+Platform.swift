@@ -26,6 +26,14 @@ extension FlowHost {
         case ldaToggle = "lda-toggle"
     }
 
+    /// Whether this device's proof of possession can verify its user too: a
+    /// WebAuthn device (`keyCustody: "webauthn"`, spec §14), whose assertion
+    /// with UV is one touch for both the key and the biometric. A flow that
+    /// would ask `platform/authenticateLDA` and a proof asks `device.prove`
+    /// with `userVerification: "required"` instead, and takes the LDA check
+    /// as passed only when the outcome says `userVerified`.
+    public var deviceProofVerifiesUser: Bool { sessionInfo["device"]?["keyCustody"]?.stringValue == "webauthn" }
+
     /// `platform/authenticateLDA`: passed only when the client says the check passed.
     public func authenticateWithLDA(userID: String, type: Int, reason: LDAReason, completion: @escaping (LDACheck) -> Void) {
         request("platform/authenticateLDA", ["userID": .string(userID), "authenticationType": .int(type), "reason": .string(reason.rawValue)]) {

@@ -158,9 +158,12 @@ enum CredentialsModule {
             }
             guard valid else { throw FlowHostError.invalidParams(field: name("publicKey"), reason: "not a P-256 point on the curve") }
         }
-        guard custody == "host" || custody == "platform" else { throw FlowHostError.invalidParams(field: name("custody"), reason: "host or platform") }
+        // A webauthn key is registered only as a credential the host checked itself (`DeviceProofs.register`).
+        guard ["host", "platform", "webauthn"].contains(custody) else {
+            throw FlowHostError.invalidParams(field: name("custody"), reason: "host, platform or webauthn")
+        }
         // The keyring makes and signs with Ed25519 keys only.
-        guard custody == "platform" || algorithm == .ed25519 else {
+        guard custody != "host" || algorithm == .ed25519 else {
             throw FlowHostError.invalidParams(field: name("custody"), reason: "a host-held key is Ed25519")
         }
         guard !keyID.isEmpty, keyID.utf8.count <= 128 else { throw FlowHostError.invalidParams(field: name("keyID"), reason: "1 to 128 bytes") }

@@ -16,7 +16,7 @@ enum DevicesModule {
     /// The `reason` of the proof that ends an LDA step-up.
     static let ldaStepUpReason = "step-up-lda"
 
-    static func register(_ devices: DeviceProofs, keyring: DeviceKeyring?, in engine: HostEngine) {
+    static func register(_ devices: DeviceProofs, keyring: DeviceKeyring?, webauthn: WebAuthnSettings?, in engine: HostEngine) {
         // The session and the client reach the name table these services live in: held strongly, none would be freed.
         unowned let hostSession = engine.session
         unowned let client = engine.client
@@ -35,6 +35,10 @@ enum DevicesModule {
                     finish(.failure(.internalError))
                 }
                 return
+            }
+            if custody() == "webauthn" {
+                return WebAuthnRequests.createCredential(
+                    devices, webauthn, userID: call.userID, deviceID: call.deviceID, client: client, caller: caller, logger: logger, finish: finish)
             }
             let request: JSON = [
                 "userID": .string(call.userID), "purpose": "activation",
@@ -57,13 +61,21 @@ enum DevicesModule {
         offerAsync(engine, Services.DeviceProve.self) {
             caller, call, finish throws(FlowHostError) in
             let (userID, deviceID, reason) = (call.userID, call.deviceID, call.reason)
-            let refused: (String) -> Void = { why in finish(.success(.refused(status: SDKCode.deviceNotRegistered, reason: why))) }
-            let proven: (String, String) -> Void = { proof, keyID in
+            if let asked = call.userVerification, asked != "required", asked != "preferred" {
+                throw FlowHostError.invalidParams(field: "userVerification", reason: "required or preferred")
+            }
+            let refused: (String) -> Void = { why in
+                // A synced credential is a refused kind of authenticator, not a device that failed its proof.
+                let status = why == "synced-credential" ? SDKCode.authenticationMethodNotSupported : SDKCode.deviceNotRegistered
+                finish(.success(.refused(status: status, reason: why)))
+            }
+            let provenVerified: (String, String, Bool?) -> Void = { proof, keyID, userVerified in
                 // An LDA step-up is the client's check and this proof: the evidence for
                 // `session.reauthenticate`, a step the flow takes.
                 let token = reason == Self.ldaStepUpReason ? hostSession.issueReauthentication(userID: userID) : nil
-                finish(.success(.proven(proof: proof, keyID: keyID, reauthentication: token)))
+                finish(.success(.proven(proof: proof, keyID: keyID, reauthentication: token, userVerified: userVerified)))
             }
+            let proven: (String, String) -> Void = { proof, keyID in provenVerified(proof, keyID, nil) }
             if custody() == "host", let keyring {
                 // The key is in this host's keyring: the whole proof in one transaction.
                 var keyID = ""
@@ -109,6 +121,18 @@ enum DevicesModule {
                     } catch {
                         logger.error("device proof failed: \(error)")
                         finish(.failure(.internalError))
+                    }
+                }
+                if key.custody == "webauthn" {
+                    return WebAuthnRequests.getAssertion(
+                        devices, webauthn, key: key, nonce: nonce, message: message, userVerification: call.userVerification ?? "preferred",
+                        client: client, caller: caller, logger: logger
+                    ) { outcome in
+                        switch outcome {
+                        case .proven(let proof, let userVerified): provenVerified(proof, key.keyID, userVerified ? true : nil)
+                        case .refused(let why): refused(why)
+                        case .failed: finish(.failure(.internalError))
+                        }
                     }
                 }
                 if key.custody == "host" {

@@ -15,12 +15,13 @@ public enum HostModules {
     /// The config sections the modules own (each module parses its own).
     public static let configSections: Set<String> = CredentialSettings.configKeys.union([
         SessionSettings.configKey, DeliverySettings.configKey, RetentionSettings.configKey, ApprovalLimits.configKey,
+        WebAuthnSettings.configKey,
     ])
 
     public static func register(
         _ domains: HostDomains, feedWake: (any FeedSignal)?,
         keyring: DeviceKeyring?, issuer: ReceiptIssuer, retention: RetentionSettings = RetentionSettings(),
-        approvals: ApprovalLimits = ApprovalLimits(), in engine: HostEngine
+        approvals: ApprovalLimits = ApprovalLimits(), webauthn: WebAuthnSettings? = nil, in engine: HostEngine
     ) {
         let (context, credentials, sessions) = (domains.context, domains.credentials, domains.sessions)
         if let feedWake { context.ringFeed = { feedWake.ring() } }
@@ -30,8 +31,8 @@ public enum HostModules {
         NewDevicesModule.register(AdditionalDeviceActivation(credentials), notifications: notifications, in: engine)
         AuthenticatorsModule.register(DeviceAuthenticators(credentials), in: engine)
         RecoveryModule.register(AccountRecovery(credentials), in: engine)
-        SignaturesModule.register(DataSignatures(context, issuer: issuer), keyring: keyring, in: engine)
-        DevicesModule.register(credentials.devices, keyring: keyring, in: engine)
+        SignaturesModule.register(DataSignatures(context, issuer: issuer), keyring: keyring, webauthn: webauthn, in: engine)
+        DevicesModule.register(credentials.devices, keyring: keyring, webauthn: webauthn, in: engine)
         SessionsModule.register(credentials, sessions: sessions, issuer: issuer, in: engine)
         AuditModule.register(context.audit, store: context.store, in: engine)
         RecordsModule.register(context.store, in: engine)

@@ -1,6 +1,7 @@
 import FlowHostCore
 import FlowHostCredentials
 import FlowHostDelivery
+import FlowHostDevices
 import FlowHostNotifications
 import FlowHostSessions
 
@@ -12,6 +13,8 @@ public struct HostSettings {
     public var delivery: DeliverySettings
     public var retention: RetentionSettings
     public var approvals: ApprovalLimits
+    /// Nil without the section: no WebAuthn device can be activated.
+    public var webauthn: WebAuthnSettings?
 
     /// Throws the first section's error, naming its key.
     public init(_ configuration: HostConfiguration) throws {
@@ -21,5 +24,6 @@ public struct HostSettings {
         delivery = try DeliverySettings.parse(sections[DeliverySettings.configKey])
         retention = try RetentionSettings.parse(sections[RetentionSettings.configKey])
         approvals = try ApprovalLimits.parse(sections[ApprovalLimits.configKey])
+        webauthn = try WebAuthnSettings.parse(sections[WebAuthnSettings.configKey])
     }
 }

@@ -5,6 +5,7 @@ import FlowHostServiceTypes
 import FlowHostStore
 import FlowHostVocabulary
 import FlowJSON
+import Logging
 
 /// Data signatures with the device's key, offered to flows:
 /// `signatures.sign` (the logged-in user on this device; after a
@@ -22,7 +23,7 @@ enum SignaturesModule {
         .signed(dataSignatureID: receipt.dataSignatureID, payloadSignature: receipt.signature, receipt: DataSignatures.json(receipt))
     }
 
-    static func register(_ signatures: DataSignatures, keyring: DeviceKeyring?, in engine: HostEngine) {
+    static func register(_ signatures: DataSignatures, keyring: DeviceKeyring?, webauthn: WebAuthnSettings?, in engine: HostEngine) {
         // The session and the client reach the name table these services live in: held strongly, none would be freed.
         unowned let hostSession = engine.session
         unowned let client = engine.client
@@ -80,6 +81,9 @@ enum SignaturesModule {
                     finish(.failure(.internalError))
                 }
             }
+            if pending.key.custody == "webauthn" {
+                return signWithWebAuthn(signatures, webauthn, pending, client: client, caller: caller, logger: logger, finish: finish)
+            }
             let request: JSON = [
                 "keyID": .string(pending.key.keyID), "challenge": .string(Base64.encode(pending.bytes)), "reason": "data-signing",
             ]
@@ -101,6 +105,47 @@ enum SignaturesModule {
             return Services.SignaturesVerifyOutcome(
                 valid: verdict.valid, reason: verdict.reason, fields: verdict.fields.isEmpty ? nil : verdict.fields,
                 receipt: verdict.stored.map(DataSignatures.json))
+        }
+    }
+
+    /// A WebAuthn device signs with an assertion whose challenge is SHA-256
+    /// of the message (spec §19); the receipt keeps the authenticator data
+    /// and clientDataJSON the signature covers. The user was verified by the
+    /// step-up before it (above level 0): this assertion needs the user's
+    /// presence only.
+    static func signWithWebAuthn(
+        _ signatures: DataSignatures, _ settings: WebAuthnSettings?, _ pending: DataSignatures.Pending, client: ConnectedClient,
+        caller: LoadedPlugin, logger: Logger, finish: @escaping (Result<Services.SignaturesSignOutcome, FlowHostError>) -> Void
+    ) {
+        guard let settings, let credential = pending.key.webauthn else {
+            logger.error("a WebAuthn device's signing needs the config section webauthn (rpID, origins)")
+            return finish(.success(.notSigned))
+        }
+        let challenge = WebAuthnSignedData.challenge(for: pending.bytes)
+        let request = WebAuthnRequests.assertionRequest(settings, credential, challenge: challenge, userVerification: "preferred")
+        client.request("platform/getAssertion", request, for: caller) { outcome in
+            guard case .success(let answer) = outcome else { return finish(.success(.notSigned)) }
+            let assertion: WebAuthnRelyingParty.Assertion
+            do throws(WebAuthnError) {
+                assertion = try WebAuthnRelyingParty(settings).assert(
+                    answer, challenge: challenge, credential: credential, algorithm: pending.algorithm, publicKey: pending.publicKey,
+                    userID: pending.message.userID, requireUserVerification: false)
+            } catch {
+                logger.warning("a WebAuthn signing refused: \(error.description)")
+                return finish(.success(.notSigned))
+            }
+            do {
+                switch try signatures.finish(pending, assertion: assertion) {
+                case .signed(let receipt): finish(.success(signed(receipt)))
+                case .notSigned: finish(.success(.notSigned))
+                case .cloneSuspected:
+                    WebAuthnRequests.warnOfClone(logger, pending.key)
+                    finish(.success(.notSigned))
+                }
+            } catch {
+                logger.error("storing a signature failed: \(error)")
+                finish(.failure(.internalError))
+            }
         }
     }
 }

@@ -35,6 +35,14 @@ extension Admin {
                             "keyCreatedTs": .optional(key.map { isoTime($0.createdAt) }, JSON.string),
                             "keyRevokedTs": .optional(key?.revokedAt.map(isoTime), JSON.string),
                         ]
+                        // A WebAuthn device's credential: what the authenticator said of it (never trusted beyond that).
+                        if let credential = key?.webauthn {
+                            entry["webauthn"] = [
+                                "credentialID": .string(Base64.encodeURLSafe(credential.credentialID)), "signCount": .int(Int(credential.signCount)),
+                                "backupEligible": .bool(credential.backupEligible), "backedUp": .bool(credential.backedUp),
+                                "aaguid": .string(credential.aaguidText),
+                            ]
+                        }
                         return entry
                     })
                 options.emit(value) {

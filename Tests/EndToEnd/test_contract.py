@@ -40,7 +40,8 @@ def test_every_reference_in_the_contract_names_a_schema():
     refs = references(document)
     assert refs and all(os.path.exists(os.path.join(ROOT, "Protocol", ref)) for ref in refs), sorted(refs)
     assert {request["name"] for request in document["x-flowhost-host-requests"]} == {
-        "platform/authenticateLDA", "platform/createDeviceKey", "platform/signDeviceChallenge", "platform/verifyServerBiometric"}
+        "platform/authenticateLDA", "platform/createCredential", "platform/createDeviceKey", "platform/getAssertion", "platform/signDeviceChallenge",
+        "platform/verifyServerBiometric"}
     assert -32007 in {error["code"] for error in document["x-flowhost-errors"]}
 
 

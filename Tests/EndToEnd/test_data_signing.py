@@ -458,6 +458,8 @@ def attestation(receipt):
         "publicKey=" + base64.b64decode(receipt["publicKey"]).hex(),
         "payloadSignature=" + receipt["payloadSignature"],
     ]
+    if "webauthn" in receipt:  # a WebAuthn device's: what its signature covers besides the message
+        lines += ["authenticatorData=" + receipt["webauthn"]["authenticatorData"], "clientDataJSON=" + receipt["webauthn"]["clientDataJSON"]]
     return "\n".join(lines).encode("utf-8")
 
 

@@ -136,7 +136,7 @@ def test_eight_hosts_starting_at_once_on_a_new_database_migrate_it_once(cluster,
         "feed/v1-feed", "feed/v2-commit-order", "accounts/v1-users-and-devices", "audit/v1-audit", "audit/v2-no-truncate",
         "sessions/v1-sessions", "delivery/v1-outbox", "credentials/v4-passwords-and-codes", "records/v1-records",
         "devices/v1-device-keys", "signatures/v1-signature-receipts", "signatures/v2-issuer-countersignature",
-        "signatures/v3-no-truncate", "notifications/v1-notifications", "devices/v2-key-algorithm",
+        "signatures/v3-no-truncate", "notifications/v1-notifications", "devices/v2-key-algorithm", "devices/v3-webauthn",
         # Indexes and retention that keep every table bounded and every statement off whole-table reads (issue 25).
         "sessions/v2-history-indexes", "feed/v3-by-time", "notifications/v2-by-creation", "audit/v3-retention", "delivery/v2-indexes",
         "sessions/v3-users-by-last-access", "audit/v4-ids-by-rowid"]), names

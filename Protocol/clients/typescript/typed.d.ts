@@ -192,7 +192,7 @@ export interface GetPasswordEvent {
   userID: string;
 }
 
-/** `getUser`; status codes at response.status.statusCode: 100, 101, 102, 106, 114, 121, 126, 132, 138, 141; error codes at error.longErrorCode: 0 */
+/** `getUser`; status codes at response.status.statusCode: 100, 101, 102, 106, 114, 121, 126, 132, 138, 141, 214; error codes at error.longErrorCode: 0 */
 export interface GetUserEvent {
   error: Record<string, unknown>;
   recentlyLoggedInUser: string;
@@ -358,7 +358,7 @@ export interface EventMap {
 export declare const EVENT_STATUS: { [K in EventName]?: { statusPath: string; status: number[]; errorPath: string; error: number[] } };
 
 export type EventName = "$/cancelRequest" | "addNewDeviceOptions" | "getActivationCode" | "getDeviceName" | "getPassword" | "getUser" | "getUserConsentForLDA" | "onAuthenticateUserAndSignData" | "onCredentialsAvailableForUpdate" | "onDeviceAuthManagementStatus" | "onEcho" | "onEchoFeed" | "onGetNotifications" | "onGetNotificationsHistory" | "onNotificationReceived" | "onSessionExtensionResponse" | "onSessionTimeOutNotification" | "onSessionTimeout" | "onUpdateCredentialResponse" | "onUpdateNotification" | "onUserLoggedIn" | "onUserLoggedOff";
-export type HostRequestName = "platform/authenticateLDA" | "platform/createDeviceKey" | "platform/signDeviceChallenge" | "platform/verifyServerBiometric";
+export type HostRequestName = "platform/authenticateLDA" | "platform/createCredential" | "platform/createDeviceKey" | "platform/getAssertion" | "platform/signDeviceChallenge" | "platform/verifyServerBiometric";
 export declare const EVENTS: EventName[];
 export declare const CHALLENGES: EventName[];
 export declare const HOST_REQUESTS: HostRequestName[];

@@ -67,17 +67,20 @@ extension Services {
         public var userID: String
         public var deviceID: String
         public var reason: String
+        public var userVerification: String?
 
-        public init(userID: String, deviceID: String, reason: String) {
+        public init(userID: String, deviceID: String, reason: String, userVerification: String? = nil) {
             self.userID = userID
             self.deviceID = deviceID
             self.reason = reason
+            self.userVerification = userVerification
         }
 
         public init(params source: JSON) throws(ServiceFieldError) {
             userID = try ServiceField.string(source, "userID")
             deviceID = try ServiceField.string(source, "deviceID")
             reason = try ServiceField.string(source, "reason")
+            userVerification = try ServiceField.optional(source, "userVerification", ServiceField.string)
         }
 
         public var params: JSON {
@@ -85,19 +88,20 @@ extension Services {
             target["userID"] = .string(userID)
             target["deviceID"] = .string(deviceID)
             target["reason"] = .string(reason)
+            if let userVerification { target["userVerification"] = .string(userVerification) }
             return target
         }
     }
 
     /// The outcomes of `device.prove`.
     public enum DeviceProveOutcome: ServiceOutcome, RefusableOutcome {
-        case proven(proof: String, keyID: String, reauthentication: String?)
+        case proven(proof: String, keyID: String, reauthentication: String?, userVerified: Bool?)
         case unbound
         case refused(status: Int, reason: String)
 
         public init(result source: JSON) throws(ServiceFieldError) {
             switch source["outcome"]?.stringValue {
-            case "proven": self = .proven(proof: try ServiceField.string(source, "proof"), keyID: try ServiceField.string(source, "keyID"), reauthentication: try ServiceField.optional(source, "reauthentication", ServiceField.string))
+            case "proven": self = .proven(proof: try ServiceField.string(source, "proof"), keyID: try ServiceField.string(source, "keyID"), reauthentication: try ServiceField.optional(source, "reauthentication", ServiceField.string), userVerified: try ServiceField.optional(source, "userVerified", ServiceField.bool))
             case "unbound": self = .unbound
             case "refused": self = .refused(status: try ServiceField.int(source, "status"), reason: try ServiceField.string(source, "reason"))
             default: throw ServiceFieldError(field: "outcome", reason: "not one of proven, unbound, refused")
@@ -106,11 +110,12 @@ extension Services {
 
         public var result: JSON {
             switch self {
-            case .proven(let proof, let keyID, let reauthentication):
+            case .proven(let proof, let keyID, let reauthentication, let userVerified):
                 let target: JSON = ["outcome": "proven"]
                 target["proof"] = .string(proof)
                 target["keyID"] = .string(keyID)
                 if let reauthentication { target["reauthentication"] = .string(reauthentication) }
+                if let userVerified { target["userVerified"] = .bool(userVerified) }
                 return target
             case .unbound:
                 let target: JSON = ["outcome": "unbound"]

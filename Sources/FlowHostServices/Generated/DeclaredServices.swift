@@ -129,6 +129,7 @@ extension Services.DeviceProve: DeclaredService {
             ParamSpec(name: "userID", type: .string, format: .userID),
             ParamSpec(name: "deviceID", type: .string),
             ParamSpec(name: "reason", type: .string),
+            ParamSpec(name: "userVerification", type: .string, required: false),
         ]
     }
 }

@@ -44,7 +44,7 @@ public enum SDKCode {
     public static let passwordReused = 164
     /// the new password breaks the policy
     public static let passwordPolicyViolated = 190
-    /// authentication method not supported (data signing: the pair of authLevel and authenticatorType, or no server biometric)
+    /// authentication method not supported (data signing: the pair of authLevel and authenticatorType, or no server biometric; getUser: a synced WebAuthn credential, a passkey, where webauthn.allowSynced is false)
     public static let authenticationMethodNotSupported = 214
     /// LDA consent declined, or the LDA check failed or was cancelled (lda-toggle)
     public static let ldaConsentDeclined = 217

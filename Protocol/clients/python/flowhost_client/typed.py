@@ -182,7 +182,7 @@ class TypedRequests:
 
 EVENTS = ('$/cancelRequest', 'addNewDeviceOptions', 'getActivationCode', 'getDeviceName', 'getPassword', 'getUser', 'getUserConsentForLDA', 'onAuthenticateUserAndSignData', 'onCredentialsAvailableForUpdate', 'onDeviceAuthManagementStatus', 'onEcho', 'onEchoFeed', 'onGetNotifications', 'onGetNotificationsHistory', 'onNotificationReceived', 'onSessionExtensionResponse', 'onSessionTimeOutNotification', 'onSessionTimeout', 'onUpdateCredentialResponse', 'onUpdateNotification', 'onUserLoggedIn', 'onUserLoggedOff')
 CHALLENGES = ('addNewDeviceOptions', 'getActivationCode', 'getDeviceName', 'getPassword', 'getUser', 'getUserConsentForLDA')
-HOST_REQUESTS = ('platform/authenticateLDA', 'platform/createDeviceKey', 'platform/signDeviceChallenge', 'platform/verifyServerBiometric')
+HOST_REQUESTS = ('platform/authenticateLDA', 'platform/createCredential', 'platform/createDeviceKey', 'platform/getAssertion', 'platform/signDeviceChallenge', 'platform/verifyServerBiometric')
 
 
 class Event:
@@ -320,7 +320,7 @@ class GetPasswordEvent(Event):
 class GetUserEvent(Event):
     """`getUser`."""
     name = 'getUser'
-    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 101, 102, 106, 114, 121, 126, 132, 138, 141], 'statusPath': 'response.status.statusCode'}
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 101, 102, 106, 114, 121, 126, 132, 138, 141, 214], 'statusPath': 'response.status.statusCode'}
 
     @property
     def error(self) -> Optional[dict]:
