@@ -49,6 +49,8 @@ final class MFAFlow: Flow {
     var defaultDeviceName = ""
     var chosenDeviceName = ""
     var ldaCapabilities: [Int] = []
+    /// A WebAuthn device: its assertion with UV is the LDA check too (spec §14).
+    var proofVerifiesUser = false
     /// The dialogue in progress: a reset ends it, and what it started
     /// (an LDA check, a device proof) then reports to no one.
     var dialogue: Dialogue
@@ -73,6 +75,7 @@ final class MFAFlow: Flow {
         deviceID = device["deviceID"]?.stringValue ?? ""
         defaultDeviceName = device["deviceName"]?.stringValue ?? "Device \(deviceID.prefix(8))"
         ldaCapabilities = device["ldaCapabilities"]?.elements.compactMap(\.intValue) ?? []
+        proofVerifiesUser = FlowHost.proofVerifiesUser(device: device)
         askForUser()
     }
 
@@ -175,7 +178,7 @@ final class MFAFlow: Flow {
         }
         // The device proves it holds its key before anything else happens. A
         // WebAuthn device's assertion with UV is the LDA check too (spec §14).
-        let verifyUser = state.ldaType != nil && host.deviceProofVerifiesUser
+        let verifyUser = state.ldaType != nil && proofVerifiesUser
         proveDevice(userID, userVerification: verifyUser ? "required" : nil) { [self] proof in
             switch proof {
             case .verified(let proof):

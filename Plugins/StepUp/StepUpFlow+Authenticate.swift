@@ -50,7 +50,7 @@ extension StepUpFlow {
             }
         guard startWithLDA, let ldaType = state?.ldaType else { return askForPassword(status: SDKCode.success) }
         // A WebAuthn device's assertion with UV is the LDA check and the proof at once (spec §14).
-        if host.deviceProofVerifiesUser { return proveVerifyingUser(call, user: user, hasPassword: hasPassword) }
+        if proofVerifiesUser { return proveVerifyingUser(call, user: user, hasPassword: hasPassword) }
         dialogue.authenticateWithLDA(
             userID: user, type: ldaType, reason: params["reason"]?.stringValue.flatMap(FlowHost.LDAReason.init(rawValue:)) ?? .stepUp) { [self] check in
             guard check != .abandoned else { return }

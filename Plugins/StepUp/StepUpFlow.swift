@@ -12,6 +12,8 @@ import FlowHostServiceTypes
 final class StepUpFlow: ServingFlow {
     let host: FlowHost
     var deviceID = ""
+    /// A WebAuthn device: its assertion with UV is the LDA check too (spec §14).
+    var proofVerifiesUser = false
     /// The step-up being served, if any. Replacing or clearing it ends its
     /// dialogue: what that dialogue started reports to no one.
     var current: StepUp? {
@@ -34,7 +36,9 @@ final class StepUpFlow: ServingFlow {
     }
 
     func start() {
-        deviceID = host.sessionInfo["device"]?["deviceID"]?.stringValue ?? ""
+        let device = host.sessionInfo["device"]
+        deviceID = device?["deviceID"]?.stringValue ?? ""
+        proofVerifiesUser = FlowHost.proofVerifiesUser(device: device)
     }
 
     func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? {

@@ -32,7 +32,10 @@ extension FlowHost {
     /// would ask `platform/authenticateLDA` and a proof asks `device.prove`
     /// with `userVerification: "required"` instead, and takes the LDA check
     /// as passed only when the outcome says `userVerified`.
-    public var deviceProofVerifiesUser: Bool { sessionInfo["device"]?["keyCustody"]?.stringValue == "webauthn" }
+    public var deviceProofVerifiesUser: Bool { Self.proofVerifiesUser(device: sessionInfo["device"]) }
+
+    /// The same, from `session_info`'s `device` a flow has read already.
+    public static func proofVerifiesUser(device: JSON?) -> Bool { device?["keyCustody"]?.stringValue == "webauthn" }
 
     /// `platform/authenticateLDA`: passed only when the client says the check passed.
     public func authenticateWithLDA(userID: String, type: Int, reason: LDAReason, completion: @escaping (LDACheck) -> Void) {

@@ -1,3 +1,5 @@
+import FlowHostPOSIX
+
 /// A CBOR data item (RFC 8949), as much of CBOR as WebAuthn uses: what
 /// `CBORReader` gives back.
 public indirect enum CBOR: Equatable, Sendable {
@@ -131,10 +133,9 @@ public struct CBORReader {
         case 1: return .negative(try argument(info))
         case 2: return .bytes(Array(try take(try argument(info))))
         case 3:
-            let utf8 = try take(try argument(info))
-            let text = String(decoding: utf8, as: UTF8.self)
-            // Decoding replaces what is not UTF-8; valid text comes back byte for byte.
-            guard text.utf8.elementsEqual(utf8) else { throw CBORError("a text string that is not UTF-8") }
+            guard let text = String(validUTF8: Array(try take(try argument(info)))) else {
+                throw CBORError("a text string that is not UTF-8")
+            }
             return .text(text)
         case 4:
             let count = try argument(info)
