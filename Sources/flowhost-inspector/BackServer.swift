@@ -12,9 +12,11 @@ import Darwin
 /// user can enter: the front door is its one client, so the browsers'
 /// connections it sees have shown the token. Should it stop (FlyingFox
 /// stops on an error of its accept), it is started again on the same path.
+/// The hosts' config (`HostConfig`) is written in the same directory.
 final class BackServer: Sendable {
     let directory: String
     let path: String
+    let hostConfigPath: String
     private let routes: @Sendable (HTTPServer) async -> Void
 
     init(routes: @escaping @Sendable (HTTPServer) async -> Void) throws {
@@ -24,8 +26,9 @@ final class BackServer: Sendable {
         guard let made = mkdtemp(&template) else { throw SocketError.makeFailed("mkdtemp") }
         directory = String(cString: made)
         path = directory + "/http"
+        hostConfigPath = directory + "/host-config.json"
         self.routes = routes
-        Self.removeOnSignal(path: path, directory: directory)
+        Self.removeOnSignal(path: path, hostConfigPath: hostConfigPath, directory: directory)
     }
 
     /// Serves until the process ends; returns once the first server listens.
@@ -62,18 +65,20 @@ final class BackServer: Sendable {
     /// For an inspector that cannot start.
     func remove() {
         unlink(path)
+        unlink(hostConfigPath)
         rmdir(directory)
     }
 
     /// The socket and its directory go when Ctrl-C, SIGTERM or a closed
     /// terminal ends the inspector. A handler, not SIG_IGN and a dispatch source: a handler
     /// is reset by exec, so the hosts still end on SIGTERM.
-    private static func removeOnSignal(path: String, directory: String) {
-        signalPaths = (strdup(path)!, strdup(directory)!)
+    private static func removeOnSignal(path: String, hostConfigPath: String, directory: String) {
+        signalPaths = (strdup(path)!, strdup(hostConfigPath)!, strdup(directory)!)
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
             signal(signalNumber) { number in
-                if let (path, directory) = signalPaths {
+                if let (path, hostConfigPath, directory) = signalPaths {
                     unlink(path)
+                    unlink(hostConfigPath)
                     rmdir(directory)
                 }
                 signal(number, SIG_DFL)
@@ -86,4 +91,4 @@ final class BackServer: Sendable {
 /// What the signal handler removes, as C strings made once.
 /// `nonisolated(unsafe)`: written once in `removeOnSignal`, before the
 /// handlers that read it are installed, and never changed after.
-nonisolated(unsafe) private var signalPaths: (UnsafeMutablePointer<CChar>, UnsafeMutablePointer<CChar>)?
+nonisolated(unsafe) private var signalPaths: (UnsafeMutablePointer<CChar>, UnsafeMutablePointer<CChar>, UnsafeMutablePointer<CChar>)?

@@ -8,7 +8,9 @@ import Foundation
 /// order they happened. The socket's end closes the host's stdin.
 struct HostBridge: WSMessageHandler {
     let executable: String
-    let arguments: [String]
+    /// Read as each host starts: the options are checked (and the hosts'
+    /// config written) once the port is known, after the routes are made.
+    let arguments: @Sendable () -> [String]
 
     func makeMessages(for client: AsyncStream<WSMessage>) async throws -> AsyncStream<WSMessage> {
         let (messages, page) = AsyncStream.makeStream(of: WSMessage.self)
@@ -21,7 +23,7 @@ struct HostBridge: WSMessageHandler {
         }
         let host: HostProcess
         do {
-            host = try HostProcess(executable: executable, arguments: arguments) { output in
+            host = try HostProcess(executable: executable, arguments: arguments()) { output in
                 switch output {
                 case .frame(let line): page.yield(.text(PageMessage.frame(line)))
                 case .log(let line): page.yield(.text(PageMessage.log(line)))

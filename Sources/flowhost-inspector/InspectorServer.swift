@@ -25,7 +25,8 @@ struct InspectorServer {
         // The page names its script and style with the token, so the browser can fetch them.
         let html = Data(String(decoding: page.html, as: UTF8.self).replacingOccurrences(of: "{{token}}", with: token.value).utf8)
         let page = self.page
-        let bridge = HostBridge(executable: flowhost, arguments: arguments.serveOptions)
+        let hosts = Locked(arguments.serveOptions)
+        let bridge = HostBridge(executable: flowhost) { hosts.withLock { $0 } }
         let back = try BackServer { server in
             await server.appendRoute("GET /") { request in
                 guard gate.admits(request) else { return Gate.forbidden }
@@ -48,7 +49,11 @@ struct InspectorServer {
                 return HTTPResponse(statusCode: .notFound, headers: Self.headers(type: "text/plain; charset=utf-8"), body: Data("not found\n".utf8))
             }
         }
-        do { try await back.start() } catch {
+        do {
+            let options = try Self.checkedServeOptions(arguments.serveOptions, flowhost: flowhost, port: port, hostConfigPath: back.hostConfigPath)
+            hosts.withLock { $0 = options }
+            try await back.start()
+        } catch {
             back.remove()
             throw error
         }
@@ -56,6 +61,26 @@ struct InspectorServer {
         let task = Task { try await front.run(on: listener) }
         listening("http://127.0.0.1:\(port)/?token=\(token.value)")
         try await task.value
+    }
+
+    /// The hosts' serve options, checked by starting one (`HostCheck`): with
+    /// the page's WebAuthn relying party in their config (`HostConfig`).
+    /// A host that refuses that config but starts without it (one that
+    /// predates WebAuthn) runs without it, and keyCustody "webauthn" is
+    /// unavailable; one that refuses both is reported in its own words.
+    static func checkedServeOptions(_ serveOptions: [String], flowhost: String, port: UInt16, hostConfigPath: String) throws(InspectorError) -> [String] {
+        guard let withWebAuthn = HostConfig.write(serveOptions: serveOptions, port: port, to: hostConfigPath) else {
+            try HostCheck.run(flowhost: flowhost, serveOptions: serveOptions)
+            return serveOptions
+        }
+        let refusal: InspectorError
+        do {
+            try HostCheck.run(flowhost: flowhost, serveOptions: withWebAuthn)
+            return withWebAuthn
+        } catch { refusal = error }
+        try HostCheck.run(flowhost: flowhost, serveOptions: serveOptions)
+        InspectorLog.logger.warning("the hosts run without the page's webauthn config, so keyCustody webauthn is unavailable: \(refusal.description)")
+        return serveOptions
     }
 
     /// Every answer's headers, FlyingFox's and the front door's.

@@ -17,7 +17,6 @@ func fail(_ error: InspectorError) -> Never {
 do {
     let arguments = try InspectorArguments.parse(Array(CommandLine.arguments.dropFirst()))
     let flowhost = arguments.flowhost ?? Bundle.main.executableURL!.deletingLastPathComponent().appendingPathComponent("flowhost").path
-    try HostCheck.run(flowhost: flowhost, serveOptions: arguments.serveOptions)
     let server = InspectorServer(arguments: arguments, flowhost: flowhost, page: try InspectorPage())
     try await server.run { address in
         // Written at once, not buffered: whoever started the inspector waits for this line.

@@ -112,7 +112,12 @@ def test_a_websocket_from_another_origin_or_without_the_token_is_refused(inspect
 def test_frames_pass_both_ways_and_the_socket_end_ends_the_host(inspector):
     connection = connect(inspector)
     started = json.loads(connection.recv())
-    assert started["kind"] == "started" and started["command"][1:] == ["--store", inspector.store, "--config", inspector.config]
+    assert started["kind"] == "started" and started["command"][1:4] == ["--store", inspector.store, "--config"]
+    # The host's config is the operator's with the page as the WebAuthn relying party, in the inspector's private folder.
+    host_config = started["command"][4]
+    assert os.stat(os.path.dirname(host_config)).st_mode & 0o777 == 0o700 and os.stat(host_config).st_mode & 0o777 == 0o600
+    with open(host_config) as handle, open(inspector.config) as given:
+        assert json.load(handle) == {**json.load(given), "webauthn": {"rpID": "localhost", "origins": [f"http://localhost:{inspector.port}"]}}
     pid = started["pid"]
     held = descriptors_of(pid)
     assert not held & tcp_sockets(), f"the host holds none of the inspector's listening or browser sockets: {held}"
@@ -127,6 +132,8 @@ def test_frames_pass_both_ways_and_the_socket_end_ends_the_host(inspector):
     while time.monotonic() < deadline and running_state(pid) not in (None, "Z"):
         time.sleep(0.05)
     assert running_state(pid) in (None, "Z"), "the host ends with its page's socket"
+    inspector.stop()
+    assert not os.path.exists(os.path.dirname(host_config)), "the config goes with the inspector"
 
 
 def test_port_is_the_one_given(tmp_path, flowhost_bin):

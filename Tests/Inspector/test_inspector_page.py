@@ -10,55 +10,9 @@ import sys
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import GOOD_PASSWORD
-
-
-def by_testid(name):
-    return (By.CSS_SELECTOR, f'[data-testid="{name}"]')
-
-
-class Page:
-    def __init__(self, driver, screenshots):
-        self.driver = driver
-        self.shots = screenshots
-        self.wait = WebDriverWait(driver, 20)
-
-    def panel(self, index):
-        return self.wait.until(EC.presence_of_element_located(by_testid(f"device-panel-{index}")))
-
-    def within(self, root, name):
-        return WebDriverWait(root, 20).until(lambda scope: scope.find_element(*by_testid(name)))
-
-    def answer(self, device, event, values, button="submit"):
-        """Fills the open challenge's form for `event` on `device` and sends it."""
-        form = self.within(self.panel(device), f"event-form-{event}")
-        for name, value in values.items():
-            field = form.find_element(By.CSS_SELECTOR, f'[name="{name}"]')
-            field.clear()
-            field.send_keys(value)
-        form.find_element(*by_testid(button)).click()
-        WebDriverWait(self.driver, 20).until(EC.staleness_of(form))
-
-    def call(self, device, method, values):
-        form = self.within(self.panel(device), f"method-form-{method}")
-        for name, value in values.items():
-            field = form.find_element(By.CSS_SELECTOR, f'[name="{name}"]')
-            field.clear()
-            field.send_keys(value)
-        form.find_element(*by_testid("submit")).click()
-
-    def event(self, device, name):
-        return self.within(self.panel(device), f"event-{name}")
-
-    def in_timeline(self, text):
-        self.wait.until(lambda driver: text in driver.find_element(*by_testid("timeline")).get_attribute("textContent"))
-
-    def shot(self, name):
-        path = os.path.join(self.shots, f"{name}.png")
-        assert self.driver.save_screenshot(path), path
-        assert os.path.getsize(path) > 10_000, "a screenshot of the page, not of a blank window"
+from page_driver import Page, by_testid
 
 
 def test_activate_log_in_approve_a_second_device_and_sign(inspector, browser, screenshots):

@@ -108,8 +108,10 @@ function unbase64(text) {
 }
 
 // ------------------------------------------------------------ platform keys
-// Keys the page makes itself (keyCustody "platform"): Ed25519 in WebCrypto,
-// not extractable, kept in IndexedDB so a reload keeps the device.
+// Keys the page makes itself (keyCustody "platform"), in WebCrypto, not
+// extractable, kept in IndexedDB so a reload keeps the device: P-256
+// (ES256, what the Secure Enclave, TPMs and passkeys make) by default, or
+// Ed25519 (the device setting keyAlgorithm), from what the host offers.
 
 const keystore = {
   open() {
@@ -139,20 +141,112 @@ const keystore = {
   },
 };
 
-async function createDeviceKey() {
-  const pair = await crypto.subtle.generateKey({ name: "Ed25519" }, false, ["sign", "verify"]);
+// The wire's algorithm names (spec §7), as WebCrypto makes and uses them.
+const KEY_ALGORITHMS = {
+  ES256: { generate: { name: "ECDSA", namedCurve: "P-256" }, sign: { name: "ECDSA", hash: "SHA-256" } },
+  Ed25519: { generate: { name: "Ed25519" }, sign: { name: "Ed25519" } },
+};
+
+function unavailable(message) {
+  return { code: 1, message, data: { reason: "unavailable" } };
+}
+
+// The device's choice if the host offers it, else the first the host
+// offers that the page can make. A host that names none offers Ed25519 (spec §7).
+function chosenAlgorithm(offered, preferred) {
+  const acceptable = Array.isArray(offered) && offered.length ? offered : ["Ed25519"];
+  if (acceptable.includes(preferred)) return preferred;
+  const other = acceptable.find((name) => name in KEY_ALGORITHMS);
+  if (!other) throw unavailable(`this page makes ES256 and Ed25519 keys; the host offers ${acceptable.join(", ")}`);
+  return other;
+}
+
+async function createDeviceKey(params, preferred) {
+  const algorithm = chosenAlgorithm(params.algorithms, preferred);
+  const pair = await crypto.subtle.generateKey(KEY_ALGORITHMS[algorithm].generate, false, ["sign", "verify"]);
+  // "raw": Ed25519's 32 bytes; for P-256 the 65-byte uncompressed point.
   const publicKey = await crypto.subtle.exportKey("raw", pair.publicKey);
   const keyID = "inspector-" + crypto.randomUUID();
   await keystore.put(keyID, pair);
-  return { keyID, publicKey: base64(publicKey) };
+  return { keyID, publicKey: base64(publicKey), algorithm };
+}
+
+// P-256's group order n: the host takes only s ≤ n/2 (spec §7), and
+// WebCrypto's r‖s may carry either s; (r, n − s) is the same signature.
+const P256_ORDER = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n;
+
+function lowS(signature) {
+  const bytes = new Uint8Array(signature);
+  const hex = (part) => Array.from(part, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  const s = BigInt("0x" + hex(bytes.slice(32)));
+  if (s <= P256_ORDER / 2n) return bytes;
+  const low = (P256_ORDER - s).toString(16).padStart(64, "0");
+  const result = new Uint8Array(bytes);
+  for (let index = 0; index < 32; index += 1) result[32 + index] = parseInt(low.slice(index * 2, index * 2 + 2), 16);
+  return result;
 }
 
 async function signDeviceChallenge(params) {
   const pair = await keystore.get(params.keyID);
-  if (!pair) throw { code: 1, message: "no such key in this browser", data: { reason: "unavailable" } };
-  const signature = await crypto.subtle.sign({ name: "Ed25519" }, pair.privateKey, unbase64(params.challenge));
-  return { signature: base64(signature) };
+  if (!pair) throw unavailable("no such key in this browser");
+  // The key's own algorithm, as it was made: never one a request names.
+  const algorithm = pair.privateKey.algorithm.name === "ECDSA" ? "ES256" : "Ed25519";
+  const signature = await crypto.subtle.sign(KEY_ALGORITHMS[algorithm].sign, pair.privateKey, unbase64(params.challenge));
+  return { signature: base64(algorithm === "ES256" ? lowS(signature) : signature) };
 }
+
+// ---------------------------------------------------------------- WebAuthn
+// keyCustody "webauthn": the device is a credential of this browser's
+// authenticator (a platform authenticator, a security key, or Chromium's
+// virtual one in the tests). The host's requests carry WebAuthn's JSON
+// encoding and take `toJSON()`'s back unchanged (spec §7). WebAuthn needs a
+// secure context and a domain for its RP id: the page at http://localhost,
+// not at 127.0.0.1; the inspector tells its hosts that origin (webauthn.origins).
+
+function webAuthnRefusal(error) {
+  // NotAllowedError: the person dismissed the prompt, or it timed out.
+  const reason = error?.name === "NotAllowedError" ? "cancelled" : "unavailable";
+  const where = location.hostname === "localhost" ? "" : ` (WebAuthn needs this page at ${localhostAddress()})`;
+  return { code: 1, message: `navigator.credentials: ${error?.name || "Error"}: ${error?.message || error}${where}`, data: { reason } };
+}
+
+function localhostAddress() {
+  return `http://localhost:${location.port}/?token=${encodeURIComponent(token)}`;
+}
+
+function webAuthnAvailable() {
+  if (!window.PublicKeyCredential || !navigator.credentials || !PublicKeyCredential.parseCreationOptionsFromJSON) {
+    throw unavailable("this browser has no WebAuthn with its JSON methods (PublicKeyCredential.parseCreationOptionsFromJSON)");
+  }
+}
+
+async function createCredential(params) {
+  webAuthnAvailable();
+  let credential;
+  try {
+    credential = await navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(params) });
+  } catch (error) { throw webAuthnRefusal(error); }
+  return credential.toJSON();
+}
+
+async function getAssertion(params) {
+  webAuthnAvailable();
+  let credential;
+  try {
+    credential = await navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(params) });
+  } catch (error) { throw webAuthnRefusal(error); }
+  return credential.toJSON();
+}
+
+// The host requests the page answers itself, and with what.
+const PAGE_ANSWERS = {
+  "platform/createDeviceKey": { answer: (params, device) => createDeviceKey(params, device.settings.keyAlgorithm),
+    by: "this page's keystore (WebCrypto, a key it cannot export)" },
+  "platform/signDeviceChallenge": { answer: (params) => signDeviceChallenge(params),
+    by: "this page's keystore (WebCrypto, a key it cannot export)" },
+  "platform/createCredential": { answer: (params) => createCredential(params), by: "this browser's authenticator (navigator.credentials.create)" },
+  "platform/getAssertion": { answer: (params) => getAssertion(params), by: "this browser's authenticator (navigator.credentials.get)" },
+};
 
 // ---------------------------------------------------------------- discovery
 
@@ -279,11 +373,17 @@ class Device {
 
   loadSettings() {
     const saved = JSON.parse(localStorage.getItem(`flowhost-inspector-device-${this.index}`) || "null");
-    return saved || {
+    // keyCustody "host" as the host's own default (spec §14): what the
+    // form shows is what initialize sends, and a page with host custody
+    // exports a transcript that replays as a golden one (a platform key
+    // signs a fresh nonce at each login, which no recorded answer can).
+    return {
       deviceID: `inspector-device-${this.index}-${crypto.randomUUID().slice(0, 8)}`,
       deviceName: this.index === 1 ? "Inspector device" : `Inspector device ${this.index}`,
       ldaCapabilities: [1],
       keyCustody: "host",
+      keyAlgorithm: "ES256",
+      ...saved,
     };
   }
 
@@ -302,7 +402,14 @@ class Device {
       el("label", {}, el("span", { text: "keyCustody" }),
         el("select", { name: "keyCustody" },
           el("option", { value: "host", selected: this.settings.keyCustody === "host", text: "host (the host keeps the device key)" }),
-          el("option", { value: "platform", selected: this.settings.keyCustody === "platform", text: "platform (this page makes and keeps it)" }))),
+          el("option", { value: "platform", selected: this.settings.keyCustody === "platform", text: "platform (this page makes and keeps it)" }),
+          el("option", { value: "webauthn", selected: this.settings.keyCustody === "webauthn", text: "webauthn (a credential of this browser's authenticator)" })),
+        location.hostname === "localhost" ? null
+          : el("small", { class: "muted" }, "webauthn needs the page at ", el("a", { href: localhostAddress(), text: "localhost" }))),
+      el("label", {}, el("span", { text: "keyAlgorithm (platform)" }),
+        el("select", { name: "keyAlgorithm" },
+          el("option", { value: "ES256", selected: this.settings.keyAlgorithm === "ES256", text: "ES256 (P-256, as hardware keystores make)" }),
+          el("option", { value: "Ed25519", selected: this.settings.keyAlgorithm === "Ed25519", text: "Ed25519" }))),
       el("button", { type: "button", text: "Apply and restart the host", onclick: () => this.applySettings(settings) }));
     this.status = el("span", { class: "muted", text: "starting…" });
     this.challengeArea = el("div", { class: "challenge" }, el("p", { class: "muted", text: "No open challenge." }));
@@ -328,6 +435,7 @@ class Device {
       deviceName: form.querySelector("[name=deviceName]").value.trim(),
       ldaCapabilities: [...form.querySelectorAll("[name=lda]:checked")].map((box) => Number(box.value)),
       keyCustody: form.querySelector("[name=keyCustody]").value,
+      keyAlgorithm: form.querySelector("[name=keyAlgorithm]").value,
     };
     this.saveSettings();
     this.socket.close();
@@ -566,12 +674,14 @@ class Device {
     const card = el("div", { class: "host-request", "data-testid": `host-request-${message.method}`, "data-request-id": String(message.id) },
       el("div", { class: "title" }, el("code", { text: message.method }), el("span", { class: "tag", text: "host request" })),
       el("pre", { class: "params", text: JSON.stringify(masked(message.params), null, 1) }));
-    if (message.method === "platform/createDeviceKey" || message.method === "platform/signDeviceChallenge") {
-      const work = message.method === "platform/createDeviceKey" ? createDeviceKey() : signDeviceChallenge(message.params);
-      card.append(el("p", { class: "muted", text: "answered by this page's keystore (WebCrypto Ed25519)" }));
+    const byThePage = PAGE_ANSWERS[message.method];
+    if (byThePage) {
+      card.append(el("p", { class: "muted", text: `answered by ${byThePage.by}` }));
       this.requestArea.append(card);
-      work.then((result) => answer({ result }), (error) => answer({ error: error.code ? error
-        : { code: 1, message: String(error), data: { reason: "unavailable" } } }));
+      // A synchronous throw (no such algorithm, no WebAuthn) is an answer too.
+      Promise.resolve().then(() => byThePage.answer(message.params || {}, this))
+        .then((result) => answer({ result }), (error) => answer({ error: error?.code ? error
+          : { code: 1, message: String(error), data: { reason: "unavailable" } } }));
       return;
     }
     const results = {
