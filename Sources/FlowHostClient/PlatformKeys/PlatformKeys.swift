@@ -40,6 +40,7 @@ public final class PlatformKeys: @unchecked Sendable {
     /// P-256 keys in software (CryptoKit on Apple platforms, the system's
     /// libcrypto on Linux), kept in memory: for tools and tests. An app on
     /// an Apple platform makes `SecureEnclaveDeviceKey`s instead.
+    @available(iOS 13, macOS 10.15, watchOS 6, tvOS 13, *)  // CryptoKit's, where it is used
     public static func software() -> PlatformKeys {
         PlatformKeys(algorithms: [.es256]) { _, _ in try SoftwareP256Key() }
     }
