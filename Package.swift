@@ -234,8 +234,12 @@ let package = Package(
             ]
         ),
 
-        // The Swift client (Foundation only: an app needs none of the host's C libraries).
-        .target(name: "FlowHostClient", linkerSettings: concurrencyRuntime),
+        // The Swift client (Foundation only: an app needs none of the host's C
+        // libraries). On Linux its software P-256 keys use libcrypto, loaded on
+        // first use; Apple platforms have CryptoKit.
+        .target(
+            name: "FlowHostClient", dependencies: [.target(name: "CLibCrypto", condition: .when(platforms: [.linux]))],
+            linkerSettings: concurrencyRuntime),
 
         // Flow modules: each links the SDK and the service types.
         .target(name: "FlowExampleEchoC", dependencies: ["CFlowHostABI", "CJansson"], path: "Plugins/EchoC"),
@@ -276,7 +280,8 @@ let package = Package(
                 "FlowHostNotifications", "FlowHostVocabulary", "FlowHostStore", "FlowJSON", "TestSupport",
             ]),
         .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON", "FlowHostPOSIX", "TestSupport"]),
-        .testTarget(name: "FlowHostClientTests", dependencies: ["FlowHostClient"]),
+        // FlowHostDevices: the host's own P-256 verifier checks the client's signatures.
+        .testTarget(name: "FlowHostClientTests", dependencies: ["FlowHostClient", "FlowHostDevices"]),
         // The fast serve command line against swift-argument-parser's, option for option.
         .testTarget(name: "FlowHostLaunchTests", dependencies: ["FlowHostLaunch", "flowhost-cli"]),
         .testTarget(name: "FlowHostInspectorTests", dependencies: ["flowhost-inspector"]),

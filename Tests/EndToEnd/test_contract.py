@@ -160,6 +160,19 @@ def test_the_typescript_client_drives_the_flows(deployment):
     assert run.returncode == 0 and "typescript scenario ok" in run.stdout, (run.stdout + run.stderr)[-3000:]
 
 
+def test_the_typescript_clients_platform_keystore_proves_a_p256_key(deployment):
+    """platform-keys.js: every ES256 signature low-s and verifying; then a P-256
+    key activates, proves a login, a step-up and a data signing, and the high-s
+    form of its signature (which the keystore never sends) is refused."""
+    import shutil
+    node = shutil.which("node")
+    assert node, "Node.js is installed by scripts/setup.sh --test"
+    run = subprocess.run([node, os.path.join(ROOT, "Protocol", "clients", "typescript", "test", "platform-keys.mjs"),
+                          os.path.join(BIN_DIR, "flowhost"), store_location(deployment.store), deployment.config, deployment.add_user("alice")],
+                         capture_output=True, text=True, timeout=120, env=dict(os.environ, **store_environment(deployment.store)))
+    assert run.returncode == 0 and "typescript platform keys ok" in run.stdout, (run.stdout + run.stderr)[-3000:]
+
+
 def test_rpc_discover_serves_the_committed_contract(spawn, deployment):
     """A host with every built flow, the example included, answers rpc.discover
     with exactly the committed document (the contract is found in the source

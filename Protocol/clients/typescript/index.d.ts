@@ -4,6 +4,7 @@ import type { ChildProcess } from "node:child_process";
 import type { EventMap, EventName, HostRequestName, RequestOptions, TypedRequests } from "./typed.js";
 
 export * from "./typed.js";
+export * from "./platform-keys.js";
 
 export declare const PROTOCOL_VERSION: "1.1";
 
@@ -31,7 +32,7 @@ export declare class FlowHostClient {
   readonly stderr: string;
   request(method: string, params?: unknown, options?: RequestOptions): Promise<unknown>;
   notify(method: string, params?: unknown): void;
-  initialize(options?: { device?: { deviceID?: string; deviceName?: string; ldaCapabilities?: number[]; keyCustody?: "host" | "platform" }; clientInfo?: { name: string; version: string } }): Promise<unknown>;
+  initialize(options?: { device?: { deviceID?: string; deviceName?: string; ldaCapabilities?: number[]; keyCustody?: "host" | "platform" | "webauthn" }; clientInfo?: { name: string; version: string } }): Promise<unknown>;
   /** The handler's signal aborts when the host gives up on the request ($/cancelRequest); throw a HostRequestError to refuse. */
   onRequest(method: HostRequestName, handler: (params: any, signal: AbortSignal) => unknown | Promise<unknown>): void;
   /** Typed by the event's name: `on("getPassword", (p) => p.challengeMode)`. */

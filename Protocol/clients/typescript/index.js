@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { installTypedMethods, EVENT_STATUS } from "./typed.js";
 export { EVENTS, CHALLENGES, HOST_REQUESTS, EVENT_STATUS } from "./typed.js";
+export { PlatformKeystore, ALGORITHMS, P256_ORDER, lowS, derSignature } from "./platform-keys.js";
 
 const at = (value, path) => path.split(".").reduce((v, part) => (v !== null && typeof v === "object" ? v[part] : undefined), value);
 

@@ -1,7 +1,7 @@
 // Compiled with `tsc --noEmit --strict` by the test suite: the declarations
 // are consistent, and a client's use of them is typed (the @ts-expect-error
 // lines must be errors, or tsc fails).
-import { FlowHostClient, RPCError, statusOf, EVENT_STATUS, type Event, type GetPasswordEvent } from "../index.js";
+import { FlowHostClient, RPCError, statusOf, EVENT_STATUS, PlatformKeystore, lowS, type Event, type GetPasswordEvent } from "../index.js";
 
 export async function drive(binary: string): Promise<number | null> {
   const host = new FlowHostClient([binary, "--store", "/tmp/s.sqlite"], { timeoutMs: 5000 });
@@ -9,7 +9,14 @@ export async function drive(binary: string): Promise<number | null> {
     signal.addEventListener("abort", () => undefined);
     return { authenticated: params.userID === "alice" };
   });
-  await host.initialize({ device: { deviceID: "ts", ldaCapabilities: [1] } });
+  const keystore = new PlatformKeystore({ algorithm: "ES256" });
+  keystore.attach(host);
+  const made: { keyID: string; algorithm: "ES256" | "Ed25519" } = keystore.createDeviceKey({ userID: "alice", purpose: "activation", algorithms: ["ES256"] });
+  const lowered: Uint8Array = lowS(new Uint8Array(64));
+  void made; void lowered;
+  // @ts-expect-error: not an algorithm the keystore makes
+  void new PlatformKeystore({ algorithm: "RS256" });
+  await host.initialize({ device: { deviceID: "ts", ldaCapabilities: [1], keyCustody: "platform" } });
   await host.waitEvent("getUser");
   await host.setUser({ userName: "alice" });
   const challenge: Event<GetPasswordEvent, "getPassword"> = await host.waitEvent("getPassword");
