@@ -129,6 +129,8 @@ let package = Package(
         .target(name: "CLibPQ", path: "Sources/CLibPQ"),
         // OpenSSL's libcrypto, loaded with dlopen on first use of a P-256 device key (Sources/CLibCrypto).
         .target(name: "CLibCrypto", path: "Sources/CLibCrypto"),
+        // Its one Swift owner per object and its one error, for the devices domain and the Swift client.
+        .target(name: "FlowHostLibCrypto", dependencies: ["CLibCrypto"], linkerSettings: concurrencyRuntime),
         // Connections, transactions, dialects and the migrator; the domains below own their tables and SQL.
         .target(
             name: "FlowHostStore", dependencies: ["CSQLite", "CLibPQ", "FlowHostPOSIX"]),
@@ -145,7 +147,7 @@ let package = Package(
         // The devices domain: each device's key (Ed25519), challenges and proofs of possession.
         .target(
             name: "FlowHostDevices",
-            dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "CLibCrypto", "FlowJSON"]),
+            dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "CLibCrypto", "FlowHostLibCrypto", "FlowJSON"]),
 
         // The notifications domain: messages a user's devices answer once.
         .target(name: "FlowHostNotifications", dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "FlowJSON"]),
@@ -238,7 +240,11 @@ let package = Package(
         // libraries). On Linux its software P-256 keys use libcrypto, loaded on
         // first use; Apple platforms have CryptoKit.
         .target(
-            name: "FlowHostClient", dependencies: [.target(name: "CLibCrypto", condition: .when(platforms: [.linux]))],
+            name: "FlowHostClient",
+            dependencies: [
+                .target(name: "CLibCrypto", condition: .when(platforms: [.linux])),
+                .target(name: "FlowHostLibCrypto", condition: .when(platforms: [.linux])),
+            ],
             linkerSettings: concurrencyRuntime),
 
         // Flow modules: each links the SDK and the service types.

@@ -1,3 +1,5 @@
+import FlowHostLibCrypto
+
 /// ES256: ECDSA on P-256 with SHA-256, for device keys a platform holds (a
 /// Secure Enclave, a TPM, Android's keystore). The curve and the
 /// verification are libcrypto's (`LibCrypto`); what is accepted is decided

@@ -1,3 +1,4 @@
+import FlowHostLibCrypto
 import FlowHostPOSIX
 
 /// The public keys libcrypto has already parsed, by their point. Parsing a

@@ -1,3 +1,5 @@
+import FlowHostLibCrypto
+
 /// A P-256 key pair made by libcrypto, for tests that play a platform's
 /// keystore: the host itself signs only with Ed25519 (host custody, the
 /// issuer) and only verifies P-256 keys, which platforms hold.

@@ -1,26 +1,28 @@
+import CLibCrypto
+
 /// A libcrypto object (an EVP_PKEY, an EVP_PKEY_CTX, an EVP_MD_CTX, an
 /// ECDSA_SIG, a BIGNUM) and its one Swift owner, which frees it when it
 /// goes, unless it was handed to another object that frees it instead
 /// (`ECDSA_SIG_set0` takes its two numbers).
-final class LibCryptoObject {
-    enum Kind {
+public final class LibCryptoObject {
+    public enum Kind {
         case key, keyContext, digestContext, signature, number
     }
 
-    let kind: Kind
+    public let kind: Kind
     private(set) var pointer: OpaquePointer?
 
     /// Owns what `make` returns (made through `LibCrypto.make`).
-    init(_ kind: Kind, _ call: StaticString, _ make: (LibCrypto.API) -> OpaquePointer?) throws(LibCryptoError) {
+    public init(_ kind: Kind, _ call: StaticString, _ make: (LibCrypto.API) -> OpaquePointer?) throws(LibCryptoError) {
         self.kind = kind
         pointer = try LibCrypto.make(call, make)
     }
 
     /// The object, for a call that borrows it.
-    var borrowed: OpaquePointer { pointer! }
+    public var borrowed: OpaquePointer { pointer! }
 
     /// Hands the object to a call that takes it over; this owner frees nothing.
-    func handOver() -> OpaquePointer {
+    public func handOver() -> OpaquePointer {
         defer { pointer = nil }
         return pointer!
     }
