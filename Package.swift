@@ -129,6 +129,8 @@ let package = Package(
         .target(name: "CLibPQ", path: "Sources/CLibPQ"),
         // OpenSSL's libcrypto, loaded with dlopen on first use of a P-256 device key (Sources/CLibCrypto).
         .target(name: "CLibCrypto", path: "Sources/CLibCrypto"),
+        // An ES256 signature's forms (low s, strict DER), for the devices domain and the Swift client.
+        .target(name: "FlowHostES256", linkerSettings: concurrencyRuntime),
         // Its one Swift owner per object and its one error, for the devices domain and the Swift client.
         .target(name: "FlowHostLibCrypto", dependencies: ["CLibCrypto"], linkerSettings: concurrencyRuntime),
         // Connections, transactions, dialects and the migrator; the domains below own their tables and SQL.
@@ -147,7 +149,7 @@ let package = Package(
         // The devices domain: each device's key (Ed25519), challenges and proofs of possession.
         .target(
             name: "FlowHostDevices",
-            dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "CLibCrypto", "FlowHostLibCrypto", "FlowJSON"]),
+            dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "CSodium", "CLibCrypto", "FlowHostES256", "FlowHostLibCrypto", "FlowJSON"]),
 
         // The notifications domain: messages a user's devices answer once.
         .target(name: "FlowHostNotifications", dependencies: ["FlowHostStore", "FlowHostAccounts", "FlowHostAudit", "FlowHostVocabulary", "FlowHostPOSIX", "FlowJSON"]),
@@ -242,6 +244,7 @@ let package = Package(
         .target(
             name: "FlowHostClient",
             dependencies: [
+                "FlowHostES256",
                 .target(name: "CLibCrypto", condition: .when(platforms: [.linux])),
                 .target(name: "FlowHostLibCrypto", condition: .when(platforms: [.linux])),
             ],
@@ -287,7 +290,7 @@ let package = Package(
             ]),
         .testTarget(name: "FlowHostDevicesTests", dependencies: ["FlowHostDevices", "FlowHostAccounts", "FlowHostAudit", "FlowHostStore", "FlowJSON", "FlowHostPOSIX", "TestSupport"]),
         // FlowHostDevices: the host's own P-256 verifier checks the client's signatures.
-        .testTarget(name: "FlowHostClientTests", dependencies: ["FlowHostClient", "FlowHostDevices"]),
+        .testTarget(name: "FlowHostClientTests", dependencies: ["FlowHostClient", "FlowHostDevices", "FlowHostES256"]),
         // The fast serve command line against swift-argument-parser's, option for option.
         .testTarget(name: "FlowHostLaunchTests", dependencies: ["FlowHostLaunch", "flowhost-cli"]),
         .testTarget(name: "FlowHostInspectorTests", dependencies: ["flowhost-inspector"]),

@@ -1,3 +1,4 @@
+import FlowHostES256
 import FlowHostLibCrypto
 
 /// ES256: ECDSA on P-256 with SHA-256, for device keys a platform holds (a
@@ -27,17 +28,6 @@ public enum P256 {
         0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01,
         0x07, 0x03, 0x42, 0x00,
     ]
-    /// The group's order n, big-endian.
-    static let order: [UInt8] = [
-        0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xbc, 0xe6, 0xfa, 0xad, 0xa7, 0x17,
-        0x9e, 0x84, 0xf3, 0xb9, 0xca, 0xc2, 0xfc, 0x63, 0x25, 0x51,
-    ]
-    /// ⌊n/2⌋, the largest s accepted.
-    static let halfOrder: [UInt8] = [
-        0x7f, 0xff, 0xff, 0xff, 0x80, 0x00, 0x00, 0x00, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xde, 0x73, 0x7d, 0x56, 0xd3, 0x8b,
-        0xcf, 0x42, 0x79, 0xdc, 0xe5, 0x61, 0x7e, 0x31, 0x92, 0xa8,
-    ]
-
     /// The uncompressed point in a platform's answer: the 65-byte SEC1
     /// point itself, or a P-256 SubjectPublicKeyInfo (DER) around one. Nil
     /// for anything else; whether the point is on the curve is `isValidPublicKey`'s.
@@ -81,10 +71,10 @@ public enum P256 {
     /// or r or s is out of range, or s is high. Receipts keep this form.
     public static func canonicalSignature(_ signature: [UInt8]) -> [UInt8]? {
         let scalars = strictDERScalars(signature) ?? (signature.count == 64 ? (Array(signature[..<32]), Array(signature[32...])) : nil)
-        guard let (r, s) = scalars, !isZero(r), r.lexicographicallyPrecedes(order), !isZero(s), !halfOrder.lexicographicallyPrecedes(s) else {
+        guard let (r, s) = scalars, !isZero(r), r.lexicographicallyPrecedes(ES256Signature.order), !isZero(s), !ES256Signature.isHigh(s) else {
             return nil
         }
-        return try? der(r: r, s: s)
+        return ES256Signature.der(r + s)
     }
 
     /// A WebAuthn ES256 signature (strict DER only) in the form above, its
@@ -92,21 +82,8 @@ public enum P256 {
     /// and only its own assertion, over a single-use challenge, is taken,
     /// so the other form gains a forger nothing. Nil when it is not strict DER.
     public static func lowSSignature(der: [UInt8]) -> [UInt8]? {
-        guard let (r, s) = strictDERScalars(der) else { return nil }
-        return canonicalSignature(r + (halfOrder.lexicographicallyPrecedes(s) ? subtract(s, from: order) : s))
-    }
-
-    /// a − b for 32-byte big-endian numbers with b ≤ a.
-    static func subtract(_ b: [UInt8], from a: [UInt8]) -> [UInt8] {
-        var result = [UInt8](repeating: 0, count: 32)
-        var borrow = 0
-        for index in stride(from: 31, through: 0, by: -1) {
-            var digit = Int(a[index]) - Int(b[index]) - borrow
-            borrow = digit < 0 ? 1 : 0
-            if digit < 0 { digit += 256 }
-            result[index] = UInt8(digit)
-        }
-        return result
+        guard let (r, s) = strictDERScalars(der), let low = ES256Signature.lowS(r + s) else { return nil }
+        return canonicalSignature(low)
     }
 
     /// r and s (32 bytes each) of a strict DER signature; nil for anything
@@ -136,18 +113,6 @@ public enum P256 {
             guard cursor == buffer.baseAddress! + buffer.count else { throw LibCryptoError(call: "d2i_PUBKEY", detail: "bytes after the key") }
             return key
         }
-    }
-
-    /// A signature made from r and s (32 bytes each), in DER.
-    static func der(r: [UInt8], s: [UInt8]) throws -> [UInt8] {
-        let signature = try LibCryptoObject(.signature, "ECDSA_SIG_new") { $0.ECDSA_SIG_new() }
-        let rNumber = try LibCryptoObject(.number, "BN_bin2bn") { $0.BN_bin2bn(r, Int32(r.count), nil) }
-        let sNumber = try LibCryptoObject(.number, "BN_bin2bn") { $0.BN_bin2bn(s, Int32(s.count), nil) }
-        try LibCrypto.check("ECDSA_SIG_set0") { $0.ECDSA_SIG_set0(signature.borrowed, rNumber.borrowed, sNumber.borrowed) }
-        // The signature owns both numbers now.
-        _ = rNumber.handOver()
-        _ = sNumber.handOver()
-        return try encoded(signature)
     }
 
     /// A signature's DER, as libcrypto writes it.

@@ -1,7 +1,8 @@
 import FlowHostClient
-import enum FlowHostDevices.P256  // the host's verifier (its other names are the host's own)
+import FlowHostES256
 import Foundation
 import XCTest
+import enum FlowHostDevices.P256  // the host's verifier (its other names are the host's own)
 
 /// `PlatformKeys` with P-256 keys: the signatures it answers (low s, strict
 /// DER), checked by the host's own verifier; then against the built host,

@@ -1,5 +1,6 @@
 @testable import FlowHostDevices
 import Foundation
+import FlowHostES256
 import Testing
 
 /// ES256 as the host accepts it, against Project Wycheproof's ECDSA
@@ -75,7 +76,7 @@ import Testing
         var result = [UInt8](repeating: 0, count: 32)
         var borrow = 0
         for index in (0..<32).reversed() {
-            var digit = Int(P256.order[index]) - Int(s[index]) - borrow
+            var digit = Int(ES256Signature.order[index]) - Int(s[index]) - borrow
             borrow = digit < 0 ? 1 : 0
             if digit < 0 { digit += 256 }
             result[index] = UInt8(digit)
@@ -83,7 +84,7 @@ import Testing
         return result
     }
 
-    static func isHigh(_ s: [UInt8]) -> Bool { P256.halfOrder.lexicographicallyPrecedes(s) }
+    static func isHigh(_ s: [UInt8]) -> Bool { ES256Signature.isHigh(s) }
 
     /// r and s of a valid vector's signature, as the file encodes it.
     static func scalars(_ signature: [UInt8], der: Bool) throws -> ([UInt8], [UInt8]) {

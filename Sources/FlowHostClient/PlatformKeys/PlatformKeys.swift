@@ -1,3 +1,4 @@
+import FlowHostES256
 import Foundation
 
 /// Answers the host's two platform-key requests (spec §7) for a client with
