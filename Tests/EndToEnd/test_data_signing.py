@@ -12,10 +12,11 @@ import pytest
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_pem_public_key
 
-from conftest import GOOD_PASSWORD, activate, status_of, wait_until
+from conftest import GOOD_PASSWORD, activate, status_of
 from flowhost_client import RPCError
 from schemas import validate
 from test_devices import Keystore, platform_host
+from test_stepup import notify, update_status
 
 WRONG = "Wrong&Passw0rd9"
 
@@ -56,6 +57,30 @@ def lda_asks(host):
 
 def sign(host, payload="Pay 20 EUR to Carol", level=0, kind=0, reason="Invoice 42"):
     host.request("authenticateUserAndSignData", [payload, level, kind, reason])
+
+
+def step_up_and_sign_at_each_level(deployment, host, user):
+    """A notification accepted with the password (a step-up), then a
+    signature at levels 0, 1 (the password again) and 4 (the server
+    biometric): the three receipts, each valid against its schema."""
+    uuid = notify(deployment, user=user)
+    host.request("updateNotification", [uuid, "accept"])
+    host.wait_event("getPassword")
+    host.request("setPassword", [GOOD_PASSWORD, 3])
+    assert update_status(host.wait_event("onUpdateNotification")) == (100, 0)
+    receipts = []
+    for level, kind, answer in ((0, 0, None), (1, 0, 12), (4, 1, None)):
+        sign(host, payload="Pay %d EUR to Carol" % (level + 1), level=level, kind=kind)
+        if answer:
+            host.wait_event("getPassword")
+            host.request("setPassword", [GOOD_PASSWORD, answer])
+        result = signed(host)
+        assert outcome(result) == (100, 0), (level, result)
+        validate("data-signing.receipt", result["receipt"])
+        assert result["payloadSignature"] == result["receipt"]["payloadSignature"]
+        receipts.append(result["receipt"])
+    assert [receipt["authLevel"] for receipt in receipts] == [0, 1, 4]
+    return receipts
 
 
 # -- The accepted pairs ----------------------------------------------------------

@@ -16,8 +16,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat, load_pem_public_key
 
 from conftest import GOOD_PASSWORD, activate, status_of, store_execute, store_rows
-from schemas import validate
-from test_data_signing import attestation, canonical, outcome, sign, signed
+from test_data_signing import attestation, canonical, sign, signed, step_up_and_sign_at_each_level
 from test_device_activation import approval_on
 from test_devices import Keystore, log_off, password_login, platform_host
 from test_stepup import notify, update_status
@@ -84,24 +83,8 @@ def test_a_p256_key_activates_logs_in_steps_up_signs_and_is_revoked(deployment, 
     assert password_login(host, "pat")["method"] == "onUserLoggedIn"
     assert proofs_asked(host, "login"), "the login proved the P-256 key"
 
-    uuid = notify(deployment, user="pat")
-    host.request("updateNotification", [uuid, "accept"])
-    host.wait_event("getPassword")
-    host.request("setPassword", [GOOD_PASSWORD, 3])
-    assert update_status(host.wait_event("onUpdateNotification")) == (100, 0)
-
-    receipts = []
-    for level, kind, answer in ((0, 0, None), (1, 0, 12), (4, 1, None)):
-        sign(host, payload="Pay %d EUR to Carol" % (level + 1), level=level, kind=kind)
-        if answer:
-            host.wait_event("getPassword")
-            host.request("setPassword", [GOOD_PASSWORD, answer])
-        result = signed(host)
-        assert outcome(result) == (100, 0), (level, result)
-        validate("data-signing.receipt", result["receipt"])
-        assert base64.b64decode(result["receipt"]["payloadSignature"])[0] == 0x30, "receipts keep DER"
-        receipts.append(result["receipt"])
-    assert [receipt["authLevel"] for receipt in receipts] == [0, 1, 4]
+    receipts = step_up_and_sign_at_each_level(deployment, host, "pat")
+    assert all(base64.b64decode(receipt["payloadSignature"])[0] == 0x30 for receipt in receipts), "receipts keep DER"
     for receipt in receipts:
         assert host.request("verifyDataSignature", {"receipt": receipt}) == {"valid": True, "reason": "valid", "receipt": receipt}
         check_offline(deployment, receipt, tmp_path, "pat")

@@ -11,7 +11,6 @@ revoked; and every attack a relying party must refuse is refused."""
 import base64
 import hashlib
 import json
-import struct
 
 import pytest
 from cryptography.exceptions import InvalidSignature
@@ -22,8 +21,7 @@ from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
 from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate, status_of, wait_until
 from flowhost_client.webauthn import SoftwareAuthenticator, b64url, unb64url
-from schemas import validate
-from test_data_signing import attestation, canonical, outcome, sign, signed
+from test_data_signing import attestation, canonical, outcome, sign, signed, step_up_and_sign_at_each_level
 from test_devices import log_off, password_login
 from test_stepup import notify, update_status
 
@@ -145,24 +143,7 @@ def test_a_webauthn_device_activates_logs_in_steps_up_signs_and_is_revoked(deplo
     assert asked["userVerification"] == "preferred" and len(unb64url(asked["challenge"])) == 32
     assert device_of(deployment, "pat")["webauthn"]["signCount"] == 2, "the counter is kept"
 
-    uuid = notify(deployment, user="pat")
-    host.request("updateNotification", [uuid, "accept"])
-    host.wait_event("getPassword")
-    host.request("setPassword", [GOOD_PASSWORD, 3])
-    assert update_status(host.wait_event("onUpdateNotification")) == (100, 0)
-
-    receipts = []
-    for level, kind, answer in ((0, 0, None), (1, 0, 12), (4, 1, None)):
-        sign(host, payload="Pay %d EUR to Carol" % (level + 1), level=level, kind=kind)
-        if answer:
-            host.wait_event("getPassword")
-            host.request("setPassword", [GOOD_PASSWORD, answer])
-        result = signed(host)
-        assert outcome(result) == (100, 0), (level, result)
-        validate("data-signing.receipt", result["receipt"])
-        assert result["payloadSignature"] == result["receipt"]["payloadSignature"]
-        receipts.append(result["receipt"])
-    assert [receipt["authLevel"] for receipt in receipts] == [0, 1, 4]
+    receipts = step_up_and_sign_at_each_level(deployment, host, "pat")
     for receipt in receipts:
         assert set(receipt["webauthn"]) == {"authenticatorData", "clientDataJSON"}
         assert host.request("verifyDataSignature", {"receipt": receipt}) == {"valid": True, "reason": "valid", "receipt": receipt}
