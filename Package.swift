@@ -130,9 +130,9 @@ let package = Package(
         // OpenSSL's libcrypto, loaded with dlopen on first use of a P-256 device key (Sources/CLibCrypto).
         .target(name: "CLibCrypto", path: "Sources/CLibCrypto"),
         // An ES256 signature's forms (low s, strict DER), for the devices domain and the Swift client.
-        .target(name: "FlowHostES256", linkerSettings: concurrencyRuntime),
+        .target(name: "FlowHostES256"),
         // Its one Swift owner per object and its one error, for the devices domain and the Swift client.
-        .target(name: "FlowHostLibCrypto", dependencies: ["CLibCrypto"], linkerSettings: concurrencyRuntime),
+        .target(name: "FlowHostLibCrypto", dependencies: ["CLibCrypto"]),
         // Connections, transactions, dialects and the migrator; the domains below own their tables and SQL.
         .target(
             name: "FlowHostStore", dependencies: ["CSQLite", "CLibPQ", "FlowHostPOSIX"]),
