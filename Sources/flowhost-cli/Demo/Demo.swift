@@ -1,5 +1,6 @@
 import ArgumentParser
 import FlowHostLaunch
+import FlowHostPOSIX
 import FlowHostVocabulary
 import FlowJSON
 
@@ -22,23 +23,10 @@ struct Demo: ParsableCommand {
             throw ValidationError("cannot find flowhost beside this executable")
         }
         let executable = binaries + "/flowhost"
-        var template = Array("/tmp/flowhost-demo-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw ValidationError("cannot create a temporary folder") }
-        let folder = String(cString: made)
-        defer {
-            // The temporary store and its companions, the device keys, then the folder.
-            for suffix in ["", "-wal", "-shm", ".key", ".feed"] { unlink(folder + "/demo.sqlite" + suffix) }
-            let keys = folder + "/devices"
-            if let stream = opendir(keys) {
-                while let entry = readdir(stream) {
-                    let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
-                    if name != ".", name != ".." { unlink(keys + "/" + name) }
-                }
-                closedir(stream)
-            }
-            rmdir(keys)
-            rmdir(folder)
-        }
+        // The temporary store and everything beside it (its keys, the issuer's
+        // key, the device keys) go with the folder when the demo ends.
+        let scratch = try TemporaryFolder(prefix: "flowhost-demo")
+        let folder = scratch.path
         let context = DemoContext(executable: executable, storePath: store ?? folder + "/demo.sqlite")
 
         for scenario in DemoScenario.all {
@@ -46,6 +34,7 @@ struct Demo: ParsableCommand {
             try scenario.run(context)
         }
         print("\nDemo finished: every scenario ran as scripted.")
+        withExtendedLifetime(scratch) {}
     }
 }
 
