@@ -14,11 +14,16 @@ public struct StoreLocation: Equatable, Sendable {
     public var store: String?
     public var stateDir: String?
     public var deviceDir: String?
+    /// With a PostgreSQL store, the server the change feed's LISTEN
+    /// connection goes to when queries go through a transaction pooler,
+    /// which cannot carry LISTEN (`--feed-store`, config `store.feed`).
+    public var feedStore: String?
 
-    public init(store: String? = nil, stateDir: String? = nil, deviceDir: String? = nil) {
+    public init(store: String? = nil, stateDir: String? = nil, deviceDir: String? = nil, feedStore: String? = nil) {
         self.store = store
         self.stateDir = stateDir
         self.deviceDir = deviceDir
+        self.feedStore = feedStore
     }
 
     /// The keyring of host-custody device keys: 0700, each key file 0600.
@@ -88,8 +93,15 @@ public struct StoreLocation: Equatable, Sendable {
         return (domains, wake)
     }
 
-    /// The change feed's wake-up: LISTEN/NOTIFY on PostgreSQL, else a file beside the store.
+    /// The change feed's wake-up: LISTEN/NOTIFY on PostgreSQL (through
+    /// `feedStore` when given, else the store's URL), else a file beside the store.
     public func feedWake() throws -> any FeedSignal {
+        if let feedStore {
+            guard isPostgres, PostgresStore.isURL(feedStore) else {
+                throw LaunchError.usage("--feed-store (config store.feed) must be a postgresql:// URL, with a postgresql:// store")
+            }
+            do { return try PostgresFeedSignal(url: feedStore) } catch { throw LaunchError.usage("\(error)") }
+        }
         if isPostgres { return try PostgresFeedSignal(url: path) }
         return try FeedWake(path: path + ".feed")
     }
