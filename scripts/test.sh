@@ -22,8 +22,10 @@ bin="$(swift build --show-bin-path)"
 # The Swift client's tests drive the built host (FlowHostClientTests).
 stage unit tests
 FLOWHOST_BIN_DIR="$bin" swift test
-# The PostgreSQL store's own tests, on a throw-away cluster.
+# The PostgreSQL store's own tests, on a throw-away cluster, directly and
+# through a PgBouncer in transaction mode.
 python3 Tests/EndToEnd/pgcluster.py swift test --skip-build --filter PostgresStoreTests
+python3 Tests/EndToEnd/pgcluster.py --bouncer swift test --skip-build --filter PostgresStoreTests
 "$bin/fuzz-frames" Tests/Fuzz/Corpus/frames
 "$bin/fuzz-json" Tests/Fuzz/Corpus/json
 FLOWHOST_FUZZ_PLUGINS="$bin" "$bin/fuzz-dispatch" Tests/Fuzz/Corpus/dispatch

@@ -242,6 +242,8 @@ def spawn(flowhost_bin, tmp_path):
         # The suite's run with every flow in a process of its own (scripts/test.sh).
         if os.environ.get("FLOWHOST_TEST_ISOLATE") == "all":
             args = list(args) + ["--isolate-all"]
+        if "--store" in args:
+            environment.pop("FLOWHOST_FEED_STORE", None)  # the default store's, not this one's
         environment.update(mapped)
         # The most verbose level unless a test says otherwise: the secret
         # hygiene check below then sees every line the host can write.

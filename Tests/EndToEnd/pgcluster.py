@@ -196,16 +196,23 @@ class Bouncer:
 
 
 if __name__ == "__main__":
-    # `pgcluster.py COMMAND...`: runs COMMAND with FLOWHOST_TEST_POSTGRES_URL
-    # naming a database on a throw-away cluster, then removes the cluster.
-    # For the Swift tests of the PostgreSQL store (PostgresStoreTests).
+    # `pgcluster.py [--bouncer] COMMAND...`: runs COMMAND with
+    # FLOWHOST_TEST_POSTGRES_URL naming a database on a throw-away cluster
+    # (with --bouncer, through a PgBouncer in transaction mode in front of
+    # it), then removes the cluster. For the Swift tests of the PostgreSQL
+    # store (PostgresStoreTests).
     import sys
     import tempfile
-    if len(sys.argv) < 2:
-        sys.exit("usage: pgcluster.py COMMAND [ARGUMENT...]")
+    command = sys.argv[1:]
+    through_bouncer = command[:1] == ["--bouncer"]
+    if through_bouncer:
+        command = command[1:]
+    if not command:
+        sys.exit("usage: pgcluster.py [--bouncer] COMMAND [ARGUMENT...]")
     cluster = Cluster(tempfile.mkdtemp(prefix="flowhost-pg-"))
     try:
-        url = cluster.url(cluster.create_database())
-        sys.exit(subprocess.run(sys.argv[1:], env=dict(os.environ, FLOWHOST_TEST_POSTGRES_URL=url)).returncode)
+        database = cluster.create_database()
+        url = (cluster.bouncer() if through_bouncer else cluster).url(database)
+        sys.exit(subprocess.run(command, env=dict(os.environ, FLOWHOST_TEST_POSTGRES_URL=url)).returncode)
     finally:
         cluster.remove()

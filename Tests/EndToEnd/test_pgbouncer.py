@@ -132,3 +132,24 @@ def test_the_feed_listens_on_the_server_itself_and_wakes_at_once(cluster, store,
         assert publisher.request("echo.publish", {"topic": "echo.pooled", "payload": {"n": n}}) == {"ok": True}
         assert listener.wait_event("onEchoFeed", timeout=10)["params"]["payload"]["n"] == n
         assert time.monotonic() - started < 1.0, "event %d came by the periodic read, not the LISTEN" % n
+
+
+def test_a_feed_store_with_a_password_or_beside_a_sqlite_store_is_refused(store, flowhost_bin, tmp_path):
+    with_password = store["feed"].replace("postgresql:///", "postgresql://flowhost:hunter2secret@/")
+    refused = subprocess.run([flowhost_bin, "--store", store["url"], "--feed-store", with_password, "--config", store["config"]],
+                             input="", capture_output=True, text=True, timeout=30, env=dict(os.environ, **store["env"]))
+    assert refused.returncode == 64 and "holds a password" in refused.stderr, refused.stderr
+    assert "hunter2secret" not in refused.stderr
+    beside_sqlite = subprocess.run([flowhost_bin, "--store", str(tmp_path / "s.sqlite"), "--feed-store", store["feed"]],
+                                   input="", capture_output=True, text=True, timeout=30)
+    assert beside_sqlite.returncode == 64 and "--feed-store" in beside_sqlite.stderr, beside_sqlite.stderr
+
+
+def test_the_configs_store_feed_is_used_when_no_option_names_one(cluster, store, spawn, tmp_path):
+    config = dict(CHEAP_CONFIG, store={"feed": store["feed"]})
+    path = tmp_path / "with-feed.json"
+    path.write_text(json.dumps(config))
+    listener = spawn("--store", store["url"], "--config", str(path), "--examples", env=store["env"])
+    listener.initialize(device={"deviceID": "l", "deviceName": "l", "ldaCapabilities": []})
+    assert listener.request("echo.subscribe", {"topic": "echo.config"}) == {"ok": True}
+    assert [row for row in backends(cluster, store["db"]) if row[1] == "LISTEN flowhost_feed"]
