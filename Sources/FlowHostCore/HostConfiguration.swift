@@ -18,7 +18,7 @@ public struct HostConfiguration {
     /// The `isolation` section: flows run in a process of their own.
     public var isolation = IsolationSettings()
     /// `store.feed`: the URL the change feed's LISTEN connection uses
-    /// (`--feed-store` wins over it).
+    /// (`--feed-store` and `FLOWHOST_FEED_STORE` win over it).
     public var feedStore: String?
 
     public init() {}

@@ -43,7 +43,7 @@ public enum ServeLauncher {
             engine = HostEngine(options: configuration.options, sink: frames, logger: logger)
             engine.frameTrace = trace
             engine.publishedContract = try host.publishedContract()
-            if storage.feedStore == nil { storage.feedStore = configuration.feedStore }
+            if storage.feedURL == nil { storage.feedStore = configuration.feedStore }
             let settings = try HostSettings(validating: configuration)
             let (domains, feedWake) = try storage.domainsRinging(settings, logger: logger, deliver: true)
             HostModules.register(

@@ -16,7 +16,8 @@ public struct StoreLocation: Equatable, Sendable {
     public var deviceDir: String?
     /// With a PostgreSQL store, the server the change feed's LISTEN
     /// connection goes to when queries go through a transaction pooler,
-    /// which cannot carry LISTEN (`--feed-store`, config `store.feed`).
+    /// which cannot carry LISTEN (`--feed-store`; the serve command falls
+    /// back to config `store.feed` when `feedURL` is nil).
     public var feedStore: String?
 
     public init(store: String? = nil, stateDir: String? = nil, deviceDir: String? = nil, feedStore: String? = nil) {
@@ -42,6 +43,13 @@ public struct StoreLocation: Equatable, Sendable {
     }
 
     public var isPostgres: Bool { PostgresStore.isURL(path) }
+
+    /// `--feed-store`, else `FLOWHOST_FEED_STORE`; nil when neither is set.
+    public var feedURL: String? {
+        if let feedStore { return feedStore }
+        if let environment = SystemEnvironment.value("FLOWHOST_FEED_STORE"), !environment.isEmpty { return environment }
+        return nil
+    }
 
     /// Where a PostgreSQL store's host keeps its own files.
     public var localFolder: String {
@@ -93,14 +101,14 @@ public struct StoreLocation: Equatable, Sendable {
         return (domains, wake)
     }
 
-    /// The change feed's wake-up: LISTEN/NOTIFY on PostgreSQL (through
-    /// `feedStore` when given, else the store's URL), else a file beside the store.
+    /// The change feed's wake-up: LISTEN/NOTIFY on PostgreSQL (to `feedURL`
+    /// when set, else the store's URL), else a file beside the store.
     public func feedWake() throws -> any FeedSignal {
-        if let feedStore {
-            guard isPostgres, PostgresStore.isURL(feedStore) else {
-                throw LaunchError.usage("--feed-store (config store.feed) must be a postgresql:// URL, with a postgresql:// store")
+        if let feedURL {
+            guard isPostgres, PostgresStore.isURL(feedURL) else {
+                throw LaunchError.usage("--feed-store (FLOWHOST_FEED_STORE, config store.feed) must be a postgresql:// URL, with a postgresql:// store")
             }
-            do { return try PostgresFeedSignal(url: feedStore) } catch { throw LaunchError.usage("\(error)") }
+            do { return try PostgresFeedSignal(url: feedURL) } catch { throw LaunchError.usage("\(error)") }
         }
         if isPostgres { return try PostgresFeedSignal(url: path) }
         return try FeedWake(path: path + ".feed")
