@@ -46,6 +46,8 @@ if [ "${1:-}" = "--test" ]; then
   command -v tsc >/dev/null 2>&1 || need_test_apt+=(node-typescript)
   # PostgreSQL (Debian's postgresql): the tests start a throw-away cluster of their own.
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_test_apt+=(postgresql)
+  # PgBouncer (Debian's pgbouncer): the PostgreSQL pass queries through one in transaction mode.
+  [ -x /usr/sbin/pgbouncer ] || need_test_apt+=(pgbouncer)
   # A real headless Chromium and its WebDriver drive the inspector's page (Tests/Inspector).
   command -v chromium >/dev/null 2>&1 || need_test_apt+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need_test_apt+=(chromium-driver)

@@ -22,8 +22,10 @@ bin="$(swift build --show-bin-path)"
 # The Swift client's tests drive the built host (FlowHostClientTests).
 stage unit tests
 FLOWHOST_BIN_DIR="$bin" swift test
-# The PostgreSQL store's own tests, on a throw-away cluster.
+# The PostgreSQL store's own tests, on a throw-away cluster, directly and
+# through a PgBouncer in transaction mode.
 python3 Tests/EndToEnd/pgcluster.py swift test --skip-build --filter PostgresStoreTests
+python3 Tests/EndToEnd/pgcluster.py --bouncer swift test --skip-build --filter PostgresStoreTests
 "$bin/fuzz-frames" Tests/Fuzz/Corpus/frames
 "$bin/fuzz-json" Tests/Fuzz/Corpus/json
 FLOWHOST_FUZZ_PLUGINS="$bin" "$bin/fuzz-dispatch" Tests/Fuzz/Corpus/dispatch
@@ -71,12 +73,15 @@ FLOWHOST_TEST_ISOLATE=all FLOWHOST_CRASH_KILLS=40 FLOWHOST_CONCURRENCY_SECONDS=1
 # FlowHostTesting, then loaded into the built host and driven.
 stage "the tutorial's flows"
 FLOWHOST_BIN_DIR="$bin" scripts/examples.sh
-# The same suite on PostgreSQL (a throw-away cluster; tests that read the
-# SQLite file itself are skipped, test_postgres.py ran above already), on
-# the release build. Its crash-safety and load tests run at half length
-# (100 kills, 15 s), within CI's time: the full ones ran on SQLite above.
+# The same suite on PostgreSQL (a throw-away cluster), its queries through a
+# PgBouncer in transaction mode and each host's feed LISTEN on the cluster
+# itself (--feed-store), as a deployment behind a pooler runs; tests that
+# read the SQLite file itself are skipped, and test_postgres.py and
+# test_pgbouncer.py ran above already. On the release build. Its
+# crash-safety and load tests run at half length (100 kills, 15 s), within
+# CI's time: the full ones ran on SQLite above.
 stage PostgreSQL
-FLOWHOST_TEST_BACKEND=postgresql FLOWHOST_CRASH_KILLS=100 FLOWHOST_CONCURRENCY_SECONDS=15 FLOWHOST_BIN_DIR="$release" python3 -m pytest -q -rfE Tests/EndToEnd --deselect Tests/EndToEnd/test_postgres.py
+FLOWHOST_TEST_BACKEND=pgbouncer FLOWHOST_CRASH_KILLS=100 FLOWHOST_CONCURRENCY_SECONDS=15 FLOWHOST_BIN_DIR="$release" python3 -m pytest -q -rfE Tests/EndToEnd --deselect Tests/EndToEnd/test_postgres.py --deselect Tests/EndToEnd/test_pgbouncer.py
 stage sanitizers
 scripts/sanitize.sh
 stage fuzzing

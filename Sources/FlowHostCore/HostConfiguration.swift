@@ -17,6 +17,9 @@ public struct HostConfiguration {
     public var pins = PluginPins()
     /// The `isolation` section: flows run in a process of their own.
     public var isolation = IsolationSettings()
+    /// `store.feed`: the URL the change feed's LISTEN connection uses
+    /// (`--feed-store` and `FLOWHOST_FEED_STORE` win over it).
+    public var feedStore: String?
 
     public init() {}
 
@@ -73,6 +76,8 @@ public struct HostConfiguration {
                 configuration.isolation = try IsolationSettings.parse(value)
             case "plugins":
                 do { configuration.pins = try PluginPins.parse(value) } catch { throw Invalid(key: key, reason: error.description) }
+            case "store":
+                configuration.feedStore = try feedStore(value)
             case _ where moduleSections.contains(key):
                 configuration.sections[key] = value
             default:
@@ -80,6 +85,19 @@ public struct HostConfiguration {
             }
         }
         return configuration
+    }
+
+    /// The `store` section: only `feed`, a non-empty string (a
+    /// `postgresql://` URL, checked with the store when it is opened).
+    private static func feedStore(_ value: JSON) throws(Invalid) -> String? {
+        guard value.kind == .object else { throw Invalid(key: "store", reason: "must be an object") }
+        var feed: String?
+        for key in value.keys {
+            guard key == "feed" else { throw Invalid(key: "store.\(key)", reason: "unknown key") }
+            guard let url = value[key]?.stringValue, !url.isEmpty else { throw Invalid(key: "store.feed", reason: "must be a non-empty string") }
+            feed = url
+        }
+        return feed
     }
 
     private static func positive(_ value: JSON, _ key: String, max: Int) throws(Invalid) -> Int {

@@ -16,7 +16,7 @@ public struct ServeArguments: Equatable, Sendable {
     public static let flags: Set<String> = ["--no-default-plugins", "--examples", "--strict", "--pinned-only", "--isolate-all"]
     public static let repeatable: Set<String> = ["--plugins", "--pin", "--isolate"]
     public static let single: Set<String> = [
-        "--config", "--trace", "--contract", "--log-level", "--store", "--state-dir", "--device-dir", "--max-frame-bytes",
+        "--config", "--trace", "--contract", "--log-level", "--store", "--feed-store", "--state-dir", "--device-dir", "--max-frame-bytes",
     ]
 
     /// The arguments after the executable's name, or nil when they are not a
@@ -58,6 +58,7 @@ public struct ServeArguments: Equatable, Sendable {
             case "--contract": parsed.host.contract = value
             case "--log-level": parsed.host.logLevel = value
             case "--store": parsed.storage.store = value
+            case "--feed-store": parsed.storage.feedStore = value
             case "--state-dir": parsed.storage.stateDir = value
             case "--device-dir": parsed.storage.deviceDir = value
             default:

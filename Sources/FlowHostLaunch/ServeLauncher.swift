@@ -30,7 +30,8 @@ public enum ServeLauncher {
         do { frameFD = try StdoutGuard.engage() } catch { throw Failure(error: error, framesDescriptor: -1) }
         let engine: HostEngine
         do {
-            let (host, storage) = (arguments.host, arguments.storage)
+            let host = arguments.host
+            var storage = arguments.storage
             let logger = try host.makeLogger()
             var configuration = try host.loadConfiguration()
             if let maxFrameBytes = arguments.maxFrameBytes {
@@ -42,6 +43,7 @@ public enum ServeLauncher {
             engine = HostEngine(options: configuration.options, sink: frames, logger: logger)
             engine.frameTrace = trace
             engine.publishedContract = try host.publishedContract()
+            if storage.feedURL == nil { storage.feedStore = configuration.feedStore }
             let settings = try HostSettings(validating: configuration)
             let (domains, feedWake) = try storage.domainsRinging(settings, logger: logger, deliver: true)
             HostModules.register(

@@ -14,11 +14,17 @@ public struct StoreLocation: Equatable, Sendable {
     public var store: String?
     public var stateDir: String?
     public var deviceDir: String?
+    /// With a PostgreSQL store, the server the change feed's LISTEN
+    /// connection goes to when queries go through a transaction pooler,
+    /// which cannot carry LISTEN (`--feed-store`; the serve command falls
+    /// back to config `store.feed` when `feedURL` is nil).
+    public var feedStore: String?
 
-    public init(store: String? = nil, stateDir: String? = nil, deviceDir: String? = nil) {
+    public init(store: String? = nil, stateDir: String? = nil, deviceDir: String? = nil, feedStore: String? = nil) {
         self.store = store
         self.stateDir = stateDir
         self.deviceDir = deviceDir
+        self.feedStore = feedStore
     }
 
     /// The keyring of host-custody device keys: 0700, each key file 0600.
@@ -37,6 +43,13 @@ public struct StoreLocation: Equatable, Sendable {
     }
 
     public var isPostgres: Bool { PostgresStore.isURL(path) }
+
+    /// `--feed-store`, else `FLOWHOST_FEED_STORE`; nil when neither is set.
+    public var feedURL: String? {
+        if let feedStore { return feedStore }
+        if let environment = SystemEnvironment.value("FLOWHOST_FEED_STORE"), !environment.isEmpty { return environment }
+        return nil
+    }
 
     /// Where a PostgreSQL store's host keeps its own files.
     public var localFolder: String {
@@ -88,8 +101,15 @@ public struct StoreLocation: Equatable, Sendable {
         return (domains, wake)
     }
 
-    /// The change feed's wake-up: LISTEN/NOTIFY on PostgreSQL, else a file beside the store.
+    /// The change feed's wake-up: LISTEN/NOTIFY on PostgreSQL (to `feedURL`
+    /// when set, else the store's URL), else a file beside the store.
     public func feedWake() throws -> any FeedSignal {
+        if let feedURL {
+            guard isPostgres, PostgresStore.isURL(feedURL) else {
+                throw LaunchError.usage("--feed-store (FLOWHOST_FEED_STORE, config store.feed) must be a postgresql:// URL, with a postgresql:// store")
+            }
+            do { return try PostgresFeedSignal(url: feedURL) } catch { throw LaunchError.usage("\(error)") }
+        }
         if isPostgres { return try PostgresFeedSignal(url: path) }
         return try FeedWake(path: path + ".feed")
     }

@@ -108,6 +108,9 @@ final class PostgresResult {
 
     /// Runs one statement with its values as text parameters, each typed
     /// (int8, text, bytea) so that PostgreSQL never has to guess.
+    /// PQexecParams prepares the unnamed statement, which the next statement
+    /// replaces: nothing named outlives the transaction, as a transaction
+    /// pooler needs.
     init(executing sql: String, _ values: [SQLValue], on connection: PostgresConnection) throws(PostgresError) {
         api = connection.api
         var types: [UInt32] = []

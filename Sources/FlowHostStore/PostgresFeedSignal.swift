@@ -12,6 +12,9 @@ import Glibc
 /// published meanwhile are read from the feed table by the host's periodic
 /// read, so nothing is lost.
 ///
+/// The connection goes to the server itself (`--feed-store`): LISTEN is
+/// session state, which a pooler in transaction mode cannot carry.
+///
 /// Used on one thread at a time (the host's loop).
 public final class PostgresFeedSignal: FeedSignal {
     private let conninfo: String
@@ -20,7 +23,7 @@ public final class PostgresFeedSignal: FeedSignal {
 
     public init(url: String) throws {
         try PostgresStore.refusePassword(url)
-        conninfo = url
+        conninfo = PostgresStore.normalized(url)
     }
 
     public func listen() -> Int32? {

@@ -12,8 +12,14 @@ import Glibc
 ///   codes and answers stay exact however many hosts write at once. A
 ///   serialization failure or deadlock runs the whole transaction again after
 ///   a short, growing, jittered pause; clients never see one.
-/// - `Durability.full` commits with `synchronous_commit = on` (set on each
-///   connection, whatever the server's default); `relaxed` is `off` for that transaction.
+/// - `Durability.full` commits with `synchronous_commit = on` whatever the
+///   server's default; `relaxed` is `off`. Both are set inside each write
+///   transaction (`SET LOCAL`).
+/// - The connection keeps no state on the server between transactions (no
+///   session setting, no named prepared statement, no session lock, no
+///   LISTEN), so it works through a pooler in transaction mode (PgBouncer's
+///   `pool_mode = transaction`), which may hand each transaction to a
+///   different server connection.
 /// - A lost connection is opened again on the next use, at most once per
 ///   back-off interval (doubling to 5 s); meanwhile the store answers
 ///   `StoreError.unreachable`, which flows turn into a clear status.
@@ -126,8 +132,8 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
                 let rollbackHandlers = writes ? RollbackHandlers() : nil
                 var committing = false
                 do {
-                    try db.execute(begin)
-                    if relaxed { try db.execute("SET LOCAL synchronous_commit = off") }
+                    // One round trip: the setting lives and dies with the transaction.
+                    try db.execute(writes ? begin + "; SET LOCAL synchronous_commit = " + (relaxed ? "off" : "on") : begin)
                     let result = try body(SQLTransaction(db: db, rollbackHandlers: rollbackHandlers))
                     committing = true
                     try db.execute("COMMIT")
@@ -175,13 +181,12 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
         }
     }
 
-    /// A connection whose commits wait for the disk whatever the server's or
-    /// the database's default: `Durability.full` must mean it (`relaxed`
-    /// lowers it per transaction with SET LOCAL).
+    /// A connection with no session setting: through a transaction pooler a
+    /// session `SET` would stay on whichever server connection ran it, and
+    /// other transactions would run without it. Each write sets
+    /// `synchronous_commit` itself.
     private static func open(_ conninfo: String) throws(PostgresError) -> PostgresConnection {
-        let connection = try PostgresConnection(conninfo: conninfo)
-        try connection.execute("SET synchronous_commit = on")
-        return connection
+        try PostgresConnection(conninfo: conninfo)
     }
 
     // MARK: Schema
@@ -191,7 +196,9 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
     /// waits, then finds nothing to do.
     static func migrate(_ connection: PostgresConnection, _ schema: SchemaMigrator) throws {
         do {
-            try connection.execute("BEGIN")
+            try connection.execute("BEGIN; SET LOCAL synchronous_commit = on")
+            // Transaction-scoped: released at COMMIT or ROLLBACK, on whichever
+            // server connection a pooler gave this transaction.
             try connection.execute("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))")
             try connection.execute(PostgresSchema.prelude)
             let applied = Set(try connection.query("SELECT name FROM schema_migration", []) { $0.string(0) })

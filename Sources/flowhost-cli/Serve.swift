@@ -11,6 +11,9 @@ struct Serve: ParsableCommand {
     @OptionGroup var host: HostOptions
     @OptionGroup var storage: StoreOptions
 
+    @Option(help: "With a PostgreSQL store, the URL (without a password) of the server the change feed LISTENs on, when --store goes through a transaction pooler such as PgBouncer (default: FLOWHOST_FEED_STORE, else the config's store.feed, else --store).")
+    var feedStore: String?
+
     @Option(help: "Largest frame in bytes (default 1 MiB).")
     var maxFrameBytes: Int?
 
@@ -18,6 +21,7 @@ struct Serve: ParsableCommand {
         var arguments = ServeArguments()
         arguments.host = host.launch
         arguments.storage = storage.location
+        arguments.storage.feedStore = feedStore
         arguments.maxFrameBytes = maxFrameBytes
         return arguments
     }

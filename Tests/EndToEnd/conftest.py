@@ -33,9 +33,16 @@ FLOWHOST = os.path.join(BIN_DIR, "flowhost")
 # names as a store, a database of its own (its host-local files in a state
 # folder beside where the file would be). Tests that read the SQLite file
 # itself are marked sqlite_only.
+#
+# FLOWHOST_TEST_BACKEND=pgbouncer does the same through a PgBouncer in
+# transaction mode (pgcluster.Bouncer) in front of that cluster: hosts and
+# admin commands query through it, and each host's change feed LISTENs on the
+# cluster itself (--feed-store), as a deployment behind a pooler does.
 
 BACKEND = os.environ.get("FLOWHOST_TEST_BACKEND", "sqlite")
+ON_POSTGRES = BACKEND in ("postgresql", "pgbouncer")
 _CLUSTER = []
+_BOUNCER = []
 STORE_MAP = {}
 
 
@@ -49,32 +56,54 @@ def postgres_cluster():
     return _CLUSTER[0]
 
 
+def _query_server():
+    """Where queries go: the cluster, or with pgbouncer its PgBouncer."""
+    if BACKEND != "pgbouncer":
+        return postgres_cluster()
+    if not _BOUNCER:
+        _BOUNCER.append(postgres_cluster().bouncer())
+    return _BOUNCER[0]
+
+
 def store_location(path):
     """The store a test's SQLite path stands for on this run's backend."""
-    if BACKEND != "postgresql" or not str(path).endswith(".sqlite"):
+    if not ON_POSTGRES or not str(path).endswith(".sqlite"):
         return str(path)
     path = str(path)
     if path not in STORE_MAP:
         STORE_MAP[path] = postgres_cluster().create_database()
-    return postgres_cluster().url(STORE_MAP[path])
+    return _query_server().url(STORE_MAP[path])
+
+
+def feed_store_arguments(path):
+    """With pgbouncer, `--feed-store` naming the cluster itself for a mapped store."""
+    if BACKEND != "pgbouncer" or not str(path).endswith(".sqlite"):
+        return []
+    store_location(path)
+    return ["--feed-store", postgres_cluster().url(STORE_MAP[str(path)])]
 
 
 def store_environment(path):
     """FLOWHOST_STATE_DIR for a mapped store: the folder the SQLite file would be in
     (so host-custody keys are in devices/ beside it, as with SQLite)."""
-    if BACKEND != "postgresql" or not str(path).endswith(".sqlite"):
+    if not ON_POSTGRES or not str(path).endswith(".sqlite"):
         return {}
-    return {"FLOWHOST_STATE_DIR": os.path.dirname(str(path)) or "."}
+    environment = {"FLOWHOST_STATE_DIR": os.path.dirname(str(path)) or "."}
+    if BACKEND == "pgbouncer":
+        # For hosts started without --store (FLOWHOST_STORE) or by a script.
+        environment["FLOWHOST_FEED_STORE"] = feed_store_arguments(path)[1]
+    return environment
 
 
 def map_store_arguments(args):
     """`--store X.sqlite` becomes the backend's store; returns (args, environment)."""
-    args, environment = list(args), {}
+    args, environment, feed = list(args), {}, []
     for index in range(len(args) - 1):
         if args[index] == "--store":
             environment.update(store_environment(args[index + 1]))
+            feed = feed_store_arguments(args[index + 1])
             args[index + 1] = store_location(args[index + 1])
-    return args, environment
+    return args + feed, environment
 
 
 def store_rows(path, query, *args):
@@ -82,7 +111,7 @@ def store_rows(path, query, *args):
     (`?` placeholders; on PostgreSQL, values are quoted literals and numbers
     come back as ints)."""
     import re
-    if BACKEND != "postgresql":
+    if not ON_POSTGRES:
         import sqlite3
         with sqlite3.connect("file:%s?mode=ro" % path, uri=True, timeout=10) as database:
             return database.execute(query, args).fetchall()
@@ -96,7 +125,7 @@ def store_rows(path, query, *args):
 def store_execute(path, statement, *args):
     """Runs one writing statement on the store behind the host's back (an
     attacker with write access to the database, or a bug around the domains)."""
-    if BACKEND != "postgresql":
+    if not ON_POSTGRES:
         import sqlite3
         with sqlite3.connect(str(path), timeout=10) as database:
             database.execute(statement, args)
@@ -122,8 +151,8 @@ def pytest_collection_modifyitems(config, items):
         if left_out:
             config.hook.pytest_deselected(items=left_out)
             items[:] = [item for item in items if "examples" not in item.keywords]
-    if BACKEND == "postgresql":
-        skip = pytest.mark.skip(reason="reads the SQLite file itself (FLOWHOST_TEST_BACKEND=postgresql)")
+    if ON_POSTGRES:
+        skip = pytest.mark.skip(reason="reads the SQLite file itself (FLOWHOST_TEST_BACKEND=%s)" % BACKEND)
         for item in items:
             if "sqlite_only" in item.keywords:
                 item.add_marker(skip)
@@ -213,6 +242,8 @@ def spawn(flowhost_bin, tmp_path):
         # The suite's run with every flow in a process of its own (scripts/test.sh).
         if os.environ.get("FLOWHOST_TEST_ISOLATE") == "all":
             args = list(args) + ["--isolate-all"]
+        if "--store" in args:
+            environment.pop("FLOWHOST_FEED_STORE", None)  # the default store's, not this one's
         environment.update(mapped)
         # The most verbose level unless a test says otherwise: the secret
         # hygiene check below then sees every line the host can write.

@@ -29,6 +29,7 @@ class Cluster:
         self.password = secrets.token_urlsafe(18)
         self.passfile = os.path.join(folder, "pgpass")
         self._names = itertools.count(1)
+        self.bouncers = []
         self._as = []
         if os.geteuid() == 0:
             # initdb refuses root: the server runs as postgres, in a folder it owns.
@@ -63,6 +64,12 @@ class Cluster:
     def url(self, database):
         return "postgresql:///%s?host=%s&user=%s&passfile=%s" % (database, self.folder, self.USER, self.passfile)
 
+    def bouncer(self, **options):
+        """A PgBouncer in front of this cluster (class Bouncer), stopped by remove()."""
+        made = Bouncer(self, name="bouncer%d" % (len(self.bouncers) + 1), **options)
+        self.bouncers.append(made)
+        return made
+
     def psql(self, database, sql):
         out = subprocess.run([os.path.join(self.bin, "psql"), "-X", "-q", "-At", "-F", "\t", "-v", "ON_ERROR_STOP=1",
                               "-d", "dbname=%s host=%s user=%s" % (database, self.folder, self.USER), "-c", sql],
@@ -94,6 +101,8 @@ class Cluster:
         return out.stdout
 
     def remove(self):
+        for bouncer in self.bouncers:
+            bouncer.stop()
         try:
             self.stop("immediate")
         except Exception:
@@ -101,17 +110,109 @@ class Cluster:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
+def bouncer_binary():
+    for candidate in ("/usr/sbin/pgbouncer", shutil.which("pgbouncer")):
+        if candidate and os.path.exists(candidate):
+            return candidate
+    raise RuntimeError("PgBouncer is installed by scripts/setup.sh --test (Debian's pgbouncer)")
+
+
+class Bouncer:
+    """PgBouncer in front of a Cluster, in transaction mode with an empty
+    server_reset_query: each transaction may run on any server connection,
+    and nothing a session set is cleaned up between clients. It listens only
+    on a Unix socket in the cluster's folder (port PORT), runs as the
+    cluster's user, and takes the same password (SCRAM both ways)."""
+
+    PORT = 6432
+
+    def __init__(self, cluster, pool_size=20, name="bouncer"):
+        self.cluster = cluster
+        self.port = self.PORT + sum(1 for _ in glob.glob(os.path.join(cluster.folder, "*.ini")))
+        self.folder = cluster.folder
+        self.config = os.path.join(cluster.folder, "%s.ini" % name)
+        self.pidfile = os.path.join(cluster.folder, "%s.pid" % name)
+        self.log = os.path.join(cluster.folder, "%s.log" % name)
+        userlist = os.path.join(cluster.folder, "%s-users.txt" % name)
+        with open(userlist, "w") as handle:
+            handle.write('"%s" "%s"\n' % (cluster.USER, cluster.password))
+        os.chmod(userlist, 0o600)
+        with open(self.config, "w") as handle:
+            handle.write("\n".join([
+                "[databases]",
+                "* = host=%s port=5432" % cluster.folder,
+                "[pgbouncer]",
+                "listen_addr =",
+                "listen_port = %d" % self.port,
+                "unix_socket_dir = %s" % cluster.folder,
+                "auth_type = scram-sha-256",
+                "auth_file = %s" % userlist,
+                "admin_users = %s" % cluster.USER,
+                "pool_mode = transaction",
+                "server_reset_query =",
+                "server_reset_query_always = 0",
+                "default_pool_size = %d" % pool_size,
+                "max_client_conn = 2000",
+                "logfile = %s" % self.log,
+                "pidfile = %s" % self.pidfile,
+                ""]))
+        with open(cluster.passfile, "a") as handle:
+            handle.write("%s:%d:*:%s:%s\n" % (cluster.folder, self.port, cluster.USER, cluster.password))
+        if cluster._as:
+            for path in (userlist, self.config):
+                shutil.chown(path, "postgres")
+        out = subprocess.run(cluster._as + [bouncer_binary(), "-d", self.config], capture_output=True, text=True, timeout=60)
+        if out.returncode != 0:
+            raise RuntimeError("pgbouncer failed: %s" % (out.stderr or out.stdout))
+        import time
+        deadline = time.time() + 10
+        while not os.path.exists(os.path.join(cluster.folder, ".s.PGSQL.%d" % self.port)):
+            if time.time() > deadline:
+                raise RuntimeError("pgbouncer did not start: %s" % open(self.log).read()[-2000:])
+            time.sleep(0.05)
+
+    def url(self, database):
+        return "postgresql:///%s?host=%s&port=%d&user=%s&passfile=%s" % (
+            database, self.folder, self.port, self.cluster.USER, self.cluster.passfile)
+
+    def show(self, what):
+        """The admin console's SHOW WHAT, as dicts by column name."""
+        out = subprocess.run([os.path.join(self.cluster.bin, "psql"), "-X", "-A", "-F", "\t", "-P", "footer=off",
+                              "-d", "dbname=pgbouncer host=%s port=%d user=%s" % (self.folder, self.port, self.cluster.USER),
+                              "-c", "SHOW %s" % what],
+                             capture_output=True, text=True, timeout=60, env=dict(os.environ, PGPASSFILE=self.cluster.passfile))
+        if out.returncode != 0:
+            raise RuntimeError(out.stderr.strip())
+        lines = out.stdout.splitlines()
+        names = lines[0].split("\t")
+        return [dict(zip(names, line.split("\t"))) for line in lines[1:]]
+
+    def stop(self):
+        try:
+            with open(self.pidfile) as handle:
+                os.kill(int(handle.read().strip()), 15)
+        except (OSError, ValueError):
+            pass
+
+
 if __name__ == "__main__":
-    # `pgcluster.py COMMAND...`: runs COMMAND with FLOWHOST_TEST_POSTGRES_URL
-    # naming a database on a throw-away cluster, then removes the cluster.
-    # For the Swift tests of the PostgreSQL store (PostgresStoreTests).
+    # `pgcluster.py [--bouncer] COMMAND...`: runs COMMAND with
+    # FLOWHOST_TEST_POSTGRES_URL naming a database on a throw-away cluster
+    # (with --bouncer, through a PgBouncer in transaction mode in front of
+    # it), then removes the cluster. For the Swift tests of the PostgreSQL
+    # store (PostgresStoreTests).
     import sys
     import tempfile
-    if len(sys.argv) < 2:
-        sys.exit("usage: pgcluster.py COMMAND [ARGUMENT...]")
+    command = sys.argv[1:]
+    through_bouncer = command[:1] == ["--bouncer"]
+    if through_bouncer:
+        command = command[1:]
+    if not command:
+        sys.exit("usage: pgcluster.py [--bouncer] COMMAND [ARGUMENT...]")
     cluster = Cluster(tempfile.mkdtemp(prefix="flowhost-pg-"))
     try:
-        url = cluster.url(cluster.create_database())
-        sys.exit(subprocess.run(sys.argv[1:], env=dict(os.environ, FLOWHOST_TEST_POSTGRES_URL=url)).returncode)
+        database = cluster.create_database()
+        url = (cluster.bouncer() if through_bouncer else cluster).url(database)
+        sys.exit(subprocess.run(command, env=dict(os.environ, FLOWHOST_TEST_POSTGRES_URL=url)).returncode)
     finally:
         cluster.remove()

@@ -22,6 +22,8 @@ import Testing
         ["--no-default-plugins", "--examples", "--trace", "/tmp/t", "--contract", "none", "--max-frame-bytes", "4096"],
         ["--state-dir", "/tmp/s", "--device-dir", "/tmp/d", "--store", "postgresql://h/db"],
         ["--isolate", "mfa", "--isolate=step-up", "--isolate-all"],
+        ["--store", "postgresql://pool/db", "--feed-store", "postgresql://server/db"],
+        ["--feed-store=postgresql://server/db"],
     ]
 
     @Test(arguments: readable)
@@ -32,7 +34,7 @@ import Testing
 
     @Test(arguments: [
         ["--help"], ["-h"], ["--version", "--store", "x"], ["admin", "add-user", "u"], ["plugins"], ["demo"],
-        ["--store"], ["--store", "--strict"], ["--store", "a", "--store", "b"], ["--strict", "--strict"], ["--strict=yes"],
+        ["--store"], ["--store", "--strict"], ["--store", "a", "--store", "b"], ["--feed-store", "a", "--feed-store", "b"], ["--strict", "--strict"], ["--strict=yes"],
         ["--max-frame-bytes", "0"], ["--max-frame-bytes", "many"], ["--stor", "x"], ["stray"], ["serve", "serve"],
     ])
     func anythingElseIsHandedOver(_ arguments: [String]) {
