@@ -94,6 +94,17 @@ class Cluster:
     def drop_database(self, name):
         self.psql("postgres", "DROP DATABASE IF EXISTS %s WITH (FORCE)" % name)
 
+    def throwaway_store(self, folder, config, url=None):
+        """A new database for one test, with a config file and a state folder
+        in `folder` (a pytest tmp_path), dropped when the generator ends;
+        `url` names how the hosts reach it (default: the cluster itself)."""
+        import json
+        database = self.create_database()
+        (folder / "config.json").write_text(json.dumps(config))
+        yield {"url": (url or self.url)(database), "db": database, "config": str(folder / "config.json"),
+               "env": {"FLOWHOST_STATE_DIR": str(folder)}}
+        self.drop_database(database)
+
     def dump(self, name):
         out = subprocess.run([os.path.join(self.bin, "pg_dump"), "--data-only", "-d",
                               "dbname=%s host=%s user=%s" % (name, self.folder, self.USER)],

@@ -31,12 +31,8 @@ def cluster():
 
 @pytest.fixture
 def store(cluster, tmp_path):
-    database = cluster.create_database()
-    config = tmp_path / "config.json"
-    config.write_text(json.dumps(CHEAP_CONFIG))
-    yield {"url": cluster.pool.url(database), "feed": cluster.url(database), "db": database, "config": str(config),
-           "env": {"FLOWHOST_STATE_DIR": str(tmp_path)}}
-    cluster.drop_database(database)
+    for made in cluster.throwaway_store(tmp_path, CHEAP_CONFIG, url=cluster.pool.url):
+        yield dict(made, feed=cluster.url(made["db"]))
 
 
 def admin(flowhost_bin, store, *args):

@@ -25,12 +25,7 @@ def cluster():
 
 @pytest.fixture
 def store(cluster, tmp_path):
-    import json
-    database = cluster.create_database()
-    config = tmp_path / "config.json"
-    config.write_text(json.dumps(CHEAP_CONFIG))
-    yield {"url": cluster.url(database), "db": database, "config": str(config), "env": {"FLOWHOST_STATE_DIR": str(tmp_path)}}
-    cluster.drop_database(database)
+    yield from cluster.throwaway_store(tmp_path, CHEAP_CONFIG)
 
 
 def admin(flowhost_bin, store, *args):

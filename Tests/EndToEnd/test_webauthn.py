@@ -252,19 +252,23 @@ def test_an_assertion_from_elsewhere_is_refused(deployment, tamper, reason):
     assert device_of(deployment, "pat")["keyRevokedTs"] is None, "a refused assertion revokes nothing"
 
 
-def test_an_origin_or_rp_id_is_refused_at_activation_too(deployment):
-    authenticator = SoftwareAuthenticator("https://evil.test")
-    code = deployment.add_user("pat")
-    host = webauthn_host(deployment, authenticator)
+def activation_refused(host, user, code):
+    """An activation with a password, to the end: the getUser it ends with."""
     host.wait_event("getUser")
-    host.request("setUser", ["pat"])
+    host.request("setUser", [user])
     host.wait_event("getActivationCode")
     host.request("setActivationCode", [code])
     host.request("setDeviceName", [host.wait_event("getDeviceName")["params"]["deviceName"]])
     host.wait_event("getPassword")
     host.request("setPassword", [GOOD_PASSWORD, 1])
-    event = host.wait_event("getUser")
-    assert status_of(event) == 114
+    return host.wait_event("getUser")
+
+
+def test_an_origin_or_rp_id_is_refused_at_activation_too(deployment):
+    authenticator = SoftwareAuthenticator("https://evil.test")
+    code = deployment.add_user("pat")
+    host = webauthn_host(deployment, authenticator)
+    assert status_of(activation_refused(host, "pat", code)) == 114
     assert deployment.admin("devices", "pat") == [], "no device was registered"
 
 
@@ -364,14 +368,7 @@ def test_another_users_credential_is_refused(deployment):
     carol.credential_id = alices
     code = deployment.add_user("carol")
     host = webauthn_host(deployment, carol, device="phone-3")
-    host.wait_event("getUser")
-    host.request("setUser", ["carol"])
-    host.wait_event("getActivationCode")
-    host.request("setActivationCode", [code])
-    host.request("setDeviceName", [host.wait_event("getDeviceName")["params"]["deviceName"]])
-    host.wait_event("getPassword")
-    host.request("setPassword", [GOOD_PASSWORD, 1])
-    assert status_of(host.wait_event("getUser")) == 114
+    assert status_of(activation_refused(host, "carol", code)) == 114
     assert counts(deployment)[("device.key", "credential-in-use")] == 1
     log_off(alice, "alice")
     assert password_login(alice, "alice")["method"] == "onUserLoggedIn", "Alice's own device is unaffected"
