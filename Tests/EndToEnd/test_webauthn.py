@@ -252,8 +252,8 @@ def test_an_assertion_from_elsewhere_is_refused(deployment, tamper, reason):
     assert device_of(deployment, "pat")["keyRevokedTs"] is None, "a refused assertion revokes nothing"
 
 
-def activation_refused(host, user, code):
-    """An activation with a password, to the end: the getUser it ends with."""
+def activation_until_key(host, user, code):
+    """An activation with a password, to its end: the next event after the password."""
     host.wait_event("getUser")
     host.request("setUser", [user])
     host.wait_event("getActivationCode")
@@ -261,14 +261,15 @@ def activation_refused(host, user, code):
     host.request("setDeviceName", [host.wait_event("getDeviceName")["params"]["deviceName"]])
     host.wait_event("getPassword")
     host.request("setPassword", [GOOD_PASSWORD, 1])
-    return host.wait_event("getUser")
+    return host.wait_event()
 
 
 def test_an_origin_or_rp_id_is_refused_at_activation_too(deployment):
     authenticator = SoftwareAuthenticator("https://evil.test")
     code = deployment.add_user("pat")
     host = webauthn_host(deployment, authenticator)
-    assert status_of(activation_refused(host, "pat", code)) == 114
+    event = activation_until_key(host, "pat", code)
+    assert event["method"] == "getUser" and status_of(event) == 114
     assert deployment.admin("devices", "pat") == [], "no device was registered"
 
 
@@ -368,21 +369,11 @@ def test_another_users_credential_is_refused(deployment):
     carol.credential_id = alices
     code = deployment.add_user("carol")
     host = webauthn_host(deployment, carol, device="phone-3")
-    assert status_of(activation_refused(host, "carol", code)) == 114
+    event = activation_until_key(host, "carol", code)
+    assert event["method"] == "getUser" and status_of(event) == 114
     assert counts(deployment)[("device.key", "credential-in-use")] == 1
     log_off(alice, "alice")
     assert password_login(alice, "alice")["method"] == "onUserLoggedIn", "Alice's own device is unaffected"
-
-
-def activation_until_key(host, user, code):
-    host.wait_event("getUser")
-    host.request("setUser", [user])
-    host.wait_event("getActivationCode")
-    host.request("setActivationCode", [code])
-    host.request("setDeviceName", [host.wait_event("getDeviceName")["params"]["deviceName"]])
-    host.wait_event("getPassword")
-    host.request("setPassword", [GOOD_PASSWORD, 1])
-    return host.wait_event()
 
 
 def test_a_synced_credential_is_refused_by_default_with_214(deployment):
