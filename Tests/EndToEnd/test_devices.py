@@ -137,7 +137,8 @@ class Keystore:
         signature = self.signature(key, challenge)
         if self.mode in ("high-s", "ber"):
             # The right key's signature in a second form: (r, n − s), or DER with a long-form length.
-            r, s = decode_dss_signature(signature) if signature[0] == 0x30 else (
+            # The keystore's own form decides: a raw r‖s may begin with 0x30 too.
+            r, s = decode_dss_signature(signature) if self.platform.signature_form == "der" else (
                 int.from_bytes(signature[:32], "big"), int.from_bytes(signature[32:], "big"))
             if self.mode == "high-s":
                 signature = encode_dss_signature(r, P256_ORDER - s)
