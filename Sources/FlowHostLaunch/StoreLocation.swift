@@ -29,11 +29,23 @@ public struct StoreLocation: Equatable, Sendable {
 
     /// The keyring of host-custody device keys: 0700, each key file 0600.
     public func keyring() throws(LaunchError) -> DeviceKeyring {
-        let folder = deviceDir ?? {
-            if isPostgres { return localFolder + "/devices" }
-            return path.folderPart.map { $0 + "/devices" } ?? "devices"
-        }()
-        do { return try DeviceKeyring(folder: folder) } catch { throw .usage("\(error)") }
+        do { return try DeviceKeyring(folder: deviceFolder) } catch { throw .usage("\(error)") }
+    }
+
+    /// The keyring's folder: `--device-dir`, else `devices/` in the state
+    /// folder (PostgreSQL) or beside the store file.
+    public var deviceFolder: String {
+        if let deviceDir { return deviceDir }
+        if isPostgres { return localFolder + "/devices" }
+        return path.folderPart.map { $0 + "/devices" } ?? "devices"
+    }
+
+    /// The host's own files that must be private (`PrivateFile`), whether
+    /// or not each exists yet: the store's (SQLite), the outbox and issuer
+    /// keys, the feed's wake-up file.
+    public var privateFiles: [String] {
+        if isPostgres { return [localFolder + "/outbox.key", localFolder + "/issuer.key"] }
+        return [path, path + "-wal", path + "-shm", path + ".key", path + ".issuer.key", path + ".feed"]
     }
 
     public var path: String {

@@ -24,13 +24,7 @@ public final class TemporaryFolder {
 
     /// Removes a folder and everything under it, without following links.
     static func remove(_ folder: String) {
-        guard let stream = opendir(folder) else { return }
-        var names: [String] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.baseAddress!.assumingMemoryBound(to: CChar.self)) }
-            if name != ".", name != ".." { names.append(name) }
-        }
-        closedir(stream)
+        guard let names = SystemFolder.names(in: folder) else { return }
         for name in names {
             let path = folder + "/" + name
             var status = stat()

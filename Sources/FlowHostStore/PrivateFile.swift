@@ -29,6 +29,19 @@ public enum PrivateFile {
         return nil
     }
 
+    /// Why the folder at `path` is not private (others can list or change
+    /// it, or another user owns it), or nil when it is (or does not exist).
+    public static func folderProblem(at path: String, uid: uid_t = getuid()) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        if info.st_mode & S_IFMT != S_IFDIR { return "\(path) is not a folder" }
+        if info.st_uid != uid { return "\(path) is owned by uid \(info.st_uid), not the running user (uid \(uid))" }
+        if info.st_mode & 0o077 != 0 {
+            return "\(path) can be reached by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); run: chmod 700 \(path)"
+        }
+        return nil
+    }
+
     /// Throws the first problem among `paths`.
     public static func check(_ paths: [String]) throws(StoreError) {
         for path in paths {

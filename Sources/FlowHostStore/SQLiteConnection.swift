@@ -26,10 +26,12 @@ final class SQLiteConnection: SQLDatabase {
     /// Prepared statements by SQL text: each is compiled once per connection.
     private var statements: [StatementKey: SQLiteStatement] = [:]
 
-    init(path: String, busyTimeoutMilliseconds: Int32) throws(SQLiteError) {
+    /// `readOnly`: for a look that must change nothing (`SchemaState`); the
+    /// file must exist.
+    init(path: String, busyTimeoutMilliseconds: Int32, readOnly: Bool = false) throws(SQLiteError) {
         Self.configureOnce()
         var opened: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &opened, flags, nil)
         guard let opened else { throw SQLiteError(code: code, message: "cannot open \(path)") }
         handle = opened
