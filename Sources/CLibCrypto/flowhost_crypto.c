@@ -54,6 +54,8 @@ static void load(void) {
     RESOLVE(ERR_get_error);
     RESOLVE(ERR_error_string_n);
     RESOLVE(ERR_clear_error);
+    RESOLVE(EVP_PKEY_verify_init);
+    RESOLVE(EVP_PKEY_verify);
 }
 
 const flowhost_crypto_api *flowhost_crypto_load(const char **error) {

@@ -59,11 +59,13 @@ public enum P256 {
     /// Whether `signature` (DER or r‖s, as above) is `point`'s over `message`.
     public static func verify(_ signature: [UInt8], of message: [UInt8], publicKey point: [UInt8]) -> Bool {
         guard point.count == publicKeyBytes, point[0] == 0x04, let der = canonicalSignature(signature) else { return false }
+        // The digest is libsodium's, whose code a host runs anyway; libcrypto
+        // checks it with the key's kept context (P256KeyCache).
+        let digest = SHA256.digest(message)
         do {
-            let key = try P256KeyCache.shared.key(point, parse: publicKey)
-            let context = try LibCryptoObject(.digestContext, "EVP_MD_CTX_new") { $0.EVP_MD_CTX_new() }
-            try LibCrypto.check("EVP_DigestVerifyInit") { $0.EVP_DigestVerifyInit(context.borrowed, nil, $0.EVP_sha256(), nil, key.borrowed) }
-            return try LibCrypto.verdict("EVP_DigestVerify") { $0.EVP_DigestVerify(context.borrowed, der, der.count, message, message.count) }
+            return try P256KeyCache.shared.withVerifier(point, parse: publicKey) { verifier in
+                try LibCrypto.verdict("EVP_PKEY_verify") { $0.EVP_PKEY_verify(verifier.borrowed, der, der.count, digest, digest.count) }
+            }
         } catch { return false }
     }
 
@@ -88,21 +90,12 @@ public enum P256 {
 
     /// r and s (32 bytes each) of a strict DER signature; nil for anything
     /// else: BER (a long or padded length, a padded integer), bytes after
-    /// it, a negative integer, one longer than 32 bytes.
+    /// it, a negative integer, one longer than 32 bytes. Parsed in Swift
+    /// (`ES256Signature`): libcrypto's ASN.1 decoder is code a login would
+    /// otherwise bring into the caches for a 70-byte value.
     static func strictDERScalars(_ bytes: [UInt8]) -> ([UInt8], [UInt8])? {
-        guard bytes.first == 0x30 else { return nil }
-        do {
-            let parsed: LibCryptoObject? = try bytes.withUnsafeBufferPointer { buffer in
-                var cursor = buffer.baseAddress
-                let made = try LibCryptoObject(.signature, "d2i_ECDSA_SIG") { $0.d2i_ECDSA_SIG(nil, &cursor, buffer.count) }
-                return cursor == buffer.baseAddress! + buffer.count ? made : nil
-            }
-            // libcrypto's parser takes some BER; DER is what it writes back.
-            guard let signature = parsed, try encoded(signature) == bytes else { return nil }
-            let (r, s) = LibCrypto.run { ($0.ECDSA_SIG_get0_r(signature.borrowed), $0.ECDSA_SIG_get0_s(signature.borrowed)) }
-            guard LibCrypto.run({ $0.BN_is_negative(r) == 0 && $0.BN_is_negative(s) == 0 }) else { return nil }
-            return (try bytes32(r), try bytes32(s))
-        } catch { return nil }
+        guard let raw = ES256Signature.raw(fromDER: bytes) else { return nil }
+        return (Array(raw[..<32]), Array(raw[32...]))
     }
 
     /// A SubjectPublicKeyInfo's key, parsed by libcrypto (which refuses a point off the curve).
@@ -113,25 +106,6 @@ public enum P256 {
             guard cursor == buffer.baseAddress! + buffer.count else { throw LibCryptoError(call: "d2i_PUBKEY", detail: "bytes after the key") }
             return key
         }
-    }
-
-    /// A signature's DER, as libcrypto writes it.
-    static func encoded(_ signature: LibCryptoObject) throws -> [UInt8] {
-        let count = try LibCrypto.length("i2d_ECDSA_SIG") { $0.i2d_ECDSA_SIG(signature.borrowed, nil) }
-        var bytes = [UInt8](repeating: 0, count: count)
-        let written = try bytes.withUnsafeMutableBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            return try LibCrypto.length("i2d_ECDSA_SIG") { $0.i2d_ECDSA_SIG(signature.borrowed, &cursor) }
-        }
-        guard written == count else { throw LibCryptoError(call: "i2d_ECDSA_SIG", detail: "wrote \(written) bytes of \(count)") }
-        return bytes
-    }
-
-    /// A non-negative number as 32 big-endian bytes; throws when it is longer.
-    private static func bytes32(_ number: OpaquePointer?) throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: 32)
-        _ = try LibCrypto.length("BN_bn2binpad") { $0.BN_bn2binpad(number, &bytes, 32) }
-        return bytes
     }
 
     private static func isZero(_ bytes: [UInt8]) -> Bool { bytes.allSatisfy { $0 == 0 } }

@@ -1,14 +1,17 @@
 import FlowHostLibCrypto
 import FlowHostPOSIX
 
-/// The public keys libcrypto has already parsed, by their point. Parsing a
-/// key goes through OpenSSL 3's decoder search, which costs more than the
-/// verification itself; a host serves one device, whose key it checks at
-/// every login, step-up and signature, so it parses that key once.
+/// The public keys libcrypto has already parsed, by their point, each with
+/// a verification context made for it. Parsing a key goes through OpenSSL
+/// 3's decoder search, and making a digest context for each check walks
+/// the provider's fetch and set-up code; a host serves one device, whose
+/// key it checks at every login, step-up and signature, long after its
+/// caches last held that code, so it does both once per key and then
+/// verifies a digest directly (docs/performance.md, "P-256").
 ///
-/// `@unchecked Sendable`: every access to `keys` holds `lock`; a parsed
-/// EVP_PKEY is only read by a verification, which libcrypto allows from
-/// several threads at once.
+/// `@unchecked Sendable`: every access to `entries`, and every use of a
+/// kept context (which libcrypto does not allow from two threads at once),
+/// holds `lock`.
 final class P256KeyCache: @unchecked Sendable {
     static let shared = P256KeyCache()
 
@@ -16,17 +19,19 @@ final class P256KeyCache: @unchecked Sendable {
     /// receipts meets in turn; the oldest is dropped first.
     private static let capacity = 8
     private let lock = Lock()
-    private var keys: [(point: [UInt8], key: LibCryptoObject)] = []
+    private var entries: [(point: [UInt8], key: LibCryptoObject, verifier: LibCryptoObject)] = []
 
-    /// The parsed key for `point`, parsing it with `parse` on a miss. A
-    /// point that does not parse is not kept.
-    func key(_ point: [UInt8], parse: ([UInt8]) throws -> LibCryptoObject) throws -> LibCryptoObject {
-        if let hit = lock.withLock({ keys.first { $0.point == point }?.key }) { return hit }
-        let parsed = try parse(point)
-        lock.withLock {
-            if keys.count == Self.capacity { keys.removeFirst() }
-            keys.append((point, parsed))
+    /// `body` with the verification context for `point`'s key, made (the key
+    /// parsed with `parse`) on a miss. A point that does not parse is not kept.
+    func withVerifier<T>(_ point: [UInt8], parse: ([UInt8]) throws -> LibCryptoObject, _ body: (LibCryptoObject) throws -> T) throws -> T {
+        try lock.withLock {
+            if let hit = entries.first(where: { $0.point == point }) { return try body(hit.verifier) }
+            let key = try parse(point)
+            let verifier = try LibCryptoObject(.keyContext, "EVP_PKEY_CTX_new") { $0.EVP_PKEY_CTX_new(key.borrowed, nil) }
+            try LibCrypto.check("EVP_PKEY_verify_init") { $0.EVP_PKEY_verify_init(verifier.borrowed) }
+            if entries.count == Self.capacity { entries.removeFirst() }
+            entries.append((point, key, verifier))
+            return try body(verifier)
         }
-        return parsed
     }
 }

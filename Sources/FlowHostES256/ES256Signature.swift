@@ -32,6 +32,29 @@ public enum ES256Signature {
         return [0x30, UInt8(body.count)] + body
     }
 
+    /// The 64-byte r‖s of a strict DER signature, that is, of bytes that
+    /// `der` writes for some r and s below 2²⁵⁶; nil for anything else (a
+    /// long-form or wrong length, a padded or negative integer, bytes after
+    /// it). Read leniently, then written again and compared: strict by
+    /// construction, with no second notion of DER to keep in step.
+    public static func raw(fromDER bytes: [UInt8]) -> [UInt8]? {
+        guard bytes.count >= 8, bytes.count <= 72, bytes[0] == 0x30, Int(bytes[1]) == bytes.count - 2 else { return nil }
+        var index = 2
+        func integer() -> [UInt8]? {
+            guard index + 2 <= bytes.count, bytes[index] == 0x02 else { return nil }
+            let length = Int(bytes[index + 1])
+            index += 2
+            guard length >= 1, length <= 33, index + length <= bytes.count else { return nil }
+            let value = Array(bytes[index..<(index + length)].drop { $0 == 0 })
+            index += length
+            guard value.count <= 32 else { return nil }
+            return [UInt8](repeating: 0, count: 32 - value.count) + value
+        }
+        guard let r = integer(), let s = integer(), index == bytes.count else { return nil }
+        let raw = r + s
+        return der(raw) == bytes ? raw : nil
+    }
+
     private static func integer(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
         var minimal = Array(bytes.drop { $0 == 0 })
         if minimal.isEmpty { minimal = [0] }

@@ -123,6 +123,31 @@ import Testing
 
     @Test func wycheproofP1363() throws { try check("ecdsa_secp256r1_sha256_p1363_test.json", der: false) }
 
+    /// The Swift DER reader takes exactly what `ES256Signature.der` writes;
+    /// Wycheproof's BER vectors above are its other half.
+    @Test func strictDERIsWhatDERWritesAndNothingElse() throws {
+        var generator = SystemRandomNumberGenerator()
+        for shortR in [false, true] {
+            var raw = (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            raw[0] = 0x80  // r needs a leading zero
+            if shortR { raw.replaceSubrange(0..<3, with: [0, 0, 0x7f]) }  // r is minimal at 30 bytes
+            let der = ES256Signature.der(raw)
+            #expect(ES256Signature.raw(fromDER: der) == raw)
+            // Each of these is the same r and s in a form DER forbids, or broken.
+            let longLength = [0x30, 0x81, der[1]] + der[2...]
+            let trailing = der + [0]
+            let padded = [0x30, der[1] + 1, 0x02, der[3] + 1, 0x00] + der[4...]
+            // Without its leading zero, the r that begins 0x80 reads as negative.
+            let negative = shortR ? der : [0x30, der[1] - 1, 0x02, der[3] - 1] + der[5...]
+            let truncated = Array(der.dropLast())
+            var wrongTag = der
+            wrongTag[2] = 0x03
+            for bad in [longLength, trailing, padded, truncated, wrongTag, [], [0x30, 0x00]] + (shortR ? [] : [negative]) {
+                #expect(ES256Signature.raw(fromDER: Array(bad)) == nil, "\(bad)")
+            }
+        }
+    }
+
     @Test func aKeySignsAndOnlyItsOwnMessageVerifies() throws {
         let key = try P256SigningKey()
         let point = try key.publicKey()

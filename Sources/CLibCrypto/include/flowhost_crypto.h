@@ -49,6 +49,9 @@ typedef struct flowhost_crypto_api {
     __typeof__(ERR_get_error) *ERR_get_error;
     __typeof__(ERR_error_string_n) *ERR_error_string_n;
     __typeof__(ERR_clear_error) *ERR_clear_error;
+    /* Verifying a digest with a context kept per key (P256KeyCache). */
+    __typeof__(EVP_PKEY_verify_init) *EVP_PKEY_verify_init;
+    __typeof__(EVP_PKEY_verify) *EVP_PKEY_verify;
 } flowhost_crypto_api;
 
 /* The table, loading libcrypto.so.3 the first time (thread-safe). NULL when
