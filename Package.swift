@@ -267,6 +267,9 @@ let package = Package(
         .executableTarget(name: "fuzz-frames", dependencies: ["FuzzSupport", "JSONRPC", "FlowJSON"], path: "Tests/Fuzz/Frames"),
         .executableTarget(name: "fuzz-json", dependencies: ["FuzzSupport", "FlowJSON", "CFlowJSON", "CJansson"], path: "Tests/Fuzz/JSON"),
         .executableTarget(
+            name: "fuzz-device-input", dependencies: ["FuzzSupport", "FlowHostDevices", "FlowHostES256", "FlowHostPOSIX", "FlowJSON"],
+            path: "Tests/Fuzz/DeviceInput"),
+        .executableTarget(
             name: "fuzz-dispatch",
             dependencies: [
                 "FuzzSupport", "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostDelivery", "FlowHostDevices", "FlowHostPOSIX", "FlowHostStore",

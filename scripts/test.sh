@@ -29,6 +29,7 @@ python3 Tests/EndToEnd/pgcluster.py --bouncer swift test --skip-build --filter P
 "$bin/fuzz-frames" Tests/Fuzz/Corpus/frames
 "$bin/fuzz-json" Tests/Fuzz/Corpus/json
 FLOWHOST_FUZZ_PLUGINS="$bin" "$bin/fuzz-dispatch" Tests/Fuzz/Corpus/dispatch
+"$bin/fuzz-device-input" Tests/Fuzz/Corpus/device-input
 stage end-to-end tests on SQLite
 FLOWHOST_BIN_DIR="$bin" python3 -m pytest -q -rfE Tests/EndToEnd
 stage inspector
