@@ -175,7 +175,7 @@ public final class DataSignatures {
             publicKey: pending.key.publicKey, authLevel: message.authLevel, authenticatorType: message.authenticatorType,
             verifiedBy: pending.verifiedBy, signedAt: message.signedAt, reason: message.reason, payload: message.payload,
             signature: Base64.encode(signature), algorithm: pending.algorithm.rawValue, webauthn: webauthn)
-        let attested = try issuer.sign(ReceiptAttestation.bytes(receipt, message: pending.bytes))
+        let attested = try issuer.sign(ReceiptAttestation.bytes(receipt, message: pending.bytes), in: tx)
         receipt.issuerKeyID = attested.keyID
         receipt.issuerSignature = Base64.encode(attested.signature)
         try tx.insert(receipt)
@@ -191,8 +191,11 @@ public final class DataSignatures {
         public let valid: Bool
         /// valid; unknown (not issued here); tampered (`fields` names what
         /// differs or no longer verifies); revoked (signed after the device's
-        /// key was revoked); malformed (not a receipt at all).
+        /// key was revoked, or countersigned by an issuer key since
+        /// withdrawn: `detail` says which and why); malformed (not a receipt at all).
         public let reason: String
+        /// For a withdrawn issuer key: which, and the operator's reason.
+        public let detail: String?
         /// For `tampered`: the receipt fields that differ from what was
         /// issued, or whose signature no longer holds.
         public let fields: [String]
@@ -203,14 +206,16 @@ public final class DataSignatures {
         public func json() -> JSON {
             let result: JSON = ["valid": .bool(valid), "reason": .string(reason)]
             if !fields.isEmpty { result["fields"] = .array(fields.map(JSON.string)) }
+            if let detail { result["detail"] = .string(detail) }
             if let stored { result["receipt"] = DataSignatures.json(stored) }
             return result
         }
 
-        init(_ reason: String, fields: [String] = [], stored: SignatureReceiptRecord?) {
+        init(_ reason: String, fields: [String] = [], detail: String? = nil, stored: SignatureReceiptRecord?) {
             valid = reason == "valid"
             self.reason = reason
             self.fields = fields
+            self.detail = detail
             self.stored = stored
         }
     }
@@ -258,8 +263,11 @@ public final class DataSignatures {
         guard let issuerKeyID = stored.issuerKeyID, let issuerSignature = stored.issuerSignature.flatMap(Base64.decode) else {
             return Verdict("unknown", stored: stored)  // stored before receipts were countersigned: issuance cannot be shown
         }
-        guard try issuer.verify(issuerSignature, of: ReceiptAttestation.bytes(stored), keyID: issuerKeyID) else {
-            return Verdict("tampered", fields: ["issuer"], stored: stored)
+        switch try issuer.check(issuerSignature, of: ReceiptAttestation.bytes(stored), keyID: issuerKeyID) {
+        case .valid: break
+        case .invalid, .unknownKey: return Verdict("tampered", fields: ["issuer"], stored: stored)
+        case .withdrawn(let reason):
+            return Verdict("revoked", detail: "the issuer key \(issuerKeyID) was withdrawn: \(reason)", stored: stored)
         }
         guard let signature = Base64.decode(stored.signature), let key = HexBytes.decode(stored.publicKey),
             let algorithm = DeviceKeyAlgorithm(rawValue: stored.algorithm), DeviceKeyAlgorithm(publicKey: key) == algorithm,

@@ -166,5 +166,39 @@ public enum DevicesSchema {
                 ALTER TABLE signature_receipt ADD COLUMN authenticator_data TEXT COLLATE "C";
                 ALTER TABLE signature_receipt ADD COLUMN client_data_json TEXT COLLATE "C";
                 """)
+        // The issuer's key set (IssuerKeySet): the public half of every key
+        // the deployment has signed receipts and session tokens with, and
+        // its state. The partial unique indexes are what keep rotation safe
+        // across hosts and machines: one active key, one staged at most.
+        migrator.registerMigration(
+            "signatures/v4-issuer-key-set",
+            sqlite: """
+                CREATE TABLE issuer_key (
+                    key_id TEXT PRIMARY KEY NOT NULL,
+                    public_key TEXT NOT NULL,
+                    state TEXT NOT NULL CHECK (state IN ('staged', 'active', 'retired', 'withdrawn')),
+                    created_at INTEGER NOT NULL,
+                    activated_at INTEGER,
+                    retired_at INTEGER,
+                    withdrawn_at INTEGER,
+                    withdrawn_reason TEXT
+                ) WITHOUT ROWID;
+                CREATE UNIQUE INDEX issuer_key_one_active ON issuer_key(state) WHERE state = 'active';
+                CREATE UNIQUE INDEX issuer_key_one_staged ON issuer_key(state) WHERE state = 'staged';
+                """,
+            postgres: """
+                CREATE TABLE issuer_key (
+                    key_id TEXT COLLATE "C" PRIMARY KEY NOT NULL,
+                    public_key TEXT COLLATE "C" NOT NULL,
+                    state TEXT COLLATE "C" NOT NULL CHECK (state IN ('staged', 'active', 'retired', 'withdrawn')),
+                    created_at BIGINT NOT NULL,
+                    activated_at BIGINT,
+                    retired_at BIGINT,
+                    withdrawn_at BIGINT,
+                    withdrawn_reason TEXT COLLATE "C"
+                );
+                CREATE UNIQUE INDEX issuer_key_one_active ON issuer_key(state) WHERE state = 'active';
+                CREATE UNIQUE INDEX issuer_key_one_staged ON issuer_key(state) WHERE state = 'staged';
+                """)
 }
 }

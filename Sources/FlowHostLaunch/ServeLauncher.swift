@@ -47,7 +47,7 @@ public enum ServeLauncher {
             let settings = try HostSettings(validating: configuration)
             let (domains, feedWake) = try storage.domainsRinging(settings, logger: logger, deliver: true)
             HostModules.register(
-                domains, feedWake: feedWake, keyring: try storage.keyring(), issuer: try storage.issuer(),
+                domains, feedWake: feedWake, keyring: try storage.keyring(), issuer: try storage.issuer(store: domains.context.store),
                 retention: settings.retention, approvals: settings.approvals, webauthn: settings.webauthn, in: engine)
             for unoffered in try host.loadPlugins(into: engine, configuration: configuration) { logger.warning("\(unoffered.description)") }
         } catch {

@@ -48,6 +48,11 @@ public struct StoreLocation: Equatable, Sendable {
         return [path, path + "-wal", path + "-shm", path + ".key", path + ".issuer.key", path + ".feed"]
     }
 
+    /// The folder of the issuer's later keys (`issuer(store:)`).
+    public var issuerKeyFolder: String {
+        isPostgres ? localFolder + "/issuer-keys" : path + ".issuer-keys"
+    }
+
     public var path: String {
         if let store { return store }
         if let environment = SystemEnvironment.value("FLOWHOST_STORE"), !environment.isEmpty { return environment }
@@ -126,15 +131,16 @@ public struct StoreLocation: Equatable, Sendable {
         return try FeedWake(path: path + ".feed")
     }
 
-    /// The receipt issuer's key (`ReceiptIssuer`): beside the store file, or
-    /// with PostgreSQL in the state folder (the same file on every machine).
-    /// Read on first use only.
-    public func issuer() throws -> ReceiptIssuer {
+    /// The receipt issuer (`ReceiptIssuer`) on `store`: its first key beside
+    /// the store file (`STORE.issuer.key`), later ones in `STORE.issuer-keys/`;
+    /// with PostgreSQL, `issuer.key` and `issuer-keys/` in the state folder
+    /// (every machine that signs needs the active key's file). Read on first use only.
+    public func issuer(store: any FlowStore) throws -> ReceiptIssuer {
         if isPostgres {
             try PrivateFile.makeFolders(localFolder)
-            return ReceiptIssuer(path: localFolder + "/issuer.key")
+            return ReceiptIssuer(path: localFolder + "/issuer.key", folder: issuerKeyFolder, store: store)
         }
-        return ReceiptIssuer(path: path + ".issuer.key")
+        return ReceiptIssuer(path: path + ".issuer.key", folder: issuerKeyFolder, store: store)
     }
 
     /// The outbox, sealed with a key kept beside the store file (with

@@ -109,7 +109,7 @@ public final class TestHost {
             domains.context.ringFeed = { wake.ring() }
             HostModules.register(
                 domains, feedWake: wake, keyring: try DeviceKeyring(folder: folder + "/devices"),
-                issuer: ReceiptIssuer(path: folder + "/issuer.key"), retention: settings.retention, approvals: settings.approvals, webauthn: settings.webauthn, in: engine)
+                issuer: ReceiptIssuer(path: folder + "/issuer.key", folder: folder + "/issuer-keys", store: store), retention: settings.retention, approvals: settings.approvals, webauthn: settings.webauthn, in: engine)
         } catch {
             throw TestHostError("cannot make the throw-away store: \(error)")
         }

@@ -22,7 +22,7 @@ struct Admin: ParsableCommand {
         subcommands: [
             AddUser.self, ShowUser.self, Session.self, Block.self, Unblock.self, ExpirePassword.self, IssueCode.self, Outbox.self,
             Devices.self, RevokeDevice.self, Notify.self, Notifications.self, Audit.self, VerifySignature.self, ExportKey.self,
-            Prune.self, Check.self,
+            Prune.self, Check.self, RotateIssuer.self, WithdrawIssuer.self,
         ])
 }
 

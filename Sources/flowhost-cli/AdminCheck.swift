@@ -55,8 +55,10 @@ struct Check: ParsableCommand {
         }
         var location = storage.location
         location.feedStore = feedStore
-        checks.append(location.storeCheck())
+        let store = location.storeCheck()
+        checks.append(store)
         checks.append(location.filesCheck())
+        if store.passed { checks.append(location.issuerCheck()) }
         if let feed = location.feedCheck(configured: configuration.feedStore) { checks.append(feed) }
         checks.append(contentsOf: try host.launch.flowChecks(configuration, logger: try host.makeLogger()))
         return checks

@@ -23,7 +23,8 @@ extension Admin {
         func run() throws {
             var valid = false
             try adminRun {
-                let signatures = DataSignatures(try options.domains().context, issuer: try options.storage.issuer())
+                let context = try options.domains().context
+                let signatures = DataSignatures(context, issuer: try options.storage.issuer(store: context.store))
                 let verdict: DataSignatures.Verdict
                 if let receipt {
                     let text: [UInt8]
@@ -56,7 +57,8 @@ extension Admin {
         @OptionGroup var options: AdminOptions
         @Argument var userID: String?
         @Argument var deviceID: String?
-        @Flag(help: "The receipt issuer's key, which countersigns every receipt, instead of a device's.") var issuer = false
+        @Flag(help: "The receipt issuer's key, which countersigns every receipt and session token, instead of a device's.") var issuer = false
+        @Flag(help: "With --issuer: every key that verifies (staged, active and retired; not withdrawn) as a JSON Web Key Set.") var jwks = false
         @Option(help: "pem or jwk.") var format = "pem"
 
         func validate() throws {
@@ -64,6 +66,7 @@ extension Admin {
             guard issuer == (userID == nil && deviceID == nil), issuer || deviceID != nil else {
                 throw ValidationError("give USER DEVICE for a device's key, or --issuer alone")
             }
+            guard !jwks || issuer else { throw ValidationError("--jwks goes with --issuer") }
         }
 
         func run() throws {
@@ -72,7 +75,14 @@ extension Admin {
                 let publicKey: [UInt8]
                 var revoked = false
                 if issuer {
-                    do { (keyID, publicKey) = try options.storage.issuer().publicKey() } catch { throw CredentialError("\(error)") }
+                    let issuer = try options.storage.issuer(store: try options.store())
+                    if jwks {
+                        let keys: [JSON]
+                        do { keys = try issuer.keySet().filter { $0.state != .withdrawn }.map(IssuerKeys.jwk) } catch { throw CredentialError("\(error)") }
+                        print(JSON.object(["keys": .array(keys)]).serialized())
+                        return
+                    }
+                    do { (keyID, publicKey) = try issuer.publicKey() } catch { throw CredentialError("\(error)") }
                 } else {
                     let (userID, deviceID) = (userID ?? "", deviceID ?? "")
                     guard let key = try options.store().read({ try $0.deviceKey(userID: userID, deviceID: deviceID) }),

@@ -23,7 +23,7 @@ struct StoreOptions: ParsableArguments {
 
     func domains(_ parsed: HostSettings) throws -> HostDomains { try commandLine { try location.domains(parsed) } }
 
-    func issuer() throws -> ReceiptIssuer { try commandLine { try location.issuer() } }
+    func issuer(store: any FlowStore) throws -> ReceiptIssuer { try commandLine { try location.issuer(store: store) } }
 
     func outbox() throws -> OutboxDelivery { try commandLine { try location.outbox() } }
 }

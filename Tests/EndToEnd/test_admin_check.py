@@ -9,7 +9,7 @@ import subprocess
 
 from conftest import ON_POSTGRES, activate, plugin_copy, store_environment, store_location, store_execute, store_rows
 
-ALWAYS = ["config", "store", "files", "flows", "pins"]
+ALWAYS = ["config", "store", "files", "issuer", "flows", "pins"]
 
 
 def check(deployment, *args, store=None, env=None):
@@ -25,7 +25,7 @@ def check(deployment, *args, store=None, env=None):
 
 
 def names_in_order(checks):
-    return [name for name in ALWAYS[:3] + (["feed"] if ON_POSTGRES else []) + ALWAYS[3:] if name in checks]
+    return [name for name in ALWAYS[:4] + (["feed"] if ON_POSTGRES else []) + ALWAYS[4:] if name in checks]
 
 
 def test_a_deployment_that_serves_passes_every_check_in_text_and_json(deployment, flowhost_bin):

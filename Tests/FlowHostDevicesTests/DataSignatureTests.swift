@@ -61,7 +61,7 @@ import Testing
                 try tx.save(DeviceKeyRecord(userID: "alice", deviceID: deviceID, keyID: keyID, publicKey: hex, custody: custody, createdAt: 0))
             }
         }
-        let signatures = DataSignatures(DomainContext(store: store, clock: { 1_800_000_000 }), issuer: ReceiptIssuer(path: folder + "/issuer.key"))
+        let signatures = DataSignatures(DomainContext(store: store, clock: { 1_800_000_000 }), issuer: ReceiptIssuer(path: folder + "/issuer.key", folder: folder + "/issuer-keys", store: store))
         return SigningFixture(storage: storage, keys: keys, keyID: keyID, publicKey: publicKey, signatures: signatures)
     }
 

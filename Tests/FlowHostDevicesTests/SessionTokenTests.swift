@@ -2,6 +2,8 @@ import FlowHostDevices
 import FlowJSON
 import Foundation
 import FlowHostPOSIX
+import FlowHostStore
+import TestSupport
 import Testing
 
 /// `jwtJsonTokenInfo`: a compact JWS (EdDSA) a third party checks with the issuer's public key.
@@ -13,9 +15,9 @@ import Testing
     }
 
     @Test func theTokenIsSignedByTheIssuerOverItsHeaderAndClaims() throws {
-        let scratch = try TemporaryFolder()
-        let folder = scratch.path
-        let issuer = ReceiptIssuer(path: folder + "/issuer.key")
+        let storage = try ThrowAwayStore(SchemaMigrator(DevicesSchema.register(in:)))
+        let folder = storage.folder.path
+        let issuer = ReceiptIssuer(path: folder + "/issuer.key", folder: folder + "/issuer-keys", store: storage.store)
         let token = try SessionToken.make(
             issuer: issuer, userID: "alice", sessionID: "s1", deviceID: "d1", issuedAt: 1_800_000_000, expiresAt: 1_800_043_200,
             factors: ["password"])
@@ -37,9 +39,9 @@ import Testing
     /// id with quotes, a backslash, control characters and non-ASCII text
     /// reads back as it was.
     @Test func theHeaderAndClaimsAreExactlyThisJSON() throws {
-        let scratch = try TemporaryFolder()
-        let folder = scratch.path
-        let issuer = ReceiptIssuer(path: folder + "/issuer.key")
+        let storage = try ThrowAwayStore(SchemaMigrator(DevicesSchema.register(in:)))
+        let folder = storage.folder.path
+        let issuer = ReceiptIssuer(path: folder + "/issuer.key", folder: folder + "/issuer-keys", store: storage.store)
         let (keyID, _) = try issuer.publicKey()
         let plain = try SessionToken.make(
             issuer: issuer, userID: "alice", sessionID: "s1", deviceID: "d1", issuedAt: 1_800_000_000, expiresAt: 1_800_043_200,

@@ -26,7 +26,7 @@ import Testing
         do {
             let engine = HostEngine(sink: MemorySink(), logger: Logger(label: "test"))
             HostModules.register(
-                domains, feedWake: wake, keyring: keyring, issuer: ReceiptIssuer(path: folder + "/store.sqlite.issuer.key"), in: engine)
+                domains, feedWake: wake, keyring: keyring, issuer: ReceiptIssuer(path: folder + "/store.sqlite.issuer.key", folder: folder + "/store.sqlite.issuer-keys", store: store), in: engine)
             #expect(engine.names.services.count > 20)
             released = engine
         }

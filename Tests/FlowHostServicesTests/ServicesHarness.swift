@@ -27,7 +27,7 @@ final class ServicesHarness {
         engine = HostEngine(sink: MemorySink(), logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: clock)
         HostModules.register(
             domains, feedWake: try FeedWake(path: folder + "/store.sqlite.feed"), keyring: try DeviceKeyring(folder: folder + "/devices"),
-            issuer: ReceiptIssuer(path: folder + "/store.sqlite.issuer.key"), in: engine)
+            issuer: ReceiptIssuer(path: folder + "/store.sqlite.issuer.key", folder: folder + "/store.sqlite.issuer-keys", store: store), in: engine)
     }
 
     /// Calls a host service synchronously, with no flow as the caller.

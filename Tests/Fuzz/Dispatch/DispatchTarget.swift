@@ -44,7 +44,7 @@ final class DispatchFixture {
             domains = HostDomains(store: store, credentials: settings, delivery: try OutboxDelivery(keyPath: folder + "/store.sqlite.key"))
             feedWake = try FeedWake(path: folder + "/store.sqlite.feed")
             keyring = try DeviceKeyring(folder: folder + "/devices")
-            issuer = ReceiptIssuer(path: folder + "/store.sqlite.issuer.key")
+            issuer = ReceiptIssuer(path: folder + "/store.sqlite.issuer.key", folder: folder + "/store.sqlite.issuer-keys", store: store)
             _ = try OperatorActions(domains.credentials).addUser("alice")
             _ = try OperatorActions(domains.credentials).addUser("bob")
         } catch {
