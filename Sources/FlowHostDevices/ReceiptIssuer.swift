@@ -83,6 +83,9 @@ public final class ReceiptIssuer {
             throw DeviceError("the issuer key set has no active key: run flowhost admin rotate-issuer, then rotate-issuer --activate")
         }
         try tx.insertIssuerKey(keyID: first.keyID, publicKey: first.publicKey, state: .active, at: DomainContext.now())
+        // Undone with the transaction: the key must not stay loaded as active
+        // (a retried attempt would then sign without registering it).
+        tx.onRollback { [weak self] in self?.forget() }
         return try tx.activeIssuerKey()!
     }
 
