@@ -120,7 +120,7 @@ public struct StoreLocation: Equatable, Sendable {
         // Checked now (a password in the URL is refused at start); opened by the holder, on first use.
         do { _ = try PostgresFeedSignal(url: listenURL) } catch { throw LaunchError.usage("\(error)") }
         return FeedRelay(
-            folder: localFolder, serverWake: { try PostgresFeedSignal(url: listenURL) },
+            folder: localFolder, feed: path + "\n" + listenURL, serverWake: { try PostgresFeedSignal(url: listenURL) },
             read: { after, topics, limit in try store.read { try $0.feedEvents(after: after, topics: topics, limit: limit) } },
             log: { logger?.warning("\($0)") })
     }

@@ -18,9 +18,10 @@ public protocol FeedRelaying: FeedSignal {
 
 /// One listener per machine for a PostgreSQL store's change feed
 /// (Protocol/spec.md, "One listener per machine"). The hosts that share a
-/// state folder elect one of them by `flock` on `feed-relay.lock`; the
-/// holder LISTENs on the server, reads each new row once per wake for all
-/// of them, and pushes to each host, over `feed-relay.sock`, the rows of
+/// state folder (and store) elect one of them by `flock` on
+/// `feed-relay-HASH.lock`; the holder LISTENs on the server, reads each new
+/// row once per wake for all of them, and pushes to each host, over
+/// `feed-relay-HASH.sock`, the rows of
 /// the topics it follows. The others connect and say what they follow and
 /// from where (their own cursor), so a new holder serves each from where
 /// it stands: when the holder goes, one of them takes the lock over.
@@ -30,8 +31,6 @@ public protocol FeedRelaying: FeedSignal {
 /// opened before the host first subscribes, and all is let go when it
 /// follows nothing. Used on one thread at a time (the host's loop).
 public final class FeedRelay: FeedRelaying {
-    public static let lockName = "feed-relay.lock"
-    public static let socketName = "feed-relay.sock"
     /// Peers a holder serves at once; more are refused (they read the store themselves).
     static let maxPeers = 4096
     /// A peer with this much unread stops being fed until it reads;
@@ -81,15 +80,18 @@ public final class FeedRelay: FeedRelaying {
     var nextJoin: UInt64 = 0
     private var warnedLongPath = false
 
+    /// `feed` names the feed (its store's and its LISTEN's URLs): hosts of
+    /// different stores that share a state folder get a relay each.
     /// `openServerWake` makes the holder's LISTEN (PostgreSQL: `PostgresFeedSignal`
     /// to the feed URL); `read` reads the feed (the store's `feedEvents`).
     public init(
-        folder: String, serverWake: @escaping () throws -> any FeedSignal,
+        folder: String, feed: String, serverWake: @escaping () throws -> any FeedSignal,
         read: @escaping (Int64, [String], Int) throws -> [StoredFeedEvent], log: @escaping (String) -> Void
     ) {
         self.folder = folder
-        lockPath = folder + "/" + Self.lockName
-        socketPath = folder + "/" + Self.socketName
+        let name = Self.fileName(feed)
+        lockPath = folder + "/" + name + ".lock"
+        socketPath = folder + "/" + name + ".sock"
         openServerWake = serverWake
         self.read = read
         self.log = log
@@ -341,6 +343,15 @@ public final class FeedRelay: FeedRelaying {
         if let serverRegistration { unregister(serverRegistration.fd) }
         serverRegistration = nil
         serverWake = nil
+    }
+
+    /// `feed-relay-` and 16 hex digits of the feed's name (FNV-1a, 64 bits):
+    /// stable across hosts and builds, and short enough for a socket path.
+    static func fileName(_ feed: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in feed.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let hex = String(hash, radix: 16)
+        return "feed-relay-" + String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     static func now() -> UInt64 {

@@ -1,9 +1,10 @@
 """One listener per machine (Protocol/spec.md, "One listener per machine"):
-the hosts that share a state folder elect one of them by flock on
-feed-relay.lock; it LISTENs on the server, reads each new feed row once and
-pushes the rows to the others over feed-relay.sock. Against a real,
-throw-away PostgreSQL cluster, whatever FLOWHOST_TEST_BACKEND says."""
+the hosts that share a state folder and a store elect one of them by flock
+on feed-relay-HASH.lock; it LISTENs on the server, reads each new feed row
+once and pushes the rows to the others over feed-relay-HASH.sock. Against a
+real, throw-away PostgreSQL cluster, whatever FLOWHOST_TEST_BACKEND says."""
 
+import glob
 import os
 import signal
 import socket
@@ -69,10 +70,15 @@ def settled_listeners(cluster, store, expected):
     return listeners(cluster, store)
 
 
+def relay_file(store, suffix):
+    found = glob.glob(os.path.join(store["env"]["FLOWHOST_STATE_DIR"], "feed-relay-*" + suffix))
+    assert len(found) == 1, found
+    return found[0]
+
+
 def holder_pid(store):
-    """The process holding feed-relay.lock, from /proc/locks."""
-    path = os.path.join(store["env"]["FLOWHOST_STATE_DIR"], "feed-relay.lock")
-    inode = os.stat(path).st_ino
+    """The process holding the relay's lock file, from /proc/locks."""
+    inode = os.stat(relay_file(store, ".lock")).st_ino
     with open("/proc/locks") as handle:
         for line in handle:
             fields = line.split()
@@ -106,10 +112,9 @@ def test_the_hosts_of_a_machine_hold_one_listen_and_read_each_row_once(cluster, 
     hosts = subscribed(spawn, store, SUBSCRIBERS, "echo.relay")
     publisher = echo_host(spawn, store, "publisher")
     assert len(settled_listeners(cluster, store, 1)) == 1, listeners(cluster, store)
-    state = store["env"]["FLOWHOST_STATE_DIR"]
-    for name in ("feed-relay.lock", "feed-relay.sock"):
-        mode = os.lstat(os.path.join(state, name)).st_mode
-        assert stat.S_IMODE(mode) == 0o600, (name, oct(mode))
+    for suffix in (".lock", ".sock"):
+        mode = os.lstat(relay_file(store, suffix)).st_mode
+        assert stat.S_IMODE(mode) == 0o600, (suffix, oct(mode))
     assert holder_pid(store) in [client.process.pid for client in hosts]
 
     since, started = log_size(cluster), time.monotonic()
@@ -165,7 +170,7 @@ def test_a_host_starting_alone_becomes_the_holder_and_an_exiting_holder_hands_ov
     first = echo_host(spawn, store, "first")
     state = store["env"]["FLOWHOST_STATE_DIR"]
     # Nothing before the first subscription: no file, no connection.
-    assert not os.path.exists(os.path.join(state, "feed-relay.sock"))
+    assert glob.glob(os.path.join(state, "feed-relay-*")) == []
     assert listeners(cluster, store) == []
     assert first.request("echo.subscribe", {"topic": "echo.handover"}) == {"ok": True}
     assert holder_pid(store) == first.process.pid
@@ -213,7 +218,7 @@ def test_garbage_and_foreign_peers_are_refused_and_the_holder_carries_on(cluster
     hosts = subscribed(spawn, store, 3, "echo.garbage")
     publisher = echo_host(spawn, store, "publisher")
     holder = holder_pid(store)
-    path = os.path.join(store["env"]["FLOWHOST_STATE_DIR"], "feed-relay.sock")
+    path = relay_file(store, ".sock")
     assert refused(path, b"\xff\xff\xff\xff")                          # a length over the bound
     assert refused(path, frame(9, b"x"))                               # an unknown kind
     assert refused(path, frame(1, b"\x00" * 8))                        # a follow cut short
@@ -246,3 +251,22 @@ def test_garbage_and_foreign_peers_are_refused_and_the_holder_carries_on(cluster
     for client in hosts:
         assert heard(client, 1) == [7]
     assert len(listeners(cluster, store)) == 1
+
+
+def test_hosts_of_two_stores_sharing_a_state_folder_each_get_their_own_feed(cluster, store, spawn, tmp_path):
+    (tmp_path / "other").mkdir()
+    for other in cluster.throwaway_store(tmp_path / "other", CHEAP_CONFIG):
+        other = dict(other, env=store["env"])  # the same state folder
+        ours = subscribed(spawn, store, 2, "echo.shared")
+        theirs = subscribed(spawn, other, 2, "echo.shared")
+        state = store["env"]["FLOWHOST_STATE_DIR"]
+        assert len(glob.glob(os.path.join(state, "feed-relay-*.lock"))) == 2
+        assert echo_host(spawn, store, "publisher").request("echo.publish", {"topic": "echo.shared", "payload": {"n": 1}}) == {"ok": True}
+        assert echo_host(spawn, other, "publisher").request("echo.publish", {"topic": "echo.shared", "payload": {"n": 2}}) == {"ok": True}
+        for client in ours:
+            assert heard(client, 1) == [1]
+            nothing_more(client)
+        for client in theirs:
+            assert heard(client, 1) == [2]
+            nothing_more(client)
+        assert len(listeners(cluster, store)) == 1 and len(listeners(cluster, other)) == 1

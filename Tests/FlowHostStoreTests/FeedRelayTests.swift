@@ -83,7 +83,7 @@ import Testing
         init(folder: String, store: SQLiteStore, feedFile: String) {
             var counted: (() -> Void)?
             relay = FeedRelay(
-                folder: folder, serverWake: { try FeedWake(path: feedFile) },
+                folder: folder, feed: "test", serverWake: { try FeedWake(path: feedFile) },
                 read: { after, topics, limit in
                     counted?()
                     return try store.read { try $0.feedEvents(after: after, topics: topics, limit: limit) }
