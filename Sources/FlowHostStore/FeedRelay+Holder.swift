@@ -183,8 +183,8 @@ extension FeedRelay {
     func serve() {
         dirty = false
         lastRead = Self.now()
-        for peer in Array(peers.values) where peer.stalledSince.map({ lastRead - $0 > Self.stallSeconds * 1_000_000_000 }) ?? false {
-            log("change feed: a host on the machine's listener has not read for \(Self.stallSeconds) s; dropped")
+        for peer in Array(peers.values) where peer.stalledSince.map({ lastRead - $0 > stallNanoseconds }) ?? false {
+            log("change feed: a host on the machine's listener left its events unread; dropped")
             drop(peer)
         }
         let active = peers.values.filter { !$0.interest.topics.isEmpty && $0.stalledSince == nil }

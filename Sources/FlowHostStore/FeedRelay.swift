@@ -34,9 +34,8 @@ public final class FeedRelay: FeedRelaying {
     /// Peers a holder serves at once; more are refused (they read the store themselves).
     static let maxPeers = 4096
     /// A peer with this much unread stops being fed until it reads;
-    /// `stallSeconds` later it is dropped (it reconnects from its cursor).
+    /// `stallNanoseconds` later it is dropped (it reconnects from its cursor).
     static let peerSoftLimit = 1_048_576
-    static let stallSeconds: UInt64 = 5
     static let batchSize = 256
     /// Join attempts when the lock is held but its socket does not answer
     /// yet (a holder starting, or exiting), 2 ms apart.
@@ -78,6 +77,8 @@ public final class FeedRelay: FeedRelaying {
     var dirty = false
     var lastRead: UInt64 = 0
     var nextJoin: UInt64 = 0
+    /// How long a peer may leave `peerSoftLimit` unread (a variable for the tests).
+    var stallNanoseconds: UInt64 = 5_000_000_000
     private var warnedLongPath = false
 
     /// `feed` names the feed (its store's and its LISTEN's URLs): hosts of

@@ -167,4 +167,44 @@ import Testing
         #expect(member.relay.events(after: 0, topics: ["echo.a", "echo.b"], limit: 256)?.map(\.sequence) == [1, 2, 3])
         #expect(member.reads == 0)
     }
+
+    @Test func aPeerThatStopsReadingIsNeitherWaitedOnNorKept() throws {
+        let folder = scratch.path + "/state"
+        let store = try SQLiteStore(path: scratch.path + "/store.sqlite", schema: SchemaMigrator({ _ in }))
+        let feedFile = scratch.path + "/store.sqlite.feed"
+        let ring = try FeedWake(path: feedFile)
+        let holder = Host(folder: folder, store: store, feedFile: feedFile)
+        let member = Host(folder: folder, store: store, feedFile: feedFile)
+        holder.relay.follow(topics: ["echo.a"], after: 0)
+        member.relay.follow(topics: ["echo.a"], after: 0)
+        // A peer that follows echo.a and never reads.
+        let slow = try RelaySocket.connect(to: RelayCall.address(holder.relay.socketPath)!, readLimit: 1 << 20, pendingLimit: 1 << 20)
+        #expect(slow.send(FeedRelayFrame.follow(generation: 1, cursor: 0, topics: ["echo.a"]).encoded()))
+        holder.settle()
+        #expect(holder.relay.peers.count == 2)
+
+        let payload = "\"" + String(repeating: "x", count: 60_000) + "\""
+        for _ in 0..<60 { try store.write { try $0.appendFeedEvent(topic: "echo.a", payload: payload, at: 0) } }
+        ring.ring()
+        var heard: [Int64] = []
+        let started = ContinuousClock.now
+        while heard.count < 60, ContinuousClock.now - started < .seconds(20) {
+            holder.settle(milliseconds: 20)
+            member.settle(milliseconds: 20)
+            heard += member.relay.events(after: heard.last ?? 0, topics: ["echo.a"], limit: 256)?.map(\.sequence) ?? []
+        }
+        #expect(heard == Array(1...60), "the member gets everything while the slow peer holds its share unread")
+        #expect(member.reads == 0)
+        #expect(holder.relay.peers.values.filter { $0.stalledSince != nil }.count == 1, "the slow peer is not fed past its bound")
+
+        // Past the stall bound it is dropped at the next read; the holder carries on.
+        holder.relay.stallNanoseconds = 0
+        try store.write { try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 0) }
+        ring.ring()
+        holder.settle()
+        member.settle()
+        #expect(holder.relay.peers.count == 1)
+        #expect(member.relay.events(after: 60, topics: ["echo.a"], limit: 256)?.map(\.sequence) == [61])
+        slow.close()
+    }
 }
