@@ -44,6 +44,7 @@ public final class FeedRelay: FeedRelaying {
     /// and how stale the holder's last read may be before its periodic read.
     static let retryNanoseconds: UInt64 = 2_000_000_000
     static let staleNanoseconds: UInt64 = 1_500_000_000
+    static let refusedNanoseconds: UInt64 = 100_000_000
 
     enum Role { case idle, holder, member, direct }
 
@@ -77,6 +78,8 @@ public final class FeedRelay: FeedRelaying {
     var dirty = false
     var lastRead: UInt64 = 0
     var nextJoin: UInt64 = 0
+    var memberSince: UInt64 = 0
+    var quickLosses = 0
     /// How long a peer may leave `peerSoftLimit` unread (a variable for the tests).
     var stallNanoseconds: UInt64 = 5_000_000_000
     private var warnedLongPath = false
@@ -205,13 +208,22 @@ public final class FeedRelay: FeedRelaying {
     /// Leaves the current role (the holder is gone, or this host reads the
     /// store itself) and joins again, then says what this host follows.
     func rejoin(retrying: Bool) {
+        // A holder that closes at once, again and again, is refusing this
+        // host (it serves `maxPeers` already): read the store, and try again
+        // later, rather than connect again at once, forever. Once may be a
+        // holder that was exiting as this host connected.
+        if role == .member {
+            quickLosses = Self.now() - memberSince < Self.refusedNanoseconds ? quickLosses + 1 : 0
+        }
+        let refused = quickLosses >= 3
+        if refused { quickLosses = 0 }
         if let member {
             unregister(member.fd)
             member.close()
             self.member = nil
         }
         role = .idle
-        if retrying { join() } else { joinOnce() }
+        if refused { becomeDirect() } else if retrying { join() } else { joinOnce() }
         // A member needs no server connection of its own.
         if role == .member { closeServerWake() }
         if !topics.isEmpty { announce() }
@@ -250,6 +262,7 @@ public final class FeedRelay: FeedRelaying {
 
     private func becomeMember(_ socket: RelaySocket) {
         member = socket
+        memberSince = Self.now()
         role = .member
         watch(socket.fd, writable: false)
     }
