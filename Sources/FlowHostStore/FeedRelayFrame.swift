@@ -1,3 +1,5 @@
+import FlowHostPOSIX
+
 /// The frames the hosts of one machine exchange over the feed relay's
 /// socket (Protocol/spec.md, "One listener per machine"). Each frame is a
 /// 4-byte big-endian length, then that many bytes: a kind byte and its body.
@@ -173,7 +175,9 @@ private struct ByteReader {
         guard remaining >= length else { throw FeedRelayFrameReader.Garbage(description: "a string longer than its frame") }
         let text = bytes[index..<index + length]
         index += length
-        guard let string = String(validating: text, as: UTF8.self) else { throw FeedRelayFrameReader.Garbage(description: "a string that is not UTF-8") }
+        guard let string = text.withUnsafeBufferPointer({ String(validUTF8: $0) }) else {
+            throw FeedRelayFrameReader.Garbage(description: "a string that is not UTF-8")
+        }
         return string
     }
 }
