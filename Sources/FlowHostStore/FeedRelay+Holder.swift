@@ -76,6 +76,7 @@ extension FeedRelay {
             acceptPeers()
         } else if let registration = serverRegistration, fd == registration.fd {
             serverWake?.drain()
+            registerServerWake()  // at once, should the drain have found the connection lost
             dirty = true
         } else if let member, fd == member.fd {
             receiveFromHolder(member, events)
@@ -125,6 +126,9 @@ extension FeedRelay {
             for frame in try peer.socket.receive() {
                 guard case let .follow(generation, cursor, topics) = frame else {
                     throw FeedRelayFrameReader.Garbage(description: "an events frame from a reader")
+                }
+                guard topics.count <= Self.maxTopics else {
+                    throw FeedRelayFrameReader.Garbage(description: "a follow of \(topics.count) topics (the bound is \(Self.maxTopics))")
                 }
                 peer.interest = RelayInterest(topics: Set(topics), cursor: cursor, generation: generation)
                 dirty = true

@@ -37,6 +37,8 @@ public final class FeedRelay: FeedRelaying {
     /// `stallNanoseconds` later it is dropped (it reconnects from its cursor).
     static let peerSoftLimit = 1_048_576
     static let batchSize = 256
+    /// Topics one host may follow through the relay; more is garbage.
+    static let maxTopics = 1024
     /// Join attempts when the lock is held but its socket does not answer
     /// yet (a holder starting, or exiting), 2 ms apart.
     static let joinAttempts = 25
@@ -246,7 +248,7 @@ public final class FeedRelay: FeedRelaying {
         case .member:
             guard let member else { return }
             let frame = FeedRelayFrame.follow(generation: generation, cursor: hostCursor, topics: topics.sorted()).encoded()
-            if frame.count - 4 > FeedRelayFrame.maxFollowBytes || !member.send(frame) {
+            if topics.count > Self.maxTopics || frame.count - 4 > FeedRelayFrame.maxFollowBytes || !member.send(frame) {
                 log("change feed: cannot tell the machine's listener what this host follows; this host listens on its own")
                 unregister(member.fd)
                 member.close()
@@ -343,7 +345,13 @@ public final class FeedRelay: FeedRelaying {
     /// Keeps the server connection's socket in the epoll set: a new
     /// connection (after a lost one) is added, even under a reused number.
     func registerServerWake() {
-        guard let serverWake, epoll >= 0, let fd = serverWake.listen() else { return }
+        guard let serverWake, epoll >= 0 else { return }
+        guard let fd = serverWake.listen() else {
+            // The connection is gone (its descriptor left the epoll set as
+            // it closed): forget its number, which another socket may reuse.
+            serverRegistration = nil
+            return
+        }
         let opened = serverWake.opened
         if let serverRegistration, serverRegistration.fd == fd, serverRegistration.opened == opened { return }
         if let old = serverRegistration, old.fd != fd { unregister(old.fd) }

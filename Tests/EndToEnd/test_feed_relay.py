@@ -224,6 +224,7 @@ def test_garbage_and_foreign_peers_are_refused_and_the_holder_carries_on(cluster
     assert refused(path, frame(1, b"\x00" * 8))                        # a follow cut short
     assert refused(path, frame(2, struct.pack(">QI", 1, 0)))           # events, from a reader
     assert refused(path, frame(1, struct.pack(">QqH", 1, 0, 1) + struct.pack(">H", 2) + b"\xff\xfe"))  # not UTF-8
+    assert refused(path, frame(1, struct.pack(">QqH", 1, 0, 1025) + b"".join(struct.pack(">H", 1) + b"t" for _ in range(1025))))  # too many topics
     if os.geteuid() == 0:
         # Another user, let past the file system's permissions (a link to the
         # socket in a folder it can reach, the socket's mode opened): refused by its uid.
