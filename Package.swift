@@ -72,6 +72,8 @@ let package = Package(
             name: "CSodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
+        // epoll and accept4 (Linux headers Glibc's module leaves out): the change feed's relay.
+        .systemLibrary(name: "CEpoll"),
         .systemLibrary(
             name: "CArgon2",
             pkgConfig: "libargon2",
@@ -135,7 +137,7 @@ let package = Package(
         .target(name: "FlowHostLibCrypto", dependencies: ["CLibCrypto"]),
         // Connections, transactions, dialects and the migrator; the domains below own their tables and SQL.
         .target(
-            name: "FlowHostStore", dependencies: ["CSQLite", "CLibPQ", "FlowHostPOSIX"]),
+            name: "FlowHostStore", dependencies: ["CSQLite", "CLibPQ", "CEpoll", "FlowHostPOSIX"]),
 
         // The accounts domain: users and the devices registered to them, which the other domains name.
         .target(name: "FlowHostAccounts", dependencies: ["FlowHostStore"]),

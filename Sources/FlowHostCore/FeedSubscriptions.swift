@@ -50,10 +50,13 @@ final class FeedSubscriptions {
             }
             started = true
         }
+        let isNewTopic = subscribers[topic] == nil
         var list = subscribers[topic] ?? []
         if let plugin, !list.contains(where: { $0 === plugin }) { list.append(plugin) }
         if plugin == nil { hostInterests.insert(topic) }
         subscribers[topic] = list
+        // Before the subscribe call is answered, as the watch above.
+        if isNewTopic, let cursor { feed.follow(Set(subscribers.keys), after: cursor) }
         return started ? .startedWatching : .subscribed
     }
 
@@ -66,6 +69,7 @@ final class FeedSubscriptions {
         // session's end), nor another flow's.
         if let plugin { list.removeAll { $0 === plugin } } else { hostInterests.remove(topic) }
         subscribers[topic] = list.isEmpty && !hostInterests.contains(topic) ? nil : list
+        if subscribers[topic] == nil { feed?.follow(Set(subscribers.keys), after: cursor ?? 0) }
         if subscribers.isEmpty { cursor = nil }
     }
 
@@ -110,6 +114,9 @@ final class FeedSubscriptions {
             for stored in batch {
                 position = stored.sequence
                 cursor = position
+                // Another user's host topic is passed over before the store is
+                // asked to bear it out: only the hosts it concerns query.
+                if FeedTopic.isHostTopic(stored.topic), !feed.concerns(stored, viewer()) { continue }
                 // A host topic's event the store does not bear out (written
                 // around the host's domains) is dropped, and flows get the
                 // store's payload, not the event's.

@@ -58,6 +58,9 @@ public protocol ChangeFeed: AnyObject {
     var wakeDescriptor: Int32? { get }
     /// Consumes what made `wakeDescriptor` readable.
     func drainWake()
+    /// The host now follows `topics`, after `cursor` (no topic: nothing):
+    /// a feed relayed between the hosts of a machine passes it on.
+    func follow(_ topics: Set<String>, after cursor: Int64)
     /// A host topic's event as the store bears it out now (its payload
     /// rebuilt from the store's records), or nil when the store does not:
     /// a session still open, a notification that does not exist or was
@@ -68,6 +71,10 @@ public protocol ChangeFeed: AnyObject {
     /// hears of its session user's sessions and notifications, and of the
     /// notifications its own flows created, never of other users'.
     func concerns(_ event: FeedEvent, _ viewer: FeedViewer) -> Bool
+}
+
+extension ChangeFeed {
+    public func follow(_ topics: Set<String>, after cursor: Int64) {}
 }
 
 /// Who reads a host topic's event on this host: its session's user, if any.

@@ -113,22 +113,33 @@ public struct StoreLocation: Equatable, Sendable {
         }
         let domains = HostDomains(store: store, credentials: settings, sessions: sessionSettings, delivery: delivery)
         // An operator's block ends sessions through the feed: hosts learn at once.
-        let wake = try feedWake()
+        let wake = try feedWake(store: store, logger: logger)
         domains.context.ringFeed = { wake.ring() }
         return (domains, wake)
     }
 
-    /// The change feed's wake-up: LISTEN/NOTIFY on PostgreSQL (to `feedURL`
-    /// when set, else the store's URL), else a file beside the store.
-    public func feedWake() throws -> any FeedSignal {
+    /// The change feed's wake-up: on PostgreSQL the machine's one listener
+    /// (`FeedRelay`: the hosts sharing the state folder elect one to LISTEN
+    /// on `feedURL` when set, else on the store's URL, and to read the feed
+    /// for all of them through `store`); else a file beside the store.
+    public func feedWake(store: any FlowStore, logger: Logger? = nil) throws -> any FeedSignal {
+        let listenURL: String
         if let feedURL {
             guard isPostgres, PostgresStore.isURL(feedURL) else {
                 throw LaunchError.usage("--feed-store (FLOWHOST_FEED_STORE, config store.feed) must be a postgresql:// URL, with a postgresql:// store")
             }
-            do { return try PostgresFeedSignal(url: feedURL) } catch { throw LaunchError.usage("\(error)") }
+            listenURL = feedURL
+        } else if isPostgres {
+            listenURL = path
+        } else {
+            return try FeedWake(path: path + ".feed")
         }
-        if isPostgres { return try PostgresFeedSignal(url: path) }
-        return try FeedWake(path: path + ".feed")
+        // Checked now (a password in the URL is refused at start); opened by the holder, on first use.
+        do { _ = try PostgresFeedSignal(url: listenURL) } catch { throw LaunchError.usage("\(error)") }
+        return FeedRelay(
+            folder: localFolder, feed: path + "\n" + listenURL, serverWake: { try PostgresFeedSignal(url: listenURL) },
+            read: { after, topics, limit in try store.read { try $0.feedEvents(after: after, topics: topics, limit: limit) } },
+            log: { logger?.warning("\($0)") })
     }
 
     /// The receipt issuer (`ReceiptIssuer`) on `store`: its first key beside

@@ -9,7 +9,8 @@ import Glibc
 #endif
 
 /// The change feed over the store: events in the `feed` module's table, a
-/// wake-up file beside the store watched with inotify.
+/// wake-up file beside the store watched with inotify (SQLite), or the
+/// machine's one listener (`FeedRelay`, PostgreSQL).
 final class StoreChangeFeed: ChangeFeed {
     let store: any FlowStore
     let wake: any FeedSignal
@@ -38,14 +39,18 @@ final class StoreChangeFeed: ChangeFeed {
 
     func latestSequence() throws -> Int64 { try store.read { try $0.latestFeedSequence() } }
 
+    /// Relayed by the machine's listener when it can vouch for them (no
+    /// server query for an event this host was woken for), else read here.
     func events(after sequence: Int64, topics: Set<String>, limit: Int) throws -> [FeedEvent] {
-        try store.read { try $0.feedEvents(after: sequence, topics: topics.sorted(), limit: limit) }.map {
-            FeedEvent(sequence: $0.sequence, topic: $0.topic, payload: (try? JSON.parse($0.payload)) ?? .object())
-        }
+        let stored =
+            try (wake as? any FeedRelaying)?.events(after: sequence, topics: topics, limit: limit)
+            ?? store.read { try $0.feedEvents(after: sequence, topics: topics.sorted(), limit: limit) }
+        return stored.map { FeedEvent(sequence: $0.sequence, topic: $0.topic, payload: (try? JSON.parse($0.payload)) ?? .object()) }
     }
 
     var wakeDescriptor: Int32? { wake.listen() }
     func drainWake() { wake.drain() }
+    func follow(_ topics: Set<String>, after cursor: Int64) { (wake as? any FeedRelaying)?.follow(topics: topics, after: cursor) }
 
     func confirm(_ event: FeedEvent) -> FeedEvent? {
         let payload: JSON?

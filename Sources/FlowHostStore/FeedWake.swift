@@ -16,6 +16,13 @@ public protocol FeedSignal: AnyObject {
     func ring()
     /// Reads away what made the descriptor readable.
     func drain()
+    /// How many times the descriptor was opened: a new number means a new
+    /// descriptor, even under a reused number.
+    var opened: Int { get }
+}
+
+extension FeedSignal {
+    public var opened: Int { 1 }
 }
 
 /// Wakes the hosts that share a store file when its change feed grows: a

@@ -20,6 +20,10 @@ public final class PostgresFeedSignal: FeedSignal {
     private let conninfo: String
     private var connection: PostgresConnection?
     private var backoff = ReconnectBackoff()
+    public private(set) var opened = 0
+    /// Named in `pg_stat_activity.application_name`, so an operator sees
+    /// which backend is a listener.
+    public static let applicationName = "flowhost feed listener"
 
     public init(url: String) throws {
         try PostgresStore.refusePassword(url)
@@ -32,8 +36,10 @@ public final class PostgresFeedSignal: FeedSignal {
         guard backoff.isDue else { return nil }
         do {
             let fresh = try PostgresConnection(conninfo: conninfo)
+            try fresh.execute("SET application_name = '\(Self.applicationName)'")
             try fresh.execute("LISTEN flowhost_feed")
             connection = fresh
+            opened += 1
             backoff.succeeded()
             return fresh.api.pointee.socket(fresh.handle)
         } catch {

@@ -1,0 +1,273 @@
+"""One listener per machine (Protocol/spec.md, "One listener per machine"):
+the hosts that share a state folder and a store elect one of them by flock
+on feed-relay-HASH.lock; it LISTENs on the server, reads each new feed row
+once and pushes the rows to the others over feed-relay-HASH.sock. Against a
+real, throw-away PostgreSQL cluster, whatever FLOWHOST_TEST_BACKEND says."""
+
+import glob
+import os
+import signal
+import socket
+import stat
+import struct
+import tempfile
+import threading
+import time
+
+import pytest
+
+from conftest import CHEAP_CONFIG
+
+LISTENER = "flowhost feed listener"
+SUBSCRIBERS = 5
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from pgcluster import Cluster
+    made = Cluster(tempfile.mkdtemp(prefix="flowhost-pg-relay-"))
+    # Every statement, with the backend that ran it.
+    made.psql("postgres", "ALTER SYSTEM SET log_line_prefix = '[%p] '")
+    made.psql("postgres", "ALTER SYSTEM SET log_statement = 'all'")
+    made.psql("postgres", "SELECT pg_reload_conf()")
+    yield made
+    made.remove()
+
+
+@pytest.fixture
+def store(cluster, tmp_path):
+    yield from cluster.throwaway_store(tmp_path, CHEAP_CONFIG)
+
+
+def echo_host(spawn, store, device):
+    client = spawn("--store", store["url"], "--config", store["config"], "--examples", env=store["env"])
+    client.initialize(device={"deviceID": device, "deviceName": device, "ldaCapabilities": []})
+    return client
+
+
+def subscribed(spawn, store, count, topic):
+    hosts = [echo_host(spawn, store, "subscriber-%d" % index) for index in range(count)]
+    for client in hosts:
+        assert client.request("echo.subscribe", {"topic": topic}) == {"ok": True}
+    return hosts
+
+
+def listeners(cluster, store):
+    """The database's LISTEN backends, by application name and by statement."""
+    rows = cluster.psql("postgres", "SELECT pid, application_name, query FROM pg_stat_activity WHERE datname = '%s'" % store["db"])
+    by_name = [row for row in rows if row[1] == LISTENER]
+    by_statement = [row for row in rows if row[2] == "LISTEN flowhost_feed"]
+    assert by_name == by_statement, rows
+    return by_name
+
+
+def settled_listeners(cluster, store, expected):
+    for _ in range(100):
+        found = listeners(cluster, store)
+        if len(found) == expected:
+            return found
+        time.sleep(0.05)
+    return listeners(cluster, store)
+
+
+def relay_file(store, suffix):
+    found = glob.glob(os.path.join(store["env"]["FLOWHOST_STATE_DIR"], "feed-relay-*" + suffix))
+    assert len(found) == 1, found
+    return found[0]
+
+
+def holder_pid(store):
+    """The process holding the relay's lock file, from /proc/locks."""
+    inode = os.stat(relay_file(store, ".lock")).st_ino
+    with open("/proc/locks") as handle:
+        for line in handle:
+            fields = line.split()
+            if "FLOCK" in fields and fields[-3].split(":")[-1] == str(inode):
+                return int(fields[-4])
+    return None
+
+
+def heard(client, count, timeout=15):
+    return [client.wait_event("onEchoFeed", timeout=timeout)["params"]["payload"]["n"] for _ in range(count)]
+
+
+def nothing_more(client):
+    with pytest.raises(Exception):
+        client.wait_event("onEchoFeed", timeout=0.5)
+
+
+def feed_readers(cluster, since):
+    """The backends that read the feed table after `since` bytes of the server log."""
+    with open(os.path.join(cluster.folder, "server.log"), encoding="utf-8", errors="replace") as handle:
+        handle.seek(since)
+        lines = [line for line in handle if "FROM feed_event WHERE sequence >" in line]
+    return {line.split("]")[0] for line in lines}, len(lines)
+
+
+def log_size(cluster):
+    return os.path.getsize(os.path.join(cluster.folder, "server.log"))
+
+
+def test_the_hosts_of_a_machine_hold_one_listen_and_read_each_row_once(cluster, store, spawn):
+    hosts = subscribed(spawn, store, SUBSCRIBERS, "echo.relay")
+    publisher = echo_host(spawn, store, "publisher")
+    assert len(settled_listeners(cluster, store, 1)) == 1, listeners(cluster, store)
+    for suffix in (".lock", ".sock"):
+        mode = os.lstat(relay_file(store, suffix)).st_mode
+        assert stat.S_IMODE(mode) == 0o600, (suffix, oct(mode))
+    assert holder_pid(store) in [client.process.pid for client in hosts]
+
+    since, started = log_size(cluster), time.monotonic()
+    for n in range(30):
+        assert publisher.request("echo.publish", {"topic": "echo.relay", "payload": {"n": n}}) == {"ok": True}
+    for client in hosts:
+        assert heard(client, 30) == list(range(30))
+        nothing_more(client)
+    # One backend read the feed for all of them (the holder's), at most
+    # once per event, plus its periodic read (every 1.5 to 2 s).
+    readers, reads = feed_readers(cluster, since)
+    periodic = int((time.monotonic() - started) / 1.5) + 1
+    assert len(readers) == 1 and reads <= 30 + periodic, (readers, reads, periodic)
+    for n in range(30, 33):
+        time.sleep(0.3)
+        started = time.monotonic()
+        assert publisher.request("echo.publish", {"topic": "echo.relay", "payload": {"n": n}}) == {"ok": True}
+        for client in hosts:
+            assert heard(client, 1) == [n]
+        assert time.monotonic() - started < 1.0, "event %d came by the periodic read, not the listener" % n
+    assert len(listeners(cluster, store)) == 1
+
+
+def test_a_killed_holder_is_replaced_and_no_event_is_lost_or_repeated(cluster, store, spawn):
+    hosts = subscribed(spawn, store, SUBSCRIBERS, "echo.failover")
+    publisher = echo_host(spawn, store, "publisher")
+    assert len(settled_listeners(cluster, store, 1)) == 1
+    first = holder_pid(store)
+    victim = next(client for client in hosts if client.process.pid == first)
+    survivors = [client for client in hosts if client is not victim]
+    total = 200
+
+    def publish():
+        for n in range(total):
+            publisher.request("echo.publish", {"topic": "echo.failover", "payload": {"n": n}}, timeout=30)
+            time.sleep(0.005)
+    thread = threading.Thread(target=publish)
+    thread.start()
+    for client in survivors:
+        assert heard(client, 1) == [0]
+    time.sleep(0.2)
+    os.kill(first, signal.SIGKILL)
+    thread.join()
+    for client in survivors:
+        assert heard(client, total - 1) == list(range(1, total))
+        nothing_more(client)
+    second = holder_pid(store)
+    assert second in [client.process.pid for client in survivors], (first, second)
+    assert len(settled_listeners(cluster, store, 1)) == 1, listeners(cluster, store)
+
+
+def test_a_host_starting_alone_becomes_the_holder_and_an_exiting_holder_hands_over(cluster, store, spawn):
+    first = echo_host(spawn, store, "first")
+    state = store["env"]["FLOWHOST_STATE_DIR"]
+    # Nothing before the first subscription: no file, no connection.
+    assert glob.glob(os.path.join(state, "feed-relay-*")) == []
+    assert listeners(cluster, store) == []
+    assert first.request("echo.subscribe", {"topic": "echo.handover"}) == {"ok": True}
+    assert holder_pid(store) == first.process.pid
+    second, third = subscribed(spawn, store, 2, "echo.handover")
+    assert holder_pid(store) == first.process.pid
+    publisher = echo_host(spawn, store, "publisher")
+    assert publisher.request("echo.publish", {"topic": "echo.handover", "payload": {"n": 0}}) == {"ok": True}
+    for client in (first, second, third):
+        assert heard(client, 1) == [0]
+    # The holder exits: one of the others takes over, and another after it.
+    first.close()
+    assert publisher.request("echo.publish", {"topic": "echo.handover", "payload": {"n": 1}}) == {"ok": True}
+    for client in (second, third):
+        assert heard(client, 1) == [1]
+    assert holder_pid(store) in (second.process.pid, third.process.pid)
+    assert len(settled_listeners(cluster, store, 1)) == 1
+    holder = second if holder_pid(store) == second.process.pid else third
+    other = third if holder is second else second
+    holder.close()
+    assert publisher.request("echo.publish", {"topic": "echo.handover", "payload": {"n": 2}}) == {"ok": True}
+    assert heard(other, 1) == [2]
+    assert holder_pid(store) == other.process.pid
+    assert len(settled_listeners(cluster, store, 1)) == 1
+
+
+def frame(kind, body):
+    return struct.pack(">IB", len(body) + 1, kind) + body
+
+
+def refused(path, data):
+    """Sends `data` to the holder's socket; True when the holder closes the connection."""
+    peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    peer.settimeout(5)
+    peer.connect(path)
+    try:
+        peer.sendall(data)
+        return peer.recv(1) == b""
+    except (ConnectionResetError, BrokenPipeError):  # closed before or while the bytes went
+        return True
+    finally:
+        peer.close()
+
+
+def test_garbage_and_foreign_peers_are_refused_and_the_holder_carries_on(cluster, store, spawn):
+    hosts = subscribed(spawn, store, 3, "echo.garbage")
+    publisher = echo_host(spawn, store, "publisher")
+    holder = holder_pid(store)
+    path = relay_file(store, ".sock")
+    assert refused(path, b"\xff\xff\xff\xff")                          # a length over the bound
+    assert refused(path, frame(9, b"x"))                               # an unknown kind
+    assert refused(path, frame(1, b"\x00" * 8))                        # a follow cut short
+    assert refused(path, frame(2, struct.pack(">QI", 1, 0)))           # events, from a reader
+    assert refused(path, frame(1, struct.pack(">QqH", 1, 0, 1) + struct.pack(">H", 2) + b"\xff\xfe"))  # not UTF-8
+    assert refused(path, frame(1, struct.pack(">QqH", 1, 0, 1025) + b"".join(struct.pack(">H", 1) + b"t" for _ in range(1025))))  # too many topics
+    if os.geteuid() == 0:
+        # Another user, let past the file system's permissions (a link to the
+        # socket in a folder it can reach, the socket's mode opened): refused by its uid.
+        reachable = tempfile.mkdtemp(prefix="flowhost-relay-foreign-")
+        os.chmod(reachable, 0o755)
+        link = os.path.join(reachable, "relay.sock")
+        os.link(path, link)
+        os.chmod(path, 0o666)
+        try:
+            child = os.fork()
+            if child == 0:
+                try:
+                    os.setgid(65534)
+                    os.setuid(65534)
+                    os._exit(0 if refused(link, frame(1, struct.pack(">QqH", 1, 0, 0))) else 1)
+                except BaseException:
+                    os._exit(2)
+            assert os.waitpid(child, 0)[1] == 0
+        finally:
+            os.chmod(path, 0o600)
+            os.unlink(link)
+            os.rmdir(reachable)
+    assert holder_pid(store) == holder
+    assert publisher.request("echo.publish", {"topic": "echo.garbage", "payload": {"n": 7}}) == {"ok": True}
+    for client in hosts:
+        assert heard(client, 1) == [7]
+    assert len(listeners(cluster, store)) == 1
+
+
+def test_hosts_of_two_stores_sharing_a_state_folder_each_get_their_own_feed(cluster, store, spawn, tmp_path):
+    (tmp_path / "other").mkdir()
+    for other in cluster.throwaway_store(tmp_path / "other", CHEAP_CONFIG):
+        other = dict(other, env=store["env"])  # the same state folder
+        ours = subscribed(spawn, store, 2, "echo.shared")
+        theirs = subscribed(spawn, other, 2, "echo.shared")
+        state = store["env"]["FLOWHOST_STATE_DIR"]
+        assert len(glob.glob(os.path.join(state, "feed-relay-*.lock"))) == 2
+        assert echo_host(spawn, store, "publisher").request("echo.publish", {"topic": "echo.shared", "payload": {"n": 1}}) == {"ok": True}
+        assert echo_host(spawn, other, "publisher").request("echo.publish", {"topic": "echo.shared", "payload": {"n": 2}}) == {"ok": True}
+        for client in ours:
+            assert heard(client, 1) == [1]
+            nothing_more(client)
+        for client in theirs:
+            assert heard(client, 1) == [2]
+            nothing_more(client)
+        assert len(listeners(cluster, store)) == 1 and len(listeners(cluster, other)) == 1

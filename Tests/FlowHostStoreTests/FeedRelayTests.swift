@@ -1,0 +1,210 @@
+import FlowHostPOSIX
+import Foundation
+import Testing
+@testable import FlowHostStore
+
+/// The feed relay's frames, and two relays of one folder over a real SQLite
+/// store, woken by its real feed file in place of PostgreSQL's NOTIFY.
+@Suite struct FeedRelayTests {
+    let scratch: TemporaryFolder
+    init() throws { scratch = try TemporaryFolder() }
+
+    static let events = [
+        StoredFeedEvent(sequence: 7, topic: "echo.a", payload: #"{"n":1}"#, at: 1_700_000_000),
+        StoredFeedEvent(sequence: 9, topic: "echo.é", payload: "{}", at: -1),
+    ]
+
+    @Test func framesRoundTripWhateverTheCuts() throws {
+        let frames: [FeedRelayFrame] = [
+            .follow(generation: 3, cursor: 42, topics: ["echo.a", "session.ended"]),
+            .events(generation: .max, Self.events),
+            .follow(generation: 0, cursor: -1, topics: []),
+        ]
+        let bytes = frames.flatMap { $0.encoded() }
+        for cut in [1, 3, 7, bytes.count] {
+            var reader = FeedRelayFrameReader(limit: FeedRelayFrame.maxEventsBytes)
+            var read: [FeedRelayFrame] = []
+            var index = 0
+            while index < bytes.count {
+                reader.push(Array(bytes[index..<min(index + cut, bytes.count)]))
+                index += cut
+                while let frame = try reader.next() { read.append(frame) }
+            }
+            #expect(read == frames)
+        }
+    }
+
+    @Test func garbageIsRefusedBeforeAnythingIsAllocated() {
+        func refused(_ bytes: [UInt8], limit: Int = FeedRelayFrame.maxFollowBytes) -> Bool {
+            var reader = FeedRelayFrameReader(limit: limit)
+            reader.push(bytes)
+            do {
+                _ = try reader.next()
+                return false
+            } catch { return true }
+        }
+        func frame(_ body: [UInt8]) -> [UInt8] {
+            [UInt8(body.count >> 24), UInt8(body.count >> 16 & 0xFF), UInt8(body.count >> 8 & 0xFF), UInt8(body.count & 0xFF)] + body
+        }
+        #expect(refused([0xFF, 0xFF, 0xFF, 0xFF]))  // over the bound
+        #expect(refused([0, 0, 0, 0]))  // empty
+        #expect(refused(frame([9])))  // unknown kind
+        #expect(refused(frame([1] + [UInt8](repeating: 0, count: 8))))  // cut short
+        #expect(refused(frame([1] + [UInt8](repeating: 0, count: 18) + [0])))  // a byte after the body
+        #expect(refused(frame([2] + [UInt8](repeating: 0, count: 8) + [0xFF, 0xFF, 0xFF, 0xFF])))  // more events than bytes
+        #expect(refused(frame([1] + [UInt8](repeating: 0, count: 16) + [0, 1, 0, 2, 0xFF, 0xFE])))  // not UTF-8
+        // A whole frame over a reader's bound, even a well-formed one.
+        let big = FeedRelayFrame.follow(generation: 1, cursor: 0, topics: [String](repeating: String(repeating: "t", count: 1000), count: 70)).encoded()
+        #expect(refused(big))
+        // A partial frame is only waiting.
+        var reader = FeedRelayFrameReader(limit: 100)
+        reader.push([0, 0, 0, 5, 1])
+        #expect((try? reader.next()) == .some(nil))
+    }
+
+    @Test func anEventTooLargeToRelayIsLeftOutAndFramesStayUnderTheBound() {
+        let big = StoredFeedEvent(sequence: 1, topic: "t", payload: String(repeating: "x", count: FeedRelayFrame.maxEventsBytes), at: 0)
+        let medium = (2...40).map { StoredFeedEvent(sequence: Int64($0), topic: "t", payload: String(repeating: "y", count: 60_000), at: 0) }
+        let frames = FeedRelayFrame.eventFrames(generation: 1, [big] + medium)
+        #expect(frames.count > 1 && frames.allSatisfy { $0.count <= FeedRelayFrame.maxEventsBytes })
+        var reader = FeedRelayFrameReader(limit: FeedRelayFrame.maxEventsBytes)
+        var sequences: [Int64] = []
+        for frame in frames {
+            reader.push(frame)
+            if case let .events(_, rows) = try? reader.next() { sequences += rows.map(\.sequence) }
+        }
+        #expect(sequences == Array(2...40))
+    }
+
+    /// A host of the folder: a relay over the store, counting its own reads.
+    final class Host {
+        let relay: FeedRelay
+        var reads = 0
+        init(folder: String, store: SQLiteStore, feedFile: String) {
+            var counted: (() -> Void)?
+            relay = FeedRelay(
+                folder: folder, feed: "test", serverWake: { try FeedWake(path: feedFile) },
+                read: { after, topics, limit in
+                    counted?()
+                    return try store.read { try $0.feedEvents(after: after, topics: topics, limit: limit) }
+                }, log: { _ in })
+            counted = { [unowned self] in self.reads += 1 }
+        }
+
+        /// Waits for the relay's descriptor, then drains it.
+        func settle(milliseconds: Int32 = 200) {
+            guard let fd = relay.listen() else { return }
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            while poll(&descriptor, 1, milliseconds) > 0 {
+                relay.drain()
+                descriptor.revents = 0
+            }
+        }
+
+        func events(after cursor: Int64) -> [Int64]? { relay.events(after: cursor, topics: ["echo.a"], limit: 256)?.map(\.sequence) }
+    }
+
+    @Test func oneHolderReadsForBothAndTheOtherTakesOverWhenItGoes() throws {
+        let folder = scratch.path + "/state"
+        let store = try SQLiteStore(path: scratch.path + "/store.sqlite", schema: SchemaMigrator({ _ in }))
+        let feedFile = scratch.path + "/store.sqlite.feed"
+        let ring = try FeedWake(path: feedFile)
+        func publish(_ topic: String) throws {
+            try store.write { try $0.appendFeedEvent(topic: topic, payload: "{}", at: 0) }
+            ring.ring()
+        }
+
+        var first: Host? = Host(folder: folder, store: store, feedFile: feedFile)
+        let second = Host(folder: folder, store: store, feedFile: feedFile)
+        first!.relay.follow(topics: ["echo.a"], after: 0)
+        second.relay.follow(topics: ["echo.a"], after: 0)
+        #expect(first!.relay.isHolder && !second.relay.isHolder && !second.relay.isDirect)
+        first!.settle()
+        second.settle()
+
+        try publish("echo.a")
+        try publish("echo.b")
+        try publish("echo.a")
+        first!.settle()
+        second.settle()
+        #expect(first!.events(after: 0) == [1, 3])
+        #expect(second.events(after: 0) == [1, 3])
+        #expect(second.reads == 0, "the member never reads the store")
+        let holderReads = first!.reads
+        #expect(holderReads >= 1)
+
+        // The holder goes (its lock and socket with it): the member takes
+        // over and serves itself from its own cursor.
+        try publish("echo.a")
+        first = nil
+        second.settle()
+        #expect(second.relay.isHolder)
+        try publish("echo.a")
+        second.settle()
+        #expect(second.events(after: 3) == [4, 5])
+        #expect(second.events(after: 5) == [])
+    }
+
+    @Test func aMemberDropsWhatAnsweredAnEarlierFollow() throws {
+        let folder = scratch.path + "/state"
+        let store = try SQLiteStore(path: scratch.path + "/store.sqlite", schema: SchemaMigrator({ _ in }))
+        let feedFile = scratch.path + "/store.sqlite.feed"
+        let ring = try FeedWake(path: feedFile)
+        let holder = Host(folder: folder, store: store, feedFile: feedFile)
+        let member = Host(folder: folder, store: store, feedFile: feedFile)
+        holder.relay.follow(topics: ["echo.a"], after: 0)
+        member.relay.follow(topics: ["echo.a"], after: 0)
+        holder.settle()
+        for topic in ["echo.a", "echo.b", "echo.a"] { try store.write { try $0.appendFeedEvent(topic: topic, payload: "{}", at: 0) } }
+        ring.ring()
+        holder.settle()
+        // The member now follows echo.b as well, from 0, before reading
+        // what answered its first follow: that is dropped, and the answer to
+        // the new one has echo.b's event too.
+        member.relay.follow(topics: ["echo.a", "echo.b"], after: 0)
+        holder.settle()
+        member.settle()
+        #expect(member.relay.events(after: 0, topics: ["echo.a", "echo.b"], limit: 256)?.map(\.sequence) == [1, 2, 3])
+        #expect(member.reads == 0)
+    }
+
+    @Test func aPeerThatStopsReadingIsNeitherWaitedOnNorKept() throws {
+        let folder = scratch.path + "/state"
+        let store = try SQLiteStore(path: scratch.path + "/store.sqlite", schema: SchemaMigrator({ _ in }))
+        let feedFile = scratch.path + "/store.sqlite.feed"
+        let ring = try FeedWake(path: feedFile)
+        let holder = Host(folder: folder, store: store, feedFile: feedFile)
+        let member = Host(folder: folder, store: store, feedFile: feedFile)
+        holder.relay.follow(topics: ["echo.a"], after: 0)
+        member.relay.follow(topics: ["echo.a"], after: 0)
+        // A peer that follows echo.a and never reads.
+        let slow = try RelaySocket.connect(to: RelayCall.address(holder.relay.socketPath)!, readLimit: 1 << 20, pendingLimit: 1 << 20)
+        #expect(slow.send(FeedRelayFrame.follow(generation: 1, cursor: 0, topics: ["echo.a"]).encoded()))
+        holder.settle()
+        #expect(holder.relay.peers.count == 2)
+
+        let payload = "\"" + String(repeating: "x", count: 60_000) + "\""
+        for _ in 0..<60 { try store.write { try $0.appendFeedEvent(topic: "echo.a", payload: payload, at: 0) } }
+        ring.ring()
+        var heard: [Int64] = []
+        let started = ContinuousClock.now
+        while heard.count < 60, ContinuousClock.now - started < .seconds(20) {
+            holder.settle(milliseconds: 20)
+            member.settle(milliseconds: 20)
+            heard += member.relay.events(after: heard.last ?? 0, topics: ["echo.a"], limit: 256)?.map(\.sequence) ?? []
+        }
+        #expect(heard == Array(1...60), "the member gets everything while the slow peer holds its share unread")
+        #expect(member.reads == 0)
+        #expect(holder.relay.peers.values.filter { $0.stalledSince != nil }.count == 1, "the slow peer is not fed past its bound")
+
+        // Past the stall bound it is dropped at the next read; the holder carries on.
+        holder.relay.stallNanoseconds = 0
+        try store.write { try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 0) }
+        ring.ring()
+        holder.settle()
+        member.settle()
+        #expect(holder.relay.peers.count == 1)
+        #expect(member.relay.events(after: 60, topics: ["echo.a"], limit: 256)?.map(\.sequence) == [61])
+        slow.close()
+    }
+}
