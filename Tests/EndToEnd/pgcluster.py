@@ -48,6 +48,15 @@ class Cluster:
         os.chmod(self.passfile, 0o600)
         self.start()
 
+    def log_backends(self, every_statement=False):
+        """The server's log lines name their backend (`[PID] `), and with
+        `every_statement` each statement is logged: tests read which
+        backend ran what."""
+        self.psql("postgres", "ALTER SYSTEM SET log_line_prefix = '[%p] '")
+        if every_statement:
+            self.psql("postgres", "ALTER SYSTEM SET log_statement = 'all'")
+        self.psql("postgres", "SELECT pg_reload_conf()")
+
     def _run(self, tool, *args):
         out = subprocess.run(self._as + [os.path.join(self.bin, tool)] + list(args), capture_output=True, text=True, timeout=120)
         if out.returncode != 0:

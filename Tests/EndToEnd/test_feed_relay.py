@@ -26,10 +26,7 @@ SUBSCRIBERS = 5
 def cluster():
     from pgcluster import Cluster
     made = Cluster(tempfile.mkdtemp(prefix="flowhost-pg-relay-"))
-    # Every statement, with the backend that ran it.
-    made.psql("postgres", "ALTER SYSTEM SET log_line_prefix = '[%p] '")
-    made.psql("postgres", "ALTER SYSTEM SET log_statement = 'all'")
-    made.psql("postgres", "SELECT pg_reload_conf()")
+    made.log_backends(every_statement=True)
     yield made
     made.remove()
 

@@ -21,9 +21,7 @@ POOL_SIZE = 2
 def cluster():
     from pgcluster import Cluster
     made = Cluster(tempfile.mkdtemp(prefix="flowhost-pg-bouncer-"))
-    # Each statement with the backend that ran it.
-    made.psql("postgres", "ALTER SYSTEM SET log_line_prefix = '[%p] '")
-    made.psql("postgres", "SELECT pg_reload_conf()")
+    made.log_backends()
     made.pool = made.bouncer(pool_size=POOL_SIZE)
     yield made
     made.remove()

@@ -104,11 +104,15 @@ import Testing
         func events(after cursor: Int64) -> [Int64]? { relay.events(after: cursor, topics: ["echo.a"], limit: 256)?.map(\.sequence) }
     }
 
-    @Test func oneHolderReadsForBothAndTheOtherTakesOverWhenItGoes() throws {
-        let folder = scratch.path + "/state"
+    /// A state folder and a store the test's hosts share, and the store's wake-up file.
+    func sharedStore() throws -> (folder: String, store: SQLiteStore, feedFile: String, ring: FeedWake) {
         let store = try SQLiteStore(path: scratch.path + "/store.sqlite", schema: SchemaMigrator({ _ in }))
         let feedFile = scratch.path + "/store.sqlite.feed"
-        let ring = try FeedWake(path: feedFile)
+        return (scratch.path + "/state", store, feedFile, try FeedWake(path: feedFile))
+    }
+
+    @Test func oneHolderReadsForBothAndTheOtherTakesOverWhenItGoes() throws {
+        let (folder, store, feedFile, ring) = try sharedStore()
         func publish(_ topic: String) throws {
             try store.write { try $0.appendFeedEvent(topic: topic, payload: "{}", at: 0) }
             ring.ring()
@@ -146,10 +150,7 @@ import Testing
     }
 
     @Test func aMemberDropsWhatAnsweredAnEarlierFollow() throws {
-        let folder = scratch.path + "/state"
-        let store = try SQLiteStore(path: scratch.path + "/store.sqlite", schema: SchemaMigrator({ _ in }))
-        let feedFile = scratch.path + "/store.sqlite.feed"
-        let ring = try FeedWake(path: feedFile)
+        let (folder, store, feedFile, ring) = try sharedStore()
         let holder = Host(folder: folder, store: store, feedFile: feedFile)
         let member = Host(folder: folder, store: store, feedFile: feedFile)
         holder.relay.follow(topics: ["echo.a"], after: 0)
@@ -169,10 +170,7 @@ import Testing
     }
 
     @Test func aPeerThatStopsReadingIsNeitherWaitedOnNorKept() throws {
-        let folder = scratch.path + "/state"
-        let store = try SQLiteStore(path: scratch.path + "/store.sqlite", schema: SchemaMigrator({ _ in }))
-        let feedFile = scratch.path + "/store.sqlite.feed"
-        let ring = try FeedWake(path: feedFile)
+        let (folder, store, feedFile, ring) = try sharedStore()
         let holder = Host(folder: folder, store: store, feedFile: feedFile)
         let member = Host(folder: folder, store: store, feedFile: feedFile)
         holder.relay.follow(topics: ["echo.a"], after: 0)
