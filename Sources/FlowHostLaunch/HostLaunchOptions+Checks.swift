@@ -1,4 +1,5 @@
 import FlowHostCore
+import FlowHostPOSIX
 import FlowHostVocabulary
 import JSONRPC
 import Logging
@@ -26,9 +27,8 @@ extension HostLaunchOptions {
         guard !pins.isEmpty else { return [flows, HealthCheck("pins", passed: true, "none set")] }
         // A pinned library that differs from its pin is refused, so every pin
         // must name a library that loaded.
-        func fileName(_ path: String) -> String { path.split(separator: "/").last.map(String.init) ?? path }
-        let loaded = Set(engine.plugins.map { fileName($0.path) })
-        let refused = Dictionary(engine.refusals.map { (fileName($0.path), $0.reason) }, uniquingKeysWith: { first, _ in first })
+        let loaded = Set(engine.plugins.map(\.path.namePart))
+        let refused = Dictionary(engine.refusals.map { ($0.path.namePart, $0.reason) }, uniquingKeysWith: { first, _ in first })
         let pinProblems = pins.hashes.keys.filter { !loaded.contains($0) }.sorted().map { file in
             "pin \(file): " + (refused[file].map { "refused, \($0)" } ?? "no library of that name in the plugin folders")
         }

@@ -18,4 +18,11 @@ extension String {
         return utf8.withContiguousStorageIfAvailable { String(utf8: UnsafeBufferPointer(rebasing: $0[..<length])) }
             ?? String(self[..<slash])
     }
+
+    /// The name part of a path: what comes after its last `/` (the whole
+    /// path when it has none).
+    public var namePart: String {
+        guard let slash = lastPathSeparator else { return self }
+        return String(self[index(after: slash)...])
+    }
 }
