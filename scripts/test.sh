@@ -49,13 +49,18 @@ if readelf -d "$release/flowhost" | grep -E 'lib(swift_Concurrency|swift_StringP
 fi
 # The C libraries are Debian's shared ones, so that apt upgrade patches them
 # in FlowHost: no copy compiled in.
+# Each tool's output is read whole before it is searched: with pipefail, a
+# `grep -q` that stops at its first match can leave the tool writing into a
+# closed pipe, and the pipeline then fails whatever grep found.
+loaded="$(ldd "$release/flowhost")"
+symbols="$(nm "$release/flowhost")"
 for library in libsqlite3 libsodium libjansson libargon2; do
-  if ! ldd "$release/flowhost" | grep -q "$library\.so"; then
+  if ! grep -q "$library\.so" <<<"$loaded"; then
     echo "the release flowhost does not load Debian's shared $library" >&2
     exit 1
   fi
 done
-if nm "$release/flowhost" | grep -qE ' [Tt] (sqlite3_open_v2|crypto_sign_verify_detached|json_loads|argon2id_hash_raw)$'; then
+if grep -qE ' [Tt] (sqlite3_open_v2|crypto_sign_verify_detached|json_loads|argon2id_hash_raw)$' <<<"$symbols"; then
   echo "the release flowhost carries its own copy of a C library" >&2
   exit 1
 fi
