@@ -22,8 +22,9 @@ def bindir():
 class Cluster:
     USER = "flowhost"
 
-    def __init__(self, folder):
+    def __init__(self, folder, max_connections=400):
         self.folder = folder
+        self.max_connections = max_connections
         self.data = os.path.join(folder, "data")
         self.bin = bindir()
         self.password = secrets.token_urlsafe(18)
@@ -64,7 +65,7 @@ class Cluster:
         return out.stdout
 
     def start(self):
-        options = "-c listen_addresses='' -c unix_socket_directories=%s -c max_connections=400 -c fsync=off" % self.folder
+        options = "-c listen_addresses='' -c unix_socket_directories=%s -c max_connections=%d -c fsync=off" % (self.folder, self.max_connections)
         self._run("pg_ctl", "-D", self.data, "-o", options, "-l", os.path.join(self.folder, "server.log"), "-w", "start")
 
     def stop(self, mode="fast"):
@@ -181,7 +182,11 @@ class Bouncer:
         if cluster._as:
             for path in (userlist, self.config):
                 shutil.chown(path, "postgres")
-        out = subprocess.run(cluster._as + [bouncer_binary(), "-d", self.config], capture_output=True, text=True, timeout=60)
+        # runuser's PAM session sets the soft limit on open files back to
+        # 1024, which a thousand clients exceed: PgBouncer takes the hard one.
+        raise_limit = 'ulimit -n "$(ulimit -H -n)" && exec "$0" -d "$1"'
+        out = subprocess.run(cluster._as + ["sh", "-c", raise_limit, bouncer_binary(), self.config],
+                             capture_output=True, text=True, timeout=60)
         if out.returncode != 0:
             raise RuntimeError("pgbouncer failed: %s" % (out.stderr or out.stdout))
         import time
