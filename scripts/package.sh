@@ -8,7 +8,7 @@
 #
 #   scripts/package.sh        # then: apt-get install ./.build-package/flowhost_*.deb
 #
-# Needs debhelper and patchelf (scripts/setup.sh --package installs them).
+# Needs debhelper and patchelf (scripts/setup.sh --test installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
