@@ -281,7 +281,9 @@ def test_who_may_connect(installed):
         assert peer(installed, *member) == "answered"
     finally:
         os.chmod(installed.socket, 0o660)
-    assert "not root, this host's user or a member of flowhost; refused" in installed.activator_text()
+    log = installed.activator_text()
+    assert "not root, this host's user or a member of flowhost; refused" in log
+    assert "died with code 77" in log
 
 
 def test_activation_and_login_over_tls_through_stunnel(installed):
