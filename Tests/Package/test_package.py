@@ -1,6 +1,6 @@
 """The Debian package, as an operator installs and runs it, on this machine
-itself (as root: CI's machine is thrown away after its run; nothing here
-needs a chroot). In order: scripts/package.sh builds it; lintian finds no
+itself (as root, no chroot: the test purges what it installed and removes
+the state a purge keeps). In order: scripts/package.sh builds it; lintian finds no
 error; apt-get installs it; `flowhost admin check` passes on the installed
 config; a full activation and a login go through a host per connection
 started by `systemd-socket-activate --accept` (systemd's own contract for a
