@@ -204,7 +204,7 @@ let package = Package(
             name: "FlowHostLaunch",
             dependencies: [
                 "FlowHostCore", "FlowHostServices", "FlowHostCredentials", "FlowHostSessions", "FlowHostDelivery", "FlowHostDevices",
-                "FlowHostStore", "CFlowHostSystem", "FlowHostChildProcess", "CFlowHostIsolation", "JSONRPC", "FlowHostPOSIX",
+                "FlowHostStore", "CFlowHostSystem", "FlowHostChildProcess", "CFlowHostIsolation", "JSONRPC", "FlowHostPOSIX", "CEpoll",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 

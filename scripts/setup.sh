@@ -51,6 +51,17 @@ if [ "${1:-}" = "--test" ]; then
   # A real headless Chromium and its WebDriver drive the inspector's page (Tests/Inspector).
   command -v chromium >/dev/null 2>&1 || need_test_apt+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need_test_apt+=(chromium-driver)
+  # The Debian package (scripts/package.sh, Tests/Package): debhelper builds
+  # it, patchelf points its programs at their private Swift runtime, lintian
+  # judges it; systemd-socket-activate (Debian's systemd) and stunnel4, with
+  # openssl for a certificate, drive the installed host as a socket unit and
+  # over TLS.
+  command -v dh >/dev/null 2>&1 || need_test_apt+=(debhelper)
+  command -v patchelf >/dev/null 2>&1 || need_test_apt+=(patchelf)
+  command -v lintian >/dev/null 2>&1 || need_test_apt+=(lintian)
+  command -v systemd-socket-activate >/dev/null 2>&1 || need_test_apt+=(systemd)
+  command -v stunnel4 >/dev/null 2>&1 || need_test_apt+=(stunnel4)
+  command -v openssl >/dev/null 2>&1 || need_test_apt+=(openssl)
   apt_install "${need_test_apt[@]}"
   need_pip=()
   python3 -c 'import pytest' 2>/dev/null || need_pip+=(pytest)

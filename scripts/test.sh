@@ -4,6 +4,7 @@
 # runs the end-to-end tests that spawn the built binary through the Python
 # reference client (the crash-safety and eight-host load tests included),
 # the inspector's page in a headless Chromium,
+# the Debian package of the release build, installed, driven and purged,
 # again with every flow isolated in a process of its own on the release build,
 # builds and drives the tutorial's flows from outside the package,
 # again on a throw-away PostgreSQL cluster with the release build,
@@ -66,6 +67,12 @@ if grep -qE ' [Tt] (sqlite3_open_v2|crypto_sign_verify_detached|json_loads|argon
 fi
 # The start-up list was made (valgrind is installed here).
 [ -s .build/release-startup-order.txt ] || { echo "the release build made no start-up list" >&2; exit 1; }
+# The Debian package of that build, installed on this machine (as root)
+# as an operator would: lintian, admin check, a host per connection through
+# systemd-socket-activate on a Unix-domain socket and through stunnel over
+# TLS, then a purge that leaves only the state it keeps (Tests/Package).
+stage package
+python3 -m pytest -q -rfE Tests/Package
 # Again with every flow in a process of its own (--isolate-all), on the
 # release build: the proxy must be invisible to every flow and client, and
 # the release build gets the whole suite on SQLite. The

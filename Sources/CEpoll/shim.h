@@ -3,9 +3,9 @@
 
 /* What Swift's Glibc module leaves out, for the change feed's relay between
    the hosts of one machine (FeedRelay): epoll, so the host's loop waits on
-   one descriptor whatever the relay holds, and the peer's uid of a
+   one descriptor whatever the relay holds, and the peer's ids of a
    Unix-domain socket (struct ucred needs _GNU_SOURCE, which would clash
-   with Glibc's module). Linux only; nothing to link. */
+   with Glibc's module), which a socket-activated host also checks. Linux only; nothing to link. */
 #ifdef __linux__
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -18,6 +18,31 @@ static inline int fh_peer_uid(int fd, uid_t *uid) {
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
     *uid = credentials.uid;
     return 0;
+}
+
+/* 0, the uid and the primary gid of the process at the other end of `fd`;
+   -1 with errno (ENOTSOCK when `fd` is not a socket). */
+static inline int fh_peer_ids(int fd, uid_t *uid, gid_t *gid) {
+    struct { pid_t pid; uid_t uid; gid_t gid; } credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *uid = credentials.uid;
+    *gid = credentials.gid;
+    return 0;
+}
+
+/* The number of supplementary groups of the peer at the other end of `fd`,
+   up to `capacity` of them written to `groups`; -1 with errno (ERANGE: more
+   than `capacity`). */
+static inline int fh_peer_groups(int fd, gid_t *groups, int capacity) {
+#ifdef SO_PEERGROUPS
+    socklen_t length = (socklen_t)(capacity * (int)sizeof(gid_t));
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &length) != 0) return -1;
+    return (int)(length / sizeof(gid_t));
+#else
+    (void)fd; (void)groups; (void)capacity;
+    return 0;
+#endif
 }
 #endif
 

@@ -29,7 +29,8 @@ public struct HostLaunchOptions: Equatable, Sendable {
     /// `--plugins` folders (a relative one is taken from the working
     /// folder: the operator typed it), then FLOWHOST_PLUGIN_PATH (where a
     /// relative or empty entry is refused: it would load from wherever the
-    /// host happens to run), then the executable's folder.
+    /// host happens to run), then the built-in flows' folder
+    /// (`builtInFolder`).
     public func searchPath() -> [PluginDirectory] {
         var directories = pluginDirectories.map {
             PluginDirectory(path: $0.hasPrefix("/") ? $0 : ExecutableLocation.workingDirectory() + "/" + $0)
@@ -40,12 +41,22 @@ public struct HostLaunchOptions: Equatable, Sendable {
             }
         }
         if !noDefaultPlugins, let executable = ExecutableLocation.directory() {
-            directories.append(PluginDirectory(path: executable, requiredPrefix: "libFlowPlugin", origin: .builtIn))
+            directories.append(PluginDirectory(path: Self.builtInFolder(executable), requiredPrefix: "libFlowPlugin", origin: .builtIn))
         }
         if examples, let executable = ExecutableLocation.directory() {
-            directories.append(PluginDirectory(path: executable, requiredPrefix: "libFlowExample", origin: .example))
+            directories.append(PluginDirectory(path: Self.builtInFolder(executable), requiredPrefix: "libFlowExample", origin: .example))
         }
         return directories
+    }
+
+    /// Where the flows built with the host are: for an executable installed
+    /// in a `bin` folder (the Debian package's /usr/bin), `../lib/flowhost/plugins`,
+    /// since a bin folder holds no libraries; anywhere else (a build folder, a
+    /// folder of its own) beside the executable. Decided from the path alone,
+    /// so a start makes no extra system call.
+    public static func builtInFolder(_ executableFolder: String) -> String {
+        guard executableFolder == "/bin" || executableFolder.hasSuffix("/bin") else { return executableFolder }
+        return executableFolder.dropLast(4) + "/lib/flowhost/plugins"
     }
 
     /// `--trace FILE`, else FLOWHOST_TRACE: the frame trace, if asked for.

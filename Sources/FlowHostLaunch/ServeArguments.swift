@@ -9,6 +9,9 @@ public struct ServeArguments: Equatable, Sendable {
     public var host = HostLaunchOptions()
     public var storage = StoreLocation()
     public var maxFrameBytes: Int?
+    /// `--peer-group GROUP`: serve a Unix-domain socket's peer only if it is
+    /// root, this host's user or in GROUP (`PeerAdmission`).
+    public var peerGroup: String?
 
     public init() {}
 
@@ -17,6 +20,7 @@ public struct ServeArguments: Equatable, Sendable {
     public static let repeatable: Set<String> = ["--plugins", "--pin", "--isolate"]
     public static let single: Set<String> = [
         "--config", "--trace", "--contract", "--log-level", "--store", "--feed-store", "--state-dir", "--device-dir", "--max-frame-bytes",
+        "--peer-group",
     ]
 
     /// The arguments after the executable's name, or nil when they are not a
@@ -61,6 +65,7 @@ public struct ServeArguments: Equatable, Sendable {
             case "--feed-store": parsed.storage.feedStore = value
             case "--state-dir": parsed.storage.stateDir = value
             case "--device-dir": parsed.storage.deviceDir = value
+            case "--peer-group": parsed.peerGroup = value
             default:
                 guard let bytes = Int(value), bytes > 0 else { return nil }
                 parsed.maxFrameBytes = bytes

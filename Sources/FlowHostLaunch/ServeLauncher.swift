@@ -33,6 +33,9 @@ public enum ServeLauncher {
             let host = arguments.host
             var storage = arguments.storage
             let logger = try host.makeLogger()
+            if let group = arguments.peerGroup {
+                try PeerAdmission.check(group: group, connection: STDIN_FILENO, logger: logger)
+            }
             var configuration = try host.loadConfiguration()
             if let maxFrameBytes = arguments.maxFrameBytes {
                 guard maxFrameBytes > 0 else { throw LaunchError.usage("--max-frame-bytes must be positive") }

@@ -17,12 +17,16 @@ struct Serve: ParsableCommand {
     @Option(help: "Largest frame in bytes (default 1 MiB).")
     var maxFrameBytes: Int?
 
+    @Option(help: "Serve the peer of a Unix-domain socket connection (a socket unit with Accept=yes) only if it is root, this host's user or a member of this group; anything else, a pipe included, is refused with status 77.")
+    var peerGroup: String?
+
     var arguments: ServeArguments {
         var arguments = ServeArguments()
         arguments.host = host.launch
         arguments.storage = storage.location
         arguments.storage.feedStore = feedStore
         arguments.maxFrameBytes = maxFrameBytes
+        arguments.peerGroup = peerGroup
         return arguments
     }
 

@@ -24,6 +24,7 @@ import Testing
         ["--isolate", "mfa", "--isolate=step-up", "--isolate-all"],
         ["--store", "postgresql://pool/db", "--feed-store", "postgresql://server/db"],
         ["--feed-store=postgresql://server/db"],
+        ["--peer-group", "flowhost", "--store", "/var/lib/flowhost/flowhost.sqlite"],
     ]
 
     @Test(arguments: readable)
@@ -34,7 +35,7 @@ import Testing
 
     @Test(arguments: [
         ["--help"], ["-h"], ["--version", "--store", "x"], ["admin", "add-user", "u"], ["plugins"], ["demo"],
-        ["--store"], ["--store", "--strict"], ["--store", "a", "--store", "b"], ["--feed-store", "a", "--feed-store", "b"], ["--strict", "--strict"], ["--strict=yes"],
+        ["--store"], ["--store", "--strict"], ["--store", "a", "--store", "b"], ["--feed-store", "a", "--feed-store", "b"], ["--peer-group", "a", "--peer-group=b"], ["--strict", "--strict"], ["--strict=yes"],
         ["--max-frame-bytes", "0"], ["--max-frame-bytes", "many"], ["--stor", "x"], ["stray"], ["serve", "serve"],
     ])
     func anythingElseIsHandedOver(_ arguments: [String]) {

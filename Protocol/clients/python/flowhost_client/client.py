@@ -9,6 +9,10 @@ methods come from `typed.py` (generated from the contract). Usage:
         event = host.wait_event("getUser")
         host.request("setUser", {"userName": "alice"})
 
+A host behind a socket (a socket unit with `Accept=yes`, or TLS through
+stunnel in front of one) is reached with `FlowHostClient.connect(address)`
+instead, and is driven the same way.
+
 Every line sent and received is kept in `transcript` as ("->", line) or
 ("<-", line), which is what the golden-transcript tests compare.
 """
@@ -16,6 +20,8 @@ Every line sent and received is kept in `transcript` as ("->", line) or
 import json
 import os
 import queue
+import socket
+import ssl
 import subprocess
 import threading
 import time
@@ -39,10 +45,81 @@ class HostExited(Exception):
     """The host closed its output while the client waited."""
 
 
+class SocketConnection:
+    """A connected socket, with the parts of a spawned process the client
+    uses: `stdin` to write to, `stdout` to read lines from, `poll`, `wait`
+    and `kill`. A host's exit status does not cross a socket: `wait` returns
+    None once the host has closed the connection."""
+
+    returncode = None
+    stderr = None
+
+    def __init__(self, sock):
+        self.socket = sock
+        self.stdin = _SocketWriter(sock)
+        self.stdout = _SocketLines(sock)
+
+    def poll(self):
+        return None
+
+    def wait(self, timeout=None):
+        if not self.stdout.ended.wait(timeout):
+            raise subprocess.TimeoutExpired("flowhost (socket)", timeout)
+        self.socket.close()
+        return None
+
+    def kill(self):
+        try:
+            self.socket.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.socket.close()
+
+
+class _SocketWriter:
+    def __init__(self, sock):
+        self._socket = sock
+        self.closed = False
+
+    def write(self, data):
+        self._socket.sendall(data)
+
+    def flush(self):
+        pass
+
+    def close(self):
+        """The end of the client's input, as closing a pipe is: a plain
+        socket is shut for writing (the host reads end of input and exits);
+        TLS cannot be half-closed, so it ends when the socket is closed."""
+        if self.closed:
+            return
+        self.closed = True
+        if not isinstance(self._socket, ssl.SSLSocket):
+            try:
+                self._socket.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+
+
+class _SocketLines:
+    def __init__(self, sock):
+        self._file = sock.makefile("rb")
+        self.ended = threading.Event()
+
+    def __iter__(self):
+        try:
+            for line in self._file:
+                yield line
+        except (OSError, ValueError):
+            pass
+        finally:
+            self.ended.set()
+
+
 class FlowHostClient(TypedRequests):
     def __init__(self, argv, env=None, stderr=None, cwd=None):
         self.argv = list(argv)
-        self.process = subprocess.Popen(
+        process = subprocess.Popen(
             self.argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -50,6 +127,35 @@ class FlowHostClient(TypedRequests):
             env=env,
             cwd=cwd,
         )
+        self._start(process, read_stderr=stderr is None)
+
+    @classmethod
+    def connect(cls, address, ssl_context=None, server_hostname=None, timeout=10.0):
+        """A host behind a socket: `address` is a Unix-domain socket's path
+        or a (host, port) pair; with `ssl_context` (ssl.SSLContext), the
+        connection is TLS, its certificate checked for `server_hostname`
+        (default: the host part of the address)."""
+        if isinstance(address, str):
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(timeout)
+            try:
+                sock.connect(address)
+            except OSError:
+                sock.close()
+                raise
+        else:
+            sock = socket.create_connection(tuple(address), timeout)
+        if ssl_context is not None:
+            name = server_hostname or (address[0] if not isinstance(address, str) else None)
+            sock = ssl_context.wrap_socket(sock, server_hostname=name)
+        sock.settimeout(None)
+        client = cls.__new__(cls)
+        client.argv = None
+        client._start(SocketConnection(sock), read_stderr=False)
+        return client
+
+    def _start(self, process, read_stderr):
+        self.process = process
         self.transcript = []
         self.events = []          # every event, in arrival order
         self.cancelled = []       # ids of host requests the host gave up on ($/cancelRequest)
@@ -62,7 +168,7 @@ class FlowHostClient(TypedRequests):
         self._reader = threading.Thread(target=self._read_loop, daemon=True)
         self._reader.start()
         self._stderr_lines = []
-        if stderr is None:
+        if read_stderr:
             self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
             self._stderr_reader.start()
 
