@@ -145,8 +145,11 @@ final class DeliveryWorker: @unchecked Sendable {
     /// Runs the messages that are due now on the caller's thread, with the
     /// caller's connection (a command that exits after).
     func deliverDue(store: any FlowStore) {
-        let due = (try? store.read { try $0.dueOutboxMessages(now: Int64(time(nil)), kind: kind, limit: 32) }) ?? []
-        for id in due { deliver(id, store: store) }
+        do {
+            for id in try store.read({ try $0.dueOutboxMessages(now: Int64(time(nil)), kind: kind, limit: 32) }) { deliver(id, store: store) }
+        } catch {
+            logger("reading the outbox failed: \(error)")
+        }
     }
 
     private func deliver(_ id: Int64, store: any FlowStore) {

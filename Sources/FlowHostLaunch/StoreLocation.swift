@@ -90,7 +90,8 @@ public struct StoreLocation: Equatable, Sendable {
     /// delivery command, its worker starts when `deliver` is set (the host),
     /// and takes up what a stopped host left undelivered. With an events
     /// command, its worker starts at the first event when `deliver` is set;
-    /// otherwise (an admin command) events wait in the outbox for `runEvents`.
+    /// otherwise (an admin command) its events wait in the outbox until the
+    /// command runs them (`AuditEventDelivery.runWaiting`).
     public func domains(_ parsed: HostSettings, logger: Logger? = nil, deliver: Bool = false) throws -> HostDomains {
         try domainsRinging(parsed, logger: logger, deliver: deliver).domains
     }
