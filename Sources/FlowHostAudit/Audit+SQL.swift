@@ -16,6 +16,38 @@ extension StoreReader {
         return try query("SELECT \(columns) FROM audit ORDER BY id DESC LIMIT ?", [.int(limit)], map)
     }
 
+    /// Rows with `after < id <= through`, oldest first: the stream's read.
+    public func auditEntries(after: Int64, through: Int64, limit: Int) throws -> [AuditEntry] {
+        try query(
+            "SELECT id, at, user_id, device_id, action, outcome, detail FROM audit WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
+            [.integer(after), .integer(through), .int(limit)]
+        ) {
+            AuditEntry(
+                id: $0.int64(0), at: $0.int64(1), userID: $0.optionalString(2), deviceID: $0.optionalString(3), action: $0.string(4),
+                outcome: $0.string(5), detail: $0.optionalString(6))
+        }
+    }
+
+    /// PostgreSQL: the highest id the log's sequence has given, committed
+    /// or not (the sequence is outside transactions); 0 before the first.
+    func auditHighestGiven() throws -> Int64 {
+        try query("SELECT COALESCE(pg_sequence_last_value(pg_get_serial_sequence('audit', 'id')::regclass), 0)", []) { $0.int64(0) }.first ?? 0
+    }
+
+    /// PostgreSQL: the transactions running now, as a snapshot's text.
+    func runningTransactions() throws -> String {
+        try query("SELECT pg_current_snapshot()::text", []) { $0.string(0) }.first ?? ""
+    }
+
+    /// PostgreSQL: whether every transaction running at `snapshot` has
+    /// finished, as this transaction sees it.
+    func finished(_ snapshot: String) throws -> Bool {
+        try query(
+            "SELECT CASE WHEN pg_snapshot_xmin(pg_current_snapshot()) >= pg_snapshot_xmax(CAST(? AS pg_snapshot)) THEN 1 ELSE 0 END",
+            [.text(snapshot)]
+        ) { $0.bool(0) }.first ?? false
+    }
+
     /// Newest hour first; all users when `userID` is nil.
     public func auditCounts(userID: String?, limit: Int) throws -> [AuditCount] {
         let columns = "hour, user_id, action, outcome, count, last_at"

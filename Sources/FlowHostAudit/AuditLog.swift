@@ -11,13 +11,19 @@ import FlowJSON
 /// (`count`): repeating it costs no row. Neither ever holds a secret.
 public struct AuditLog {
     let clock: () -> Int64
+    /// Shared by every copy of this log: set once, before the first row.
+    public let events = AuditEvents()
 
     public init(clock: @escaping () -> Int64) { self.clock = clock }
 
-    /// A row in the append-only log, inside the caller's transaction.
+    /// A row in the append-only log, inside the caller's transaction (and,
+    /// when `events` has a sink, whatever the sink adds to it).
     public func row(_ tx: any StoreWriter, _ userID: String?, _ deviceID: String?, _ action: String, _ outcome: String, _ detail: JSON? = nil) throws {
-        try tx.append(
-            AuditEntry(at: clock(), userID: userID, deviceID: deviceID, action: action, outcome: outcome, detail: detail?.serialized()))
+        var entry = AuditEntry(at: clock(), userID: userID, deviceID: deviceID, action: action, outcome: outcome, detail: detail?.serialized())
+        let seq = try tx.append(entry)
+        guard let sink = events.sink else { return }
+        entry.id = seq
+        try sink.appended(entry, in: tx)
     }
 
     /// One more of the hour's like events, inside the caller's transaction.

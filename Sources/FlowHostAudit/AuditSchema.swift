@@ -128,5 +128,26 @@ public enum AuditSchema {
                 """,
             // An identity column never gives an id twice; the index by time goes as on SQLite.
             postgres: "DROP INDEX audit_by_time;")
+        // The stream's cursor on PostgreSQL (`AuditCursor`). An id is taken
+        // at insert and transactions commit in another order, so a reader
+        // cannot tell from the ids alone whether a lower one is still to
+        // come. Each row's transaction gets its transaction id before the
+        // row's id is drawn: every id the sequence has given is then owed by
+        // a transaction that is finished or running with a known
+        // transaction id, which a reader's snapshot can wait out. Writers
+        // take no lock for it. SQLite has one writer at a time: ids are in
+        // commit order there.
+        migrator.registerMigration(
+            "audit/v5-stream-order",
+            sqlite: "",
+            postgres: """
+                CREATE FUNCTION flowhost_audit_order() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM pg_current_xact_id();
+                    NEW.id := nextval(pg_get_serial_sequence('audit', 'id'));
+                    RETURN NEW;
+                END $$;
+                CREATE TRIGGER audit_order BEFORE INSERT ON audit FOR EACH ROW EXECUTE FUNCTION flowhost_audit_order();
+                """)
     }
 }

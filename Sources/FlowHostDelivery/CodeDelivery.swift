@@ -59,7 +59,17 @@ public struct OutboxDelivery: CodeDelivery {
         var body = Array(message.json().serialized().utf8)
         defer { SecureRandom.wipe(&body) }
         return try transaction.enqueue(
-            OutboxMessage(userID: message.userID, kind: "activation-code", sealedBody: seal(body, userID: message.userID), createdAt: now))
+            OutboxMessage(userID: message.userID, kind: Self.codeKind, sealedBody: seal(body, userID: message.userID), createdAt: now))
+    }
+
+    /// The outbox kinds: a code for its user, an audit row for `events.command`.
+    public static let codeKind = "activation-code"
+    public static let eventKind = "audit-event"
+
+    /// Seals an audit event (`AuditEventDelivery`) into the outbox in the
+    /// caller's transaction; returns its id. `userID` is "" for a row that names no user.
+    func enqueueEvent(_ body: [UInt8], userID: String, in transaction: any StoreWriter, at now: Int64) throws -> Int64 {
+        try transaction.enqueue(OutboxMessage(userID: userID, kind: Self.eventKind, sealedBody: seal(body, userID: userID), createdAt: now))
     }
 
     /// The operator reads the outbox (`flowhost admin outbox`): nothing to start.

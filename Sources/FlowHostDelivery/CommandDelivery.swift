@@ -32,7 +32,8 @@ public final class CommandDelivery: CodeDelivery {
     ) {
         self.outbox = outbox
         worker = DeliveryWorker(
-            argv: argv, outbox: outbox, openStore: { try store.newConnection() }, timeoutSeconds: settings.timeoutSeconds, attempts: settings.attempts, logger: logger)
+            argv: argv, kind: OutboxDelivery.codeKind, auditAction: "delivery.command", outbox: outbox, openStore: { try store.newConnection() },
+            timeoutSeconds: settings.timeoutSeconds, attempts: settings.attempts, logger: logger)
     }
 
     public func enqueue(_ message: CodeMessage, in transaction: any StoreWriter, at now: Int64) throws -> Int64 {
@@ -46,13 +47,17 @@ public final class CommandDelivery: CodeDelivery {
     public func start() { worker.start() }
 }
 
-/// One thread that runs the delivery command for outbox messages.
+/// One thread that runs a command for the outbox messages of one kind (the
+/// delivery command for codes, the events command for audit events), and
+/// records each run in the outbox and in the audit (`auditAction`).
 ///
 /// `@unchecked Sendable`: `queued` and `started` are touched only with
 /// `lock` held; everything else is immutable. The worker's connection is
 /// opened and used on the worker's thread alone (`run` and what it calls).
 final class DeliveryWorker: @unchecked Sendable {
     let argv: [String]
+    let kind: String
+    let auditAction: String
     let outbox: OutboxDelivery
     let openStore: @Sendable () throws -> any FlowStore
     let timeoutSeconds: Int
@@ -63,10 +68,12 @@ final class DeliveryWorker: @unchecked Sendable {
     private var started = false
 
     init(
-        argv: [String], outbox: OutboxDelivery, openStore: @escaping @Sendable () throws -> any FlowStore, timeoutSeconds: Int, attempts: Int,
-        logger: @escaping @Sendable (String) -> Void
+        argv: [String], kind: String, auditAction: String, outbox: OutboxDelivery, openStore: @escaping @Sendable () throws -> any FlowStore,
+        timeoutSeconds: Int, attempts: Int, logger: @escaping @Sendable (String) -> Void
     ) {
         self.argv = argv
+        self.kind = kind
+        self.auditAction = auditAction
         self.outbox = outbox
         self.openStore = openStore
         self.timeoutSeconds = timeoutSeconds
@@ -124,8 +131,8 @@ final class DeliveryWorker: @unchecked Sendable {
             }
             let now = Int64(time(nil))
             do {
-                ids += try store.read { try $0.dueOutboxMessages(now: now, limit: 32) }
-                retryPending = try store.read { tx in try tx.outbox(includeDelivered: false).contains { $0.failedAt == nil } }
+                ids += try store.read { try $0.dueOutboxMessages(now: now, kind: kind, limit: 32) }
+                retryPending = try store.read { tx in try tx.outbox(includeDelivered: false).contains { $0.failedAt == nil && $0.kind == kind } }
             } catch {
                 logger("reading the outbox failed: \(error)")
                 retryPending = true
@@ -135,12 +142,22 @@ final class DeliveryWorker: @unchecked Sendable {
         }
     }
 
+    /// Runs the messages that are due now on the caller's thread, with the
+    /// caller's connection (a command that exits after).
+    func deliverDue(store: any FlowStore) {
+        do {
+            for id in try store.read({ try $0.dueOutboxMessages(now: Int64(time(nil)), kind: kind, limit: 32) }) { deliver(id, store: store) }
+        } catch {
+            logger("reading the outbox failed: \(error)")
+        }
+    }
+
     private func deliver(_ id: Int64, store: any FlowStore) {
         let now = Int64(time(nil))
         let lease = now + Int64(timeoutSeconds) + 30
         let claimed: OutboxMessage?
         do {
-            claimed = try store.write(durability: .relaxed) { try $0.claimOutboxMessage(id: id, now: now, leaseUntil: lease) }
+            claimed = try store.write(durability: .relaxed) { try $0.claimOutboxMessage(id: id, kind: kind, now: now, leaseUntil: lease) }
         } catch {
             logger("claiming outbox message #\(id) failed: \(error)")
             return
@@ -156,6 +173,8 @@ final class DeliveryWorker: @unchecked Sendable {
             failure = "\(error)"
         }
         let finished = Int64(time(nil))
+        // An event about no user is sealed under "".
+        let recordedUser = message.userID.isEmpty ? nil : message.userID
         do {
             try store.write { tx in
                 if let failure {
@@ -164,13 +183,13 @@ final class DeliveryWorker: @unchecked Sendable {
                     try tx.recordDeliveryFailure(outboxID: id, at: finished, reason: failure, retryAt: retryAt)
                     try tx.append(
                         AuditEntry(
-                            at: finished, userID: message.userID, deviceID: nil, action: "delivery.command",
+                            at: finished, userID: recordedUser, deviceID: nil, action: auditAction,
                             outcome: retryAt == nil ? "gave-up" : "failed", detail: "{\"outboxID\":\(id),\"attempt\":\(tried)}"))
                 } else {
                     try tx.markDelivered(outboxID: id, at: finished)
                     try tx.append(
                         AuditEntry(
-                            at: finished, userID: message.userID, deviceID: nil, action: "delivery.command", outcome: "ok",
+                            at: finished, userID: recordedUser, deviceID: nil, action: auditAction, outcome: "ok",
                             detail: "{\"outboxID\":\(id)}"))
                 }
             }

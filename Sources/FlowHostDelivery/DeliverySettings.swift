@@ -18,7 +18,10 @@ public struct DeliverySettings: Sendable, Equatable {
 
     public typealias Invalid = ConfigError
 
-    public static func parse(_ section: JSON?) throws(Invalid) -> DeliverySettings {
+    public static func parse(_ section: JSON?) throws(Invalid) -> DeliverySettings { try parse(section, key: configKey) }
+
+    /// The section under `configKey` (also the runner's part of `events`).
+    static func parse(_ section: JSON?, key configKey: String) throws(Invalid) -> DeliverySettings {
         var settings = DeliverySettings()
         guard let section else { return settings }
         guard section.kind == .object else { throw Invalid(key: configKey, reason: "must be an object") }

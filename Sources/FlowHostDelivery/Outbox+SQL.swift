@@ -17,13 +17,13 @@ extension StoreReader {
         return try query("SELECT \(OutboxMessage.columns) FROM outbox\(filter) ORDER BY id", [], OutboxMessage.init(row:))
     }
 
-    /// Undelivered messages that are due and not leased (oldest first).
-    public func dueOutboxMessages(now: Int64, limit: Int) throws -> [Int64] {
+    /// Undelivered messages of `kind` that are due and not leased (oldest first).
+    public func dueOutboxMessages(now: Int64, kind: String, limit: Int) throws -> [Int64] {
         try query(
             """
-            SELECT id FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL
+            SELECT id FROM outbox WHERE delivered_at IS NULL AND failed_at IS NULL AND kind = ?
               AND COALESCE(next_attempt_at, 0) <= ? AND COALESCE(lease_until, 0) <= ? ORDER BY id LIMIT ?
-            """, [.integer(now), .integer(now), .int(limit)]
+            """, [.text(kind), .integer(now), .integer(now), .int(limit)]
         ) { $0.int64(0) }
     }
 }
@@ -45,14 +45,14 @@ extension StoreWriter {
         try run("UPDATE outbox SET delivered_at = ?, lease_until = NULL WHERE id = ?", [.integer(at), .integer(outboxID)])
     }
 
-    /// Takes an undelivered message for delivery until `leaseUntil`, unless
+    /// Takes an undelivered message of `kind` for delivery until `leaseUntil`, unless
     /// another process holds it or it is not due; returns it when taken.
-    public func claimOutboxMessage(id: Int64, now: Int64, leaseUntil: Int64) throws -> OutboxMessage? {
+    public func claimOutboxMessage(id: Int64, kind: String, now: Int64, leaseUntil: Int64) throws -> OutboxMessage? {
         let taken = try run(
             """
-            UPDATE outbox SET lease_until = ? WHERE id = ? AND delivered_at IS NULL AND failed_at IS NULL
+            UPDATE outbox SET lease_until = ? WHERE id = ? AND kind = ? AND delivered_at IS NULL AND failed_at IS NULL
               AND COALESCE(next_attempt_at, 0) <= ? AND COALESCE(lease_until, 0) <= ?
-            """, [.integer(leaseUntil), .integer(id), .integer(now), .integer(now)])
+            """, [.integer(leaseUntil), .integer(id), .text(kind), .integer(now), .integer(now)])
         guard taken == 1 else { return nil }
         return try query("SELECT \(OutboxMessage.columns) FROM outbox WHERE id = ?", [.integer(id)], OutboxMessage.init(row:)).first
     }

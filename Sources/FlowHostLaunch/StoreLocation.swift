@@ -88,7 +88,10 @@ public struct StoreLocation: Equatable, Sendable {
     /// Opens the store and builds the domain services with the config's
     /// settings (parsed once by the caller, `HostSettings(validating:)`). With a
     /// delivery command, its worker starts when `deliver` is set (the host),
-    /// and takes up what a stopped host left undelivered.
+    /// and takes up what a stopped host left undelivered. With an events
+    /// command, its worker starts at the first event when `deliver` is set;
+    /// otherwise (an admin command) its events wait in the outbox until the
+    /// command runs them (`AuditEventDelivery.runWaiting`).
     public func domains(_ parsed: HostSettings, logger: Logger? = nil, deliver: Bool = false) throws -> HostDomains {
         try domainsRinging(parsed, logger: logger, deliver: deliver).domains
     }
@@ -112,6 +115,11 @@ public struct StoreLocation: Equatable, Sendable {
             delivery = try outbox()
         }
         let domains = HostDomains(store: store, credentials: settings, sessions: sessionSettings, delivery: delivery)
+        if let command = parsed.events.command {
+            domains.context.audit.events.sink = AuditEventDelivery(
+                settings: parsed.events, argv: command, outbox: try outbox(), store: store, time: ISOTime.string, runsHere: deliver,
+                logger: { [logger] line in logger?.error("\(line)") })
+        }
         // An operator's block ends sessions through the feed: hosts learn at once.
         let wake = try feedWake(store: store, logger: logger)
         domains.context.ringFeed = { wake.ring() }

@@ -14,7 +14,7 @@ import FlowHostStore
 public enum HostModules {
     /// The config sections the modules own (each module parses its own).
     public static let configSections: Set<String> = CredentialSettings.configKeys.union([
-        SessionSettings.configKey, DeliverySettings.configKey, RetentionSettings.configKey, ApprovalLimits.configKey,
+        SessionSettings.configKey, DeliverySettings.configKey, EventSettings.configKey, RetentionSettings.configKey, ApprovalLimits.configKey,
         WebAuthnSettings.configKey,
     ])
 

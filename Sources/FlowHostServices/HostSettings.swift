@@ -11,6 +11,7 @@ public struct HostSettings {
     public var credentials: CredentialSettings
     public var sessions: SessionSettings
     public var delivery: DeliverySettings
+    public var events: EventSettings
     public var retention: RetentionSettings
     public var approvals: ApprovalLimits
     /// Nil without the section: no WebAuthn device can be activated.
@@ -22,6 +23,7 @@ public struct HostSettings {
         credentials = try CredentialSettings.parse(passwords: sections["passwords"], activation: sections["activation"])
         sessions = try SessionSettings.parse(sections[SessionSettings.configKey])
         delivery = try DeliverySettings.parse(sections[DeliverySettings.configKey])
+        events = try EventSettings.parse(sections[EventSettings.configKey])
         retention = try RetentionSettings.parse(sections[RetentionSettings.configKey])
         approvals = try ApprovalLimits.parse(sections[ApprovalLimits.configKey])
         webauthn = try WebAuthnSettings.parse(sections[WebAuthnSettings.configKey])

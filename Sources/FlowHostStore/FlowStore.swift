@@ -57,6 +57,11 @@ public protocol StoreWriter: StoreReader {
     /// PostgreSQL connection was lost during COMMIT) it is not run: what the
     /// transaction took stays taken, which fails closed.
     func onRollback(_ handler: @escaping () -> Void)
+    /// Registers what to start once this transaction has committed (waking
+    /// a worker for what it wrote). Not run when it rolls back, nor when the
+    /// outcome cannot be known: what it would start must be found again by
+    /// other means (the worker's own periodic read).
+    func onCommit(_ handler: @escaping () -> Void)
 }
 
 extension StoreWriter {

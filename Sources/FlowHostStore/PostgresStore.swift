@@ -137,6 +137,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
                     let result = try body(SQLTransaction(db: db, rollbackHandlers: rollbackHandlers))
                     committing = true
                     try db.execute("COMMIT")
+                    rollbackHandlers?.committed()
                     return result
                 } catch let error as PostgresError {
                     if db.isConnected { try? db.execute("ROLLBACK") }

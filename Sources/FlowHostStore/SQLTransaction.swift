@@ -19,22 +19,40 @@ struct SQLTransaction: StoreWriter {
         guard let rollbackHandlers else { preconditionFailure("onRollback in a read transaction") }
         rollbackHandlers.add(handler)
     }
+
+    func onCommit(_ handler: @escaping () -> Void) {
+        guard let rollbackHandlers else { preconditionFailure("onCommit in a read transaction") }
+        rollbackHandlers.addCommitted(handler)
+    }
 }
 
-/// The handlers one attempt of a write registered with `onRollback`. The
-/// store makes one per attempt and, when the attempt is known not to have
-/// committed, runs them (last registered first) before it runs the body
-/// again or throws. Touched only inside the store's lock, by the thread
-/// that runs the transaction.
+/// The handlers one attempt of a write registered with `onRollback` (and
+/// `onCommit`). The store makes one per attempt and, when the attempt is
+/// known not to have committed, runs the rollback handlers (last registered
+/// first) before it runs the body again or throws; after a commit it runs
+/// the commit handlers instead. Touched only inside the store's lock, by
+/// the thread that runs the transaction.
 final class RollbackHandlers {
     private var handlers: [() -> Void] = []
+    private var committedHandlers: [() -> Void] = []
 
     func add(_ handler: @escaping () -> Void) { handlers.append(handler) }
+
+    func addCommitted(_ handler: @escaping () -> Void) { committedHandlers.append(handler) }
+
+    /// The attempt committed: runs the commit handlers in order, drops the rest.
+    func committed() {
+        let pending = committedHandlers
+        committedHandlers.removeAll()
+        handlers.removeAll()
+        for handler in pending { handler() }
+    }
 
     /// Runs and drops every handler, in reverse order of registration.
     func run() {
         let pending = handlers
         handlers.removeAll()
+        committedHandlers.removeAll()
         for handler in pending.reversed() { handler() }
     }
 }

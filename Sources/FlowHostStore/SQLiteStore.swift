@@ -158,6 +158,7 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
             do {
                 let result = try body(SQLTransaction(db: connection, rollbackHandlers: rollbackHandlers))
                 try connection.run("COMMIT")
+                rollbackHandlers?.committed()
                 return result
             } catch {
                 // A COMMIT that failed left the transaction open or rolled it

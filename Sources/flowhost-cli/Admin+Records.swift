@@ -42,7 +42,11 @@ extension Admin {
                 }
                 options.emit(opened) {
                     TerminalText(lines: opened.elements.map {
-                        "#\($0["id"]!.intValue!) \($0["userID"]!.stringValue!): code \($0["activationCode"]!.stringValue!) key \($0["verificationKey"]!.stringValue!)"
+                        guard let code = $0["activationCode"]?.stringValue else {
+                            // An event for events.command: its audit row.
+                            return "#\($0["id"]!.intValue!) event: seq \($0["seq"]?.intValue ?? 0) \($0["action"]?.stringValue ?? "")"
+                        }
+                        return "#\($0["id"]!.intValue!) \($0["userID"]!.stringValue!): code \(code) key \($0["verificationKey"]!.stringValue!)"
                     })
                 }
             }
@@ -50,15 +54,33 @@ extension Admin {
     }
 
     struct Audit: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show the audit log, newest first.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show the audit log, newest first; or stream it, oldest first, from a cursor (--jsonl).")
         @OptionGroup var options: AdminOptions
         @Option(help: "Only this user's entries.") var user: String?
         @Option(help: "At most this many entries.") var limit = 100
         @Flag(help: "Show the hourly counts of events that change nothing (unknown users, resets, refusals) instead.")
         var counts = false
+        @Flag(help: "Every row, oldest first, one JSON object per line, each with its seq (the cursor).")
+        var jsonl = false
+        @Option(help: "With --jsonl: only the rows after this seq (the last one a reader has).")
+        var after: Int64?
+        @Flag(help: "With --jsonl: keep printing rows as they are written.")
+        var follow = false
+
+        func validate() throws {
+            if (follow || after != nil) && !jsonl { throw ValidationError("--follow and --after go with --jsonl") }
+            if jsonl && (counts || user != nil || options.json) { throw ValidationError("--jsonl streams every row: it takes no --counts, --user or --json") }
+            if let after, after < 0 { throw ValidationError("--after must be a seq (0 or more)") }
+        }
 
         func run() throws {
             if counts { return try runCounts() }
+            if jsonl {
+                return try adminRun {
+                    try AuditStream(store: options.store(), location: options.storage.location, after: after ?? 0, follow: follow).run()
+                }
+            }
             try adminRun {
                 let entries = try options.store().read { try $0.auditEntries(userID: user, limit: limit) }
                 let value = JSON.array(

@@ -40,7 +40,9 @@ struct AdminOptions: ParsableArguments {
         let configuration = try config.map { path in
             do { return try HostConfiguration.load(path: path, moduleSections: HostModules.configSections) } catch { throw ValidationError("\(error)") }
         } ?? HostConfiguration()
-        return try storage.domains(try HostSettings.validated(configuration))
+        let domains = try storage.domains(try HostSettings.validated(configuration))
+        adminEvents = domains.context.audit.events.sink as? AuditEventDelivery
+        return domains
     }
 
     func credentials() throws -> CredentialService { try domains().credentials }
@@ -60,6 +62,7 @@ struct AdminOptions: ParsableArguments {
 func adminRun(_ body: () throws -> Void) throws {
     do {
         try body()
+        adminEvents?.runWaiting()
     } catch let error as StoreError where error == .notFound {
         printError("flowhost admin: no such user")
         throw ExitCode(1)
@@ -74,6 +77,11 @@ func adminRun(_ body: () throws -> Void) throws {
         throw ExitCode(1)
     }
 }
+
+/// The config's `events.command`, when an admin command has one: its
+/// events run before the command exits. `nonisolated(unsafe)`: an admin
+/// command runs on the main thread alone, and sets it before it reads it.
+nonisolated(unsafe) var adminEvents: AuditEventDelivery?
 
 /// One line on stderr.
 func printError(_ line: String) {

@@ -137,7 +137,9 @@ def test_eight_hosts_starting_at_once_on_a_new_database_migrate_it_once(cluster,
         "sessions/v2-history-indexes", "feed/v3-by-time", "notifications/v2-by-creation", "audit/v3-retention", "delivery/v2-indexes",
         "sessions/v3-users-by-last-access", "audit/v4-ids-by-rowid",
         # The issuer's key set (spec §19).
-        "signatures/v4-issuer-key-set"]), names
+        "signatures/v4-issuer-key-set",
+        # The audit stream's cursor (spec §12, "The audit as a stream").
+        "audit/v5-stream-order"]), names
 
 
 def test_the_audit_log_and_signature_receipts_refuse_update_delete_and_truncate(cluster, store, flowhost_bin):

@@ -26,6 +26,12 @@ struct PostgresStoreTests {
         try RollbackHandlerChecks.runOnlyWithoutCommit(store, insert: "INSERT INTO \(table) (name, value) VALUES ('u', 1)")
     }
 
+    @Test func commitHandlersRunOnlyAfterTheCommit() throws {
+        try RollbackHandlerChecks.commitHandlersRunOnlyAfterCommit(
+            store, insert: "INSERT INTO \(table) (name, value) VALUES ('c', 1) ON CONFLICT (name) DO NOTHING",
+            retryable: PostgresError(sqlState: "40001", message: "could not serialize access"))
+    }
+
     @Test func aConflictingAttemptIsUndoneBeforeTheBodyRunsAgain() throws {
         try RollbackHandlerChecks.undoneBeforeTheBodyRunsAgain(store, retryable: PostgresError(sqlState: "40001", message: "could not serialize access"))
     }

@@ -24,6 +24,30 @@ enum RollbackHandlerChecks {
         #expect(log == ["second", "first"], "last registered, first undone; each once")
     }
 
+    /// `onCommit` handlers run after the commit, in order, each once; never
+    /// for an attempt that does not commit (nor one run again).
+    static func commitHandlersRunOnlyAfterCommit(_ store: any FlowStore, insert: String, retryable: any Error) throws {
+        var log: [String] = []
+        var attempts = 0
+        try store.write { tx in
+            attempts += 1
+            tx.onCommit { log.append("after attempt \(attempts), first") }
+            tx.onCommit { log.append("after attempt \(attempts), second") }
+            _ = try tx.run(insert, [])
+            #expect(log.isEmpty, "not before the commit")
+            if attempts == 1 { throw retryable }
+        }
+        #expect(log == ["after attempt 2, first", "after attempt 2, second"])
+        log.removeAll()
+        #expect(throws: StoreError.self) {
+            try store.write { tx in
+                tx.onCommit { log.append("rolled back, yet run") }
+                throw StoreError("abort")
+            }
+        }
+        #expect(log.isEmpty)
+    }
+
     /// An attempt the store runs again (busy, conflicting: `retryable`) is
     /// undone before the body runs the second time.
     static func undoneBeforeTheBodyRunsAgain(_ store: any FlowStore, retryable: any Error) throws {

@@ -124,6 +124,12 @@ import Testing
         #expect(try store.read { try $0.query("SELECT value FROM counter", []) { $0.int(0) } } == [1])
     }
 
+    @Test func commitHandlersRunOnlyAfterTheCommit() throws {
+        try RollbackHandlerChecks.commitHandlersRunOnlyAfterCommit(
+            try open(temporaryPath()), insert: "INSERT OR REPLACE INTO counter (name, value) VALUES ('c', 1)",
+            retryable: SQLiteError(code: 5, message: "database is locked"))
+    }
+
     @Test func rollbackHandlersRunOnlyWhenTheTransactionDoesNotCommit() throws {
         try RollbackHandlerChecks.runOnlyWithoutCommit(try open(temporaryPath()), insert: "INSERT INTO counter (name, value) VALUES ('u', 1)")
     }
