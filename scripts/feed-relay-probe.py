@@ -4,8 +4,10 @@ subscribed to one topic through the echo example flow, one publisher, on a
 throw-away cluster (Tests/EndToEnd/pgcluster.py, Debian's postgresql). For
 each N it prints the hosts that failed (refused by the server, an error, an
 exit), the server's backends for the database, backends per subscribed
-host, server transactions per published event, and the delivery time from
-the publish request to each host's onEchoFeed (p50 / p99).
+host, the server's transactions per second while no event is published,
+server transactions per published event (all, and what its delivery costs:
+less the publish's own one and the idle load), the publisher's answer time, and the delivery time from the
+publish request to each host's onEchoFeed (p50 / p99).
 
 With --bouncer the hosts' queries go through a PgBouncer in transaction
 mode and only their feed listener connects to the server (--feed-store),
@@ -145,14 +147,19 @@ def percentile(values, fraction):
 
 
 def transactions(cluster, database):
-    time.sleep(1.5)  # the server flushes its statistics about once a second
+    # A busy backend reports its counts at most once a second, an idle one
+    # within ten seconds (PostgreSQL 15's PGSTAT_IDLE_INTERVAL): a shorter
+    # wait leaves the hosts' start-up in the window and misses its end.
+    time.sleep(11)
     return int(cluster.psql("postgres", "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '%s'" % database)[0][0])
 
 
 def deliveries(publisher, hosts, events, gap, publish):
     """Publishes `events` events one by one and returns each host's delivery
-    time (ms) from the publish request to its onEchoFeed line."""
+    time (ms) from the publish request to its onEchoFeed line, and the
+    publisher's answer times (ms)."""
     latencies = []
+    answers = []
     everyone = hosts + [publisher]
     for n in range(events):
         pending = set(hosts)
@@ -162,13 +169,14 @@ def deliveries(publisher, hosts, events, gap, publish):
         def until(host, message, arrived):
             if host is publisher and message.get("id") == reply["id"]:
                 reply["id"] = None
+                answers.append((arrived - started) * 1000)
             elif host in pending and message.get("method") == "onEchoFeed" and message["params"]["payload"]["n"] == n:
                 pending.discard(host)
                 latencies.append((arrived - started) * 1000)
             return not pending and reply["id"] is None
         pump(everyone, until)
         time.sleep(gap)
-    return latencies
+    return latencies, answers
 
 
 def measure(cluster, binary, count, events, gap, bouncer=None):
@@ -192,14 +200,26 @@ def measure(cluster, binary, count, events, gap, bouncer=None):
         rows = cluster.psql("postgres", "SELECT application_name, query FROM pg_stat_activity WHERE datname = '%s'" % database)
         backends = len(rows)
         listens = len([row for row in rows if row[1] == "LISTEN flowhost_feed"])
+        # The server's idle load first (what the hosts cost it while no event
+        # is published), then the events: their window's share of that load
+        # is not theirs.
+        idle_started = time.monotonic()
+        idle_before = transactions(cluster, database)
         before = transactions(cluster, database)
-        latencies = deliveries(publisher, working, events, gap,
-                               lambda n: publisher.send("echo.publish", {"topic": "echo.probe", "payload": {"n": n}}))
+        idle_rate = (before - idle_before) / (time.monotonic() - idle_started)
+        started = time.monotonic()
+        latencies, answers = deliveries(publisher, working, events, gap,
+                                        lambda n: publisher.send("echo.publish", {"topic": "echo.probe", "payload": {"n": n}}))
         after = transactions(cluster, database)
+        window = time.monotonic() - started
         return {
             "hosts": count, "failed": len(failed), "backends": backends, "listens": listens, "per_host": backends / count,
             "transactions": (after - before) / events,
-            "p50": percentile(latencies, 0.50), "p99": percentile(latencies, 0.99),
+            "idle_per_second": idle_rate,
+            # Each publish is one transaction; what delivering it costs the
+            # server is the rest, less the idle load of the same window.
+            "delivery_transactions": (after - before - events - idle_rate * window) / events,
+            "p50": percentile(latencies, 0.50), "p99": percentile(latencies, 0.99), "publish_p50": percentile(answers, 0.50),
         }
     finally:
         for host in hosts + ([publisher] if publisher else []):
@@ -236,7 +256,7 @@ def measure_reference(program, count, events, gap):
             publisher.next_id += 1
             publisher.write({"id": request_id, "payload": {"n": n}})
             return request_id
-        latencies = deliveries(publisher, members, events, gap, publish)
+        latencies, _ = deliveries(publisher, members, events, gap, publish)
         return {"hosts": count, "p50": percentile(latencies, 0.50), "p99": percentile(latencies, 0.99)}
     finally:
         for process in members + ([publisher] if publisher else []):
@@ -272,9 +292,9 @@ def main():
     rows = []
     try:
         bouncer = cluster.bouncer() if arguments.bouncer else None
-        print("| hosts | failed | server backends | backends per host | LISTEN backends | server transactions per published event "
-              "| delivery p50 / p99 | reference p50 / p99 |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("| hosts | failed | server backends | backends per host | LISTEN backends | idle server transactions/s "
+              "| server transactions per event, all / its delivery | publish answered p50 | delivery p50 / p99 | reference p50 / p99 |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         for count in [int(item) for item in arguments.hosts.split(",")]:
             row = measure(cluster, binary, count, arguments.events, arguments.gap, bouncer)
             if program:
@@ -282,7 +302,7 @@ def main():
                 row["reference_p50"], row["reference_p99"] = reference["p50"], reference["p99"]
             rows.append(row)
             against = "%(reference_p50).1f / %(reference_p99).1f ms" % row if program else "—"
-            print("| %(hosts)d | %(failed)d | %(backends)d | %(per_host).2f | %(listens)d | %(transactions).1f | %(p50).1f / %(p99).1f ms | " % row
+            print("| %(hosts)d | %(failed)d | %(backends)d | %(per_host).2f | %(listens)d | %(idle_per_second).2f | %(transactions).2f / %(delivery_transactions).2f | %(publish_p50).1f ms | %(p50).1f / %(p99).1f ms | " % row
                   + against + " |", flush=True)
     finally:
         cluster.remove()

@@ -35,7 +35,11 @@ extension FeedRelay {
             do {
                 try RelayCall.check("bind \(socketPath)", RelayCall.withAddress(address) { bind(fd, $0, $1) })
                 try RelayCall.check("chmod \(socketPath)", chmod(socketPath, 0o600))
-                try RelayCall.check("listen \(socketPath)", Glibc.listen(fd, 512))
+                // A machine's hosts subscribe in a burst when they start
+                // together: a backlog as deep as the peers served queues them
+                // (the kernel caps it at somaxconn), where a full one sends
+                // each to a LISTEN connection of its own on the server.
+                try RelayCall.check("listen \(socketPath)", Glibc.listen(fd, Int32(Self.maxPeers)))
             } catch {
                 close(fd)
                 throw error
