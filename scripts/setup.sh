@@ -35,6 +35,12 @@ if [ "${1:-}" = "--bench" ] || [ "${1:-}" = "--test" ]; then
   need_release_apt=()
   command -v valgrind >/dev/null 2>&1 || need_release_apt+=(valgrind)
   command -v strip >/dev/null 2>&1 || need_release_apt+=(binutils)
+  # PostgreSQL (Debian's postgresql): the tests and the benchmark start a
+  # throw-away cluster of their own. PgBouncer (Debian's pgbouncer): the
+  # PostgreSQL pass queries through one in transaction mode, as do the
+  # benchmark's thousand hosts.
+  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_release_apt+=(postgresql)
+  [ -x /usr/sbin/pgbouncer ] || need_release_apt+=(pgbouncer)
   apt_install "${need_release_apt[@]}"
 fi
 
@@ -44,10 +50,6 @@ if [ "${1:-}" = "--test" ]; then
   need_test_apt=()
   command -v node >/dev/null 2>&1 || need_test_apt+=(nodejs)
   command -v tsc >/dev/null 2>&1 || need_test_apt+=(node-typescript)
-  # PostgreSQL (Debian's postgresql): the tests start a throw-away cluster of their own.
-  ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_test_apt+=(postgresql)
-  # PgBouncer (Debian's pgbouncer): the PostgreSQL pass queries through one in transaction mode.
-  [ -x /usr/sbin/pgbouncer ] || need_test_apt+=(pgbouncer)
   # A real headless Chromium and its WebDriver drive the inspector's page (Tests/Inspector).
   command -v chromium >/dev/null 2>&1 || need_test_apt+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need_test_apt+=(chromium-driver)

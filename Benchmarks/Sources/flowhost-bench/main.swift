@@ -35,7 +35,7 @@ guard let flowhostPath else {
     exit(2)
 }
 let knownSections: Set<String> = [
-    "throughput", "echo-instructions", "ping-pong", "cold-start", "cold-start-ratio", "login", "login-tail", "many-hosts", "memory-per-host", "memory", "feed", "approval", "signing", "history", "many-users", "approval-history", "isolation",
+    "throughput", "echo-instructions", "ping-pong", "cold-start", "cold-start-ratio", "login", "login-tail", "many-hosts", "memory-per-host", "memory", "feed", "approval", "signing", "history", "many-users", "approval-history", "isolation", "fleet",
 ]
 if let unknown = onlySections?.subtracting(knownSections), !unknown.isEmpty || onlySections?.isEmpty == true {
     FileHandle.standardError.write(Data("--only takes section names from \(knownSections.sorted()), not \(unknown.sorted())\n".utf8))
@@ -452,6 +452,56 @@ if section("feed") {
                    note: "reference: the SQLite file's wake-up")
         report.add("cross-host feed delivery via NOTIFY, PostgreSQL p99 (ms)", flowhost: Measure.percentile(pgLatencies, 0.99),
                    reference: Measure.percentile(latencies, 0.99), higherIsBetter: false, threshold: "feed-postgres-p99")
+    }
+}
+
+// fleet: A thousand hosts on one machine against one PostgreSQL with its
+// default max_connections (100), their queries through a PgBouncer in
+// transaction mode and their feed through the machine's one listener
+// (issue 51). scripts/feed-relay-probe.py runs it: each host subscribed to
+// a topic through the echo example flow, one publisher, and the same
+// delivery measured with Benchmarks/reference/fanout_host.c (N processes
+// woken by one datagram each, no database) as the physical limit.
+let pgBouncer = FileManager.default.isExecutableFile(atPath: "/usr/sbin/pgbouncer")
+if section("fleet") && withPostgres && !pgBouncer {
+    FileHandle.standardError.write(Data("PgBouncer is not installed: the fleet rows are left out\n".utf8))
+}
+if section("fleet") && withPostgres && pgBouncer {
+    let results = folder + "/fleet.json"
+    let probe = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/feed-relay-probe.py").path
+    let binaries = URL(fileURLWithPath: setup.flowhost).deletingLastPathComponent().path
+    let words = ["python3", probe, "--hosts", "10,400,1000", "--bouncer", "--max-connections", "100",
+                 "--reference", "--events", quick ? "20" : "60", "--json", results]
+    var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    let status = "FLOWHOST_BIN_DIR=\(binaries)".withCString { bench_run(&argv, strdup($0)) }
+    guard status == 0, let data = FileManager.default.contents(atPath: results),
+          let parsed = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+          let rows = parsed["rows"] as? [[String: Any]] else { throw BenchError("scripts/feed-relay-probe.py failed (status \(status))") }
+    func row(_ hosts: Int) throws -> [String: Double] {
+        guard let found = rows.first(where: { ($0["hosts"] as? Int) == hosts }) else { throw BenchError("the probe has no row for \(hosts) hosts") }
+        return found.compactMapValues { ($0 as? NSNumber)?.doubleValue }
+    }
+    let few = try row(10), many = try row(1000)
+    report.add("1,000 hosts, PgBouncer, max_connections 100: hosts refused or failed", flowhost: many["failed"] ?? .nan, reference: nil,
+               higherIsBetter: false, threshold: "fleet-failed", note: "each host initialised and subscribed; none may fail")
+    report.add("  server backends for them (PgBouncer's pool and the one listener)", flowhost: many["backends"] ?? .nan, reference: nil,
+               higherIsBetter: false, threshold: nil)
+    report.add("  idle server transactions/s, 1,000 hosts", flowhost: many["idle_per_second"] ?? .nan, reference: few["idle_per_second"],
+               higherIsBetter: false, threshold: "fleet-idle-load", note: "reference: the same with 10 hosts; it must not grow with them")
+    report.add("  server transactions per event for its delivery, 1,000 hosts", flowhost: many["delivery_transactions"] ?? .nan,
+               reference: nil, higherIsBetter: false, threshold: "fleet-delivery-transactions",
+               note: "all of them, less the publish's own and the idle load: at most one per machine's listener (1 here)")
+    report.add("feed delivery to 10 hosts p50 (ms)", flowhost: few["p50"] ?? .nan, reference: few["reference_p50"], higherIsBetter: false,
+               threshold: "fleet-10-p50", note: "from the publish request; reference: fanout_host.c, 10 processes")
+    for hosts in [400, 1000] {
+        let measured = try row(hosts)
+        for quantile in ["p50", "p99"] {
+            report.add("feed delivery to \(hosts) hosts \(quantile) (ms)", flowhost: measured[quantile] ?? .nan,
+                       reference: measured["reference_" + quantile], higherIsBetter: false, threshold: "fleet-delivery-\(quantile)",
+                       note: quantile == "p50" ? "reference: fanout_host.c, \(hosts) processes woken by a datagram each, no database" : nil)
+        }
     }
 }
 
