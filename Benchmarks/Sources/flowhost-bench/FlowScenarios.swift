@@ -8,6 +8,8 @@ struct FlowScenarios {
     /// The device's keystore when its key is in the platform's custody (a
     /// P-256 key, spec §7), or nil when the host keeps it.
     let keystore: PlatformKeystore?
+    /// Arguments every host of these scenarios is started with (a feed store beside a pooled one).
+    var hostArguments: [String] = []
     static let password = "Tr0ub4dor&Zebra"
 
     /// `store`: another store (a PostgreSQL URL) instead of a new SQLite file.
@@ -57,7 +59,7 @@ struct FlowScenarios {
     }
 
     func host(device: String, extra: [String] = []) throws -> Server {
-        let server = try Server([setup.flowhost, "--store", store, "--config", config] + extra)
+        let server = try Server([setup.flowhost, "--store", store, "--config", config] + hostArguments + extra)
         server.send(Requests.initialize(device: device, keyCustody: keystore == nil ? nil : "platform") + "\n")
         _ = try server.readUntil(#""method":"getUser""#)
         return server

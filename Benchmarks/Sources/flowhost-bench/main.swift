@@ -344,6 +344,18 @@ if section("many-hosts") {
         report.add("8 hosts, PostgreSQL: logins/s", flowhost: pg.rate, reference: sqlite.rate, higherIsBetter: true, threshold: nil,
                    note: "reference: the same on the SQLite file")
         report.add("8 hosts, PostgreSQL: errors", flowhost: Double(pg.errors), reference: nil, higherIsBetter: false, threshold: "eight-hosts-postgres-errors")
+        // The same through PgBouncer in transaction mode, each host's feed
+        // LISTEN on the server itself (--feed-store), as a deployment runs.
+        if let throughBouncer = try postgres.startBouncer() {
+            let name = try postgres.newDatabaseName()
+            var scenarios = try FlowScenarios(setup: setup, name: "concurrent-bouncer", argon2: (1024, 1), store: throughBouncer(name))
+            scenarios.hostArguments = ["--feed-store", "postgresql:///\(name)?host=\(postgres.folder)&user=flowhost&passfile=\(postgres.folder)/pgpass"]
+            let pooled = try eightHostLogins(scenarios)
+            report.add("8 hosts, PostgreSQL through PgBouncer: logins/s", flowhost: pooled.rate, reference: pg.rate, higherIsBetter: true,
+                       threshold: "eight-hosts-pgbouncer", note: "reference: the same 8 hosts connected to the server directly")
+            report.add("8 hosts, PostgreSQL through PgBouncer: errors", flowhost: Double(pooled.errors), reference: nil, higherIsBetter: false,
+                       threshold: "eight-hosts-postgres-errors")
+        }
     }
 }
 
