@@ -101,21 +101,27 @@ final class RelaySocket {
     /// Reads what is there; returns the whole frames. Throws on end of
     /// stream, an error or garbage (the caller closes).
     func receive() throws -> [FeedRelayFrame] {
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        var frames: [FeedRelayFrame] = []
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count > 0 {
-                chunk.withUnsafeBytes { reader.push(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-                while let frame = try reader.next() { frames.append(frame) }
-                continue
+        // Every host on the machine runs this for every event: the bytes are
+        // read into stack memory, neither allocated nor zeroed per call (a
+        // larger frame takes more reads, into the reader's own buffer).
+        try withUnsafeTemporaryAllocation(byteCount: Self.receiveChunk, alignment: 8) { chunk in
+            var frames: [FeedRelayFrame] = []
+            while true {
+                let count = Glibc.read(fd, chunk.baseAddress, chunk.count)
+                if count > 0 {
+                    reader.push(UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+                    while let frame = try reader.next() { frames.append(frame) }
+                    continue
+                }
+                if count == 0 { throw SystemError(operation: "read (the other end closed)", errno: 0) }
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { return frames }
+                throw SystemError(operation: "read", errno: errno)
             }
-            if count == 0 { throw SystemError(operation: "read (the other end closed)", errno: 0) }
-            if errno == EINTR { continue }
-            if errno == EAGAIN || errno == EWOULDBLOCK { return frames }
-            throw SystemError(operation: "read", errno: errno)
         }
     }
+
+    static let receiveChunk = 16_384
 
     /// Queues `bytes` and writes what the socket takes now. False: the
     /// queue is over its bound or the write failed (the caller closes).
