@@ -5,8 +5,9 @@ throw-away cluster (Tests/EndToEnd/pgcluster.py, Debian's postgresql). For
 each N it prints the hosts that failed (refused by the server, an error, an
 exit), the server's backends for the database, backends per subscribed
 host, the server's transactions per second while no event is published,
-server transactions per published event (all, and what its delivery costs:
-less the publish's own one and the idle load), the publisher's answer time, and the delivery time from the
+server transactions per published event while the events are published
+and delivered (all, and what delivery costs: less the publish's own one),
+the publisher's answer time, and the delivery time from the
 publish request to each host's onEchoFeed (p50 / p99).
 
 With --bouncer the hosts' queries go through a PgBouncer in transaction
@@ -200,25 +201,28 @@ def measure(cluster, binary, count, events, gap, bouncer=None):
         rows = cluster.psql("postgres", "SELECT application_name, query FROM pg_stat_activity WHERE datname = '%s'" % database)
         backends = len(rows)
         listens = len([row for row in rows if row[1] == "LISTEN flowhost_feed"])
-        # The server's idle load first (what the hosts cost it while no event
-        # is published), then the events: their window's share of that load
-        # is not theirs.
+        # The server's idle load (what the hosts cost it while no event is
+        # published), from its statistics.
         idle_started = time.monotonic()
         idle_before = transactions(cluster, database)
-        before = transactions(cluster, database)
-        idle_rate = (before - idle_before) / (time.monotonic() - idle_started)
-        started = time.monotonic()
+        idle_rate = (transactions(cluster, database) - idle_before) / (time.monotonic() - idle_started)
+        # The events' own, from the statements the server logged while they
+        # were published and delivered: each transaction begins with BEGIN,
+        # and each publish is one transaction that inserts its event.
+        mark = os.path.getsize(cluster.log_file)
         latencies, answers = deliveries(publisher, working, events, gap,
                                         lambda n: publisher.send("echo.publish", {"topic": "echo.probe", "payload": {"n": n}}))
-        after = transactions(cluster, database)
-        window = time.monotonic() - started
+        time.sleep(0.2)
+        with open(cluster.log_file, encoding="utf-8", errors="replace") as handle:
+            handle.seek(mark)
+            logged = handle.read()
+        begun = logged.count("statement: BEGIN")
+        published = logged.count("INSERT INTO feed_event")
         return {
             "hosts": count, "failed": len(failed), "backends": backends, "listens": listens, "per_host": backends / count,
-            "transactions": (after - before) / events,
+            "transactions": begun / events,
             "idle_per_second": idle_rate,
-            # Each publish is one transaction; what delivering it costs the
-            # server is the rest, less the idle load of the same window.
-            "delivery_transactions": (after - before - events - idle_rate * window) / events,
+            "delivery_transactions": (begun - published) / events,
             "p50": percentile(latencies, 0.50), "p99": percentile(latencies, 0.99), "publish_p50": percentile(answers, 0.50),
         }
     finally:
@@ -291,6 +295,7 @@ def main():
     cluster = Cluster(tempfile.mkdtemp(prefix="flowhost-probe-pg-"), max_connections=arguments.max_connections)
     rows = []
     try:
+        cluster.log_backends(every_statement=True)
         bouncer = cluster.bouncer() if arguments.bouncer else None
         print("| hosts | failed | server backends | backends per host | LISTEN backends | idle server transactions/s "
               "| server transactions per event, all / its delivery | publish answered p50 | delivery p50 / p99 | reference p50 / p99 |")

@@ -25,6 +25,7 @@ class Cluster:
     def __init__(self, folder, max_connections=400):
         self.folder = folder
         self.max_connections = max_connections
+        self.log_file = os.path.join(folder, "server.log")
         self.data = os.path.join(folder, "data")
         self.bin = bindir()
         self.password = secrets.token_urlsafe(18)
