@@ -51,7 +51,10 @@ extension StepUpFlow {
         let user = try host.loggedInUser()
         let change = try Self.deviceChange(devicesJson)
         guard userID == user else { return deviceUpdated(change.devUUID, status: SDKCode.unknownUser, message: Self.notYours) }
-        guard change.delete else { return applyDeviceChange(user, change) }
+        guard change.delete else {
+            // Synchronous: a name the host refuses (its device-name rule) is this call's -32602.
+            return deviceUpdated(change.devUUID, try host.call(deviceUpdate(user, change)))
+        }
         // Refused before any password is asked when the change cannot be made.
         let listed = try host.call(Services.DevicesList(userID: user, deviceID: deviceID))
         if listed.deviceManagementCoolingPeriodEndTimestamp > 0 {
@@ -94,10 +97,14 @@ extension StepUpFlow {
         }
     }
 
-    func applyDeviceChange(_ user: String, _ change: DeviceChange) {
-        let request = Services.DevicesUpdate(
+    func deviceUpdate(_ user: String, _ change: DeviceChange) -> Services.DevicesUpdate {
+        Services.DevicesUpdate(
             userID: user, deviceID: deviceID, devUUID: change.devUUID, action: change.delete ? "delete" : "rename", devName: change.devName)
-        do { deviceUpdated(change.devUUID, try host.call(request), deleted: change.delete) } catch {
+    }
+
+    /// The deletion, once the step-up passed: whatever fails is reported, the dialogue being over.
+    func applyDeviceChange(_ user: String, _ change: DeviceChange) {
+        do { deviceUpdated(change.devUUID, try host.call(deviceUpdate(user, change)), deleted: change.delete) } catch {
             host.log(.error, "devices.update failed: \(error.message)")
             deviceUpdated(change.devUUID, status: SDKCode.serverFailed, message: "The device could not be changed; nothing changed.")
         }

@@ -220,6 +220,9 @@ def test_device_methods_need_a_logged_in_user_and_one_change_a_call(devices_depl
     with pytest.raises(RPCError) as bad:
         phone.request("updateDeviceDetails", ["alice", json.dumps(both)])
     assert bad.value.code == -32602
+    with pytest.raises(RPCError) as bad_name:
+        phone.request("updateDeviceDetails", ["alice", devices_json(data, "laptop", "Update", "x" * 1000)])
+    assert bad_name.value.code == -32602, "the host's device-name rule"
     phone.request("logOff", ["alice"])
     phone.wait_event("onUserLoggedOff")
     with pytest.raises(RPCError) as refused:
