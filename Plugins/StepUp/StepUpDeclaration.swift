@@ -3,7 +3,7 @@ import FlowHostSDK
 extension StepUpFlow {
     static var declaration: FlowDeclaration {
         FlowDeclaration(
-            name: "step-up", version: "1.2.0",
+            name: "step-up", version: "1.3.0",
             methods: [
                 FlowMethod(
                     "getNotifications", summary: "The logged-in user's active notifications; onGetNotifications follows.",
@@ -28,12 +28,28 @@ extension StepUpFlow {
                         FlowParam("notificationID", .string),
                         FlowParam("response", .string, description: "The chosen action: one of the notification's actions[].action values."),
                     ], startsDialogue: true),
+                FlowMethod(
+                    "getRegisteredDeviceDetails", summary: "The logged-in user's devices; onGetRegistredDeviceDetails follows (101 for another user's id).",
+                    params: [FlowParam("userID", .string, format: .userID)]),
+                FlowMethod(
+                    "updateDeviceDetails",
+                    summary: "Renames (status Update) or deletes (status Delete, after step-up) one of the logged-in user's devices; onUpdateDeviceDetails follows.",
+                    params: [
+                        FlowParam("userID", .string, format: .userID),
+                        FlowParam("devicesJson", .string, description: "The SDK's JSON text {device: [...]}: exactly one device with status Update (and its new devName) or Delete."),
+                    ], startsDialogue: true),
                 SDKAnswers.setPassword,
             ],
             events: [
                 FlowEvent("onGetNotifications", summary: "The active notifications, as status.notificationResponse {notifications, start, count, total}."),
                 FlowEvent("onGetNotificationsHistory", summary: "The notification history, in the SDK's server-call envelope."),
                 FlowEvent("onUpdateNotification", summary: "The outcome of updateNotification (100, or 110/153 then logoff, 121 when the step-up expired, or error 131)."),
+                FlowEvent(
+                    "onGetRegistredDeviceDetails",
+                    summary: "The SDK's spelling. ResponseData {device[], deviceManagementCoolingPeriodEndTimestamp}, in the server-call envelope."),
+                FlowEvent(
+                    "onUpdateDeviceDetails",
+                    summary: "The outcome of updateDeviceDetails: ResponseData {status_code, message, dev_uuid}; 146 with the cooling period's end; 116 refused; step-up's 110/153 then logoff."),
                 FlowEvent("onNotificationReceived", summary: "Beyond the SDK: a new notification for the logged-in user arrived."),
                 FlowEvent(
                     "getPassword", summary: "Step-up asks for the password again (challengeMode 3; 1000 for a flow that is not built in).",
@@ -54,7 +70,7 @@ extension StepUpFlow {
             ],
             uses: [
                 "stepup.authenticate", "notifications.list", "notifications.history", "notifications.check", "notifications.answer",
-                "credentials.userState", "device.prove", "password.stepUp", "session.reauthenticate", "audit.record",
+                "credentials.userState", "device.prove", "password.stepUp", "session.reauthenticate", "audit.record", "devices.list", "devices.update",
             ],
             reads: ["notifications.created"])
     }

@@ -3,7 +3,7 @@ import FlowJSON
 import FlowHostServiceTypes
 
 /// The `step-up` flow: notifications for the logged-in user (list, history,
-/// answer), and re-authentication as a service other flows call
+/// answer), the user's own devices (list, rename, delete), and re-authentication as a service other flows call
 /// (`stepup.authenticate`) before a sensitive action.
 ///
 /// Touched only on the host's loop thread. Everything durable (the
@@ -21,6 +21,8 @@ final class StepUpFlow: ServingFlow {
     }
     /// The notification answer waiting for its step-up, if any.
     var notificationAnswer: Dialogue?
+    /// The device deletion waiting for its step-up, if any.
+    var deviceChangeDialogue: Dialogue?
 
     struct StepUp {
         let dialogue: Dialogue
@@ -46,6 +48,9 @@ final class StepUpFlow: ServingFlow {
         case "getNotifications": try getNotifications(params)
         case "getNotificationHistory": try getNotificationHistory(params)
         case "updateNotification": try updateNotification(try params.requiredString("notificationID"), action: try params.requiredString("response"))
+        case "getRegisteredDeviceDetails": try getRegisteredDeviceDetails(try params.requiredString("userID"))
+        case "updateDeviceDetails":
+            try updateDeviceDetails(try params.requiredString("userID"), devicesJson: try params.requiredString("devicesJson"))
         case "setPassword": try setPassword(try params.requiredString("password"), mode: try params.requiredInt("challengeMode"))
         default: throw FlowHostError.methodNotFound
         }

@@ -2,7 +2,7 @@ import FlowHostVocabulary
 import FlowJSON
 
 /// Every policy knob of the credential services, with safe defaults. Read
-/// from the `passwords` and `activation` sections of the config file; a bad
+/// from the `passwords`, `activation` and `devices` sections of the config file; a bad
 /// value is refused with the key's full name.
 public struct CredentialSettings: Sendable, Equatable {
     public var hasher = Argon2idHasher.owaspDefault
@@ -20,15 +20,20 @@ public struct CredentialSettings: Sendable, Equatable {
     /// How many codes a client may ask for with `resendActivationCode` within
     /// one code lifetime (an operator's re-issue starts afresh).
     public var maxResendsPerCodeLifetime = 3
+    /// How long after a device joins a user that user's devices cannot be
+    /// renamed or deleted by the user (status 146; 0: no cooling period). A
+    /// day: someone who just joined a device of their own cannot at once
+    /// delete the owner's.
+    public var deviceCoolingPeriodSeconds: Int64 = 86_400
 
     public init() {}
 
     public typealias Invalid = ConfigError
 
     /// The config sections this module owns.
-    public static let configKeys: Set<String> = ["passwords", "activation"]
+    public static let configKeys: Set<String> = ["passwords", "activation", "devices"]
 
-    public static func parse(passwords: JSON?, activation: JSON?) throws(Invalid) -> CredentialSettings {
+    public static func parse(passwords: JSON?, activation: JSON?, devices: JSON? = nil) throws(Invalid) -> CredentialSettings {
         var settings = CredentialSettings()
         if let passwords {
             let reader = try SectionReader(passwords, "passwords")
@@ -66,6 +71,15 @@ public struct CredentialSettings: Sendable, Equatable {
                 case "deliveryCommand", "deliveryTimeoutSeconds", "deliveryAttempts":
                     throw Invalid(key: "activation.\(key)", reason: "moved to the delivery section (delivery.command, .timeoutSeconds, .attempts)")
                 default: throw Invalid(key: "activation.\(key)", reason: "unknown key")
+                }
+            }
+        }
+        if let devices {
+            let reader = try SectionReader(devices, "devices")
+            for key in devices.keys {
+                switch key {
+                case "coolingPeriodSeconds": settings.deviceCoolingPeriodSeconds = Int64(try reader.int(key, 0...2_592_000))
+                default: throw Invalid(key: "devices.\(key)", reason: "unknown key")
                 }
             }
         }

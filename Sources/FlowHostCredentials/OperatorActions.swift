@@ -75,21 +75,8 @@ public final class OperatorActions {
     public func revokeDevice(_ userID: String, deviceID: String) throws -> DeviceKeyRecord? {
         let now = credentials.clock()
         return try credentials.write { tx in
-            guard var device = try tx.device(userID: userID, deviceID: deviceID) else { throw StoreError.notFound }
-            device.status = .deleted
-            try tx.save(device)
-            let key = try tx.deviceKey(userID: userID, deviceID: deviceID)
-            try tx.revokeDeviceKey(userID: userID, deviceID: deviceID, at: now)
-            let open = try tx.openSessions(userID: userID).filter { $0.deviceID == deviceID }.map(\.sessionID)
-            let ended = try tx.endSessions(userID: userID, deviceID: deviceID, at: now, reason: "device-revoked")
-            try credentials.audit.row(tx, userID, deviceID, "device.revoke", "ok", ["sessions": .int(ended)])
-            if !open.isEmpty {
-                // The host that holds one of them ends it at once.
-                let notice: JSON = ["userID": .string(userID), "sessionIDs": .array(open.map(JSON.string)), "reason": "device-revoked"]
-                try tx.appendFeedEvent(topic: SessionLedger.endedTopic, payload: notice.serialized(), at: now)
-                credentials.feedAppended = true
-            }
-            return key
+            guard try tx.device(userID: userID, deviceID: deviceID) != nil else { throw StoreError.notFound }
+            return try credentials.revokeDevice(tx, userID: userID, deviceID: deviceID, at: now, action: "device.revoke")
         }
     }
 

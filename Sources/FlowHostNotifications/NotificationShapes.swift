@@ -41,7 +41,7 @@ public enum NotificationShapes {
     }
 
     /// The SDK's timestamp text: `yyyy-MM-dd'T'HH:mm:ss'UTC'`.
-    static func timestamp(_ seconds: Int64) -> String {
+    public static func timestamp(_ seconds: Int64) -> String {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)

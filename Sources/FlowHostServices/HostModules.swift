@@ -33,6 +33,7 @@ public enum HostModules {
         RecoveryModule.register(AccountRecovery(credentials), in: engine)
         SignaturesModule.register(DataSignatures(context, issuer: issuer), keyring: keyring, webauthn: webauthn, in: engine)
         DevicesModule.register(credentials.devices, keyring: keyring, webauthn: webauthn, in: engine)
+        UserDevicesModule.register(UserDevices(credentials), keyring: keyring, in: engine)
         SessionsModule.register(credentials, sessions: sessions, issuer: issuer, in: engine)
         AuditModule.register(context.audit, store: context.store, in: engine)
         RecordsModule.register(context.store, in: engine)

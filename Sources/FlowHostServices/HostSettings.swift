@@ -20,7 +20,7 @@ public struct HostSettings {
     /// Throws the first section's error, naming its key.
     public init(_ configuration: HostConfiguration) throws {
         let sections = configuration.sections
-        credentials = try CredentialSettings.parse(passwords: sections["passwords"], activation: sections["activation"])
+        credentials = try CredentialSettings.parse(passwords: sections["passwords"], activation: sections["activation"], devices: sections["devices"])
         sessions = try SessionSettings.parse(sections[SessionSettings.configKey])
         delivery = try DeliverySettings.parse(sections[DeliverySettings.configKey])
         events = try EventSettings.parse(sections[EventSettings.configKey])

@@ -14,7 +14,8 @@ import JSONRPC
 /// `flowhost admin`: a user's devices, and revoking one.
 extension Admin {
     struct Devices: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a user's devices.")
+        static let configuration = CommandConfiguration(
+            abstract: "List a user's devices: the fields getRegisteredDeviceDetails gives the user, their keys, and the cooling period's end.")
         @OptionGroup var options: AdminOptions
         @Argument var userID: String
         func run() throws {
@@ -23,18 +24,20 @@ extension Admin {
                 let keys = try options.store().read { tx in
                     try devices.map { try tx.deviceKey(userID: userID, deviceID: $0.deviceID) }
                 }
+                // The cooling period the user sees (deleted devices are not listed to them, but count).
+                let coolingEnd = try UserDevices(options.domains().credentials).list(userID).coolingPeriodEnd ?? 0
                 let value = JSON.array(
                     zip(devices, keys).map { device, key in
-                        let entry: JSON = [
-                            "devUUID": .string(device.deviceID), "devName": .string(device.name), "status": .string(device.status.rawValue),
-                            "ldaType": .optional(device.ldaType, JSON.int), "createdTs": .string(isoTime(device.createdAt)),
-                            "lastAccessedTs": .string(isoTime(device.lastAccessAt)),
-                            // The public half only: a private key is never shown.
-                            "keyID": .optional(key?.keyID, JSON.string), "keyCustody": .optional(key?.custody, JSON.string),
-                            "keyAlgorithm": .optional(key?.algorithm, JSON.string),
-                            "keyCreatedTs": .optional(key.map { isoTime($0.createdAt) }, JSON.string),
-                            "keyRevokedTs": .optional(key?.revokedAt.map(isoTime), JSON.string),
-                        ]
+                        // The user's own view of the device (no device is the operator's current one)…
+                        let entry = RegisteredDeviceShape.item(device, current: nil)
+                        entry["deviceManagementCoolingPeriodEndTimestamp"] = .int(Int(coolingEnd))
+                        // …and what only the operator sees: the LDA type and the key's public half (a private key is never shown).
+                        entry["ldaType"] = .optional(device.ldaType, JSON.int)
+                        entry["keyID"] = .optional(key?.keyID, JSON.string)
+                        entry["keyCustody"] = .optional(key?.custody, JSON.string)
+                        entry["keyAlgorithm"] = .optional(key?.algorithm, JSON.string)
+                        entry["keyCreatedTs"] = .optional(key.map { isoTime($0.createdAt) }, JSON.string)
+                        entry["keyRevokedTs"] = .optional(key?.revokedAt.map(isoTime), JSON.string)
                         // A WebAuthn device's credential: what the authenticator said of it (never trusted beyond that).
                         if let credential = key?.webauthn {
                             entry["webauthn"] = [

@@ -54,6 +54,11 @@ export interface GetNotificationsParams {
   endDate?: string;
 }
 
+/** The logged-in user's devices; onGetRegistredDeviceDetails follows (101 for another user's id). */
+export interface GetRegisteredDeviceDetailsParams {
+  userID: string;
+}
+
 /** Starts a password change ("Password"): getPassword with challengeMode 2 follows. */
 export interface InitiateUpdateFlowForCredentialParams {
   credentialType: string;
@@ -103,6 +108,12 @@ export interface SetUserConsentForLDAParams {
   authenticationType: number;
 }
 
+/** Renames (status Update) or deletes (status Delete, after step-up) one of the logged-in user's devices; onUpdateDeviceDetails follows. */
+export interface UpdateDeviceDetailsParams {
+  userID: string;
+  devicesJson: string;
+}
+
 /** Answers a notification; its action's authlevel may ask for step-up first. onUpdateNotification follows. */
 export interface UpdateNotificationParams {
   notificationID: string;
@@ -133,6 +144,7 @@ export interface TypedRequests {
   getDeviceAuthenticationDetails(params?: undefined, options?: RequestOptions): Promise<unknown>;
   getNotificationHistory(params?: GetNotificationHistoryParams, options?: RequestOptions): Promise<unknown>;
   getNotifications(params?: GetNotificationsParams, options?: RequestOptions): Promise<unknown>;
+  getRegisteredDeviceDetails(params: GetRegisteredDeviceDetailsParams, options?: RequestOptions): Promise<unknown>;
   initiateUpdateFlowForCredential(params: InitiateUpdateFlowForCredentialParams, options?: RequestOptions): Promise<unknown>;
   logOff(params: LogOffParams, options?: RequestOptions): Promise<unknown>;
   manageDeviceAuthenticationModes(params: ManageDeviceAuthenticationModesParams, options?: RequestOptions): Promise<unknown>;
@@ -149,6 +161,7 @@ export interface TypedRequests {
   setUser(params: SetUserParams, options?: RequestOptions): Promise<unknown>;
   setUserConsentForLDA(params: SetUserConsentForLDAParams, options?: RequestOptions): Promise<unknown>;
   shutdown(params?: undefined, options?: RequestOptions): Promise<unknown>;
+  updateDeviceDetails(params: UpdateDeviceDetailsParams, options?: RequestOptions): Promise<unknown>;
   updateNotification(params: UpdateNotificationParams, options?: RequestOptions): Promise<unknown>;
   updatePassword(params: UpdatePasswordParams, options?: RequestOptions): Promise<unknown>;
   verifyDataSignature(params?: VerifyDataSignatureParams, options?: RequestOptions): Promise<unknown>;
@@ -269,6 +282,15 @@ export interface OnGetNotificationsHistoryEvent {
   status: Record<string, unknown>;
 }
 
+/** `onGetRegistredDeviceDetails`; status codes at pArgs.response.StatusCode: 100, 101; error codes at error.longErrorCode: 0 */
+export interface OnGetRegistredDeviceDetailsEvent {
+  eMethId: number;
+  errCode: number;
+  error: Record<string, unknown>;
+  pArgs: Record<string, unknown>;
+  status: Record<string, unknown>;
+}
+
 /** `onNotificationReceived` */
 export interface OnNotificationReceivedEvent {
   notification_uuid: string;
@@ -301,6 +323,15 @@ export interface OnUpdateCredentialResponseEvent {
   error: Record<string, unknown>;
   status: Record<string, unknown>;
   userID: string;
+}
+
+/** `onUpdateDeviceDetails`; status codes at pArgs.response.StatusCode: 100, 101, 110, 114, 116, 121, 126, 146, 153; error codes at error.longErrorCode: 0, 131 */
+export interface OnUpdateDeviceDetailsEvent {
+  eMethId: number;
+  errCode: number;
+  error: Record<string, unknown>;
+  pArgs: Record<string, unknown>;
+  status: Record<string, unknown>;
 }
 
 /** `onUpdateNotification`; status codes at pArgs.response.StatusCode: 100, 110, 114, 121, 126, 153; error codes at error.longErrorCode: 0, 131 */
@@ -344,11 +375,13 @@ export interface EventMap {
   "onEchoFeed": OnEchoFeedEvent;
   "onGetNotifications": OnGetNotificationsEvent;
   "onGetNotificationsHistory": OnGetNotificationsHistoryEvent;
+  "onGetRegistredDeviceDetails": OnGetRegistredDeviceDetailsEvent;
   "onNotificationReceived": OnNotificationReceivedEvent;
   "onSessionExtensionResponse": OnSessionExtensionResponseEvent;
   "onSessionTimeOutNotification": OnSessionTimeOutNotificationEvent;
   "onSessionTimeout": OnSessionTimeoutEvent;
   "onUpdateCredentialResponse": OnUpdateCredentialResponseEvent;
+  "onUpdateDeviceDetails": OnUpdateDeviceDetailsEvent;
   "onUpdateNotification": OnUpdateNotificationEvent;
   "onUserLoggedIn": OnUserLoggedInEvent;
   "onUserLoggedOff": OnUserLoggedOffEvent;
@@ -357,7 +390,7 @@ export interface EventMap {
 /** Where each event carries its status and error codes, and which it can carry. */
 export declare const EVENT_STATUS: { [K in EventName]?: { statusPath: string; status: number[]; errorPath: string; error: number[] } };
 
-export type EventName = "$/cancelRequest" | "addNewDeviceOptions" | "getActivationCode" | "getDeviceName" | "getPassword" | "getUser" | "getUserConsentForLDA" | "onAuthenticateUserAndSignData" | "onCredentialsAvailableForUpdate" | "onDeviceAuthManagementStatus" | "onEcho" | "onEchoFeed" | "onGetNotifications" | "onGetNotificationsHistory" | "onNotificationReceived" | "onSessionExtensionResponse" | "onSessionTimeOutNotification" | "onSessionTimeout" | "onUpdateCredentialResponse" | "onUpdateNotification" | "onUserLoggedIn" | "onUserLoggedOff";
+export type EventName = "$/cancelRequest" | "addNewDeviceOptions" | "getActivationCode" | "getDeviceName" | "getPassword" | "getUser" | "getUserConsentForLDA" | "onAuthenticateUserAndSignData" | "onCredentialsAvailableForUpdate" | "onDeviceAuthManagementStatus" | "onEcho" | "onEchoFeed" | "onGetNotifications" | "onGetNotificationsHistory" | "onGetRegistredDeviceDetails" | "onNotificationReceived" | "onSessionExtensionResponse" | "onSessionTimeOutNotification" | "onSessionTimeout" | "onUpdateCredentialResponse" | "onUpdateDeviceDetails" | "onUpdateNotification" | "onUserLoggedIn" | "onUserLoggedOff";
 export type HostRequestName = "platform/authenticateLDA" | "platform/createCredential" | "platform/createDeviceKey" | "platform/getAssertion" | "platform/signDeviceChallenge" | "platform/verifyServerBiometric";
 export declare const EVENTS: EventName[];
 export declare const CHALLENGES: EventName[];

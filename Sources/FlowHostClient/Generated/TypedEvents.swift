@@ -19,11 +19,13 @@ public enum FlowHostEvent: Sendable {
     case onEchoFeed(OnEchoFeedEvent)
     case onGetNotifications(OnGetNotificationsEvent)
     case onGetNotificationsHistory(OnGetNotificationsHistoryEvent)
+    case onGetRegistredDeviceDetails(OnGetRegistredDeviceDetailsEvent)
     case onNotificationReceived(OnNotificationReceivedEvent)
     case onSessionExtensionResponse(OnSessionExtensionResponseEvent)
     case onSessionTimeOutNotification(OnSessionTimeOutNotificationEvent)
     case onSessionTimeout(OnSessionTimeoutEvent)
     case onUpdateCredentialResponse(OnUpdateCredentialResponseEvent)
+    case onUpdateDeviceDetails(OnUpdateDeviceDetailsEvent)
     case onUpdateNotification(OnUpdateNotificationEvent)
     case onUserLoggedIn(OnUserLoggedInEvent)
     case onUserLoggedOff(OnUserLoggedOffEvent)
@@ -46,11 +48,13 @@ public enum FlowHostEvent: Sendable {
         case "onEchoFeed": self = .onEchoFeed(OnEchoFeedEvent(params: params))
         case "onGetNotifications": self = .onGetNotifications(OnGetNotificationsEvent(params: params))
         case "onGetNotificationsHistory": self = .onGetNotificationsHistory(OnGetNotificationsHistoryEvent(params: params))
+        case "onGetRegistredDeviceDetails": self = .onGetRegistredDeviceDetails(OnGetRegistredDeviceDetailsEvent(params: params))
         case "onNotificationReceived": self = .onNotificationReceived(OnNotificationReceivedEvent(params: params))
         case "onSessionExtensionResponse": self = .onSessionExtensionResponse(OnSessionExtensionResponseEvent(params: params))
         case "onSessionTimeOutNotification": self = .onSessionTimeOutNotification(OnSessionTimeOutNotificationEvent(params: params))
         case "onSessionTimeout": self = .onSessionTimeout(OnSessionTimeoutEvent(params: params))
         case "onUpdateCredentialResponse": self = .onUpdateCredentialResponse(OnUpdateCredentialResponseEvent(params: params))
+        case "onUpdateDeviceDetails": self = .onUpdateDeviceDetails(OnUpdateDeviceDetailsEvent(params: params))
         case "onUpdateNotification": self = .onUpdateNotification(OnUpdateNotificationEvent(params: params))
         case "onUserLoggedIn": self = .onUserLoggedIn(OnUserLoggedInEvent(params: params))
         case "onUserLoggedOff": self = .onUserLoggedOff(OnUserLoggedOffEvent(params: params))
@@ -74,11 +78,13 @@ public enum FlowHostEvent: Sendable {
         case .onEchoFeed: return "onEchoFeed"
         case .onGetNotifications: return "onGetNotifications"
         case .onGetNotificationsHistory: return "onGetNotificationsHistory"
+        case .onGetRegistredDeviceDetails: return "onGetRegistredDeviceDetails"
         case .onNotificationReceived: return "onNotificationReceived"
         case .onSessionExtensionResponse: return "onSessionExtensionResponse"
         case .onSessionTimeOutNotification: return "onSessionTimeOutNotification"
         case .onSessionTimeout: return "onSessionTimeout"
         case .onUpdateCredentialResponse: return "onUpdateCredentialResponse"
+        case .onUpdateDeviceDetails: return "onUpdateDeviceDetails"
         case .onUpdateNotification: return "onUpdateNotification"
         case .onUserLoggedIn: return "onUserLoggedIn"
         case .onUserLoggedOff: return "onUserLoggedOff"
@@ -102,11 +108,13 @@ public enum FlowHostEvent: Sendable {
         case .onEchoFeed(let event): return event.params
         case .onGetNotifications(let event): return event.params
         case .onGetNotificationsHistory(let event): return event.params
+        case .onGetRegistredDeviceDetails(let event): return event.params
         case .onNotificationReceived(let event): return event.params
         case .onSessionExtensionResponse(let event): return event.params
         case .onSessionTimeOutNotification(let event): return event.params
         case .onSessionTimeout(let event): return event.params
         case .onUpdateCredentialResponse(let event): return event.params
+        case .onUpdateDeviceDetails(let event): return event.params
         case .onUpdateNotification(let event): return event.params
         case .onUserLoggedIn(let event): return event.params
         case .onUserLoggedOff(let event): return event.params
@@ -126,8 +134,10 @@ public enum FlowHostEvent: Sendable {
         case "onDeviceAuthManagementStatus": return params.value(at: "status.statusCode")?.intValue
         case "onGetNotifications": return params.value(at: "status.statusCode")?.intValue
         case "onGetNotificationsHistory": return params.value(at: "pArgs.response.StatusCode")?.intValue
+        case "onGetRegistredDeviceDetails": return params.value(at: "pArgs.response.StatusCode")?.intValue
         case "onSessionExtensionResponse": return params.value(at: "status.statusCode")?.intValue
         case "onUpdateCredentialResponse": return params.value(at: "status.statusCode")?.intValue
+        case "onUpdateDeviceDetails": return params.value(at: "pArgs.response.StatusCode")?.intValue
         case "onUpdateNotification": return params.value(at: "pArgs.response.StatusCode")?.intValue
         case "onUserLoggedIn": return params.value(at: "response.status.statusCode")?.intValue
         case "onUserLoggedOff": return params.value(at: "response.status.statusCode")?.intValue
@@ -147,8 +157,10 @@ public enum FlowHostEvent: Sendable {
         case "onDeviceAuthManagementStatus": return [100, 110, 114, 121, 126, 138, 141, 153]
         case "onGetNotifications": return [100]
         case "onGetNotificationsHistory": return [100]
+        case "onGetRegistredDeviceDetails": return [100, 101]
         case "onSessionExtensionResponse": return [100]
         case "onUpdateCredentialResponse": return [100, 114, 121, 126, 138, 153]
+        case "onUpdateDeviceDetails": return [100, 101, 110, 114, 116, 121, 126, 146, 153]
         case "onUpdateNotification": return [100, 110, 114, 121, 126, 153]
         case "onUserLoggedIn": return [100]
         case "onUserLoggedOff": return [100]
@@ -168,8 +180,10 @@ public enum FlowHostEvent: Sendable {
         case "onDeviceAuthManagementStatus": return params.value(at: "error.longErrorCode")?.intValue
         case "onGetNotifications": return params.value(at: "error.longErrorCode")?.intValue
         case "onGetNotificationsHistory": return params.value(at: "error.longErrorCode")?.intValue
+        case "onGetRegistredDeviceDetails": return params.value(at: "error.longErrorCode")?.intValue
         case "onSessionExtensionResponse": return params.value(at: "error.longErrorCode")?.intValue
         case "onUpdateCredentialResponse": return params.value(at: "error.longErrorCode")?.intValue
+        case "onUpdateDeviceDetails": return params.value(at: "error.longErrorCode")?.intValue
         case "onUpdateNotification": return params.value(at: "error.longErrorCode")?.intValue
         case "onUserLoggedIn": return params.value(at: "error.longErrorCode")?.intValue
         case "onUserLoggedOff": return params.value(at: "error.longErrorCode")?.intValue
@@ -189,8 +203,10 @@ public enum FlowHostEvent: Sendable {
         case "onDeviceAuthManagementStatus": return [0, 217]
         case "onGetNotifications": return [0]
         case "onGetNotificationsHistory": return [0]
+        case "onGetRegistredDeviceDetails": return [0]
         case "onSessionExtensionResponse": return [0]
         case "onUpdateCredentialResponse": return [0]
+        case "onUpdateDeviceDetails": return [0, 131]
         case "onUpdateNotification": return [0, 131]
         case "onUserLoggedIn": return [0]
         case "onUserLoggedOff": return [0]
@@ -342,6 +358,17 @@ public struct OnGetNotificationsHistoryEvent: Sendable {
     public var status: JSONValue? { params["status"] }
 }
 
+/// `onGetRegistredDeviceDetails`: its top-level params, typed (nil when absent or of another type).
+public struct OnGetRegistredDeviceDetailsEvent: Sendable {
+    public let params: JSONValue
+    public init(params: JSONValue) { self.params = params }
+    public var eMethId: Int? { params["eMethId"]?.intValue }
+    public var errCode: Int? { params["errCode"]?.intValue }
+    public var error: JSONValue? { params["error"] }
+    public var pArgs: JSONValue? { params["pArgs"] }
+    public var status: JSONValue? { params["status"] }
+}
+
 /// `onNotificationReceived`: its top-level params, typed (nil when absent or of another type).
 public struct OnNotificationReceivedEvent: Sendable {
     public let params: JSONValue
@@ -384,6 +411,17 @@ public struct OnUpdateCredentialResponseEvent: Sendable {
     public var error: JSONValue? { params["error"] }
     public var status: JSONValue? { params["status"] }
     public var userID: String? { params["userID"]?.stringValue }
+}
+
+/// `onUpdateDeviceDetails`: its top-level params, typed (nil when absent or of another type).
+public struct OnUpdateDeviceDetailsEvent: Sendable {
+    public let params: JSONValue
+    public init(params: JSONValue) { self.params = params }
+    public var eMethId: Int? { params["eMethId"]?.intValue }
+    public var errCode: Int? { params["errCode"]?.intValue }
+    public var error: JSONValue? { params["error"] }
+    public var pArgs: JSONValue? { params["pArgs"] }
+    public var status: JSONValue? { params["status"] }
 }
 
 /// `onUpdateNotification`: its top-level params, typed (nil when absent or of another type).

@@ -93,6 +93,14 @@ extension FlowHostClient {
         return try await request("getNotifications", .object(params), timeout: timeout)
     }
 
+    /// The logged-in user's devices; onGetRegistredDeviceDetails follows (101 for another user's id).
+    @discardableResult
+    public func getRegisteredDeviceDetails(userID: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {
+        var params: [String: JSONValue] = [:]
+        params["userID"] = .string(userID)
+        return try await request("getRegisteredDeviceDetails", .object(params), timeout: timeout)
+    }
+
     /// Starts a password change ("Password"): getPassword with challengeMode 2 follows.
     @discardableResult
     public func initiateUpdateFlowForCredential(credentialType: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {
@@ -209,6 +217,15 @@ extension FlowHostClient {
     @discardableResult
     public func shutdown(timeout: Duration = .seconds(10)) async throws -> JSONValue {
         return try await request("shutdown", timeout: timeout)
+    }
+
+    /// Renames (status Update) or deletes (status Delete, after step-up) one of the logged-in user's devices; onUpdateDeviceDetails follows.
+    @discardableResult
+    public func updateDeviceDetails(userID: String, devicesJson: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {
+        var params: [String: JSONValue] = [:]
+        params["userID"] = .string(userID)
+        params["devicesJson"] = .string(devicesJson)
+        return try await request("updateDeviceDetails", .object(params), timeout: timeout)
     }
 
     /// Answers a notification; its action's authlevel may ask for step-up first. onUpdateNotification follows.

@@ -134,6 +134,27 @@ extension Services.DeviceProve: DeclaredService {
     }
 }
 
+extension Services.DevicesList: DeclaredService {
+    static var paramSpecs: [ParamSpec] {
+        [
+            ParamSpec(name: "userID", type: .string, format: .userID),
+            ParamSpec(name: "deviceID", type: .string),
+        ]
+    }
+}
+
+extension Services.DevicesUpdate: DeclaredService {
+    static var paramSpecs: [ParamSpec] {
+        [
+            ParamSpec(name: "userID", type: .string, format: .userID),
+            ParamSpec(name: "deviceID", type: .string),
+            ParamSpec(name: "devUUID", type: .string),
+            ParamSpec(name: "action", type: .string),
+            ParamSpec(name: "devName", type: .string, required: false, format: .deviceName),
+        ]
+    }
+}
+
 extension Services.NewdeviceComplete: DeclaredService {
     static var paramSpecs: [ParamSpec] {
         [

@@ -24,6 +24,8 @@ public enum SDKCode {
     public static let passwordExpired = 110
     /// the server could not complete the step; try again
     public static let serverFailed = 114
+    /// a device could not be changed: not one of the user's, already deleted, or the user's last active device (updateDeviceDetails)
+    public static let deviceUpdateFailed = 116
     /// the challenge expired unanswered
     public static let challengeExpired = 121
     /// the user is active on another device, or the device could not prove its key
@@ -36,6 +38,8 @@ public enum SDKCode {
     public static let blockedByActivationAttempts = 138
     /// blocked: password attempts exhausted; the way out is resetBlockedUserAccount() (or the operator's unblock)
     public static let blockedByPasswordAttempts = 141
+    /// device management's cooling period is running: no device of the user is renamed or deleted before deviceManagementCoolingPeriodEndTimestamp
+    public static let deviceCoolingPeriod = 146
     /// attempts exhausted (the user is logged off); as an error code: signing or verification refused
     public static let attemptsExhausted = 153
     /// attempts exhausted (the user is logged off); as an error code: signing or verification refused

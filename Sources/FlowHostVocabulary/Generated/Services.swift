@@ -22,6 +22,8 @@ public enum Services {
         "credentials.userState",
         "device.createKey",
         "device.prove",
+        "devices.list",
+        "devices.update",
         "newdevice.complete",
         "newdevice.sendCode",
         "newdevice.verifyCode",

@@ -27,7 +27,7 @@ struct Demo: ParsableCommand {
         // key, the device keys) go with the folder when the demo ends.
         let scratch = try TemporaryFolder(prefix: "flowhost-demo")
         let folder = scratch.path
-        let context = DemoContext(executable: executable, storePath: store ?? folder + "/demo.sqlite")
+        let context = DemoContext(executable: executable, storePath: store ?? folder + "/demo.sqlite", folder: folder)
 
         for scenario in DemoScenario.all {
             print("\n== \(scenario.title)")
@@ -43,7 +43,7 @@ struct DemoScenario: Sendable {
     let title: String
     let run: @Sendable (DemoContext) throws -> Void
 
-    static var all: [DemoScenario] { [echo, activationWithPassword, passwordLogin, activationWithLDA, ldaLogin, stepUp, secondDevice, ldaToggle, dataSigning] }
+    static var all: [DemoScenario] { [echo, activationWithPassword, passwordLogin, activationWithLDA, ldaLogin, stepUp, secondDevice, myDevices, ldaToggle, dataSigning] }
 
     static let password = "Tr0ub4dor&Zebra"
     /// The password alice sets when she turns LDA off (challengeMode 14); the signing demo logs in with it.
@@ -154,6 +154,42 @@ struct DemoScenario: Sendable {
         }
         try context.stop(tablet)
         try context.stop(laptop)
+    }
+
+    static let myDevices = DemoScenario(
+        title: "my devices: alice lists her devices; the tablet just joined, so changes wait for the cooling period (146); without one, she renames it"
+    ) { context in
+        let laptop = try context.startHost(deviceID: "alice-laptop")
+        try logIn(laptop, "alice")
+        try laptop.call("getRegisteredDeviceDetails", ["alice"])
+        let listed = try laptop.waitEvent("onGetRegistredDeviceDetails")
+        let devices = listed["pArgs"]?["response"]?["ResponseData"]?["device"] ?? .array()
+        func change(_ status: String, name: String? = nil) -> String {
+            let items = devices.elements.map { device -> JSON in
+                guard device["devUUID"]?.stringValue == "alice-tablet", let copy = try? JSON.parse(device.serialized()) else { return device }
+                copy["status"] = .string(status)
+                if let name { copy["devName"] = .string(name) }
+                return copy
+            }
+            return (["device": .array(items)] as JSON).serialized()
+        }
+        try laptop.call("updateDeviceDetails", ["alice", .string(change("Delete"))])
+        try expectDeviceStatus(try laptop.waitEvent("onUpdateDeviceDetails"), SDKCode.deviceCoolingPeriod)
+        try context.stop(laptop)
+        print("  -- a host whose operator turned the cooling period off (devices.coolingPeriodSeconds: 0):")
+        let config = context.folder + "/no-cooling.json"
+        try SystemFile.create(config, bytes: Array(#"{"devices": {"coolingPeriodSeconds": 0}}"#.utf8), mode: 0o600)
+        let renaming = try context.startHost(deviceID: "alice-laptop", config: config)
+        try logIn(renaming, "alice")
+        try renaming.call("updateDeviceDetails", ["alice", .string(change("Update", name: "Alice's tablet"))])
+        try expectDeviceStatus(try renaming.waitEvent("onUpdateDeviceDetails"), SDKCode.success)
+        try context.stop(renaming)
+    }
+
+    private static func expectDeviceStatus(_ event: JSON, _ status: Int) throws {
+        guard event["pArgs"]?["response"]?["StatusCode"]?.intValue == status else {
+            throw DemoClient.Failure(description: "expected onUpdateDeviceDetails with status \(status)")
+        }
     }
 
     static let ldaToggle = DemoScenario(

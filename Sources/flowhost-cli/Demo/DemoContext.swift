@@ -11,10 +11,14 @@ import FlowJSON
 struct DemoContext: Sendable {
     let executable: String
     let storePath: String
+    /// The demo's temporary folder (removed when it ends), for files beside the hosts.
+    let folder: String
 
     /// Starts a host as a device of the demo deployment and initializes it.
-    func startHost(deviceID: String, ldaCapabilities: [Int] = []) throws -> DemoClient {
-        let client = try DemoClient(executable: executable, arguments: ["serve", "--store", storePath, "--examples"])
+    /// `config`: a config file for this host alone (the others use the defaults).
+    func startHost(deviceID: String, ldaCapabilities: [Int] = [], config: String? = nil) throws -> DemoClient {
+        let client = try DemoClient(
+            executable: executable, arguments: ["serve", "--store", storePath, "--examples"] + (config.map { ["--config", $0] } ?? []))
         client.hostRequestHandlers["platform/authenticateLDA"] = { _ in ["authenticated": true] }
         // The demo stands in for an IDV service: the level-4 signing's server biometric matches.
         client.hostRequestHandlers["platform/verifyServerBiometric"] = { _ in ["verified": true] }

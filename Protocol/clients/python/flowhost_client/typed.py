@@ -87,6 +87,11 @@ class TypedRequests:
             params["endDate"] = endDate
         return self.request("getNotifications", params, timeout=timeout)
 
+    def get_registered_device_details(self, userID: str, timeout: float = 10.0) -> Any:
+        """The logged-in user's devices; onGetRegistredDeviceDetails follows (101 for another user's id)."""
+        params = {"userID": userID}
+        return self.request("getRegisteredDeviceDetails", params, timeout=timeout)
+
     def initiate_update_flow_for_credential(self, credentialType: str, timeout: float = 10.0) -> Any:
         """Starts a password change ("Password"): getPassword with challengeMode 2 follows."""
         params = {"credentialType": credentialType}
@@ -160,6 +165,11 @@ class TypedRequests:
         """Ends the session; `exit` follows."""
         return self.request("shutdown", timeout=timeout)
 
+    def update_device_details(self, userID: str, devicesJson: str, timeout: float = 10.0) -> Any:
+        """Renames (status Update) or deletes (status Delete, after step-up) one of the logged-in user's devices; onUpdateDeviceDetails follows."""
+        params = {"userID": userID, "devicesJson": devicesJson}
+        return self.request("updateDeviceDetails", params, timeout=timeout)
+
     def update_notification(self, notificationID: str, response: str, timeout: float = 10.0) -> Any:
         """Answers a notification; its action's authlevel may ask for step-up first. onUpdateNotification follows."""
         params = {"notificationID": notificationID, "response": response}
@@ -180,7 +190,7 @@ class TypedRequests:
         return self.request("verifyDataSignature", params, timeout=timeout)
 
 
-EVENTS = ('$/cancelRequest', 'addNewDeviceOptions', 'getActivationCode', 'getDeviceName', 'getPassword', 'getUser', 'getUserConsentForLDA', 'onAuthenticateUserAndSignData', 'onCredentialsAvailableForUpdate', 'onDeviceAuthManagementStatus', 'onEcho', 'onEchoFeed', 'onGetNotifications', 'onGetNotificationsHistory', 'onNotificationReceived', 'onSessionExtensionResponse', 'onSessionTimeOutNotification', 'onSessionTimeout', 'onUpdateCredentialResponse', 'onUpdateNotification', 'onUserLoggedIn', 'onUserLoggedOff')
+EVENTS = ('$/cancelRequest', 'addNewDeviceOptions', 'getActivationCode', 'getDeviceName', 'getPassword', 'getUser', 'getUserConsentForLDA', 'onAuthenticateUserAndSignData', 'onCredentialsAvailableForUpdate', 'onDeviceAuthManagementStatus', 'onEcho', 'onEchoFeed', 'onGetNotifications', 'onGetNotificationsHistory', 'onGetRegistredDeviceDetails', 'onNotificationReceived', 'onSessionExtensionResponse', 'onSessionTimeOutNotification', 'onSessionTimeout', 'onUpdateCredentialResponse', 'onUpdateDeviceDetails', 'onUpdateNotification', 'onUserLoggedIn', 'onUserLoggedOff')
 CHALLENGES = ('addNewDeviceOptions', 'getActivationCode', 'getDeviceName', 'getPassword', 'getUser', 'getUserConsentForLDA')
 HOST_REQUESTS = ('platform/authenticateLDA', 'platform/createCredential', 'platform/createDeviceKey', 'platform/getAssertion', 'platform/signDeviceChallenge', 'platform/verifyServerBiometric')
 
@@ -535,6 +545,32 @@ class OnGetNotificationsHistoryEvent(Event):
         return self.params.get('status')
 
 
+class OnGetRegistredDeviceDetailsEvent(Event):
+    """`onGetRegistredDeviceDetails`."""
+    name = 'onGetRegistredDeviceDetails'
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 101], 'statusPath': 'pArgs.response.StatusCode'}
+
+    @property
+    def eMethId(self) -> Optional[int]:
+        return self.params.get('eMethId')
+
+    @property
+    def errCode(self) -> Optional[int]:
+        return self.params.get('errCode')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def pArgs(self) -> Optional[dict]:
+        return self.params.get('pArgs')
+
+    @property
+    def status(self) -> Optional[dict]:
+        return self.params.get('status')
+
+
 class OnNotificationReceivedEvent(Event):
     """`onNotificationReceived`."""
     name = 'onNotificationReceived'
@@ -621,6 +657,32 @@ class OnUpdateCredentialResponseEvent(Event):
         return self.params.get('userID')
 
 
+class OnUpdateDeviceDetailsEvent(Event):
+    """`onUpdateDeviceDetails`."""
+    name = 'onUpdateDeviceDetails'
+    STATUS = {'error': [0, 131], 'errorPath': 'error.longErrorCode', 'status': [100, 101, 110, 114, 116, 121, 126, 146, 153], 'statusPath': 'pArgs.response.StatusCode'}
+
+    @property
+    def eMethId(self) -> Optional[int]:
+        return self.params.get('eMethId')
+
+    @property
+    def errCode(self) -> Optional[int]:
+        return self.params.get('errCode')
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def pArgs(self) -> Optional[dict]:
+        return self.params.get('pArgs')
+
+    @property
+    def status(self) -> Optional[dict]:
+        return self.params.get('status')
+
+
 class OnUpdateNotificationEvent(Event):
     """`onUpdateNotification`."""
     name = 'onUpdateNotification'
@@ -691,7 +753,7 @@ class OnUserLoggedOffEvent(Event):
         return self.params.get('userID')
 
 
-EVENT_TYPES = {'$/cancelRequest': CancelRequestEvent, 'addNewDeviceOptions': AddNewDeviceOptionsEvent, 'getActivationCode': GetActivationCodeEvent, 'getDeviceName': GetDeviceNameEvent, 'getPassword': GetPasswordEvent, 'getUser': GetUserEvent, 'getUserConsentForLDA': GetUserConsentForLDAEvent, 'onAuthenticateUserAndSignData': OnAuthenticateUserAndSignDataEvent, 'onCredentialsAvailableForUpdate': OnCredentialsAvailableForUpdateEvent, 'onDeviceAuthManagementStatus': OnDeviceAuthManagementStatusEvent, 'onEcho': OnEchoEvent, 'onEchoFeed': OnEchoFeedEvent, 'onGetNotifications': OnGetNotificationsEvent, 'onGetNotificationsHistory': OnGetNotificationsHistoryEvent, 'onNotificationReceived': OnNotificationReceivedEvent, 'onSessionExtensionResponse': OnSessionExtensionResponseEvent, 'onSessionTimeOutNotification': OnSessionTimeOutNotificationEvent, 'onSessionTimeout': OnSessionTimeoutEvent, 'onUpdateCredentialResponse': OnUpdateCredentialResponseEvent, 'onUpdateNotification': OnUpdateNotificationEvent, 'onUserLoggedIn': OnUserLoggedInEvent, 'onUserLoggedOff': OnUserLoggedOffEvent}
+EVENT_TYPES = {'$/cancelRequest': CancelRequestEvent, 'addNewDeviceOptions': AddNewDeviceOptionsEvent, 'getActivationCode': GetActivationCodeEvent, 'getDeviceName': GetDeviceNameEvent, 'getPassword': GetPasswordEvent, 'getUser': GetUserEvent, 'getUserConsentForLDA': GetUserConsentForLDAEvent, 'onAuthenticateUserAndSignData': OnAuthenticateUserAndSignDataEvent, 'onCredentialsAvailableForUpdate': OnCredentialsAvailableForUpdateEvent, 'onDeviceAuthManagementStatus': OnDeviceAuthManagementStatusEvent, 'onEcho': OnEchoEvent, 'onEchoFeed': OnEchoFeedEvent, 'onGetNotifications': OnGetNotificationsEvent, 'onGetNotificationsHistory': OnGetNotificationsHistoryEvent, 'onGetRegistredDeviceDetails': OnGetRegistredDeviceDetailsEvent, 'onNotificationReceived': OnNotificationReceivedEvent, 'onSessionExtensionResponse': OnSessionExtensionResponseEvent, 'onSessionTimeOutNotification': OnSessionTimeOutNotificationEvent, 'onSessionTimeout': OnSessionTimeoutEvent, 'onUpdateCredentialResponse': OnUpdateCredentialResponseEvent, 'onUpdateDeviceDetails': OnUpdateDeviceDetailsEvent, 'onUpdateNotification': OnUpdateNotificationEvent, 'onUserLoggedIn': OnUserLoggedInEvent, 'onUserLoggedOff': OnUserLoggedOffEvent}
 
 
 def typed_event(message):
