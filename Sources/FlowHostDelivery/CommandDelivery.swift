@@ -51,8 +51,8 @@ public final class CommandDelivery: CodeDelivery {
 /// delivery command for codes, the events command for audit events), and
 /// records each run in the outbox and in the audit (`auditAction`).
 ///
-/// `@unchecked Sendable`: `queued` and `started` are touched only with
-/// `lock` held; everything else is immutable. The worker's connection is
+/// `@unchecked Sendable`: `queued`, `busy` and `started` are touched only
+/// with `lock` held; everything else is immutable. The worker's connection is
 /// opened and used on the worker's thread alone (`run` and what it calls).
 final class DeliveryWorker: @unchecked Sendable {
     let argv: [String]
@@ -65,6 +65,8 @@ final class DeliveryWorker: @unchecked Sendable {
     let logger: @Sendable (String) -> Void
     private let lock = Lock()
     private var queued: [Int64] = []
+    /// The worker has taken work and not finished it yet.
+    private var busy = false
     private var started = false
 
     init(
@@ -126,6 +128,7 @@ final class DeliveryWorker: @unchecked Sendable {
         while true {
             var ids: [Int64] = lock.withLock {
                 if queued.isEmpty { lock.wait(seconds: retryPending ? 2 : nil) }
+                busy = true
                 defer { queued.removeAll() }
                 return queued
             }
@@ -139,17 +142,26 @@ final class DeliveryWorker: @unchecked Sendable {
             }
             var seen = Set<Int64>()
             for id in ids where seen.insert(id).inserted { deliver(id, store: store) }
+            lock.withLock { busy = false }
         }
     }
 
-    /// Runs the messages that are due now on the caller's thread, with the
-    /// caller's connection (a command that exits after).
-    func deliverDue(store: any FlowStore) {
-        do {
-            for id in try store.read({ try $0.dueOutboxMessages(now: Int64(time(nil)), kind: kind, limit: 32) }) { deliver(id, store: store) }
-        } catch {
-            logger("reading the outbox failed: \(error)")
-        }
+    /// Waits until the worker has nothing queued or running, for at most
+    /// one timeout (and a second) per message queued or running when it is
+    /// called: a host that is about to exit lets what it woke finish,
+    /// rather than dropping it and leaving its command to run on alone.
+    /// What is left then waits for the next host's worker (its lease runs out).
+    func drain() {
+        let pending = lock.withLock { started ? queued.count + (busy ? 1 : 0) : 0 }
+        guard pending > 0 else { return }
+        let deadline = Int64(time(nil)) + Int64(pending * (timeoutSeconds + 1))
+        while Int64(time(nil)) < deadline, lock.withLock({ started && (busy || !queued.isEmpty) }) { usleep(10_000) }
+    }
+
+    /// Runs `ids` now, on the caller's thread, with the caller's connection,
+    /// each once if it is due (a command that exits after).
+    func deliver(_ ids: [Int64], store: any FlowStore) {
+        for id in ids { deliver(id, store: store) }
     }
 
     private func deliver(_ id: Int64, store: any FlowStore) {

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import (CHEAP_CONFIG, GOOD_PASSWORD, ON_POSTGRES, STORE_MAP, Deployment, activate, postgres_cluster, store_environment,
+from conftest import (CHEAP_CONFIG, ON_POSTGRES, STORE_MAP, Deployment, activate, postgres_cluster, store_environment,
                       store_location, wait_until)
 
 
@@ -237,7 +237,6 @@ def test_a_failing_events_command_is_recorded_and_retried_and_the_login_is_promp
     assert took < 3, took
     # The first run fails at once; the second comes after the back-off (5 s), and the worker gives up.
     assert wait_until(lambda: tries.exists() and len(tries.read_text().splitlines()) == 2, timeout=40)
-    runs = [(row["outcome"], row["detail"]["attempt"]) for row in everything(deployment) if row["action"] == "events.command"]
     assert wait_until(lambda: len([row for row in everything(deployment) if row["action"] == "events.command"]) == 2)
     runs = [(row["outcome"], row["detail"]["attempt"]) for row in everything(deployment) if row["action"] == "events.command"]
     assert runs == [("failed", 1), ("gave-up", 2)]
@@ -255,6 +254,42 @@ def test_an_admin_commands_event_runs_before_it_exits(tmp_path, flowhost_bin, sp
     deployment.admin("block", "mallory")
     [event] = [json.loads(line) for line in received.read_text().splitlines()]
     assert (event["action"], event["userID"]) == ("user.block", "mallory")
+
+
+def test_a_host_that_exits_right_after_a_login_still_delivers_its_event(tmp_path, flowhost_bin, spawn):
+    """A socket-activated host exits when its client leaves: the run it woke
+    finishes, and is recorded, before it exits (never a command left to run
+    on alone, nor an event left to the next host)."""
+    received = tmp_path / "received.jsonl"
+    deployment = events_deployment(tmp_path, flowhost_bin, spawn, "sleep 1\ncat >> %s\n" % received, timeoutSeconds=5)
+    code = deployment.add_user("alice")
+    host = deployment.host()
+    activate(host, "alice", code)
+    host.process.stdin.close()  # the client leaves right after its login
+    host.process.wait(timeout=20)
+    assert received.exists(), "the host exited before its event's run finished"
+    [event] = [json.loads(line) for line in received.read_text().splitlines()]
+    assert (event["action"], event["userID"]) == ("session.open", "alice")
+    [message] = [item for item in deployment.admin("outbox", "--all") if item["kind"] == "audit-event"]
+    assert "deliveredAt" in message
+    assert [row["outcome"] for row in everything(deployment) if row["action"] == "events.command"] == ["ok"]
+
+
+def test_an_admin_command_runs_only_the_events_it_made(tmp_path, flowhost_bin, spawn):
+    """Another run's leftover (here a failed event, due again) is a host's
+    worker's: an admin command runs none of it, and a read-only one runs nothing."""
+    tries = tmp_path / "tries.jsonl"
+    deployment = events_deployment(tmp_path, flowhost_bin, spawn, "cat >> %s\nexit 3\n" % tries, attempts=3, timeoutSeconds=2)
+    for user in ("mallory", "trent"):
+        deployment.add_user(user)
+    deployment.admin("block", "mallory")
+    assert [json.loads(line)["userID"] for line in tries.read_text().splitlines()] == ["mallory"]
+    time.sleep(6)  # its retry is due (back-off 5 s)
+    deployment.admin("outbox", "--all")
+    deployment.admin("audit")
+    assert [json.loads(line)["userID"] for line in tries.read_text().splitlines()] == ["mallory"], "a read-only command ran an event"
+    deployment.admin("block", "trent")
+    assert [json.loads(line)["userID"] for line in tries.read_text().splitlines()] == ["mallory", "trent"]
 
 
 def test_events_settings_are_checked(tmp_path, flowhost_bin):
