@@ -196,11 +196,11 @@ def test_a_row_whose_transaction_is_held_open_is_not_skipped_once_it_commits(dep
 
 # -- events.command ------------------------------------------------------------------
 
-def events_deployment(tmp_path, flowhost_bin, spawn, script, **runner):
+def events_deployment(tmp_path, flowhost_bin, spawn, script, actions=("session.open", "user.block"), **runner):
     command = tmp_path / "on-event.sh"
     command.write_text("#!/bin/sh\n" + script)
     command.chmod(0o755)
-    config = dict(CHEAP_CONFIG, events=dict({"command": [str(command)], "actions": ["session.open", "user.block"]}, **runner))
+    config = dict(CHEAP_CONFIG, events=dict({"command": [str(command)], "actions": list(actions)}, **runner))
     return Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
 
 
@@ -290,6 +290,24 @@ def test_an_admin_command_runs_only_the_events_it_made(tmp_path, flowhost_bin, s
     assert [json.loads(line)["userID"] for line in tries.read_text().splitlines()] == ["mallory"], "a read-only command ran an event"
     deployment.admin("block", "trent")
     assert [json.loads(line)["userID"] for line in tries.read_text().splitlines()] == ["mallory", "trent"]
+
+
+def test_each_step_of_an_issuer_rotation_is_an_audit_row_and_an_event(tmp_path, flowhost_bin, spawn):
+    received = tmp_path / "received.jsonl"
+    deployment = events_deployment(tmp_path, flowhost_bin, spawn, "cat >> %s\n" % received,
+                                   actions=("issuer.stage", "issuer.activate", "issuer.withdraw"))
+    staged = deployment.admin("rotate-issuer")["keyID"]
+    deployment.admin("rotate-issuer", "--activate", staged)
+    rows = [row for row in everything(deployment) if row["action"].startswith("issuer.")]
+    retired = rows[-1]["detail"]["retiredKeyID"]
+    deployment.admin("withdraw-issuer", retired, "--reason", "the old laptop is lost")
+    rows = [row for row in everything(deployment) if row["action"].startswith("issuer.")]
+    assert [(row["action"], row["outcome"], row["detail"], row["userID"]) for row in rows] == [
+        ("issuer.stage", "ok", {"keyID": staged}, None),
+        ("issuer.activate", "ok", {"keyID": staged, "retiredKeyID": retired}, None),
+        ("issuer.withdraw", "ok", {"keyID": retired, "reason": "the old laptop is lost"}, None)]
+    # Each ran the events command before its admin command exited: the rows themselves.
+    assert [json.loads(line) for line in received.read_text().splitlines()] == rows
 
 
 def test_events_settings_are_checked(tmp_path, flowhost_bin):
