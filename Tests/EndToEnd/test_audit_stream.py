@@ -194,6 +194,37 @@ def test_a_row_whose_transaction_is_held_open_is_not_skipped_once_it_commits(dep
             held.kill()
 
 
+@pytest.mark.skipif(not ON_POSTGRES, reason="transactions commit out of id order only on PostgreSQL (SQLite has one writer at a time)")
+def test_a_row_of_the_newest_transaction_held_open_with_nothing_committed_after_it_is_not_skipped(deployment):
+    """The open writer holds the newest transaction id and nothing commits
+    after it: no snapshot lists it as running (a snapshot's xmax is one past
+    the newest that finished), yet its row is not final."""
+    deployment.add_user("first")
+    follower = Follower(deployment)
+    held = None
+    try:
+        assert wait_until(lambda: len(follower.rows) == 1, timeout=30)
+        cluster = postgres_cluster()
+        held = subprocess.Popen(
+            [os.path.join(cluster.bin, "psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
+             "-d", "dbname=%s host=%s user=%s" % (STORE_MAP[deployment.store], cluster.folder, cluster.USER)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PGPASSFILE=cluster.passfile))
+        held.stdin.write("BEGIN;\nINSERT INTO audit (at, action, outcome) VALUES (EXTRACT(EPOCH FROM now())::BIGINT, 'test.held', 'ok') RETURNING id;\n")
+        held.stdin.flush()
+        held_seq = int(held.stdout.readline())
+        time.sleep(2)  # the follower looks at least twice meanwhile
+        assert follower.seqs() == [follower.rows[0]["seq"]]
+        held.stdin.write("COMMIT;\n")
+        held.stdin.close()
+        assert held.wait(timeout=30) == 0
+        assert wait_until(lambda: len(follower.rows) == 2, timeout=30), "the held row was skipped: %s" % follower.seqs()
+        assert follower.seqs()[1] == held_seq and follower.rows[1]["action"] == "test.held"
+    finally:
+        follower.stop()
+        if held is not None and held.poll() is None:
+            held.kill()
+
+
 # -- events.command ------------------------------------------------------------------
 
 def events_deployment(tmp_path, flowhost_bin, spawn, script, actions=("session.open", "user.block"), **runner):
