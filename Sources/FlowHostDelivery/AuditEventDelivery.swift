@@ -45,7 +45,8 @@ public final class AuditEventDelivery: AuditEventSink {
         self.runsHere = runsHere
         worker = DeliveryWorker(
             argv: argv, kind: OutboxDelivery.eventKind, auditAction: "events.command", outbox: outbox,
-            openStore: { try store.newConnection() }, timeoutSeconds: settings.timeoutSeconds, attempts: settings.attempts, logger: logger)
+            openStore: { try store.newConnection() }, timeoutSeconds: settings.timeoutSeconds, attempts: settings.attempts,
+            scansAtStart: true, logger: logger)
     }
 
     public func appended(_ entry: AuditEntry, in tx: any StoreWriter) throws {

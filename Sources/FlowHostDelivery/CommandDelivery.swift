@@ -63,6 +63,10 @@ final class DeliveryWorker: @unchecked Sendable {
     let timeoutSeconds: Int
     let attempts: Int
     let logger: @Sendable (String) -> Void
+    /// Reads what a stopped host left as soon as it starts, busy meanwhile
+    /// (a host that exits soon after waits for it: `drain`); otherwise first
+    /// after a wake-up or its first look, a few seconds in.
+    let scansAtStart: Bool
     private let lock = Lock()
     private var queued: [Int64] = []
     /// The worker has taken work and not finished it yet.
@@ -71,8 +75,9 @@ final class DeliveryWorker: @unchecked Sendable {
 
     init(
         argv: [String], kind: String, auditAction: String, outbox: OutboxDelivery, openStore: @escaping @Sendable () throws -> any FlowStore,
-        timeoutSeconds: Int, attempts: Int, logger: @escaping @Sendable (String) -> Void
+        timeoutSeconds: Int, attempts: Int, scansAtStart: Bool = false, logger: @escaping @Sendable (String) -> Void
     ) {
+        self.scansAtStart = scansAtStart
         self.argv = argv
         self.kind = kind
         self.auditAction = auditAction
@@ -99,6 +104,7 @@ final class DeliveryWorker: @unchecked Sendable {
     private func startLocked() {
         guard !started else { return }
         started = true
+        busy = scansAtStart
         let retained = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
         let created = pthread_create(&thread, nil, { argument in
@@ -108,7 +114,7 @@ final class DeliveryWorker: @unchecked Sendable {
         }, retained)
         if created == 0 { pthread_detach(thread) } else {
             Unmanaged<DeliveryWorker>.fromOpaque(retained).release()
-            started = false
+            (started, busy) = (false, false)
             logger("cannot start the delivery thread: \(created)")
         }
     }
@@ -121,13 +127,15 @@ final class DeliveryWorker: @unchecked Sendable {
             store = try openStore()
         } catch {
             logger("the delivery thread cannot open the store: \(error)")
-            lock.withLock { started = false }
+            lock.withLock { (started, busy) = (false, false) }
             return
         }
         var retryPending = true  // at start: messages a stopped host left
+        var first = scansAtStart
         while true {
             var ids: [Int64] = lock.withLock {
-                if queued.isEmpty { lock.wait(seconds: retryPending ? 2 : nil) }
+                if queued.isEmpty, !first { lock.wait(seconds: retryPending ? 2 : nil) }
+                first = false
                 busy = true
                 defer { queued.removeAll() }
                 return queued

@@ -306,6 +306,25 @@ def test_a_host_that_exits_right_after_a_login_still_delivers_its_event(tmp_path
     assert [row["outcome"] for row in everything(deployment) if row["action"] == "events.command"] == ["ok"]
 
 
+def test_a_host_takes_up_an_earlier_runs_leftover_at_its_first_audit_row_before_it_exits(tmp_path, flowhost_bin, spawn):
+    """The login itself is no event here: the host's worker starts at its
+    first audit row all the same, and runs what an earlier run left."""
+    tries = tmp_path / "tries.jsonl"
+    deployment = events_deployment(tmp_path, flowhost_bin, spawn, "cat >> %s\nexit 3\n" % tries, actions=("user.block",), attempts=3,
+                                   timeoutSeconds=2)
+    code = deployment.add_user("alice")
+    deployment.add_user("mallory")
+    deployment.admin("block", "mallory")
+    assert len(tries.read_text().splitlines()) == 1
+    time.sleep(6)  # its retry is due (back-off 5 s)
+    host = deployment.host()
+    activate(host, "alice", code)
+    host.process.stdin.close()
+    host.process.wait(timeout=20)
+    sent = [json.loads(line) for line in tries.read_text().splitlines()]
+    assert [(event["action"], event["userID"]) for event in sent] == [("user.block", "mallory")] * 2, "the leftover was not run"
+
+
 def test_an_admin_command_runs_only_the_events_it_made(tmp_path, flowhost_bin, spawn):
     """Another run's leftover (here a failed event, due again) is a host's
     worker's: an admin command runs none of it, and a read-only one runs nothing."""
