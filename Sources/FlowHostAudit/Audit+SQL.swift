@@ -34,17 +34,15 @@ extension StoreReader {
         try query("SELECT COALESCE(pg_sequence_last_value(pg_get_serial_sequence('audit', 'id')::regclass), 0)", []) { $0.int64(0) }.first ?? 0
     }
 
-    /// PostgreSQL: the transactions running now, as a snapshot's text.
-    func runningTransactions() throws -> String {
-        try query("SELECT pg_current_snapshot()::text", []) { $0.string(0) }.first ?? ""
-    }
-
-    /// PostgreSQL: whether every transaction running at `snapshot` has
-    /// finished, as this transaction sees it.
-    func finished(_ snapshot: String) throws -> Bool {
+    /// PostgreSQL: whether every transaction with an id up to `xid` has
+    /// finished, as this transaction sees it. (A snapshot's xmin is the
+    /// oldest transaction still running; its xmax is only one past the
+    /// newest that finished, so a running transaction newer than that is
+    /// in no snapshot's list: a snapshot's xmax cannot bound the running.)
+    func finished(through xid: String) throws -> Bool {
         try query(
-            "SELECT CASE WHEN pg_snapshot_xmin(pg_current_snapshot()) >= pg_snapshot_xmax(CAST(? AS pg_snapshot)) THEN 1 ELSE 0 END",
-            [.text(snapshot)]
+            "SELECT CASE WHEN pg_snapshot_xmin(pg_current_snapshot()) > CAST(? AS xid8) THEN 1 ELSE 0 END",
+            [.text(xid)]
         ) { $0.bool(0) }.first ?? false
     }
 
@@ -83,6 +81,12 @@ extension StoreWriter {
                 (SELECT id FROM audit WHERE at >= ? ORDER BY id LIMIT 1),
                 (SELECT MAX(id) FROM audit))
             """, [.integer(before)])
+    }
+
+    /// PostgreSQL: this transaction's own id, taken now (it commits
+    /// nothing else): every transaction that took one before it has a lower one.
+    func takeTransactionID() throws -> String {
+        try query("SELECT pg_current_xact_id()::text", []) { $0.string(0) }.first ?? ""
     }
 
     @discardableResult public func append(_ entry: AuditEntry) throws -> Int64 {

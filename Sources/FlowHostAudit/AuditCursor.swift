@@ -9,12 +9,14 @@ import FlowHostStore
 ///   reader sees is final.
 /// - PostgreSQL draws an id at insert, and transactions commit in another
 ///   order: a reader that has seen 10 may see 9 later. Here the cursor first
-///   notes the highest id given so far, then the transactions running; rows
-///   up to that id are final once those transactions have all finished
-///   (`audit/v5-stream-order` makes each row's transaction take its
-///   transaction id before its row's id). Until then `next` hands out
-///   nothing new and `waiting` is true. A transaction held open holds the
-///   stream back, never past it.
+///   notes the highest id given so far, then takes a transaction id of its
+///   own (in a transaction that commits at once). Every writer of an id up
+///   to the noted one took its transaction id before that id
+///   (`audit/v5-stream-order`), so before the cursor's: rows up to the
+///   noted id are final once no transaction with an id up to the cursor's
+///   is still running (the oldest running one is newer). Until then `next`
+///   hands out nothing new and `waiting` is true. A transaction held open
+///   holds the stream back, never past it.
 ///
 /// Used from one thread at a time.
 public final class AuditCursor {
@@ -26,10 +28,10 @@ public final class AuditCursor {
     private var readThrough: Int64
     private var pending: Horizon?
 
-    /// Ids up to `highest` are final once every transaction in `running` has finished.
+    /// Ids up to `highest` are final once every transaction with an id up to `xid` has finished.
     private struct Horizon {
         let highest: Int64
-        let running: String
+        let xid: String
         var settled = false
     }
 
@@ -55,17 +57,16 @@ public final class AuditCursor {
         if pending == nil {
             let highest = try store.read { try $0.auditHighestGiven() }
             guard highest > readThrough else { return [] }
-            // Read after the highest id, in a transaction of its own: a
-            // transaction's snapshot is taken at its first statement, and
-            // this one must see every transaction that drew an id up to `highest`.
-            pending = Horizon(highest: highest, running: try store.read { try $0.runningTransactions() })
+            // Taken after the highest id was read: its transaction id is
+            // then above those of every writer of an id up to `highest`.
+            pending = Horizon(highest: highest, xid: try store.write(durability: .relaxed) { try $0.takeTransactionID() })
         }
         guard var horizon = pending else { return [] }
         let (from, limitHere) = (readThrough, limit)
         let rows: [AuditEntry]? = try store.read { tx in
             // One snapshot for the check and the read: once it sees those
             // transactions finished, it sees everything they wrote.
-            guard try horizon.settled || tx.finished(horizon.running) else { return nil }
+            guard try horizon.settled || tx.finished(through: horizon.xid) else { return nil }
             return try tx.auditEntries(after: from, through: horizon.highest, limit: limitHere)
         }
         guard let rows else { return [] }

@@ -51,8 +51,8 @@ public final class CommandDelivery: CodeDelivery {
 /// delivery command for codes, the events command for audit events), and
 /// records each run in the outbox and in the audit (`auditAction`).
 ///
-/// `@unchecked Sendable`: `queued` and `started` are touched only with
-/// `lock` held; everything else is immutable. The worker's connection is
+/// `@unchecked Sendable`: `queued`, `busy` and `started` are touched only
+/// with `lock` held; everything else is immutable. The worker's connection is
 /// opened and used on the worker's thread alone (`run` and what it calls).
 final class DeliveryWorker: @unchecked Sendable {
     let argv: [String]
@@ -63,14 +63,21 @@ final class DeliveryWorker: @unchecked Sendable {
     let timeoutSeconds: Int
     let attempts: Int
     let logger: @Sendable (String) -> Void
+    /// Reads what a stopped host left as soon as it starts, busy meanwhile
+    /// (a host that exits soon after waits for it: `drain`); otherwise first
+    /// after a wake-up or its first look, a few seconds in.
+    let scansAtStart: Bool
     private let lock = Lock()
     private var queued: [Int64] = []
+    /// The worker has taken work and not finished it yet.
+    private var busy = false
     private var started = false
 
     init(
         argv: [String], kind: String, auditAction: String, outbox: OutboxDelivery, openStore: @escaping @Sendable () throws -> any FlowStore,
-        timeoutSeconds: Int, attempts: Int, logger: @escaping @Sendable (String) -> Void
+        timeoutSeconds: Int, attempts: Int, scansAtStart: Bool = false, logger: @escaping @Sendable (String) -> Void
     ) {
+        self.scansAtStart = scansAtStart
         self.argv = argv
         self.kind = kind
         self.auditAction = auditAction
@@ -97,6 +104,7 @@ final class DeliveryWorker: @unchecked Sendable {
     private func startLocked() {
         guard !started else { return }
         started = true
+        busy = scansAtStart
         let retained = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
         let created = pthread_create(&thread, nil, { argument in
@@ -106,7 +114,7 @@ final class DeliveryWorker: @unchecked Sendable {
         }, retained)
         if created == 0 { pthread_detach(thread) } else {
             Unmanaged<DeliveryWorker>.fromOpaque(retained).release()
-            started = false
+            (started, busy) = (false, false)
             logger("cannot start the delivery thread: \(created)")
         }
     }
@@ -119,13 +127,16 @@ final class DeliveryWorker: @unchecked Sendable {
             store = try openStore()
         } catch {
             logger("the delivery thread cannot open the store: \(error)")
-            lock.withLock { started = false }
+            lock.withLock { (started, busy) = (false, false) }
             return
         }
         var retryPending = true  // at start: messages a stopped host left
+        var first = scansAtStart
         while true {
             var ids: [Int64] = lock.withLock {
-                if queued.isEmpty { lock.wait(seconds: retryPending ? 2 : nil) }
+                if queued.isEmpty, !first { lock.wait(seconds: retryPending ? 2 : nil) }
+                first = false
+                busy = true
                 defer { queued.removeAll() }
                 return queued
             }
@@ -139,17 +150,26 @@ final class DeliveryWorker: @unchecked Sendable {
             }
             var seen = Set<Int64>()
             for id in ids where seen.insert(id).inserted { deliver(id, store: store) }
+            lock.withLock { busy = false }
         }
     }
 
-    /// Runs the messages that are due now on the caller's thread, with the
-    /// caller's connection (a command that exits after).
-    func deliverDue(store: any FlowStore) {
-        do {
-            for id in try store.read({ try $0.dueOutboxMessages(now: Int64(time(nil)), kind: kind, limit: 32) }) { deliver(id, store: store) }
-        } catch {
-            logger("reading the outbox failed: \(error)")
-        }
+    /// Waits until the worker has nothing queued or running, for at most
+    /// one timeout (and a second) per message queued or running when it is
+    /// called: a host that is about to exit lets what it woke finish,
+    /// rather than dropping it and leaving its command to run on alone.
+    /// What is left then waits for the next host's worker (its lease runs out).
+    func drain() {
+        let pending = lock.withLock { started ? queued.count + (busy ? 1 : 0) : 0 }
+        guard pending > 0 else { return }
+        let deadline = Int64(time(nil)) + Int64(pending * (timeoutSeconds + 1))
+        while Int64(time(nil)) < deadline, lock.withLock({ started && (busy || !queued.isEmpty) }) { usleep(10_000) }
+    }
+
+    /// Runs `ids` now, on the caller's thread, with the caller's connection,
+    /// each once if it is due (a command that exits after).
+    func deliver(_ ids: [Int64], store: any FlowStore) {
+        for id in ids { deliver(id, store: store) }
     }
 
     private func deliver(_ id: Int64, store: any FlowStore) {

@@ -2,6 +2,7 @@ import FlowHostAudit
 import FlowHostPOSIX
 import FlowHostStore
 import FlowHostVocabulary
+import FlowJSON
 
 #if canImport(Glibc)
 import Glibc
@@ -18,6 +19,11 @@ import Darwin
 /// `activate` makes it the one that signs and retires the one before. The
 /// store's unique indexes allow one staged and one active key, so hosts and
 /// machines acting at once cannot activate two different keys.
+///
+/// Each step writes an audit row in its own transaction (`issuer.stage`,
+/// `issuer.activate`, `issuer.withdraw`, with the key's id and a
+/// withdrawal's reason; never key material), so `events.command` can run
+/// for it.
 extension ReceiptIssuer {
     /// Every key, oldest first (after registering the first key, if none is).
     public func keySet() throws -> [IssuerKeyRecord] {
@@ -26,7 +32,7 @@ extension ReceiptIssuer {
     }
 
     /// Makes the next key: its file in `folder`, its public half staged.
-    public func stage() throws -> IssuerKeyRecord {
+    public func stage(audit: AuditLog) throws -> IssuerKeyRecord {
         _ = try activeKey()
         if let staged = try store.read({ try $0.issuerKeys() }).first(where: { $0.state == .staged }) {
             throw DeviceError("key \(staged.keyID) is staged already: activate it (rotate-issuer --activate \(staged.keyID)) or withdraw it")
@@ -45,6 +51,7 @@ extension ReceiptIssuer {
                     throw DeviceError("key \(staged.keyID) was staged meanwhile: activate it or withdraw it")
                 }
                 try tx.insertIssuerKey(keyID: keyID, publicKey: publicKey, state: .staged, at: DomainContext.now())
+                try audit.row(tx, nil, nil, "issuer.stage", "ok", ["keyID": .string(keyID)])
                 return try tx.issuerKey(keyID)!
             }
         } catch {
@@ -56,7 +63,7 @@ extension ReceiptIssuer {
     /// Makes the staged key `keyID` the one that signs, and retires the
     /// active one. This machine must hold its file: the step is meant to be
     /// taken once every machine does (`flowhost admin check` says).
-    public func activate(_ keyID: String) throws -> IssuerKeyRecord {
+    public func activate(_ keyID: String, audit: AuditLog) throws -> IssuerKeyRecord {
         guard let staged = try store.read({ try $0.issuerKey(keyID) }), staged.state == .staged else {
             throw DeviceError("no staged issuer key \(keyID): stage one with rotate-issuer")
         }
@@ -68,6 +75,7 @@ extension ReceiptIssuer {
             guard try tx.moveIssuerKey(current.keyID, from: .active, to: .retired, at: now),
                 try tx.moveIssuerKey(keyID, from: .staged, to: .active, at: now)
             else { throw DeviceError("the key set changed meanwhile: look at it again (export-key --issuer --jwks)") }
+            try audit.row(tx, nil, nil, "issuer.activate", "ok", ["keyID": .string(keyID), "retiredKeyID": .string(current.keyID)])
             return try tx.issuerKey(keyID)!
         }
         forget()
@@ -77,7 +85,7 @@ extension ReceiptIssuer {
     /// Withdraws a retired or staged key: it verifies nothing from now on,
     /// and what it signed reads `revoked` with `reason`. The active key is
     /// replaced first (a deployment always has one that signs).
-    public func withdraw(_ keyID: String, reason: String) throws -> IssuerKeyRecord {
+    public func withdraw(_ keyID: String, reason: String, audit: AuditLog) throws -> IssuerKeyRecord {
         try store.write { tx in
             guard let record = try tx.issuerKey(keyID) else { throw DeviceError("no issuer key \(keyID)") }
             switch record.state {
@@ -85,6 +93,7 @@ extension ReceiptIssuer {
             case .withdrawn: throw DeviceError("\(keyID) is withdrawn already")
             case .staged, .retired:
                 _ = try tx.moveIssuerKey(keyID, from: record.state, to: .withdrawn, at: DomainContext.now(), reason: reason)
+                try audit.row(tx, nil, nil, "issuer.withdraw", "ok", ["keyID": .string(keyID), "reason": .string(reason)])
             }
             return try tx.issuerKey(keyID)!
         }

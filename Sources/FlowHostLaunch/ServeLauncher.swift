@@ -1,5 +1,6 @@
 import CFlowHostSystem
 import FlowHostCore
+import FlowHostDelivery
 import FlowHostServices
 import JSONRPC
 
@@ -29,6 +30,7 @@ public enum ServeLauncher {
         let frameFD: Int32
         do { frameFD = try StdoutGuard.engage() } catch { throw Failure(error: error, framesDescriptor: -1) }
         let engine: HostEngine
+        let events: AuditEventDelivery?
         do {
             let host = arguments.host
             var storage = arguments.storage
@@ -49,6 +51,7 @@ public enum ServeLauncher {
             if storage.feedURL == nil { storage.feedStore = configuration.feedStore }
             let settings = try HostSettings(validating: configuration)
             let (domains, feedWake) = try storage.domainsRinging(settings, logger: logger, deliver: true)
+            events = domains.context.audit.events.sink as? AuditEventDelivery
             HostModules.register(
                 domains, feedWake: feedWake, keyring: try storage.keyring(), issuer: try storage.issuer(store: domains.context.store),
                 retention: settings.retention, approvals: settings.approvals, webauthn: settings.webauthn, in: engine)
@@ -58,6 +61,8 @@ public enum ServeLauncher {
         }
         let status = StdioServer(connection: engine).run()
         engine.destroyPlugins()
+        // A socket-activated host exits when its client leaves: the events it woke run first.
+        events?.drain()
         return status
     }
 }

@@ -89,9 +89,10 @@ public struct StoreLocation: Equatable, Sendable {
     /// settings (parsed once by the caller, `HostSettings(validating:)`). With a
     /// delivery command, its worker starts when `deliver` is set (the host),
     /// and takes up what a stopped host left undelivered. With an events
-    /// command, its worker starts at the first event when `deliver` is set;
-    /// otherwise (an admin command) its events wait in the outbox until the
-    /// command runs them (`AuditEventDelivery.runWaiting`).
+    /// command, its worker starts at the host's first audit row when
+    /// `deliver` is set (the host drains it before it exits); otherwise (an
+    /// admin command) its events wait in the outbox until the command runs
+    /// them (`AuditEventDelivery.runEnqueued`).
     public func domains(_ parsed: HostSettings, logger: Logger? = nil, deliver: Bool = false) throws -> HostDomains {
         try domainsRinging(parsed, logger: logger, deliver: deliver).domains
     }

@@ -129,21 +129,21 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
             for attempt in 0... {
                 let db = try usableConnection()
                 // A write's handlers; a read cannot change anything to undo.
-                let rollbackHandlers = writes ? RollbackHandlers() : nil
+                let handlers = writes ? TransactionHandlers() : nil
                 var committing = false
                 do {
                     // One round trip: the setting lives and dies with the transaction.
                     try db.execute(writes ? begin + "; SET LOCAL synchronous_commit = " + (relaxed ? "off" : "on") : begin)
-                    let result = try body(SQLTransaction(db: db, rollbackHandlers: rollbackHandlers))
+                    let result = try body(SQLTransaction(db: db, handlers: handlers))
                     committing = true
                     try db.execute("COMMIT")
-                    rollbackHandlers?.committed()
+                    handlers?.committed()
                     return result
                 } catch let error as PostgresError {
                     if db.isConnected { try? db.execute("ROLLBACK") }
                     // A COMMIT whose connection was lost may have landed: its
                     // handlers are not run, so what it took stays taken.
-                    if !(committing && (error.isConnectionLost || !db.isConnected)) { rollbackHandlers?.run() }
+                    if !(committing && (error.isConnectionLost || !db.isConnected)) { handlers?.rolledBack() }
                     if error.isConflict && attempt < Self.conflictRetries {
                         usleep(pause + UInt32.random(in: 0..<pause))
                         pause = min(pause * 2, 200_000)
@@ -157,7 +157,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
                     throw error
                 } catch {
                     if db.isConnected { try? db.execute("ROLLBACK") } else { connection = nil }
-                    rollbackHandlers?.run()
+                    handlers?.rolledBack()
                     throw error
                 }
             }

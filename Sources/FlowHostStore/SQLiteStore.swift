@@ -154,17 +154,17 @@ public final class SQLiteStore: FlowStore, @unchecked Sendable {
             // BEGIN and COMMIT from text each time cost more than the reads.
             try connection.run(begin)
             // A write's handlers; a read cannot change anything to undo.
-            let rollbackHandlers = synchronous == nil ? nil : RollbackHandlers()
+            let handlers = synchronous == nil ? nil : TransactionHandlers()
             do {
-                let result = try body(SQLTransaction(db: connection, rollbackHandlers: rollbackHandlers))
+                let result = try body(SQLTransaction(db: connection, handlers: handlers))
                 try connection.run("COMMIT")
-                rollbackHandlers?.committed()
+                handlers?.committed()
                 return result
             } catch {
                 // A COMMIT that failed left the transaction open or rolled it
                 // back; either way, after this ROLLBACK nothing of it is stored.
                 _ = try? connection.run("ROLLBACK")
-                rollbackHandlers?.run()
+                handlers?.rolledBack()
                 throw error
             }
         }

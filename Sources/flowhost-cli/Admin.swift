@@ -41,7 +41,7 @@ struct AdminOptions: ParsableArguments {
             do { return try HostConfiguration.load(path: path, moduleSections: HostModules.configSections) } catch { throw ValidationError("\(error)") }
         } ?? HostConfiguration()
         let domains = try storage.domains(try HostSettings.validated(configuration))
-        adminEvents = domains.context.audit.events.sink as? AuditEventDelivery
+        if let events = domains.context.audit.events.sink as? AuditEventDelivery { AdminEvents.add(events) }
         return domains
     }
 
@@ -62,7 +62,7 @@ struct AdminOptions: ParsableArguments {
 func adminRun(_ body: () throws -> Void) throws {
     do {
         try body()
-        adminEvents?.runWaiting()
+        AdminEvents.runEnqueued()
     } catch let error as StoreError where error == .notFound {
         printError("flowhost admin: no such user")
         throw ExitCode(1)
@@ -78,10 +78,23 @@ func adminRun(_ body: () throws -> Void) throws {
     }
 }
 
-/// The config's `events.command`, when an admin command has one: its
-/// events run before the command exits. `nonisolated(unsafe)`: an admin
-/// command runs on the main thread alone, and sets it before it reads it.
-nonisolated(unsafe) var adminEvents: AuditEventDelivery?
+/// The config's `events.command` deliveries of this admin command, one per
+/// `domains()` it opened: the events each enqueued run before the command
+/// exits, and only those (a read-only command runs none).
+enum AdminEvents {
+    /// Process-wide because `adminRun` wraps each subcommand's body, while
+    /// the deliveries are made inside `domains()`, which a subcommand may
+    /// call more than once and through several helpers. `nonisolated(unsafe)`:
+    /// an admin command runs on the main thread alone.
+    nonisolated(unsafe) private static var deliveries: [AuditEventDelivery] = []
+
+    static func add(_ delivery: AuditEventDelivery) { deliveries.append(delivery) }
+
+    /// Runs what each delivery enqueued (each once; a failure waits for a host's worker).
+    static func runEnqueued() {
+        for delivery in deliveries { delivery.runEnqueued() }
+    }
+}
 
 /// One line on stderr.
 func printError(_ line: String) {

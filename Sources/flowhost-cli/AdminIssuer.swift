@@ -52,8 +52,9 @@ extension Admin {
 
         func run() throws {
             try IssuerKeys.run {
-                let issuer = try options.storage.issuer(store: try options.store())
-                let record = try activate.map { try issuer.activate($0) } ?? issuer.stage()
+                let context = try options.domains().context
+                let issuer = try options.storage.issuer(store: context.store)
+                let record = try activate.map { try issuer.activate($0, audit: context.audit) } ?? issuer.stage(audit: context.audit)
                 options.emit(IssuerKeys.json(record)) {
                     record.state == .staged
                         ? "staged \(record.keyID): copy \(issuer.keyFile(record.keyID)) to every machine that signs, then rotate-issuer --activate \(record.keyID)"
@@ -73,7 +74,8 @@ extension Admin {
 
         func run() throws {
             try IssuerKeys.run {
-                let record = try options.storage.issuer(store: try options.store()).withdraw(keyID, reason: reason)
+                let context = try options.domains().context
+                let record = try options.storage.issuer(store: context.store).withdraw(keyID, reason: reason, audit: context.audit)
                 options.emit(IssuerKeys.json(record)) { "withdrawn \(record.keyID): \(reason)" }
             }
         }

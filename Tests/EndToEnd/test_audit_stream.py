@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import (CHEAP_CONFIG, GOOD_PASSWORD, ON_POSTGRES, STORE_MAP, Deployment, activate, postgres_cluster, store_environment,
+from conftest import (CHEAP_CONFIG, ON_POSTGRES, STORE_MAP, Deployment, activate, postgres_cluster, store_environment,
                       store_location, wait_until)
 
 
@@ -194,13 +194,44 @@ def test_a_row_whose_transaction_is_held_open_is_not_skipped_once_it_commits(dep
             held.kill()
 
 
+@pytest.mark.skipif(not ON_POSTGRES, reason="transactions commit out of id order only on PostgreSQL (SQLite has one writer at a time)")
+def test_a_row_of_the_newest_transaction_held_open_with_nothing_committed_after_it_is_not_skipped(deployment):
+    """The open writer holds the newest transaction id and nothing commits
+    after it: no snapshot lists it as running (a snapshot's xmax is one past
+    the newest that finished), yet its row is not final."""
+    deployment.add_user("first")
+    follower = Follower(deployment)
+    held = None
+    try:
+        assert wait_until(lambda: len(follower.rows) == 1, timeout=30)
+        cluster = postgres_cluster()
+        held = subprocess.Popen(
+            [os.path.join(cluster.bin, "psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
+             "-d", "dbname=%s host=%s user=%s" % (STORE_MAP[deployment.store], cluster.folder, cluster.USER)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PGPASSFILE=cluster.passfile))
+        held.stdin.write("BEGIN;\nINSERT INTO audit (at, action, outcome) VALUES (EXTRACT(EPOCH FROM now())::BIGINT, 'test.held', 'ok') RETURNING id;\n")
+        held.stdin.flush()
+        held_seq = int(held.stdout.readline())
+        time.sleep(2)  # the follower looks at least twice meanwhile
+        assert follower.seqs() == [follower.rows[0]["seq"]]
+        held.stdin.write("COMMIT;\n")
+        held.stdin.close()
+        assert held.wait(timeout=30) == 0
+        assert wait_until(lambda: len(follower.rows) == 2, timeout=30), "the held row was skipped: %s" % follower.seqs()
+        assert follower.seqs()[1] == held_seq and follower.rows[1]["action"] == "test.held"
+    finally:
+        follower.stop()
+        if held is not None and held.poll() is None:
+            held.kill()
+
+
 # -- events.command ------------------------------------------------------------------
 
-def events_deployment(tmp_path, flowhost_bin, spawn, script, **runner):
+def events_deployment(tmp_path, flowhost_bin, spawn, script, actions=("session.open", "user.block"), **runner):
     command = tmp_path / "on-event.sh"
     command.write_text("#!/bin/sh\n" + script)
     command.chmod(0o755)
-    config = dict(CHEAP_CONFIG, events=dict({"command": [str(command)], "actions": ["session.open", "user.block"]}, **runner))
+    config = dict(CHEAP_CONFIG, events=dict({"command": [str(command)], "actions": list(actions)}, **runner))
     return Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
 
 
@@ -237,7 +268,6 @@ def test_a_failing_events_command_is_recorded_and_retried_and_the_login_is_promp
     assert took < 3, took
     # The first run fails at once; the second comes after the back-off (5 s), and the worker gives up.
     assert wait_until(lambda: tries.exists() and len(tries.read_text().splitlines()) == 2, timeout=40)
-    runs = [(row["outcome"], row["detail"]["attempt"]) for row in everything(deployment) if row["action"] == "events.command"]
     assert wait_until(lambda: len([row for row in everything(deployment) if row["action"] == "events.command"]) == 2)
     runs = [(row["outcome"], row["detail"]["attempt"]) for row in everything(deployment) if row["action"] == "events.command"]
     assert runs == [("failed", 1), ("gave-up", 2)]
@@ -255,6 +285,79 @@ def test_an_admin_commands_event_runs_before_it_exits(tmp_path, flowhost_bin, sp
     deployment.admin("block", "mallory")
     [event] = [json.loads(line) for line in received.read_text().splitlines()]
     assert (event["action"], event["userID"]) == ("user.block", "mallory")
+
+
+def test_a_host_that_exits_right_after_a_login_still_delivers_its_event(tmp_path, flowhost_bin, spawn):
+    """A socket-activated host exits when its client leaves: the run it woke
+    finishes, and is recorded, before it exits (never a command left to run
+    on alone, nor an event left to the next host)."""
+    received = tmp_path / "received.jsonl"
+    deployment = events_deployment(tmp_path, flowhost_bin, spawn, "sleep 1\ncat >> %s\n" % received, timeoutSeconds=5)
+    code = deployment.add_user("alice")
+    host = deployment.host()
+    activate(host, "alice", code)
+    host.process.stdin.close()  # the client leaves right after its login
+    host.process.wait(timeout=20)
+    assert received.exists(), "the host exited before its event's run finished"
+    [event] = [json.loads(line) for line in received.read_text().splitlines()]
+    assert (event["action"], event["userID"]) == ("session.open", "alice")
+    [message] = [item for item in deployment.admin("outbox", "--all") if item["kind"] == "audit-event"]
+    assert "deliveredAt" in message
+    assert [row["outcome"] for row in everything(deployment) if row["action"] == "events.command"] == ["ok"]
+
+
+def test_a_host_takes_up_an_earlier_runs_leftover_at_its_first_audit_row_before_it_exits(tmp_path, flowhost_bin, spawn):
+    """The login itself is no event here: the host's worker starts at its
+    first audit row all the same, and runs what an earlier run left."""
+    tries = tmp_path / "tries.jsonl"
+    deployment = events_deployment(tmp_path, flowhost_bin, spawn, "cat >> %s\nexit 3\n" % tries, actions=("user.block",), attempts=3,
+                                   timeoutSeconds=2)
+    code = deployment.add_user("alice")
+    deployment.add_user("mallory")
+    deployment.admin("block", "mallory")
+    assert len(tries.read_text().splitlines()) == 1
+    time.sleep(6)  # its retry is due (back-off 5 s)
+    host = deployment.host()
+    activate(host, "alice", code)
+    host.process.stdin.close()
+    host.process.wait(timeout=20)
+    sent = [json.loads(line) for line in tries.read_text().splitlines()]
+    assert [(event["action"], event["userID"]) for event in sent] == [("user.block", "mallory")] * 2, "the leftover was not run"
+
+
+def test_an_admin_command_runs_only_the_events_it_made(tmp_path, flowhost_bin, spawn):
+    """Another run's leftover (here a failed event, due again) is a host's
+    worker's: an admin command runs none of it, and a read-only one runs nothing."""
+    tries = tmp_path / "tries.jsonl"
+    deployment = events_deployment(tmp_path, flowhost_bin, spawn, "cat >> %s\nexit 3\n" % tries, attempts=3, timeoutSeconds=2)
+    for user in ("mallory", "trent"):
+        deployment.add_user(user)
+    deployment.admin("block", "mallory")
+    assert [json.loads(line)["userID"] for line in tries.read_text().splitlines()] == ["mallory"]
+    time.sleep(6)  # its retry is due (back-off 5 s)
+    deployment.admin("outbox", "--all")
+    deployment.admin("audit")
+    assert [json.loads(line)["userID"] for line in tries.read_text().splitlines()] == ["mallory"], "a read-only command ran an event"
+    deployment.admin("block", "trent")
+    assert [json.loads(line)["userID"] for line in tries.read_text().splitlines()] == ["mallory", "trent"]
+
+
+def test_each_step_of_an_issuer_rotation_is_an_audit_row_and_an_event(tmp_path, flowhost_bin, spawn):
+    received = tmp_path / "received.jsonl"
+    deployment = events_deployment(tmp_path, flowhost_bin, spawn, "cat >> %s\n" % received,
+                                   actions=("issuer.stage", "issuer.activate", "issuer.withdraw"))
+    staged = deployment.admin("rotate-issuer")["keyID"]
+    deployment.admin("rotate-issuer", "--activate", staged)
+    rows = [row for row in everything(deployment) if row["action"].startswith("issuer.")]
+    retired = rows[-1]["detail"]["retiredKeyID"]
+    deployment.admin("withdraw-issuer", retired, "--reason", "the old laptop is lost")
+    rows = [row for row in everything(deployment) if row["action"].startswith("issuer.")]
+    assert [(row["action"], row["outcome"], row["detail"], row["userID"]) for row in rows] == [
+        ("issuer.stage", "ok", {"keyID": staged}, None),
+        ("issuer.activate", "ok", {"keyID": staged, "retiredKeyID": retired}, None),
+        ("issuer.withdraw", "ok", {"keyID": retired, "reason": "the old laptop is lost"}, None)]
+    # Each ran the events command before its admin command exited: the rows themselves.
+    assert [json.loads(line) for line in received.read_text().splitlines()] == rows
 
 
 def test_events_settings_are_checked(tmp_path, flowhost_bin):

@@ -55,7 +55,7 @@ import Testing
 /// `PostgresStoreTests`); skipped without it.
 private let testPostgresURL = ProcessInfo.processInfo.environment["FLOWHOST_TEST_POSTGRES_URL"]
 
-@Suite(.enabled(if: testPostgresURL != nil, "needs FLOWHOST_TEST_POSTGRES_URL (scripts/test.sh sets it)"))
+@Suite(.serialized, .enabled(if: testPostgresURL != nil, "needs FLOWHOST_TEST_POSTGRES_URL (scripts/test.sh sets it)"))
 struct AuditCursorPostgresTests {
     static func open() throws -> PostgresStore { try PostgresStore(url: testPostgresURL!, schema: SchemaMigrator(AuditSchema.register(in:))) }
 
@@ -98,6 +98,47 @@ struct AuditCursorPostgresTests {
         #expect(read.map(\.action) == ["held", "later"])
         #expect(read.map(\.id) == [heldSeq.value, laterSeq] && cursor.seq == laterSeq)
         #expect(!cursor.waiting)
+    }
+
+    /// The only open writer holds the newest transaction id, and nothing
+    /// commits after it took that id: no snapshot lists it as running (a
+    /// snapshot's xmax is one past the newest that finished). The cursor
+    /// hands out nothing past the rows before it until it commits, then its row.
+    /// (Every other test here commits a newer transaction first, which hides this.)
+    @Test func aRowOfTheNewestTransactionStillOpenIsNotSkipped() throws {
+        let reader = try Self.open()
+        let holder = try Self.open()
+        let before = try reader.write { try AuditCursorTests.row($0, "before") }
+        let cursor = AuditCursor(store: reader, after: before - 1)
+        let drawn = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let committed = DispatchSemaphore(value: 0)
+        let heldSeq = Handover<Int64>(0)
+        Thread.detachNewThread {
+            try? holder.write { tx in
+                heldSeq.value = try AuditCursorTests.row(tx, "newest, open")
+                drawn.signal()
+                release.wait()
+            }
+            committed.signal()
+        }
+        drawn.wait()
+        var read: [AuditEntry] = []
+        for _ in 0..<5 {
+            read += try cursor.next(limit: 10)
+            usleep(50_000)
+        }
+        // Rows up to the newest id given are held back together until it commits.
+        #expect(!read.compactMap(\.id).contains(heldSeq.value) && read.allSatisfy { $0.action == "before" })
+        #expect(cursor.waiting)
+        release.signal()
+        committed.wait()
+        for _ in 0..<100 where !read.contains(where: { $0.id == heldSeq.value }) {
+            read += try cursor.next(limit: 10)
+            if !read.contains(where: { $0.id == heldSeq.value }) { usleep(20_000) }
+        }
+        #expect(read.map(\.action) == ["before", "newest, open"])
+        #expect(cursor.seq == heldSeq.value && !cursor.waiting)
     }
 }
 
