@@ -112,7 +112,8 @@ def leftovers():
 def remove_leftovers():
     """The package, its state and its users, as the test leaves them."""
     if dpkg_status_word() != "not-installed":
-        apt_get("purge", "flowhost", check=False)
+        # dpkg itself, not apt: it purges even after a run killed inside dpkg.
+        run("dpkg", "--purge", "flowhost", check=False)
     shutil.rmtree(STATE, ignore_errors=True)
     if known("passwd", "flowhost"):
         run("userdel", "flowhost", check=False)
@@ -264,14 +265,19 @@ def package():
 @pytest.fixture(scope="module")
 def installed(package):
     found = leftovers()
-    if found and os.path.exists(MARKER):
+    ours = os.path.exists(MARKER)
+    if found and ours:
         print("removing what an earlier run of this test left: " + ", ".join(found))
+        # A run killed inside dpkg leaves it interrupted, and apt then refuses to run.
+        run("dpkg", "--configure", "-a", check=False)
         remove_leftovers()
         found = leftovers()
     assert not found, (
-        "flowhost's %s are here, not left by this test (no %s): remove them yourself "
-        "(`apt-get purge -y flowhost; rm -rf %s; userdel flowhost; groupdel %s`) if they are no one's; "
-        "this test installs and purges the package itself" % (", ".join(found), MARKER, STATE, CLIENTS))
+        "flowhost's %s are here, %s: remove them yourself "
+        "(`dpkg --purge flowhost; rm -rf %s; userdel flowhost; groupdel %s`) if they are no one's; "
+        "this test installs and purges the package itself"
+        % (", ".join(found), "and remain after removing them" if ours else "not left by this test (no %s)" % MARKER,
+           STATE, CLIENTS))
     before = listing()
     with open(MARKER, "w", encoding="utf-8") as handle:
         handle.write("Tests/Package/test_package.py installed flowhost here; its next run removes what this one left\n")
