@@ -272,6 +272,12 @@ def installed(package):
         run("dpkg", "--configure", "-a", check=False)
         remove_leftovers()
         found = leftovers()
+    if ours:
+        # The earlier run's work folder, which the marker names.
+        with open(MARKER, encoding="utf-8") as handle:
+            for line in handle.read().splitlines()[1:]:
+                if line.startswith(os.path.join(tempfile.gettempdir(), "flowhost-package-")):
+                    shutil.rmtree(line, ignore_errors=True)
     assert not found, (
         "flowhost's %s are here, %s: remove them yourself "
         "(`dpkg --purge flowhost; rm -rf %s; userdel flowhost; groupdel %s`) if they are no one's; "
@@ -279,9 +285,10 @@ def installed(package):
         % (", ".join(found), "and remain after removing them" if ours else "not left by this test (no %s)" % MARKER,
            STATE, CLIENTS))
     before = listing()
+    installation = Installation(package, before)
     with open(MARKER, "w", encoding="utf-8") as handle:
         handle.write("Tests/Package/test_package.py installed flowhost here; its next run removes what this one left\n")
-    installation = Installation(package, before)
+        handle.write(installation.work + "\n")
     try:
         apt_get("install", package)
         yield installation
