@@ -23,7 +23,10 @@ runtime=/usr/lib/flowhost/swift
 rm -rf "$stage" "$out"/flowhost_*.deb
 mkdir -p "$root"
 cp -r packaging/debian/. "$stage/debian/"
-cp packaging/flowhost.socket packaging/flowhost@.service "$stage/debian/"
+cp packaging/flowhost.socket packaging/flowhost@.service packaging/flowhost-tls.socket "$stage/debian/"
+# flowhost-tls@.service is flowhost@.service (a link); `dh_installsystemd
+# --name=flowhost-tls` finds a template under this name.
+cp -L packaging/flowhost-tls@.service "$stage/debian/flowhost@.flowhost-tls.service"
 cat > "$stage/debian/changelog" <<CHANGELOG
 flowhost ($version) unstable; urgency=medium
 

@@ -11,15 +11,6 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-/* 0 and the uid of the process at the other end of `fd`; -1 with errno. */
-static inline int fh_peer_uid(int fd, uid_t *uid) {
-    struct { pid_t pid; uid_t uid; gid_t gid; } credentials;
-    socklen_t length = sizeof credentials;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
-    *uid = credentials.uid;
-    return 0;
-}
-
 /* 0, the uid and the primary gid of the process at the other end of `fd`;
    -1 with errno (ENOTSOCK when `fd` is not a socket). */
 static inline int fh_peer_ids(int fd, uid_t *uid, gid_t *gid) {

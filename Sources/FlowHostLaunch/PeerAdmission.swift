@@ -16,7 +16,12 @@ enum PeerAdmission {
     static let refusedStatus: Int32 = 77
 
     static func check(group name: String, connection fd: Int32, logger: Logger) throws(LaunchError) {
-        guard let group = groupID(name) else { throw .usage("--peer-group \(name): no such group") }
+        let found: gid_t?
+        do { found = try GroupDatabase.groupID(name) } catch {
+            logger.error("--peer-group \(name): the group database cannot be read (\(error)); refused")
+            throw .exit(refusedStatus)
+        }
+        guard let group = found else { throw .usage("--peer-group \(name): no such group") }
         let peer: SocketPeer
         do { peer = try SocketPeer.of(fd) } catch {
             logger.error("--peer-group \(name): the connection is not a Unix-domain socket whose peer can be known (\(error)); refused")
@@ -26,15 +31,5 @@ enum PeerAdmission {
             logger.error("the peer (uid \(peer.uid), gid \(peer.gid)) is not root, this host's user or a member of \(name); refused")
             throw .exit(refusedStatus)
         }
-    }
-
-    /// The group's id, from the system's group database; nil when there is no such group.
-    static func groupID(_ name: String) -> gid_t? {
-        var entry = group()
-        var result: UnsafeMutablePointer<group>?
-        var buffer = [CChar](repeating: 0, count: 16384)
-        let status = getgrnam_r(name, &entry, &buffer, buffer.count, &result)
-        guard status == 0, let found = result else { return nil }
-        return found.pointee.gr_gid
     }
 }

@@ -26,7 +26,7 @@ public struct SocketPeer: Equatable, Sendable {
         #if os(Linux)
         var uid = uid_t(0)
         var gid = gid_t(0)
-        guard fh_peer_ids(fd, &uid, &gid) == 0 else { throw SystemError(operation: "getsockopt SO_PEERCRED", errno: errno) }
+        try SystemCall.check("getsockopt SO_PEERCRED", fh_peer_ids(fd, &uid, &gid))
         // NGROUPS_MAX is 65536; a peer in more groups than this buffer holds
         // is read again with room for all.
         var groups = [gid_t](repeating: 0, count: 64)
@@ -35,7 +35,7 @@ public struct SocketPeer: Equatable, Sendable {
             groups = [gid_t](repeating: 0, count: 65536)
             count = fh_peer_groups(fd, &groups, Int32(groups.count))
         }
-        guard count >= 0 else { throw SystemError(operation: "getsockopt SO_PEERGROUPS", errno: errno) }
+        try SystemCall.check("getsockopt SO_PEERGROUPS", count)
         return SocketPeer(uid: uid, gid: gid, groups: Array(groups.prefix(Int(count))))
         #else
         throw SystemError(operation: "getsockopt SO_PEERCRED", errno: ENOTSUP)

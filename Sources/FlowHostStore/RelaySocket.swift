@@ -39,7 +39,8 @@ enum RelayCall {
     static func peerUID(_ fd: Int32) throws(SystemError) -> uid_t {
         #if os(Linux)
         var uid = uid_t(0)
-        try check("getsockopt SO_PEERCRED", fh_peer_uid(fd, &uid))
+        var gid = gid_t(0)
+        try check("getsockopt SO_PEERCRED", fh_peer_ids(fd, &uid, &gid))
         return uid
         #else
         var uid = uid_t(0)

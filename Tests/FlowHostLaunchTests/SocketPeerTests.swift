@@ -1,4 +1,4 @@
-import FlowHostLaunch
+@testable import FlowHostLaunch
 import Testing
 
 #if canImport(Glibc)
@@ -43,5 +43,15 @@ import Glibc
         #expect(HostLaunchOptions.builtInFolder("/opt/flowhost/bin") == "/opt/flowhost/lib/flowhost/plugins")
         #expect(HostLaunchOptions.builtInFolder("/work/.build/x86_64-unknown-linux-gnu/release") == "/work/.build/x86_64-unknown-linux-gnu/release")
         #expect(HostLaunchOptions.builtInFolder("/srv/flowhost/binaries") == "/srv/flowhost/binaries")
+    }
+
+    @Test func aGroupLargerThanTheFirstBufferIsReadAgainNotMissed() throws {
+        // One byte holds no entry: getgrnam_r says ERANGE, which is not "no such group".
+        #expect(try GroupDatabase.groupID("root", initialBuffer: 1) == 0)
+        #expect(try GroupDatabase.groupID("root") == 0)
+    }
+
+    @Test func aGroupTheDatabaseDoesNotHaveIsNil() throws {
+        #expect(try GroupDatabase.groupID("flowhost-no-such-group") == nil)
     }
 }
