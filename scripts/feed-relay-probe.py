@@ -147,12 +147,16 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def transactions(cluster, database):
-    # A busy backend reports its counts at most once a second, an idle one
-    # within ten seconds (PostgreSQL 15's PGSTAT_IDLE_INTERVAL): a shorter
-    # wait leaves the hosts' start-up in the window and misses its end.
-    time.sleep(11)
-    return int(cluster.psql("postgres", "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = '%s'" % database)[0][0])
+def begun(cluster, body):
+    """The transactions the server began (each with BEGIN, as the hosts'
+    are) while `body` ran, from the statements it logged."""
+    mark = os.path.getsize(cluster.log_file)
+    body()
+    time.sleep(0.2)
+    with open(cluster.log_file, encoding="utf-8", errors="replace") as handle:
+        handle.seek(mark)
+        logged = handle.read()
+    return logged.count("statement: BEGIN"), logged.count("INSERT INTO feed_event")
 
 
 def deliveries(publisher, hosts, events, gap, publish):
@@ -202,27 +206,22 @@ def measure(cluster, binary, count, events, gap, bouncer=None):
         backends = len(rows)
         listens = len([row for row in rows if row[1] == "LISTEN flowhost_feed"])
         # The server's idle load (what the hosts cost it while no event is
-        # published), from its statistics.
-        idle_started = time.monotonic()
-        idle_before = transactions(cluster, database)
-        idle_rate = (transactions(cluster, database) - idle_before) / (time.monotonic() - idle_started)
-        # The events' own, from the statements the server logged while they
-        # were published and delivered: each transaction begins with BEGIN,
-        # and each publish is one transaction that inserts its event.
-        mark = os.path.getsize(cluster.log_file)
-        latencies, answers = deliveries(publisher, working, events, gap,
-                                        lambda n: publisher.send("echo.publish", {"topic": "echo.probe", "payload": {"n": n}}))
-        time.sleep(0.2)
-        with open(cluster.log_file, encoding="utf-8", errors="replace") as handle:
-            handle.seek(mark)
-            logged = handle.read()
-        begun = logged.count("statement: BEGIN")
-        published = logged.count("INSERT INTO feed_event")
+        # published), then the events' own: each publish is one transaction
+        # that inserts its event, and delivery costs the server the rest.
+        idle_seconds = 10
+        idle, _ = begun(cluster, lambda: time.sleep(idle_seconds))
+        timed = {}
+
+        def publish_all():
+            timed["latencies"], timed["answers"] = deliveries(
+                publisher, working, events, gap, lambda n: publisher.send("echo.publish", {"topic": "echo.probe", "payload": {"n": n}}))
+        transactions_begun, published = begun(cluster, publish_all)
+        latencies, answers = timed["latencies"], timed["answers"]
         return {
             "hosts": count, "failed": len(failed), "backends": backends, "listens": listens, "per_host": backends / count,
-            "transactions": begun / events,
-            "idle_per_second": idle_rate,
-            "delivery_transactions": (begun - published) / events,
+            "transactions": transactions_begun / events,
+            "idle_per_second": idle / idle_seconds,
+            "delivery_transactions": (transactions_begun - published) / events,
             "p50": percentile(latencies, 0.50), "p99": percentile(latencies, 0.99), "publish_p50": percentile(answers, 0.50),
         }
     finally:
