@@ -483,14 +483,19 @@ if section("fleet") && withPostgres && pgBouncer {
     let probe = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/feed-relay-probe.py").path
     let binaries = URL(fileURLWithPath: setup.flowhost).deletingLastPathComponent().path
-    let words = ["python3", probe, "--hosts", "10,400,1000", "--bouncer", "--max-connections", "100",
-                 "--reference", "--events", quick ? "20" : "60", "--json", results]
+    // Through sh, for its errors: bench_run sends a child's output to /dev/null.
+    let errors = folder + "/fleet.err"
+    let words = ["/bin/sh", "-c", "exec python3 \"$@\" 2>\"\(errors)\"", "sh", probe, "--hosts", "10,400,1000", "--bouncer",
+                 "--max-connections", "100", "--reference", "--events", quick ? "20" : "60", "--json", results]
     var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
     defer { for pointer in argv { free(pointer) } }
     let status = "FLOWHOST_BIN_DIR=\(binaries)".withCString { bench_run(&argv, strdup($0)) }
     guard status == 0, let data = FileManager.default.contents(atPath: results),
           let parsed = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-          let rows = parsed["rows"] as? [[String: Any]] else { throw BenchError("scripts/feed-relay-probe.py failed (status \(status))") }
+          let rows = parsed["rows"] as? [[String: Any]] else {
+        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        throw BenchError("scripts/feed-relay-probe.py failed (status \(status)): \(said.split(separator: "\n").suffix(12).joined(separator: "\n"))")
+    }
     func row(_ hosts: Int) throws -> [String: Double] {
         guard let found = rows.first(where: { ($0["hosts"] as? Int) == hosts }) else { throw BenchError("the probe has no row for \(hosts) hosts") }
         return found.compactMapValues { ($0 as? NSNumber)?.doubleValue }
@@ -504,7 +509,7 @@ if section("fleet") && withPostgres && pgBouncer {
                higherIsBetter: false, threshold: "fleet-idle-load", note: "reference: the same with 10 hosts; it must not grow with them")
     report.add("  server transactions per event for its delivery, 1,000 hosts", flowhost: many["delivery_transactions"] ?? .nan,
                reference: nil, higherIsBetter: false, threshold: "fleet-delivery-transactions",
-               note: "all of them, less the publish's own and the idle load: at most one per machine's listener (1 here)")
+               note: "those begun while the events were published and delivered, less each publish's own: at most one per machine's listener (1 here)")
     report.add("feed delivery to 10 hosts p50 (ms)", flowhost: few["p50"] ?? .nan, reference: few["reference_p50"], higherIsBetter: false,
                threshold: "fleet-10-p50", note: "from the publish request; reference: fanout_host.c, 10 processes")
     for hosts in [400, 1000] {
