@@ -467,61 +467,6 @@ if section("feed") {
     }
 }
 
-// fleet: A thousand hosts on one machine against one PostgreSQL with its
-// default max_connections (100), their queries through a PgBouncer in
-// transaction mode and their feed through the machine's one listener
-// (issue 51). scripts/feed-relay-probe.py runs it: each host subscribed to
-// a topic through the echo example flow, one publisher, and the same
-// delivery measured with Benchmarks/reference/fanout_host.c (N processes
-// woken by one datagram each, no database) as the physical limit.
-let pgBouncer = FileManager.default.isExecutableFile(atPath: "/usr/sbin/pgbouncer")
-if section("fleet") && withPostgres && !pgBouncer {
-    FileHandle.standardError.write(Data("PgBouncer is not installed: the fleet rows are left out\n".utf8))
-}
-if section("fleet") && withPostgres && pgBouncer {
-    let results = folder + "/fleet.json"
-    let probe = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("scripts/feed-relay-probe.py").path
-    let binaries = URL(fileURLWithPath: setup.flowhost).deletingLastPathComponent().path
-    // Through sh, for its errors: bench_run sends a child's output to /dev/null.
-    let errors = folder + "/fleet.err"
-    let words = ["/bin/sh", "-c", "exec python3 \"$@\" 2>\"\(errors)\"", "sh", probe, "--hosts", "10,400,1000", "--bouncer",
-                 "--max-connections", "100", "--reference", "--events", quick ? "20" : "60", "--json", results]
-    var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    let status = "FLOWHOST_BIN_DIR=\(binaries)".withCString { bench_run(&argv, strdup($0)) }
-    guard status == 0, let data = FileManager.default.contents(atPath: results),
-          let parsed = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-          let rows = parsed["rows"] as? [[String: Any]] else {
-        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-        throw BenchError("scripts/feed-relay-probe.py failed (status \(status)): \(said.split(separator: "\n").suffix(12).joined(separator: "\n"))")
-    }
-    func row(_ hosts: Int) throws -> [String: Double] {
-        guard let found = rows.first(where: { ($0["hosts"] as? Int) == hosts }) else { throw BenchError("the probe has no row for \(hosts) hosts") }
-        return found.compactMapValues { ($0 as? NSNumber)?.doubleValue }
-    }
-    let few = try row(10), many = try row(1000)
-    report.add("1,000 hosts, PgBouncer, max_connections 100: hosts refused or failed", flowhost: many["failed"] ?? .nan, reference: nil,
-               higherIsBetter: false, threshold: "fleet-failed", note: "each host initialised and subscribed; none may fail")
-    report.add("  server backends for them (PgBouncer's pool and the one listener)", flowhost: many["backends"] ?? .nan, reference: nil,
-               higherIsBetter: false, threshold: nil)
-    report.add("  idle server transactions/s, 1,000 hosts", flowhost: many["idle_per_second"] ?? .nan, reference: few["idle_per_second"],
-               higherIsBetter: false, threshold: "fleet-idle-load", note: "reference: the same with 10 hosts; it must not grow with them")
-    report.add("  server transactions per event for its delivery, 1,000 hosts", flowhost: many["delivery_transactions"] ?? .nan,
-               reference: nil, higherIsBetter: false, threshold: "fleet-delivery-transactions",
-               note: "those begun while the events were published and delivered, less each publish's own: at most one per machine's listener (1 here)")
-    report.add("feed delivery to 10 hosts p50 (ms)", flowhost: few["p50"] ?? .nan, reference: few["reference_p50"], higherIsBetter: false,
-               threshold: "fleet-10-p50", note: "from the publish request; reference: fanout_host.c, 10 processes")
-    for hosts in [400, 1000] {
-        let measured = try row(hosts)
-        for (quantile, threshold) in [("p50", "fleet-delivery-p50"), ("p99", "fleet-delivery-p99")] {
-            report.add("feed delivery to \(hosts) hosts \(quantile) (ms)", flowhost: measured[quantile] ?? .nan,
-                       reference: measured["reference_" + quantile], higherIsBetter: false, threshold: threshold,
-                       note: quantile == "p50" ? "reference: fanout_host.c, \(hosts) processes woken by a datagram each, no database" : nil)
-        }
-    }
-}
-
 // approval: A new device approved from a registered one (device-activation): from
 // the approver's last step (its step-up password for Accept) to the next
 // event on the waiting device, two hosts on one store; and the CPU the
@@ -806,6 +751,62 @@ if section("isolation") {
 }
 
 postgres?.stop()
+// fleet (last: its thousand processes and their server leave the machine busy
+// for a while after they exit, which the rows above would feel): A thousand hosts on one machine against one PostgreSQL with its
+// default max_connections (100), their queries through a PgBouncer in
+// transaction mode and their feed through the machine's one listener
+// (issue 51). scripts/feed-relay-probe.py runs it: each host subscribed to
+// a topic through the echo example flow, one publisher, and the same
+// delivery measured with Benchmarks/reference/fanout_host.c (N processes
+// woken by one datagram each, no database) as the physical limit.
+let pgBouncer = FileManager.default.isExecutableFile(atPath: "/usr/sbin/pgbouncer")
+if section("fleet") && withPostgres && !pgBouncer {
+    FileHandle.standardError.write(Data("PgBouncer is not installed: the fleet rows are left out\n".utf8))
+}
+if section("fleet") && withPostgres && pgBouncer {
+    let results = folder + "/fleet.json"
+    let probe = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/feed-relay-probe.py").path
+    let binaries = URL(fileURLWithPath: setup.flowhost).deletingLastPathComponent().path
+    // Through sh, for its errors: bench_run sends a child's output to /dev/null.
+    let errors = folder + "/fleet.err"
+    let words = ["/bin/sh", "-c", "exec python3 \"$@\" 2>\"\(errors)\"", "sh", probe, "--hosts", "10,400,1000", "--bouncer",
+                 "--max-connections", "100", "--reference", "--events", quick ? "20" : "60", "--json", results]
+    var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    let status = "FLOWHOST_BIN_DIR=\(binaries)".withCString { bench_run(&argv, strdup($0)) }
+    guard status == 0, let data = FileManager.default.contents(atPath: results),
+          let parsed = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+          let rows = parsed["rows"] as? [[String: Any]] else {
+        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        throw BenchError("scripts/feed-relay-probe.py failed (status \(status)): \(said.split(separator: "\n").suffix(12).joined(separator: "\n"))")
+    }
+    func row(_ hosts: Int) throws -> [String: Double] {
+        guard let found = rows.first(where: { ($0["hosts"] as? Int) == hosts }) else { throw BenchError("the probe has no row for \(hosts) hosts") }
+        return found.compactMapValues { ($0 as? NSNumber)?.doubleValue }
+    }
+    let few = try row(10), many = try row(1000)
+    report.add("1,000 hosts, PgBouncer, max_connections 100: hosts refused or failed", flowhost: many["failed"] ?? .nan, reference: nil,
+               higherIsBetter: false, threshold: "fleet-failed", note: "each host initialised and subscribed; none may fail")
+    report.add("  server backends for them (PgBouncer's pool and the one listener)", flowhost: many["backends"] ?? .nan, reference: nil,
+               higherIsBetter: false, threshold: nil)
+    report.add("  idle server transactions/s, 1,000 hosts", flowhost: many["idle_per_second"] ?? .nan, reference: few["idle_per_second"],
+               higherIsBetter: false, threshold: "fleet-idle-load", note: "reference: the same with 10 hosts; it must not grow with them")
+    report.add("  server transactions per event for its delivery, 1,000 hosts", flowhost: many["delivery_transactions"] ?? .nan,
+               reference: nil, higherIsBetter: false, threshold: "fleet-delivery-transactions",
+               note: "those begun while the events were published and delivered, less each publish's own: at most one per machine's listener (1 here)")
+    report.add("feed delivery to 10 hosts p50 (ms)", flowhost: few["p50"] ?? .nan, reference: few["reference_p50"], higherIsBetter: false,
+               threshold: "fleet-10-p50", note: "from the publish request; reference: fanout_host.c, 10 processes")
+    for hosts in [400, 1000] {
+        let measured = try row(hosts)
+        for (quantile, threshold) in [("p50", "fleet-delivery-p50"), ("p99", "fleet-delivery-p99")] {
+            report.add("feed delivery to \(hosts) hosts \(quantile) (ms)", flowhost: measured[quantile] ?? .nan,
+                       reference: measured["reference_" + quantile], higherIsBetter: false, threshold: threshold,
+                       note: quantile == "p50" ? "reference: fanout_host.c, \(hosts) processes woken by a datagram each, no database" : nil)
+        }
+    }
+}
+
 report.print()
 if onlySections == nil { for id in report.unmeasuredThresholds { print("- not measured in this run: \(id)") } }
 try report.writeJSON(to: jsonPath)
