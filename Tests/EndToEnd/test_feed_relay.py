@@ -75,13 +75,7 @@ def relay_file(store, suffix):
 
 def holder_pid(store):
     """The process holding the relay's lock file, from /proc/locks."""
-    inode = os.stat(relay_file(store, ".lock")).st_ino
-    with open("/proc/locks") as handle:
-        for line in handle:
-            fields = line.split()
-            if "FLOCK" in fields and fields[-3].split(":")[-1] == str(inode):
-                return int(fields[-4])
-    return None
+    return holder_in(store["env"]["FLOWHOST_STATE_DIR"])
 
 
 def heard(client, count, timeout=15):
@@ -271,7 +265,8 @@ def test_hosts_of_two_stores_sharing_a_state_folder_each_get_their_own_feed(clus
 
 
 def holder_in(folder):
-    """The process holding the relay lock in one machine's state folder."""
+    """The process holding the relay's lock file in one machine's state
+    folder, from /proc/locks."""
     found = glob.glob(os.path.join(folder, "feed-relay-*.lock"))
     assert len(found) == 1, found
     inode = os.stat(found[0]).st_ino
