@@ -156,6 +156,19 @@ def test_a_follower_sees_each_new_row_promptly(deployment):
         follower.stop()
 
 
+def held_audit_row(deployment):
+    """A psql session that inserts an audit row and keeps its transaction
+    open (COMMIT on its stdin ends it); the session and the row's id."""
+    cluster = postgres_cluster()
+    held = subprocess.Popen(
+        [os.path.join(cluster.bin, "psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
+         "-d", "dbname=%s host=%s user=%s" % (STORE_MAP[deployment.store], cluster.folder, cluster.USER)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PGPASSFILE=cluster.passfile))
+    held.stdin.write("BEGIN;\nINSERT INTO audit (at, action, outcome) VALUES (EXTRACT(EPOCH FROM now())::BIGINT, 'test.held', 'ok') RETURNING id;\n")
+    held.stdin.flush()
+    return held, int(held.stdout.readline())
+
+
 @pytest.mark.skipif(not ON_POSTGRES, reason="transactions commit out of id order only on PostgreSQL (SQLite has one writer at a time)")
 def test_a_row_whose_transaction_is_held_open_is_not_skipped_once_it_commits(deployment):
     deployment.add_user("first")
@@ -163,14 +176,7 @@ def test_a_row_whose_transaction_is_held_open_is_not_skipped_once_it_commits(dep
     held = None
     try:
         assert wait_until(lambda: len(follower.rows) == 1, timeout=30)
-        cluster = postgres_cluster()
-        held = subprocess.Popen(
-            [os.path.join(cluster.bin, "psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
-             "-d", "dbname=%s host=%s user=%s" % (STORE_MAP[deployment.store], cluster.folder, cluster.USER)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PGPASSFILE=cluster.passfile))
-        held.stdin.write("BEGIN;\nINSERT INTO audit (at, action, outcome) VALUES (EXTRACT(EPOCH FROM now())::BIGINT, 'test.held', 'ok') RETURNING id;\n")
-        held.stdin.flush()
-        held_seq = int(held.stdout.readline())
+        held, held_seq = held_audit_row(deployment)
         # Rows drawn after the held one commit first.
         deployment.add_user("second")
         deployment.add_user("third")
@@ -204,14 +210,7 @@ def test_a_row_of_the_newest_transaction_held_open_with_nothing_committed_after_
     held = None
     try:
         assert wait_until(lambda: len(follower.rows) == 1, timeout=30)
-        cluster = postgres_cluster()
-        held = subprocess.Popen(
-            [os.path.join(cluster.bin, "psql"), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1",
-             "-d", "dbname=%s host=%s user=%s" % (STORE_MAP[deployment.store], cluster.folder, cluster.USER)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PGPASSFILE=cluster.passfile))
-        held.stdin.write("BEGIN;\nINSERT INTO audit (at, action, outcome) VALUES (EXTRACT(EPOCH FROM now())::BIGINT, 'test.held', 'ok') RETURNING id;\n")
-        held.stdin.flush()
-        held_seq = int(held.stdout.readline())
+        held, held_seq = held_audit_row(deployment)
         time.sleep(2)  # the follower looks at least twice meanwhile
         assert follower.seqs() == [follower.rows[0]["seq"]]
         held.stdin.write("COMMIT;\n")
