@@ -196,6 +196,15 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
     /// advisory lock, so that hosts starting at once never race: the second
     /// waits, then finds nothing to do.
     static func migrate(_ connection: PostgresConnection, _ schema: SchemaMigrator) throws {
+        // Most starts find every migration applied: one read, outside any
+        // transaction, says so without the lock and the prelude's DDL, which
+        // a thousand hosts starting together would otherwise queue on. A
+        // change to the prelude's function therefore comes with a migration.
+        if let applied = try? connection.query("SELECT name FROM schema_migration", [], { $0.string(0) }),
+            schema.plan(applied: Set(applied), dialect: .postgres).isEmpty
+        {
+            return
+        }
         do {
             try connection.execute("BEGIN; SET LOCAL synchronous_commit = on")
             // Transaction-scoped: released at COMMIT or ROLLBACK, on whichever

@@ -142,6 +142,37 @@ def test_eight_hosts_starting_at_once_on_a_new_database_migrate_it_once(cluster,
         "audit/v5-stream-order"]), names
 
 
+def test_a_host_starting_on_a_migrated_database_takes_no_lock_and_runs_no_ddl(cluster, store, flowhost_bin):
+    """A thousand hosts starting together must not queue on the migration
+    lock: once every migration is applied, a start reads which ones are and
+    goes on (seen in the server's statement log)."""
+    def start():
+        out = subprocess.run([flowhost_bin, "--store", store["url"], "--config", store["config"]],
+                             input='{"jsonrpc":"2.0","id":1,"method":"ping"}\n', capture_output=True, text=True, timeout=60,
+                             env=dict(os.environ, **store["env"]))
+        assert out.returncode == 0, out.stderr[-500:]
+    start()  # migrates the new database
+    cluster.psql("postgres", "ALTER DATABASE %s SET log_statement = 'all'" % store["db"])
+    log_path = os.path.join(cluster.folder, "server.log")
+    mark = os.path.getsize(log_path)
+    start()
+    with open(log_path, encoding="utf-8", errors="replace") as handle:
+        handle.seek(mark)
+        logged = handle.read()
+    assert "SELECT name FROM schema_migration" in logged, logged[-2000:]
+    assert "pg_advisory_xact_lock" not in logged and "CREATE TABLE IF NOT EXISTS schema_migration" not in logged, logged[-2000:]
+    # A database missing a migration still takes the lock and applies it.
+    cluster.psql(store["db"], "DELETE FROM schema_migration WHERE name = 'feed/v3-by-time'")
+    cluster.psql(store["db"], "DROP INDEX IF EXISTS feed_event_by_time")
+    mark = os.path.getsize(log_path)
+    start()
+    with open(log_path, encoding="utf-8", errors="replace") as handle:
+        handle.seek(mark)
+        logged = handle.read()
+    assert "pg_advisory_xact_lock" in logged
+    assert cluster.psql(store["db"], "SELECT count(*) FROM schema_migration WHERE name = 'feed/v3-by-time'") == [["1"]]
+
+
 def test_the_audit_log_and_signature_receipts_refuse_update_delete_and_truncate(cluster, store, flowhost_bin):
     admin(flowhost_bin, store, "add-user", "bob")
     # Rows to refuse changes to (inserted directly: these tables refuse only UPDATE and DELETE).
