@@ -28,6 +28,7 @@ another build (FLOWHOST_BIN_DIR) to compare; --json FILE writes the rows."""
 import argparse
 import json
 import os
+import re
 import resource
 import selectors
 import shutil
@@ -156,7 +157,9 @@ def begun(cluster, body):
     with open(cluster.log_file, encoding="utf-8", errors="replace") as handle:
         handle.seek(mark)
         logged = handle.read()
-    return logged.count("statement: BEGIN"), logged.count("INSERT INTO feed_event")
+    # A BEGIN is logged as a simple query's or, sent in the pipeline of its
+    # transaction's first statement, as an extended query's.
+    return len(re.findall(r"(?:statement|execute [^:]*): BEGIN", logged)), logged.count("INSERT INTO feed_event")
 
 
 def deliveries(publisher, hosts, events, gap, publish):

@@ -44,6 +44,11 @@ static void load(void) {
     RESOLVE(notifies, PQnotifies);
     RESOLVE(freemem, PQfreemem);
     RESOLVE(transactionStatus, PQtransactionStatus);
+    RESOLVE(enterPipelineMode, PQenterPipelineMode);
+    RESOLVE(exitPipelineMode, PQexitPipelineMode);
+    RESOLVE(pipelineSync, PQpipelineSync);
+    RESOLVE(sendQueryParams, PQsendQueryParams);
+    RESOLVE(getResult, PQgetResult);
 }
 
 const flowhost_pq_api *flowhost_pq_load(const char **error) {

@@ -52,11 +52,37 @@ final class PostgresConnection: SQLDatabase {
         return connection
     }
 
-    var isConnected: Bool { api.pointee.status(handle) == CONNECTION_OK }
+    var isConnected: Bool { api.pointee.status(handle) == CONNECTION_OK && !pipelineLeftOpen }
+
+    /// The statements that open the current transaction, not yet sent: they
+    /// go with its first statement (`beginLazily`).
+    var deferredBegin: [String]?
+    /// A pipeline whose results could not all be read: the connection's
+    /// state is unknown, so it is not used again.
+    var pipelineLeftOpen = false
+
+    /// Opens a transaction with `statements` (its BEGIN and any `SET LOCAL`)
+    /// sent in the same round trip as its first statement, not in one of
+    /// their own: through a pooler each round trip is two hops.
+    func beginLazily(_ statements: [String]) { deferredBegin = statements }
+
+    /// Ends the transaction `beginLazily` opened; one that never sent a
+    /// statement never reached the server and has nothing to end.
+    func commit() throws(PostgresError) {
+        guard deferredBegin == nil else { deferredBegin = nil; return }
+        try execute("COMMIT")
+    }
+
+    func rollback() throws(PostgresError) {
+        guard deferredBegin == nil else { deferredBegin = nil; return }
+        try execute("ROLLBACK")
+    }
 
     /// Runs SQL without parameters (several statements allowed).
     func execute(_ sql: String) throws(PostgresError) {
-        let result = api.pointee.exec(handle, sql)
+        let text = deferredBegin.map { ($0 + [sql]).joined(separator: "; ") } ?? sql
+        deferredBegin = nil
+        let result = api.pointee.exec(handle, text)
         defer { api.pointee.clear(result) }
         try check(result)
     }
@@ -126,7 +152,7 @@ final class PostgresResult {
         let made: OpaquePointer? = withUnsafeCStrings(texts, terminated: false) { copies in
             // libpq reads the same pointers as `const char *const *`.
             let pointers = copies.map { UnsafeRawPointer($0).assumingMemoryBound(to: UnsafePointer<CChar>?.self) }
-            return connection.api.pointee.execParams(connection.handle, sql, Int32(values.count), types, pointers, nil, nil, 0)
+            return connection.executeParams(sql, Int32(values.count), types, pointers)
         }
         do { try connection.check(made) } catch {
             if let made { connection.api.pointee.clear(made) }

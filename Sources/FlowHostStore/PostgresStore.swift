@@ -132,15 +132,15 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
                 let handlers = writes ? TransactionHandlers() : nil
                 var committing = false
                 do {
-                    // One round trip: the setting lives and dies with the transaction.
-                    try db.execute(writes ? begin + "; SET LOCAL synchronous_commit = " + (relaxed ? "off" : "on") : begin)
+                    // Sent with the first statement; the setting lives and dies with the transaction.
+                    db.beginLazily(writes ? [begin, "SET LOCAL synchronous_commit = " + (relaxed ? "off" : "on")] : [begin])
                     let result = try body(SQLTransaction(db: db, handlers: handlers))
                     committing = true
-                    try db.execute("COMMIT")
+                    try db.commit()
                     handlers?.committed()
                     return result
                 } catch let error as PostgresError {
-                    if db.isConnected { try? db.execute("ROLLBACK") }
+                    if db.isConnected { try? db.rollback() }
                     // A COMMIT whose connection was lost may have landed: its
                     // handlers are not run, so what it took stays taken.
                     if !(committing && (error.isConnectionLost || !db.isConnected)) { handlers?.rolledBack() }
@@ -156,7 +156,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
                     }
                     throw error
                 } catch {
-                    if db.isConnected { try? db.execute("ROLLBACK") } else { connection = nil }
+                    if db.isConnected { try? db.rollback() } else { connection = nil }
                     handlers?.rolledBack()
                     throw error
                 }

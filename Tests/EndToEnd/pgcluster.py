@@ -7,6 +7,7 @@ password file. `remove()` stops it and deletes everything."""
 import glob
 import itertools
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -130,6 +131,35 @@ class Cluster:
         except Exception:
             pass
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def logged_statements(text):
+    """(backend pid, statement) for each statement a server log holds
+    (log_statement = 'all'; the default prefix names the backend), in
+    order. A transaction's BEGIN and SET LOCAL arrive either in the
+    pipeline of its first statement, one logged line each, or joined to a
+    simple query's text: the joined ones are split at '; '."""
+    found = []
+    for match in re.finditer(r"\[(\d+)\] LOG:  (?:statement|execute [^:]*): (.*)", text):
+        pid, statement = match.group(1), match.group(2)
+        parts = statement.split("; ") if statement.startswith("BEGIN") else [statement]
+        found.extend((pid, part) for part in parts)
+    return found
+
+
+def write_durabilities(text):
+    """For each write transaction (BEGIN … SERIALIZABLE) in a server log,
+    the synchronous_commit its next statement on the same backend sets
+    inside it, or None when that statement sets none."""
+    following = {}
+    settings = []
+    for pid, statement in logged_statements(text):
+        if following.pop(pid, False):
+            prefix = "SET LOCAL synchronous_commit = "
+            settings.append(statement[len(prefix):].strip() if statement.startswith(prefix) else None)
+        if statement.startswith("BEGIN ISOLATION LEVEL SERIALIZABLE"):
+            following[pid] = True
+    return settings
 
 
 def bouncer_binary():

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from conftest import CHEAP_CONFIG, GOOD_PASSWORD, activate
+from pgcluster import logged_statements, write_durabilities
 
 POOL_SIZE = 2
 
@@ -107,13 +108,13 @@ def test_every_write_sets_its_durability_inside_its_transaction(cluster, store, 
     activate(laptop, "erin", code)
     log_in(laptop, "erin")
     with open(os.path.join(cluster.folder, "server.log"), encoding="utf-8", errors="replace") as handle:
-        statements = [line for line in handle if "statement: " in line]
-    writes = [line for line in statements if "BEGIN ISOLATION LEVEL SERIALIZABLE" in line]
-    assert writes
-    assert all("SET LOCAL synchronous_commit = " in line for line in writes), writes
-    assert any("SET LOCAL synchronous_commit = on" in line for line in writes)
-    assert not [line for line in statements if "statement: SET synchronous_commit" in line]
-    assert not [line for line in statements if "PREPARE" in line or "pg_advisory_lock(" in line or "TEMP" in line]
+        log = handle.read()
+    durabilities = write_durabilities(log)
+    assert durabilities and None not in durabilities, durabilities
+    assert "on" in durabilities
+    statements = [statement for _, statement in logged_statements(log)]
+    assert not [s for s in statements if s.startswith("SET synchronous_commit")]
+    assert not [s for s in statements if "PREPARE" in s or "pg_advisory_lock(" in s or "TEMP" in s]
 
 
 def test_the_feed_listens_on_the_server_itself_and_wakes_at_once(cluster, store, spawn):

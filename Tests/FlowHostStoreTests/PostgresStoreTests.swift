@@ -65,4 +65,50 @@ struct PostgresStoreTests {
         }
         #expect(undone)
     }
+
+    /// A transaction's BEGIN goes in the pipeline of its first statement:
+    /// that statement's own failure is what the caller sees (not the
+    /// pipeline's), and the connection is left ready for the next one.
+    @Test func aFirstStatementThatFailsReportsItsOwnErrorAndLeavesTheConnectionUsable() throws {
+        #expect(throws: PostgresError.self) {
+            try store.write { tx in _ = try tx.run("INSERT INTO missing_\(table) (name) VALUES ('x')", []) }
+        }
+        do {
+            try store.write { tx in _ = try tx.run("INSERT INTO missing_\(table) (name) VALUES ('x')", []) }
+        } catch let error as PostgresError {
+            #expect(error.sqlState == "42P01", "\(error)")
+        }
+        try store.write { tx in _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('after', 1)", []) }
+        let value = try store.read { tx in try tx.query("SELECT value FROM \(table) WHERE name = 'after'", []) { $0.int64(0) } }
+        #expect(value == [1])
+    }
+
+    /// Each write is one transaction whatever its first statement, at the
+    /// isolation it asked for, with its durability set inside it.
+    @Test func theDeferredBeginOpensTheTransactionItsStatementsShare() throws {
+        let seen = try store.write { tx in
+            try tx.query("SELECT current_setting('transaction_isolation'), current_setting('synchronous_commit'), txid_current()", []) {
+                ($0.string(0), $0.string(1), $0.int64(2))
+            }[0]
+        }
+        #expect(seen.0 == "serializable" && seen.1 == "on")
+        let same = try store.write(durability: .relaxed) { tx in
+            let first = try tx.query("SELECT txid_current()", []) { $0.int64(0) }[0]
+            let second = try tx.query("SELECT txid_current(), current_setting('synchronous_commit')", []) { ($0.int64(0), $0.string(1)) }[0]
+            return (first, second)
+        }
+        #expect(same.0 == same.1.0 && same.1.1 == "off")
+        let read = try store.read { tx in try tx.query("SELECT current_setting('transaction_isolation'), current_setting('transaction_read_only')", []) { ($0.string(0), $0.string(1)) }[0] }
+        #expect(read.0 == "repeatable read" && read.1 == "on")
+    }
+
+    /// A body that fails before its first statement sends nothing: the
+    /// connection has no transaction left open for the next body to fall into.
+    @Test func aBodyThatFailsBeforeAnyStatementLeavesNoTransactionOpen() throws {
+        struct Refused: Error {}
+        #expect(throws: Refused.self) { try store.write { _ in throw Refused() } }
+        let first = try store.write { tx in try tx.query("SELECT txid_current()", []) { $0.int64(0) }[0] }
+        let second = try store.write { tx in try tx.query("SELECT txid_current()", []) { $0.int64(0) }[0] }
+        #expect(first != second)
+    }
 }

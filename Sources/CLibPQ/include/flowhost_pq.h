@@ -29,6 +29,12 @@ typedef struct flowhost_pq_api {
     __typeof__(PQnotifies) *notifies;
     __typeof__(PQfreemem) *freemem;
     __typeof__(PQtransactionStatus) *transactionStatus;
+    /* Pipeline mode: a transaction's BEGIN travels with its first statement. */
+    __typeof__(PQenterPipelineMode) *enterPipelineMode;
+    __typeof__(PQexitPipelineMode) *exitPipelineMode;
+    __typeof__(PQpipelineSync) *pipelineSync;
+    __typeof__(PQsendQueryParams) *sendQueryParams;
+    __typeof__(PQgetResult) *getResult;
 } flowhost_pq_api;
 
 /* The table, loading libpq.so.5 the first time (thread-safe). NULL when it

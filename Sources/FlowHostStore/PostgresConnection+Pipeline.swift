@@ -1,0 +1,56 @@
+import CLibPQ
+
+extension PostgresConnection {
+    /// One statement with its parameters; the transaction's deferred BEGIN,
+    /// if any, goes with it in one pipeline (one round trip).
+    func executeParams(
+        _ sql: String, _ count: Int32, _ types: [UInt32], _ values: UnsafePointer<UnsafePointer<CChar>?>?
+    ) -> OpaquePointer? {
+        guard let begin = deferredBegin else { return api.pointee.execParams(handle, sql, count, types, values, nil, nil, 0) }
+        deferredBegin = nil
+        return pipelined(begin, sql, count, types, values)
+    }
+
+    /// Sends `begin`'s statements and `sql` in pipeline mode with one Sync,
+    /// then reads every result. Answers the first that failed, else `sql`'s;
+    /// nil when the connection failed (its message says why). Every result
+    /// is read before the pipeline is left, so the connection is reusable.
+    private func pipelined(
+        _ begin: [String], _ sql: String, _ count: Int32, _ types: [UInt32], _ values: UnsafePointer<UnsafePointer<CChar>?>?
+    ) -> OpaquePointer? {
+        let api = api.pointee
+        guard api.enterPipelineMode(handle) == 1 else { return nil }
+        var sent = 0
+        for statement in begin {
+            guard api.sendQueryParams(handle, statement, 0, nil, nil, nil, nil, 0) == 1 else { break }
+            sent += 1
+        }
+        if sent == begin.count, api.sendQueryParams(handle, sql, count, types, values, nil, nil, 0) == 1 { sent += 1 }
+        let synced = api.pipelineSync(handle) == 1
+        var answer: OpaquePointer?
+        var failed = false
+        for index in 0..<sent {
+            // Each statement's result, then a NULL that ends it.
+            guard let first = api.getResult(handle) else { break }
+            while let extra = api.getResult(handle) { api.clear(extra) }
+            let status = api.resultStatus(first)
+            let ok = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK
+            if !failed && (!ok || index == begin.count) {
+                answer = first
+                failed = !ok
+            } else {
+                api.clear(first)
+            }
+        }
+        var ended = !synced
+        // The Sync's own result closes the pipeline; a lost connection ends
+        // in NULLs, so the reading is bounded either way.
+        for _ in 0..<(sent + 2) where !ended {
+            guard let result = api.getResult(handle) else { break }
+            ended = api.resultStatus(result) == PGRES_PIPELINE_SYNC
+            api.clear(result)
+        }
+        if api.exitPipelineMode(handle) != 1 { pipelineLeftOpen = true }
+        return answer
+    }
+}
