@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -171,6 +172,93 @@ def test_the_typescript_clients_platform_keystore_proves_a_p256_key(deployment):
                           os.path.join(BIN_DIR, "flowhost"), store_location(deployment.store), deployment.config, deployment.add_user("alice")],
                          capture_output=True, text=True, timeout=120, env=dict(os.environ, **store_environment(deployment.store)))
     assert run.returncode == 0 and "typescript platform keys ok" in run.stdout, (run.stdout + run.stderr)[-3000:]
+
+
+def serve_each_connection(listener, argv, env, tls=None):
+    """Serves each connection on `listener` with a host of its own, as a
+    socket unit with Accept=yes does: the connection is the host's stdin
+    and stdout. With `tls` (an ssl.SSLContext), as a TLS terminator does:
+    the decrypted bytes pass through this process. Returns the hosts."""
+    hosts = []
+
+    def pump(read, write, done):
+        try:
+            while True:
+                data = read()
+                if not data:
+                    break
+                write(data)
+        except OSError:
+            pass
+        done()
+
+    def accept():
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            if tls is None:
+                hosts.append(subprocess.Popen(argv, stdin=connection.fileno(), stdout=connection.fileno(), stderr=subprocess.DEVNULL, env=env))
+                connection.close()
+                continue
+            try:
+                secure = tls.wrap_socket(connection, server_side=True)
+            except OSError:
+                connection.close()
+                continue
+            host = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, bufsize=0)
+            hosts.append(host)
+            threading.Thread(target=pump, args=(lambda: secure.recv(65536), host.stdin.write, host.stdin.close), daemon=True).start()
+            threading.Thread(target=pump, args=(lambda: os.read(host.stdout.fileno(), 65536), secure.sendall, secure.close), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    return hosts
+
+
+def test_the_typescript_client_connects_to_a_host_behind_a_unix_socket_and_through_tls(deployment, tmp_path):
+    """FlowHostClient.connect: a Unix-domain socket's path, and {host, port}
+    over TLS with the server's certificate checked against a CA file."""
+    import shutil
+    import socket
+    import ssl
+    node = shutil.which("node")
+    assert node, "Node.js is installed by scripts/setup.sh --test"
+    argv = [os.path.join(BIN_DIR, "flowhost"), "--store", store_location(deployment.store), "--config", deployment.config]
+    env = dict(os.environ, **store_environment(deployment.store))
+    script = os.path.join(ROOT, "Protocol", "clients", "typescript", "test", "socket.mjs")
+
+    path = str(tmp_path / "flowhost.sock")
+    unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    unix.bind(path)
+    unix.listen(4)
+    hosts = serve_each_connection(unix, argv, env)
+    try:
+        run = subprocess.run([node, script, "unix", path, "alice", deployment.add_user("alice")], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0 and "typescript socket ok" in run.stdout, (run.stdout + run.stderr)[-3000:]
+        assert len(hosts) == 2
+    finally:
+        unix.close()
+        os.unlink(path)
+        for host in hosts:
+            host.kill()
+
+    key, certificate = str(tmp_path / "key.pem"), str(tmp_path / "cert.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+                    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", certificate],
+                   check=True, capture_output=True)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(certificate, key)
+    tcp = socket.create_server(("127.0.0.1", 0))
+    hosts = serve_each_connection(tcp, argv, env, tls=context)
+    try:
+        run = subprocess.run([node, script, "tls", "localhost", str(tcp.getsockname()[1]), certificate, "carol", deployment.add_user("carol")],
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0 and "typescript socket ok" in run.stdout, (run.stdout + run.stderr)[-3000:]
+    finally:
+        tcp.close()
+        for host in hosts:
+            host.kill()
 
 
 def test_rpc_discover_serves_the_committed_contract(spawn, deployment):

@@ -28,7 +28,13 @@ export interface Event<P = Record<string, unknown>, N extends EventName = EventN
 export interface FlowHostClient extends TypedRequests {}
 export declare class FlowHostClient {
   constructor(argv: string[], options?: { env?: NodeJS.ProcessEnv; timeoutMs?: number });
-  readonly process: ChildProcess;
+  /** A host behind a socket: a Unix-domain socket's path or {host, port}; with `tls`, over TLS (node:tls options). */
+  static connect(
+    address: string | { host: string; port: number },
+    options?: { tls?: { ca?: string | Uint8Array; servername?: string; [option: string]: unknown }; timeoutMs?: number; connectTimeoutMs?: number },
+  ): Promise<FlowHostClient>;
+  /** The spawned host; null when connected through a socket. */
+  readonly process: ChildProcess | null;
   readonly stderr: string;
   request(method: string, params?: unknown, options?: RequestOptions): Promise<unknown>;
   notify(method: string, params?: unknown): void;

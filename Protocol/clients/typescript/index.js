@@ -1,9 +1,12 @@
-// FlowHost's client for Node: spawns `flowhost`, speaks line-delimited
-// JSON-RPC 2.0 on its stdin/stdout, delivers events, answers the host's own
+// FlowHost's client for Node: spawns `flowhost` (or connects to one behind a
+// socket: `FlowHostClient.connect`), speaks line-delimited JSON-RPC 2.0 on
+// its stdin/stdout, delivers events, answers the host's own
 // requests with registered handlers (cancelled through an AbortSignal when
 // the host sends $/cancelRequest), and times out what goes unanswered.
 // The typed methods come from typed.js, generated from the contract.
 import { spawn } from "node:child_process";
+import { connect as connectSocket } from "node:net";
+import { connect as connectTLS } from "node:tls";
 import { createInterface } from "node:readline";
 import { installTypedMethods, EVENT_STATUS } from "./typed.js";
 export { EVENTS, CHALLENGES, HOST_REQUESTS, EVENT_STATUS } from "./typed.js";
@@ -30,12 +33,25 @@ export class RPCError extends Error {
 }
 
 export class FlowHostClient {
-  /** argv: the flowhost executable and its arguments. */
+  /** argv: the flowhost executable and its arguments; or a connected socket (see `connect`). */
   constructor(argv, { env, timeoutMs = 10000 } = {}) {
     this.timeoutMs = timeoutMs;
-    this.process = spawn(argv[0], argv.slice(1), { env: env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
     this.stderr = "";
-    this.process.stderr.on("data", (chunk) => { this.stderr += chunk; });
+    let input, output, exited;
+    if (Array.isArray(argv)) {
+      this.process = spawn(argv[0], argv.slice(1), { env: env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
+      this.process.stderr.on("data", (chunk) => { this.stderr += chunk; });
+      [input, output] = [this.process.stdout, this.process.stdin];
+      exited = new Promise((resolve) => this.process.on("exit", (code) => resolve(code)));
+    } else {
+      // A host behind a socket: its exit status does not cross it, so `exited` resolves to null when it closes.
+      this.process = null;
+      this.socket = argv;
+      [input, output] = [argv, argv];
+      exited = new Promise((resolve) => argv.on("close", () => resolve(null)));
+      argv.on("error", () => {});  // a reset connection ends like a closed one
+    }
+    this.output = output;
     this.nextId = 1;
     this.pending = new Map();      // id -> {resolve, reject, timer}
     this.handlers = new Map();     // host request method -> async (params, signal) => result
@@ -43,8 +59,30 @@ export class FlowHostClient {
     this.events = [];              // events not yet taken by waitEvent
     this.waiters = [];             // {name, resolve, reject, timer}
     this.listeners = new Map();    // event name -> [handler]
-    this.exited = new Promise((resolve) => this.process.on("exit", (code) => { this.#closed(); resolve(code); }));
-    createInterface({ input: this.process.stdout }).on("line", (line) => this.#receive(line));
+    this.exited = exited.then((code) => { this.#closed(); return code; });
+    createInterface({ input }).on("line", (line) => this.#receive(line));
+  }
+
+  /**
+   * A host behind a socket (a socket-activated service, spec §23): `address`
+   * is a Unix-domain socket's path, or `{host, port}`. With `tls` (node:tls
+   * options: `ca`, `servername`, …) the connection is TLS and the server's
+   * certificate is checked. Resolves once connected.
+   */
+  static connect(address, { tls, timeoutMs = 10000, connectTimeoutMs = 10000 } = {}) {
+    const where = typeof address === "string" ? { path: address } : { host: address.host, port: address.port };
+    return new Promise((resolve, reject) => {
+      const socket = tls
+        ? connectTLS({ ...where, ...(where.host && !tls.servername ? { servername: where.host } : {}), ...tls })
+        : connectSocket(where);
+      const timer = setTimeout(() => { socket.destroy(); reject(new Error(`cannot connect within ${connectTimeoutMs} ms`)); }, connectTimeoutMs);
+      socket.once("error", (error) => { clearTimeout(timer); reject(error); });
+      socket.once(tls ? "secureConnect" : "connect", () => {
+        clearTimeout(timer);
+        socket.removeAllListeners("error");
+        resolve(new FlowHostClient(socket, { timeoutMs }));
+      });
+    });
   }
 
   /** Sends a request; resolves with its result, rejects with RPCError or on timeout. */
@@ -102,12 +140,13 @@ export class FlowHostClient {
       await this.request("shutdown");
       this.notify("exit");
     } catch {
-      this.process.kill();
+      if (this.process) this.process.kill(); else this.socket.destroy();
     }
+    if (this.socket) this.socket.end();
     return this.exited;
   }
 
-  #send(message) { this.process.stdin.write(JSON.stringify(message) + "\n"); }
+  #send(message) { this.output.write(JSON.stringify(message) + "\n"); }
 
   #receive(line) {
     let message;
