@@ -39,7 +39,10 @@ public final class FlowHostClient: @unchecked Sendable {
         var exited = false
     }
 
-    let process: Process
+    /// The spawned host; nil for a host behind a socket.
+    let process: Process?
+    /// The connected socket of a host behind one (owned by `input`).
+    let socket: Int32?
     let input: FileHandle
     let lock = NSLock()
     let writeLock = NSLock()
@@ -49,7 +52,8 @@ public final class FlowHostClient: @unchecked Sendable {
     /// Starts `executable` with `arguments`; stderr goes to `stderr` (the
     /// parent's by default: the host logs there).
     public init(executable: String, arguments: [String] = [], environment: [String: String]? = nil, stderr: FileHandle? = nil) throws {
-        process = Process()
+        let process = Process()
+        self.process = process
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
@@ -58,16 +62,36 @@ public final class FlowHostClient: @unchecked Sendable {
         process.standardOutput = fromHost
         if let stderr { process.standardError = stderr }
         do { try process.run() } catch { throw FlowHostClientError.launchFailed("\(error)") }
+        socket = nil
         input = toHost.fileHandleForWriting
+        startReading(fromHost.fileHandleForReading)
+    }
+
+    /// A host behind a Unix-domain stream socket (a socket unit with
+    /// `Accept=yes`, spec §8), driven as a spawned host is. No exit status
+    /// crosses a socket: `close` and `waitForExit` give nil.
+    public convenience init(connectingTo socketPath: String) throws {
+        self.init(connection: try UnixSocket.connect(socketPath))
+    }
+
+    /// A host on `connection`, a connected stream socket (Unix-domain, or TCP
+    /// to a terminator the caller trusts) that the client now owns.
+    public init(connection: Int32) {
+        process = nil
+        socket = connection
+        input = FileHandle(fileDescriptor: connection, closeOnDealloc: true)
+        startReading(FileHandle(fileDescriptor: connection, closeOnDealloc: false))
+    }
+
+    private func startReading(_ output: FileHandle) {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let output = fromHost.fileHandleForReading
         let reader = Thread { [weak self] in Self.readLines(from: output) { self?.receive($0) } ; self?.hostClosed() }
         reader.name = "flowhost-client-reader"
         reader.start()
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        if let process, process.isRunning { process.terminate() }
     }
 
     // MARK: Requests
@@ -121,18 +145,27 @@ public final class FlowHostClient: @unchecked Sendable {
         lock.withLock { state.handlers[method] = handler }
     }
 
-    /// `shutdown`, then `exit`; returns the host's exit status.
+    /// `shutdown`, then `exit`; returns the host's exit status (nil for a
+    /// host behind a socket).
     @discardableResult
-    public func close(timeout: Duration = .seconds(10)) async throws -> Int32 {
+    public func close(timeout: Duration = .seconds(10)) async throws -> Int32? {
         _ = try await request("shutdown", timeout: timeout)
         try notify("exit")
-        try? input.close()
+        // A socket's reading half stays open for what the host still sends.
+        if let socket { UnixSocket.endWriting(socket) } else { try? input.close() }
         return await waitForExit(timeout: timeout)
     }
 
-    /// The host's exit status once it ends (it is terminated after `timeout`).
-    public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32 {
+    /// The host's exit status once it ends (it is terminated after `timeout`);
+    /// for a host behind a socket, nil once it has closed the connection (it
+    /// is cut after `timeout`).
+    public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
         let clock = ContinuousClock(), end = clock.now.advanced(by: timeout)
+        guard let process else {
+            while !lock.withLock({ state.exited }) && clock.now < end { try? await Task.sleep(for: .milliseconds(5)) }
+            if let socket, !lock.withLock({ state.exited }) { UnixSocket.cut(socket) }
+            return nil
+        }
         while process.isRunning && clock.now < end { try? await Task.sleep(for: .milliseconds(5)) }
         if process.isRunning { process.terminate(); process.waitUntilExit() }
         return process.terminationStatus

@@ -10,6 +10,8 @@ public enum FlowHostClientError: Error, Sendable, Equatable, CustomStringConvert
     case malformedFrame(String)
     /// The host could not be started.
     case launchFailed(String)
+    /// The host's socket could not be reached.
+    case connectFailed(String)
 
     public var description: String {
         switch self {
@@ -18,6 +20,7 @@ public enum FlowHostClientError: Error, Sendable, Equatable, CustomStringConvert
         case .hostExited: return "the host exited"
         case .malformedFrame(let line): return "not a JSON-RPC message: \(line.prefix(200))"
         case .launchFailed(let reason): return "cannot start the host: \(reason)"
+        case .connectFailed(let reason): return "cannot connect to the host: \(reason)"
         }
     }
 
