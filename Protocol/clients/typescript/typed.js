@@ -8,6 +8,7 @@ const METHODS = {
   "echoSubscribe": "echo.subscribe",
   "extendSessionIdleTimeout": "extendSessionIdleTimeout",
   "fallbackNewDeviceActivationFlow": "fallbackNewDeviceActivationFlow",
+  "forgotPassword": "forgotPassword",
   "getAllChallenges": "getAllChallenges",
   "getDeviceAuthenticationDetails": "getDeviceAuthenticationDetails",
   "getNotificationHistory": "getNotificationHistory",

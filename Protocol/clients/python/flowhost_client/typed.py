@@ -40,6 +40,13 @@ class TypedRequests:
         """Answers addNewDeviceOptions: join with an activation code sent to the user instead."""
         return self.request("fallbackNewDeviceActivationFlow", timeout=timeout)
 
+    def forgot_password(self, userID: Optional[str] = None, timeout: float = 10.0) -> Any:
+        """Answers getPassword 0 when its info says ENABLE_FORGOT_PASSWORD "true" (else 170): a code through the delivery channel (getActivationCode), then LDA consent or getPassword 1, then onUserLoggedIn (ForgotCredentials)."""
+        params = {}
+        if userID is not None:
+            params["userID"] = userID
+        return self.request("forgotPassword", params, timeout=timeout)
+
     def get_all_challenges(self, userName: str, timeout: float = 10.0) -> Any:
         """The logged-in user's credentials that can be updated; onCredentialsAvailableForUpdate follows."""
         params = {"userName": userName}

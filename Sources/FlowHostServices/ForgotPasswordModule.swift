@@ -1,0 +1,37 @@
+import FlowHostCore
+import FlowHostCredentials
+import FlowHostServiceTypes
+import FlowHostVocabulary
+import FlowJSON
+
+/// The SDK's `forgotPassword`, offered to flows:
+/// `account.sendForgotPasswordCode` (the code through the delivery channel,
+/// after the device proved its key), `account.verifyForgotPasswordCode`
+/// (the right code gives a grant) and `account.completeForgotPassword` (the
+/// new password or LDA, the other sessions ended, a session opened).
+enum ForgotPasswordModule {
+    static func register(_ forgot: ForgotPassword, in engine: HostEngine) {
+        offer(engine, Services.AccountSendForgotPasswordCode.self) { _, call in
+            Services.ActivationResendOutcome(try forgot.sendCode(call.userID, deviceID: call.deviceID, proof: call.proof))
+        }
+
+        offer(engine, Services.AccountVerifyForgotPasswordCode.self) { _, call in
+            switch try forgot.verifyCode(call.userID, code: call.code, deviceID: call.deviceID) {
+            case .accepted(let grant): .accepted(grant: grant)
+            case .wrong(let left): .wrong(attemptsLeft: left)
+            case .noCode: .noCode
+            case .refused(let refusal): .refused(refusal)
+            }
+        }
+
+        offer(engine, Services.AccountCompleteForgotPassword.self) { _, call in
+            switch try forgot.complete(
+                call.userID, deviceID: call.deviceID, grant: call.grant, proof: call.proof, password: call.password, ldaType: call.ldaType)
+            {
+            case .completed(let session): .completed(sessionID: session.sessionID)
+            case .grantInvalid: .grantInvalid
+            case .refused(let refusal): .refused(refusal)
+            }
+        }
+    }
+}
