@@ -11,6 +11,7 @@ import FlowJSON
 /// new password or LDA, the other sessions ended, a session opened).
 enum ForgotPasswordModule {
     static func register(_ forgot: ForgotPassword, in engine: HostEngine) {
+        unowned let hostSession = engine.session
         offer(engine, Services.AccountSendForgotPasswordCode.self) { _, call in
             Services.ActivationResendOutcome(try forgot.sendCode(call.userID, deviceID: call.deviceID, proof: call.proof))
         }
@@ -24,13 +25,17 @@ enum ForgotPasswordModule {
             }
         }
 
-        offer(engine, Services.AccountCompleteForgotPassword.self) { _, call in
+        offer(engine, Services.AccountCompleteForgotPassword.self) { caller, call in
             switch try forgot.complete(
                 call.userID, deviceID: call.deviceID, grant: call.grant, proof: call.proof, password: call.password, ldaType: call.ldaType)
             {
-            case .completed(let session): .completed(sessionID: session.sessionID)
-            case .grantInvalid: .grantInvalid
-            case .refused(let refusal): .refused(refusal)
+            case .completed(let session):
+                hostSession.begin(
+                    userID: call.userID, sessionID: session.sessionID, feedPosition: session.feedPosition,
+                    factors: [call.ldaType == nil ? "password" : "lda"], ldaType: call.ldaType, openedBy: caller)
+                return .completed(sessionID: session.sessionID)
+            case .grantInvalid: return .grantInvalid
+            case .refused(let refusal): return .refused(refusal)
             }
         }
     }
