@@ -5,7 +5,7 @@ extension MFAFlow {
 
     static var declaration: FlowDeclaration {
         FlowDeclaration(
-            name: "mfa", version: "1.1.0",
+            name: "mfa", version: "1.2.0",
             methods: [
                 FlowMethod(
                     "setUser", summary: "Answers getUser with the user id.",

@@ -211,7 +211,7 @@ export interface GetPasswordEvent {
   userID: string;
 }
 
-/** `getUser`; status codes at response.status.statusCode: 100, 101, 102, 106, 114, 121, 126, 132, 138, 141, 214; error codes at error.longErrorCode: 0 */
+/** `getUser`; status codes at response.status.statusCode: 100, 101, 102, 106, 114, 121, 126, 132, 138, 141, 170, 214; error codes at error.longErrorCode: 0 */
 export interface GetUserEvent {
   error: Record<string, unknown>;
   recentlyLoggedInUser: string;

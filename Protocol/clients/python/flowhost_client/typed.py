@@ -337,7 +337,7 @@ class GetPasswordEvent(Event):
 class GetUserEvent(Event):
     """`getUser`."""
     name = 'getUser'
-    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 101, 102, 106, 114, 121, 126, 132, 138, 141, 214], 'statusPath': 'response.status.statusCode'}
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 101, 102, 106, 114, 121, 126, 132, 138, 141, 170, 214], 'statusPath': 'response.status.statusCode'}
 
     @property
     def error(self) -> Optional[dict]:
