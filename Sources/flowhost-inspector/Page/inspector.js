@@ -603,12 +603,21 @@ class Device {
         params.challengeMode !== undefined ? el("span", { class: "tag", text: `challengeMode ${params.challengeMode}` }) : null,
         params.attemptsLeft !== undefined ? el("span", { class: "tag", text: `${params.attemptsLeft} attempts left` }) : null),
       this.challengeScreen(message));
-    const answering = discovery.answers.get(message.method) || [];
+    const answering = (discovery.answers.get(message.method) || []).filter((name) => this.offers(name, message));
     for (const name of answering) {
       form.append(methodForm(this, discovery.methods.get(name), prefill, { testid: `answer-${name}` }));
     }
     this.challengeArea.replaceChildren(form);
     form.querySelector("input:not([type=hidden]):not([type=checkbox])")?.focus();
+  }
+
+  // An answer the challenge itself may withhold: forgotPassword only under
+  // getPassword 0 whose info says ENABLE_FORGOT_PASSWORD "true".
+  offers(name, message) {
+    if (name !== "forgotPassword") return true;
+    const params = message.params || {};
+    const info = Object.fromEntries((params.response?.info || []).map((item) => [item.key, item.value]));
+    return params.challengeMode === 0 && info.ENABLE_FORGOT_PASSWORD === "true";
   }
 
   // What the seeds' app screens show for a challenge, above its form.
@@ -644,7 +653,7 @@ class Device {
           3: "Confirm it is you: enter your password.", 5: "Enter your password to change how you log in.",
           12: "Enter your password to sign.", 1000: "A flow asks you to confirm it is you: enter your password." }[params.challengeMode]
           || "Enter your password.";
-        return el("p", { text: why });
+        return el("p", { text: this.offers("forgotPassword", message) ? `${why} Forgotten it? Use forgotPassword below.` : why });
       }
       default:
         return el("pre", { class: "params", text: JSON.stringify(masked(declaredMasked(params, message.method)), null, 1) });
