@@ -1,0 +1,67 @@
+import FlowHostCredentials
+import FlowHostSessions
+import FlowHostStore
+import FlowJSON
+import Testing
+
+/// `forgotPassword`: off unless configured; a registered device that proves
+/// its key gets a code; the reset ends every session and restores the
+/// password attempts, and nothing changes before it.
+@Suite struct ForgotPasswordTests {
+    static func enabled() throws -> Fixture { try Fixture { $0.forgotPasswordEnabled = true } }
+
+    @Test func offByDefaultAndReadFromTheConfig() throws {
+        #expect(CredentialSettings().forgotPasswordEnabled == false)
+        #expect(try CredentialSettings.parse(passwords: ["forgotPassword": true], activation: nil).forgotPasswordEnabled)
+        #expect(throws: CredentialSettings.Invalid.self) { try CredentialSettings.parse(passwords: ["forgotPassword": 1], activation: nil) }
+        let f = try Fixture()
+        try f.activeUser()
+        let refused = try ForgotPassword(f.service).sendCode("alice", deviceID: "d1", proof: try f.proofText())
+        #expect(refused == .refused(.forgotPasswordDisabled))
+        #expect(Refusal.forgotPasswordDisabled.status == 170)
+    }
+
+    @Test func onlyARegisteredDeviceThatProvesItsKeyGetsACode() throws {
+        let f = try Self.enabled()
+        try f.activeUser()
+        let forgot = ForgotPassword(f.service)
+        let queued = try f.store.read { try $0.outbox(includeDelivered: false) }.count
+        #expect(try forgot.sendCode("alice", deviceID: "stranger", proof: try f.proofText()) == .refused(.notRegisteredOnDevice))
+        #expect(try forgot.sendCode("alice", deviceID: "d1", proof: "not-a-proof") == .refused(.deviceNotProven))
+        #expect(try f.store.read { try $0.outbox(includeDelivered: false) }.count == queued, "no code sent")
+        try f.operatorActions.block("alice")
+        #expect(try forgot.sendCode("alice", deviceID: "d1", proof: try f.proofText()) == .refused(.blocked(.admin)))
+    }
+
+    @Test func theResetEndsEverySessionAndRestoresTheAttemptsOnlyAtTheEnd() throws {
+        let f = try Self.enabled()
+        let first = try f.activeUser()
+        _ = try f.passwords.verify("alice", "wrong", deviceID: "d1")
+        let forgot = ForgotPassword(f.service)
+        guard case .sent(_, 3) = try forgot.sendCode("alice", deviceID: "d1", proof: try f.proofText()) else {
+            Issue.record("no code sent")
+            return
+        }
+        #expect(try forgot.verifyCode("alice", code: "WRONGCODE0", deviceID: "d1") == .wrong(triesLeft: 2))
+        guard case .accepted(let grant) = try forgot.verifyCode("alice", code: try f.latestOutboxCode(), deviceID: "d1") else {
+            Issue.record("the code was not accepted")
+            return
+        }
+        #expect(try f.service.userState("alice", deviceID: "d1")?.passwordAttemptsLeft == 2, "nothing restored before the reset")
+        #expect(try f.store.read { try $0.openSessions(userID: "alice") }.map(\.sessionID) == [first])
+        let spent = try f.proofText()
+        #expect(try forgot.complete("alice", deviceID: "d1", grant: grant, proof: "not-a-proof", password: "Another&Passw0rd1", ldaType: nil)
+            == .refused(.deviceNotProven), "the key is proved again at the reset")
+        guard case .completed(let session) = try forgot.complete(
+            "alice", deviceID: "d1", grant: grant, proof: spent, password: "Another&Passw0rd1", ldaType: nil)
+        else {
+            Issue.record("the reset did not complete")
+            return
+        }
+        #expect(try f.store.read { try $0.openSessions(userID: "alice") }.map(\.sessionID) == [session.sessionID], "every other session ended")
+        #expect(try f.service.userState("alice", deviceID: "d1")?.passwordAttemptsLeft == 3)
+        #expect(try f.passwords.verify("alice", "Another&Passw0rd1", deviceID: "d1") == .accepted(expired: false))
+        #expect(try forgot.complete("alice", deviceID: "d1", grant: grant, proof: try f.proofText(), password: "Third&Passw0rd77", ldaType: nil)
+            == .grantInvalid, "a grant resets once")
+    }
+}
