@@ -3,17 +3,18 @@ import FlowJSON
 import FlowHostServiceTypes
 
 /// The `mfa` flow: user activation (code, device name, LDA consent or a
-/// password) and login (password or LDA), password expiry, reset, logoff.
+/// password) and login (password or LDA), password expiry, a forgotten
+/// password, reset, logoff.
 ///
 /// A state machine driven by the client's answers. All state is per host
 /// process (one device); everything that must survive a restart (counters,
 /// codes, credentials) lives in the store behind the credential services.
 /// Touched only on the host's loop thread.
 ///
-/// Larger than a type should be (about 880 lines across `MFAFlow+*.swift`,
-/// one file per concern): it is the SDK's whole MFA surface, some fifteen
-/// API methods and their events, over one `Stage`. Its concerns share that
-/// stage (a recovery, a password change or a new device each start from
+/// Larger than a type should be (split across `MFAFlow+*.swift`, one file
+/// per concern): it is the SDK's whole MFA surface, some sixteen API
+/// methods and their events, over one `Stage`. Its concerns share that
+/// stage (a recovery, a forgotten password, a password change or a new device each start from
 /// and return to `getUser` or the session), so types cut from it would
 /// reach back into it for every step; the files keep them apart instead.
 final class MFAFlow: Flow {
