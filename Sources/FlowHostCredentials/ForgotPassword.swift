@@ -81,7 +81,7 @@ public final class ForgotPassword {
                 try credentials.audit.count(tx, userID, Self.action, refused.name)
                 return .refused(refused)
             }
-            guard try credentials.spendGrant(tx, userID: userID, grant: grant, now: now) else {
+            guard try credentials.spendGrant(tx, userID: userID, grant: grant, purpose: Self.action, now: now) else {
                 try credentials.audit.count(tx, userID, Self.action, "grant-invalid")
                 return .grantInvalid
             }

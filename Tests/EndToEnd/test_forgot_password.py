@@ -328,3 +328,37 @@ def test_no_code_or_password_on_stderr(forgot_deployment):
     assert text, "the host logged at trace"
     for secret in (code, NEW_PASSWORD, GOOD_PASSWORD):
         assert secret not in text
+
+
+def test_a_code_sent_to_unblock_the_account_resets_no_password(tmp_path, flowhost_bin, spawn):
+    """A device code is bound to its purpose: the resetBlockedUserAccount code,
+    typed into a forgot-password dialogue on the same device, is no code there
+    (and spends none of its tries); it still unblocks, as it was sent to."""
+    config = json.loads(json.dumps(ENABLED))
+    config["activation"]["resendIntervalSeconds"] = 0
+    deployment = Deployment(str(tmp_path), flowhost_bin, spawn, config=config)
+    phone = deployment.host("phone")
+    activate(phone, "alice", deployment.add_user("alice"))
+    logged_off(phone)
+    at_password(phone)
+    forgot(phone, deployment)  # this dialogue now waits for a reset code
+    other = deployment.host("phone")  # a second host of the same device: the user blocks herself there
+    other.wait_event("getUser")
+    other.request("setUser", ["alice"])
+    for _ in range(3):
+        other.wait_event("getPassword")
+        other.request("setPassword", [WRONG, 0])
+    assert status_of(other.wait_event("getUser")) == 141
+    other.request("resetBlockedUserAccount")
+    other.wait_event("getActivationCode")
+    unblock_code = outbox(deployment)[-1]["activationCode"]
+    phone.request("setActivationCode", [unblock_code])
+    refused = phone.wait_event("getActivationCode")
+    # A wrong code for the reset (its own code is still live: one try fewer), not a reset's next step.
+    assert status_of(refused) == 106 and refused["params"]["attemptsLeft"] == 2, "an unblock code is no reset code"
+    assert deployment.admin("show-user", "alice")["blocked"] is not None
+    other.request("setActivationCode", [unblock_code])
+    ask = other.wait_event("getPassword")
+    assert ask["params"]["challengeMode"] == 0 and ask["params"]["attemptsLeft"] == 3, "the code kept its tries for its own purpose"
+    other.request("setPassword", [GOOD_PASSWORD, 0])
+    assert workflow(other.wait_event("onUserLoggedIn")) == "NormalLogin", "the password was not reset"

@@ -64,4 +64,32 @@ import Testing
         #expect(try forgot.complete("alice", deviceID: "d1", grant: grant, proof: try f.proofText(), password: "Third&Passw0rd77", ldaType: nil)
             == .grantInvalid, "a grant resets once")
     }
+
+    /// A code is bound to its purpose: a recovery code (`resetBlockedUserAccount`)
+    /// is no forgot-password code and the reverse, and trying one for the
+    /// wrong purpose spends nothing of it.
+    @Test func aCodeSentForAnotherPurposeIsNoCodeAndStaysLive() throws {
+        let f = try Fixture {
+            $0.forgotPasswordEnabled = true
+            $0.resendIntervalSeconds = 0
+        }
+        try f.activeUser()
+        let forgot = ForgotPassword(f.service)
+        let recovery = AccountRecovery(f.service)
+        for _ in 0..<3 { _ = try f.passwords.verify("alice", "wrong", deviceID: "d1") }
+        guard case .sent = try recovery.sendCode("alice", deviceID: "d1") else { Issue.record("no recovery code"); return }
+        let recoveryCode = try f.latestOutboxCode()
+        #expect(try forgot.verifyCode("alice", code: recoveryCode, deviceID: "d1") == .noCode, "a recovery code resets no password")
+        #expect(try recovery.verifyCode("alice", code: recoveryCode, deviceID: "d1") == .unblocked, "and it is still live for its own purpose")
+
+        for _ in 0..<3 { _ = try f.passwords.verify("alice", "wrong", deviceID: "d1") }
+        guard case .sent = try forgot.sendCode("alice", deviceID: "d1", proof: try f.proofText()) else { Issue.record("no reset code"); return }
+        let resetCode = try f.latestOutboxCode()
+        #expect(try recovery.verifyCode("alice", code: resetCode, deviceID: "d1") == .noCode, "a reset code unblocks no one")
+        #expect(try f.service.userState("alice", deviceID: "d1")?.blockedStatus == 141)
+        guard case .accepted = try forgot.verifyCode("alice", code: resetCode, deviceID: "d1") else {
+            Issue.record("the reset code was spent by the other purpose's check")
+            return
+        }
+    }
 }
