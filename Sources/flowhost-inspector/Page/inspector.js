@@ -649,9 +649,14 @@ class Device {
           info.VERIFICATION_KEY ? el("p", {}, "Verification key ", el("strong", { class: "code", "data-testid": "verification-key", text: info.VERIFICATION_KEY })) : null);
       }
       case "getPassword": {
-        const why = { 0: "Enter your password.", 1: "Set a password.", 2: "Your password expired: set a new one.",
-          3: "Confirm it is you: enter your password.", 5: "Enter your password to change how you log in.",
-          12: "Enter your password to sign.", 1000: "A flow asks you to confirm it is you: enter your password." }[params.challengeMode]
+        // The modes FlowHost sends, as the SDK names them (RDNAChallengeOpMode).
+        const why = { 0: "Enter your password.", 1: "Set a password.",
+          2: "Change your password: enter the current one and a new one (updatePassword).",
+          3: "Confirm it is you: enter your password.",
+          4: "Your password expired: enter it and set a new one (updatePassword).",
+          5: "Enter your password to turn on LDA.", 12: "Enter your password to sign.",
+          14: "LDA is being turned off: set a password.", 15: "Enter your password to turn off LDA.",
+          1000: "A flow asks you to confirm it is you: enter your password." }[params.challengeMode]
           || "Enter your password.";
         return el("p", { text: this.offers("forgotPassword", message) ? `${why} Forgotten it? Use forgotPassword below.` : why });
       }
