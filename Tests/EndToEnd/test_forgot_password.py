@@ -362,3 +362,36 @@ def test_a_code_sent_to_unblock_the_account_resets_no_password(tmp_path, flowhos
     assert ask["params"]["challengeMode"] == 0 and ask["params"]["attemptsLeft"] == 3, "the code kept its tries for its own purpose"
     other.request("setPassword", [GOOD_PASSWORD, 0])
     assert workflow(other.wait_event("onUserLoggedIn")) == "NormalLogin", "the password was not reset"
+
+
+def test_the_host_services_refuse_a_flow_whose_device_did_not_prove_its_key(forgot_deployment, spawn, test_plugins):
+    """The host's own check, whatever the calling flow does: a flow on the
+    user's registered device that skips the key's proof (a forged proof) is
+    sent no code, and cannot complete a reset with a grant it holds."""
+    deployment = forgot_deployment
+    phone = deployment.host("phone")
+    activate(phone, "alice", deployment.add_user("alice"))
+    logged_off(phone)
+    flow = spawn("--plugins", test_plugins["c_caller"], "--store", deployment.store, "--config", deployment.config)
+    flow.initialize(device={"deviceID": "phone", "deviceName": "phone"})
+
+    def call(service, **params):
+        return flow.request("ccaller.call", {"service": service, "params": dict(userID="alice", deviceID="phone", **params)})
+    assert call("account.sendForgotPasswordCode", proof="forged")["outcome"] == "refused"
+    assert outbox(deployment) == [], "no code to a device that did not prove its key"
+    # A real code (the MFA flow proves the key), accepted by the other flow: its grant still needs a proof at the reset.
+    at_password(phone)
+    _, code = forgot(phone, deployment)
+    accepted = call("account.verifyForgotPasswordCode", code=code)
+    assert accepted["outcome"] == "accepted" and accepted["grant"]
+    completed = call("account.completeForgotPassword", grant=accepted["grant"], proof="forged", password=NEW_PASSWORD)
+    assert completed["outcome"] == "refused", completed
+    assert deployment.admin("show-user", "alice")["openSessions"] == 0
+    phone.request("setActivationCode", [code])
+    assert status_of(phone.wait_event("getActivationCode")) == 106, "the code was spent by the other flow"
+    flow.close()
+    logged_off_host = deployment.host("phone")
+    logged_off_host.wait_event("getUser")
+    at_password(logged_off_host)
+    logged_off_host.request("setPassword", [GOOD_PASSWORD, 0])
+    assert workflow(logged_off_host.wait_event("onUserLoggedIn")) == "NormalLogin", "the password did not change"
