@@ -62,15 +62,26 @@ public final class ForgotPassword {
         try credentials.checkDeviceCode(userID, code: code, deviceID: deviceID, action: Self.action, refusal: refusal)
     }
 
+    /// A new password that breaks the policy or the history, given to `complete`.
+    public struct UnacceptablePassword: Error, Equatable {
+        public let check: NewPasswordCheck
+    }
+
     /// The reset, in one transaction: the device proves its key again (the
     /// session it opens is a login), the grant is spent, the new password
-    /// stored (checked already with `checkNewPassword`) or LDA enrolled on
-    /// this device, the password attempts restored, every session of the
-    /// user ended, and this device's session opened.
+    /// stored or LDA enrolled on this device, the password attempts
+    /// restored, every session of the user ended, and this device's session
+    /// opened. The password is held to the policy and the history here too
+    /// (the flow asked `checkNewPassword` before): one that breaks either
+    /// throws `UnacceptablePassword` before anything is spent or changed.
     public func complete(
         _ userID: String, deviceID: String, grant: String, proof: String, password: String?, ldaType: Int?
     ) throws -> CompletionOutcome {
         let credentials = credentials
+        if let password {
+            let check = try credentials.checkNewPassword(userID, password)
+            guard check == .acceptable else { throw UnacceptablePassword(check: check) }
+        }
         let hash = try password.map { try credentials.settings.hasher.hash($0) }
         let now = credentials.clock()
         return try credentials.write { tx in

@@ -26,9 +26,14 @@ enum ForgotPasswordModule {
         }
 
         offer(engine, Services.AccountCompleteForgotPassword.self) { caller, call in
-            switch try forgot.complete(
-                call.userID, deviceID: call.deviceID, grant: call.grant, proof: call.proof, password: call.password, ldaType: call.ldaType)
-            {
+            let outcome: CompletionOutcome
+            do {
+                outcome = try forgot.complete(
+                    call.userID, deviceID: call.deviceID, grant: call.grant, proof: call.proof, password: call.password, ldaType: call.ldaType)
+            } catch is ForgotPassword.UnacceptablePassword {
+                throw FlowHostError.invalidParams(field: "password", reason: "breaks the password policy or history (password.check says which)")
+            }
+            switch outcome {
             case .completed(let session):
                 hostSession.begin(
                     userID: call.userID, sessionID: session.sessionID, feedPosition: session.feedPosition,

@@ -384,6 +384,10 @@ def test_the_host_services_refuse_a_flow_whose_device_did_not_prove_its_key(forg
     _, code = forgot(phone, deployment)
     accepted = call("account.verifyForgotPasswordCode", code=code)
     assert accepted["outcome"] == "accepted" and accepted["grant"]
+    for weak in ("short", GOOD_PASSWORD):
+        with pytest.raises(RPCError) as unacceptable:
+            call("account.completeForgotPassword", grant=accepted["grant"], proof="forged", password=weak)
+        assert unacceptable.value.code == -32602, "the host holds the policy and the history, whatever the flow checked"
     completed = call("account.completeForgotPassword", grant=accepted["grant"], proof="forged", password=NEW_PASSWORD)
     assert completed["outcome"] == "refused", completed
     assert deployment.admin("show-user", "alice")["openSessions"] == 0

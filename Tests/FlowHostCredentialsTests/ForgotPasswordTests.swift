@@ -92,4 +92,30 @@ import Testing
             return
         }
     }
+
+    /// The host holds the policy and the history at the reset itself, not
+    /// only the flow's own check before it: a password that breaks either is
+    /// refused, and nothing is spent or changed.
+    @Test func theResetRefusesAPasswordThatBreaksThePolicyOrTheHistory() throws {
+        let f = try Self.enabled()
+        try f.activeUser()
+        let forgot = ForgotPassword(f.service)
+        _ = try forgot.sendCode("alice", deviceID: "d1", proof: try f.proofText())
+        guard case .accepted(let grant) = try forgot.verifyCode("alice", code: try f.latestOutboxCode(), deviceID: "d1") else {
+            Issue.record("the code was not accepted")
+            return
+        }
+        for password in ["short", "Tr0ub4dor&Zebra"] {
+            #expect(throws: ForgotPassword.UnacceptablePassword.self) {
+                try forgot.complete("alice", deviceID: "d1", grant: grant, proof: try f.proofText(), password: password, ldaType: nil)
+            }
+        }
+        #expect(try f.passwords.verify("alice", "Tr0ub4dor&Zebra", deviceID: "d1") == .accepted(expired: false), "the password is as it was")
+        guard case .completed = try forgot.complete(
+            "alice", deviceID: "d1", grant: grant, proof: try f.proofText(), password: "Another&Passw0rd1", ldaType: nil)
+        else {
+            Issue.record("the grant was spent by a refused password")
+            return
+        }
+    }
 }
