@@ -41,16 +41,28 @@ public final class ForgotPassword {
         return nil
     }
 
+    /// The device's key first, then who may reset: a device that has not
+    /// proved the user's key is told only that (126, `device-not-proven`),
+    /// the same for an unknown user, a user of other devices and a blocked
+    /// one, so it learns nothing about the user. The feature being off (170)
+    /// says nothing about anyone and comes before.
+    func unprovenOrRefused(_ tx: any StoreWriter, _ userID: String, _ deviceID: String, proof: String) throws -> Refusal? {
+        guard credentials.settings.forgotPasswordEnabled else { return .forgotPasswordDisabled }
+        if let unproven = try credentials.possessionRefusal(tx, userID: userID, deviceID: deviceID, .proof(proof), allowsBinding: false) {
+            return unproven
+        }
+        guard let user = try tx.user(userID) else { throw StoreError.notFound }
+        return try refusal(tx, user, deviceID)
+    }
+
     /// The code to the user's delivery channel, once the device has proved
     /// its key (`proof`, from `device.prove`, spent here): a device that
     /// cannot prove it has a code sent to no one.
     public func sendCode(_ userID: String, deviceID: String, proof: String) throws -> ResendOutcome {
         let credentials = credentials
         let refused: Refusal? = try credentials.write { tx in
-            guard let user = try tx.user(userID) else { throw StoreError.notFound }
-            let refused = try refusal(tx, user, deviceID)
-                ?? credentials.possessionRefusal(tx, userID: userID, deviceID: deviceID, .proof(proof), allowsBinding: false)
-            if let refused { try credentials.audit.count(tx, userID, Self.action, refused.name) }
+            let refused = try unprovenOrRefused(tx, userID, deviceID, proof: proof)
+            if let refused { try credentials.audit.count(tx, try tx.user(userID) == nil ? nil : userID, Self.action, refused.name) }
             return refused
         }
         if let refused { return .refused(refused) }
@@ -85,13 +97,11 @@ public final class ForgotPassword {
         let hash = try password.map { try credentials.settings.hasher.hash($0) }
         let now = credentials.clock()
         return try credentials.write { tx in
-            guard var user = try tx.user(userID) else { throw StoreError.notFound }
-            if let refused = try refusal(tx, user, deviceID)
-                ?? credentials.possessionRefusal(tx, userID: userID, deviceID: deviceID, .proof(proof), allowsBinding: false)
-            {
-                try credentials.audit.count(tx, userID, Self.action, refused.name)
+            if let refused = try unprovenOrRefused(tx, userID, deviceID, proof: proof) {
+                try credentials.audit.count(tx, try tx.user(userID) == nil ? nil : userID, Self.action, refused.name)
                 return .refused(refused)
             }
+            guard var user = try tx.user(userID) else { throw StoreError.notFound }
             guard try credentials.spendGrant(tx, userID: userID, grant: grant, purpose: Self.action, now: now) else {
                 try credentials.audit.count(tx, userID, Self.action, "grant-invalid")
                 return .grantInvalid

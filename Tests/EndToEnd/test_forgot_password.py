@@ -399,3 +399,30 @@ def test_the_host_services_refuse_a_flow_whose_device_did_not_prove_its_key(forg
     at_password(logged_off_host)
     logged_off_host.request("setPassword", [GOOD_PASSWORD, 0])
     assert workflow(logged_off_host.wait_event("onUserLoggedIn")) == "NormalLogin", "the password did not change"
+
+
+def test_an_unproven_device_learns_nothing_about_the_user(forgot_deployment, spawn, test_plugins):
+    """Asked for a reset code with a proof that is no proof, the host answers
+    the same for an unknown user, a user registered on other devices only,
+    a user blocked by the operator and the device's own user: the device did
+    not prove its key, and nothing else is said."""
+    deployment = forgot_deployment
+    phone = deployment.host("phone")
+    activate(phone, "alice", deployment.add_user("alice"))
+    activate(deployment.host("tablet"), "bob", deployment.add_user("bob"))
+    deployment.add_user("carol")  # never activated
+    deployment.add_user("erin")
+    deployment.admin("block", "erin")
+    flow = spawn("--plugins", test_plugins["c_caller"], "--store", deployment.store, "--config", deployment.config)
+    flow.initialize(device={"deviceID": "phone", "deviceName": "phone"})
+
+    def answer(user):
+        try:
+            return flow.request("ccaller.call", {"service": "account.sendForgotPasswordCode",
+                                                 "params": {"userID": user, "deviceID": "phone", "proof": "forged"}})
+        except RPCError as error:
+            return {"error": error.code}
+    answers = {user: answer(user) for user in ("alice", "bob", "carol", "erin", "nobody")}
+    assert all(answers[user] == answers["alice"] for user in answers), answers
+    assert answers["alice"]["outcome"] == "refused" and answers["alice"]["status"] == 126
+    assert not [row for row in deployment.admin("outbox") if row["userID"] in answers], "no code to anyone"

@@ -26,7 +26,8 @@ import Testing
         try f.activeUser()
         let forgot = ForgotPassword(f.service)
         let queued = try f.store.read { try $0.outbox(includeDelivered: false) }.count
-        #expect(try forgot.sendCode("alice", deviceID: "stranger", proof: try f.proofText()) == .refused(.notRegisteredOnDevice))
+        // Another device cannot prove alice's key (the proof is d1's): told only that, never whether alice is registered there.
+        #expect(try forgot.sendCode("alice", deviceID: "stranger", proof: try f.proofText()) == .refused(.deviceNotProven))
         #expect(try forgot.sendCode("alice", deviceID: "d1", proof: "not-a-proof") == .refused(.deviceNotProven))
         #expect(try f.store.read { try $0.outbox(includeDelivered: false) }.count == queued, "no code sent")
         try f.operatorActions.block("alice")
