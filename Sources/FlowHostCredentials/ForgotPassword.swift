@@ -70,8 +70,14 @@ public final class ForgotPassword {
     }
 
     /// Checks the code; the right one gives the grant that `complete` spends.
+    /// Without a live reset code for this user and device (one is sent only
+    /// to a device that proved the key) the answer is `noCode` whoever the
+    /// user is, so a guess tells apart no users either.
     public func verifyCode(_ userID: String, code: String, deviceID: String) throws -> CredentialService.DeviceCodeCheck {
-        try credentials.checkDeviceCode(userID, code: code, deviceID: deviceID, action: Self.action, refusal: refusal)
+        let now = credentials.clock()
+        let live = try credentials.store.read { try $0.deviceCode(userID: userID, deviceID: deviceID, purpose: Self.action, now: now) }
+        guard live != nil else { return .noCode }
+        return try credentials.checkDeviceCode(userID, code: code, deviceID: deviceID, action: Self.action, refusal: refusal)
     }
 
     /// A new password that breaks the policy or the history, given to `complete`.

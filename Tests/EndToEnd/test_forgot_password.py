@@ -426,3 +426,12 @@ def test_an_unproven_device_learns_nothing_about_the_user(forgot_deployment, spa
     assert all(answers[user] == answers["alice"] for user in answers), answers
     assert answers["alice"]["outcome"] == "refused" and answers["alice"]["status"] == 126
     assert not [row for row in deployment.admin("outbox") if row["userID"] in answers], "no code to anyone"
+
+    def guess(user):
+        try:
+            return flow.request("ccaller.call", {"service": "account.verifyForgotPasswordCode",
+                                                 "params": {"userID": user, "deviceID": "phone", "code": "GUESSCODE0"}})
+        except RPCError as error:
+            return {"error": error.code}
+    guesses = {user: guess(user) for user in answers}
+    assert all(guesses[user] == {"outcome": "noCode"} for user in guesses), guesses
