@@ -435,3 +435,24 @@ def test_an_unproven_device_learns_nothing_about_the_user(forgot_deployment, spa
             return {"error": error.code}
     guesses = {user: guess(user) for user in answers}
     assert all(guesses[user] == {"outcome": "noCode"} for user in guesses), guesses
+
+
+def test_the_frame_trace_masks_the_reset_code_and_the_new_password(forgot_deployment, tmp_path):
+    deployment = forgot_deployment
+    trace = tmp_path / "frames.trace"
+    phone = deployment.host("phone", extra=("--trace", str(trace)))
+    activate(phone, "alice", deployment.add_user("alice"))
+    logged_off(phone)
+    at_password(phone)
+    _, code = forgot(phone, deployment)
+    phone.request("setActivationCode", [code])
+    phone.wait_event("getPassword")
+    phone.request("setPassword", [NEW_PASSWORD, 1])
+    phone.wait_event("onUserLoggedIn")
+    phone.request("shutdown")
+    phone.notify("exit")
+    phone.process.wait(5)
+    text = trace.read_text(encoding="utf-8")
+    assert "forgotPassword" in text and "setActivationCode" in text
+    for secret in (code, NEW_PASSWORD, GOOD_PASSWORD):
+        assert secret not in text
