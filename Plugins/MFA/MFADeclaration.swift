@@ -5,7 +5,7 @@ extension MFAFlow {
 
     static var declaration: FlowDeclaration {
         FlowDeclaration(
-            name: "mfa", version: "1.1.0",
+            name: "mfa", version: "1.2.0",
             methods: [
                 FlowMethod(
                     "setUser", summary: "Answers getUser with the user id.",
@@ -22,6 +22,11 @@ extension MFAFlow {
                 FlowMethod(
                     "resetBlockedUserAccount",
                     summary: "After getUser with 141: a code through the delivery channel (getActivationCode); the right one unblocks, then the password login."),
+                FlowMethod(
+                    "forgotPassword",
+                    summary: "Answers getPassword 0 when its info says ENABLE_FORGOT_PASSWORD \"true\" (else 170): a code through the delivery channel (getActivationCode), then LDA consent or getPassword 1, then onUserLoggedIn (ForgotCredentials).",
+                    params: [FlowParam("userID", .string, required: false, description: "The user getPassword asks for (optional, as in the SDK).", format: .userID)],
+                    answers: ["getPassword"]),
                 FlowMethod(
                     "getAllChallenges", summary: "The logged-in user's credentials that can be updated; onCredentialsAvailableForUpdate follows.",
                     params: [FlowParam("userName", .string, format: .userID)]),
@@ -49,6 +54,7 @@ extension MFAFlow {
                 "credentials.userState", "credentials.rememberedUsers", "activation.verify", "activation.resend", "activation.complete",
                 "password.policy", "password.check", "password.login", "password.update", "session.open", "session.close", "session.extend", "session.token", "audit.record",
                 "device.createKey", "device.prove", "deviceactivation.join", "account.sendRecoveryCode", "account.verifyRecoveryCode",
+                "account.sendForgotPasswordCode", "account.verifyForgotPasswordCode", "account.completeForgotPassword",
             ])
     }
 }

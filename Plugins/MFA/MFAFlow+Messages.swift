@@ -3,6 +3,7 @@ import FlowHostSDK
 /// What the flow tells the user when a step is refused.
 extension MFAFlow {
     static let wrongStage = FlowHostError(.notAllowedNow, message: "not expected now")
+    static let forgotPasswordDisabledMessage = "Forgot password is not enabled on this server; ask an administrator."
     static let reusedMessage = FlowHost.reusedPasswordMessage
 
     static func blockedMessage(_ status: Int) -> String {
@@ -14,6 +15,7 @@ extension MFAFlow {
     static func refusalMessage(_ status: Int) -> String {
         switch status {
         case SDKCode.blockedByActivationAttempts, SDKCode.blockedByPasswordAttempts: blockedMessage(status)
+        case SDKCode.featureNotSupported: forgotPasswordDisabledMessage
         case SDKCode.userAlreadyActive: "The user was activated meanwhile; log in instead."
         case SDKCode.deviceNotRegistered: "This device is not registered for this user (who is active on another device), or it could not prove it holds its key."
         default: "The server could not complete the request; try again."

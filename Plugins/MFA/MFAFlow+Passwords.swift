@@ -12,7 +12,7 @@ extension MFAFlow {
 
     func askForPassword(
         _ userID: String, mode: Int, attemptsLeft: Int, status: Int = SDKCode.success, message: String = "Success", proof: String? = nil,
-        bind: Bool = false
+        bind: Bool = false, workflow: String? = nil
     ) {
         switch mode {
         case ChallengeMode.set: stage = .awaitingNewPassword(userID: userID, grant: "")
@@ -23,12 +23,12 @@ extension MFAFlow {
         if mode != ChallengeMode.verify {
             info.append(("RELID_PASSWORD_POLICY", host.passwordPolicy()))
         } else {
-            info.append(("ENABLE_FORGOT_PASSWORD", "false"))
+            info.append(("ENABLE_FORGOT_PASSWORD", forgotPasswordEnabled ? "true" : "false"))
         }
         host.emit(
             "getPassword",
             SDKPayload.event(
-                status: status, message: message, workflow: mode == ChallengeMode.set ? Workflow.activation : Workflow.login,
+                status: status, message: message, workflow: workflow ?? (mode == ChallengeMode.set ? Workflow.activation : Workflow.login),
                 challengeInfo: info,
                 fields: ["userID": .string(userID), "challengeMode": .int(mode), "attemptsLeft": .int(attemptsLeft)]))
     }

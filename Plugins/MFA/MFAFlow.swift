@@ -3,17 +3,18 @@ import FlowJSON
 import FlowHostServiceTypes
 
 /// The `mfa` flow: user activation (code, device name, LDA consent or a
-/// password) and login (password or LDA), password expiry, reset, logoff.
+/// password) and login (password or LDA), password expiry, a forgotten
+/// password, reset, logoff.
 ///
 /// A state machine driven by the client's answers. All state is per host
 /// process (one device); everything that must survive a restart (counters,
 /// codes, credentials) lives in the store behind the credential services.
 /// Touched only on the host's loop thread.
 ///
-/// Larger than a type should be (about 880 lines across `MFAFlow+*.swift`,
-/// one file per concern): it is the SDK's whole MFA surface, some fifteen
-/// API methods and their events, over one `Stage`. Its concerns share that
-/// stage (a recovery, a password change or a new device each start from
+/// Larger than a type should be (split across `MFAFlow+*.swift`, one file
+/// per concern): it is the SDK's whole MFA surface, some sixteen API
+/// methods and their events, over one `Stage`. Its concerns share that
+/// stage (a recovery, a forgotten password, a password change or a new device each start from
 /// and return to `getUser` or the session), so types cut from it would
 /// reach back into it for every step; the files keep them apart instead.
 final class MFAFlow: Flow {
@@ -34,6 +35,11 @@ final class MFAFlow: Flow {
         /// `resetBlockedUserAccount`: the recovery code sent to a user blocked by password attempts.
         case awaitingRecoveryCode(userID: String, verificationKey: String)
         case awaitingLDA(userID: String)
+        /// `forgotPassword`: the reset's code, with its verification key (empty: no live code).
+        case awaitingResetCode(userID: String, verificationKey: String)
+        /// The reset's code accepted: `grant` completes it once, with LDA or a new password.
+        case awaitingResetConsent(userID: String, grant: String)
+        case awaitingResetPassword(userID: String, grant: String)
         /// Waiting for the host (a device key, a proof of it).
         case awaitingDevice(userID: String)
         /// A new device for an active user: the `device-activation` flow runs its dialogue.
@@ -63,6 +69,8 @@ final class MFAFlow: Flow {
     var loginWorkflow = Workflow.login
     /// The user the last `getUser` said was blocked by password attempts (141): `resetBlockedUserAccount` is for them.
     var recoverableUser: String?
+    /// The operator's `passwords.forgotPassword`, as the last `setUser` read it: `getPassword` 0 says it (`ENABLE_FORGOT_PASSWORD`).
+    var forgotPasswordEnabled = false
 
     init(host: FlowHost, config: JSON) throws(FlowHostError) {
         self.host = host
@@ -82,18 +90,32 @@ final class MFAFlow: Flow {
     func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? {
         switch method {
         case "setUser": try setUser(try params.requiredString("userName"))
+        case "forgotPassword": try forgotPassword(params["userID"]?.stringValue)
         case "setActivationCode":
+            if case .awaitingResetCode(let userID, let key) = stage {
+                try setResetCode(try params.requiredString("activationCode"), userID: userID, verificationKey: key)
+                return nil
+            }
             if case .awaitingRecoveryCode(let userID, let key) = stage {
                 try setRecoveryCode(try params.requiredString("activationCode"), userID: userID, verificationKey: key)
                 return nil
             }
             try setActivationCode(try params.requiredString("activationCode"))
         case "resendActivationCode":
-            if case .awaitingRecoveryCode(let userID, _) = stage { try sendRecoveryCode(userID) } else { try resendActivationCode() }
+            if case .awaitingRecoveryCode(let userID, _) = stage {
+                try sendRecoveryCode(userID)
+            } else if case .awaitingResetCode(let userID, _) = stage {
+                proveThenSendResetCode(userID, proof: nil)
+            } else {
+                try resendActivationCode()
+            }
         case "resetBlockedUserAccount": try resetBlockedUserAccount()
         case "setDeviceName": try setDeviceName(try params.requiredString("deviceName"))
+        case "setUserConsentForLDA" where isResetConsentOpen:
+            try setResetConsent(try params.requiredBool("shouldEnrollLDA"), authenticationType: try params.requiredInt("authenticationType"))
         case "setUserConsentForLDA":
             try setUserConsent(try params.requiredBool("shouldEnrollLDA"), authenticationType: try params.requiredInt("authenticationType"))
+        case "setPassword" where isResetPasswordOpen: try setResetPassword(try params.requiredString("password"))
         case "setPassword": try setPassword(try params.requiredString("password"), mode: try params.requiredInt("challengeMode"))
         case "updatePassword" where params["challengeMode"]?.intValue == ChallengeMode.updateCredentials:
             guard changingPassword else { throw FlowHostError.sdk(SDKCode.invalidArguments, "updatePassword with challengeMode 2 answers getPassword 2; start with initiateUpdateFlowForCredential.") }
@@ -165,6 +187,7 @@ final class MFAFlow: Flow {
             audit(nil, "login.user", "unknown")
             return askForUser(status: SDKCode.unknownUser, message: "Invalid user: \(userID) is not known.")
         }
+        forgotPasswordEnabled = state.forgotPasswordEnabled ?? false
         if let blocked = state.blockedStatus {
             return askForUser(status: blocked, message: Self.blockedMessage(blocked), recoverable: userID)
         }

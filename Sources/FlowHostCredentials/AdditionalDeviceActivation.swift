@@ -110,7 +110,7 @@ public final class AdditionalDeviceActivation {
     private func authorize(_ tx: any StoreWriter, _ authorization: NewDeviceAuthorization, userID: String, now: Int64) throws -> Bool {
         switch authorization {
         case .approval(let uuid): try tx.consumeApproval(uuid, userID: userID, at: now)
-        case .codeGrant(let grant): try credentials.spendGrant(tx, userID: userID, grant: grant, now: now)
+        case .codeGrant(let grant): try credentials.spendGrant(tx, userID: userID, grant: grant, purpose: Self.codeAction, now: now)
         }
     }
 

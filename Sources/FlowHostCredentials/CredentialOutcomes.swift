@@ -45,6 +45,8 @@ public enum Refusal: Sendable, Equatable {
     case noPassword
     /// `resetBlockedUserAccount` for a user who is not blocked (nothing to lift).
     case notBlocked
+    /// `forgotPassword` while the operator has not enabled it (`passwords.forgotPassword`).
+    case forgotPasswordDisabled
 
     /// The SDK status the client gets with `getUser`.
     public var status: Int {
@@ -55,6 +57,7 @@ public enum Refusal: Sendable, Equatable {
         case .notRegisteredOnDevice, .deviceNotProven: SDKCode.deviceNotRegistered
         case .noPassword: SDKCode.authenticationFailed
         case .notBlocked: SDKCode.success
+        case .forgotPasswordDisabled: SDKCode.featureNotSupported
         }
     }
 
@@ -67,6 +70,7 @@ public enum Refusal: Sendable, Equatable {
         case .deviceNotProven: "device-not-proven"
         case .noPassword: "no-password"
         case .notBlocked: "not-blocked"
+        case .forgotPasswordDisabled: "feature-disabled"
         }
     }
 }

@@ -28,10 +28,16 @@ public struct ActivationCodeRecord: Sendable, Equatable {
     public var supersededAt: Int64?
     /// The new device it was sent for (device activation's fallback), if any.
     public var forDevice: String?
+    /// What the code may be used for: `activation` (the operator's code for a
+    /// first device), or the action of a device code (a new device's
+    /// fallback, `resetBlockedUserAccount`, `forgotPassword`). A check for
+    /// another purpose never finds it.
+    public var purpose: String
 
     public init(
         id: Int64? = nil, userID: String, codeHash: String, verificationKey: String, createdAt: Int64, expiresAt: Int64,
-        usedAt: Int64? = nil, supersededAt: Int64? = nil, forDevice: String? = nil
+        usedAt: Int64? = nil, supersededAt: Int64? = nil, forDevice: String? = nil,
+        purpose: String = ActivationCodeRecord.activation
     ) {
         self.id = id
         self.userID = userID
@@ -42,5 +48,9 @@ public struct ActivationCodeRecord: Sendable, Equatable {
         self.usedAt = usedAt
         self.supersededAt = supersededAt
         self.forDevice = forDevice
+        self.purpose = purpose
     }
+
+    /// The purpose of the operator's activation codes.
+    public static let activation = "activation"
 }

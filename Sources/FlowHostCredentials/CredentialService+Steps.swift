@@ -15,7 +15,7 @@ extension CredentialService {
     /// sealed into the outbox in one transaction, delivered after the commit.
     /// `sent` records the success and returns the attempts the code allows.
     func sendCode(
-        _ userID: String, deviceID: String, forDevice: String?, action: String,
+        _ userID: String, deviceID: String, forDevice: String?, purpose: String = ActivationCodeRecord.activation, action: String,
         refusal: (any StoreReader, UserRecord, String) throws -> Refusal?,
         replacePrevious: (any StoreWriter, Int64) throws -> Void,
         sent: (any StoreWriter, UserRecord) throws -> Int
@@ -24,6 +24,7 @@ extension CredentialService {
         let code = ActivationCodes.newCode()
         var record = try codeRecord(userID: userID, code: code, now: now)
         record.forDevice = forDevice
+        record.purpose = purpose
         let message = CodeMessage(userID: userID, activationCode: code, verificationKey: record.verificationKey, expiresAt: record.expiresAt)
         let (outcome, outboxID): (ResendOutcome, Int64?) = try write { tx in
             guard var user = try tx.user(userID) else { throw StoreError.notFound }
@@ -47,12 +48,16 @@ extension CredentialService {
         return outcome
     }
 
-    /// Spends the one-time grant that accepting a code gave a dialogue: false
-    /// when it is unknown, spent, or older than a code's lifetime.
-    func spendGrant(_ tx: any StoreWriter, userID: String, grant: String, now: Int64) throws -> Bool {
+    /// Spends the one-time grant that accepting a code for `purpose` gave a
+    /// dialogue: false when it is unknown, spent, older than a code's
+    /// lifetime, or from a code for another purpose.
+    func spendGrant(
+        _ tx: any StoreWriter, userID: String, grant: String, purpose: String = ActivationCodeRecord.activation, now: Int64
+    ) throws -> Bool {
         guard
             let codeID = try tx.activationGrant(
-                userID: userID, grantHash: ActivationGrant.hash(grant), acceptedSince: now - settings.activationCodeLifetimeSeconds)
+                userID: userID, grantHash: ActivationGrant.hash(grant), purpose: purpose,
+                acceptedSince: now - settings.activationCodeLifetimeSeconds)
         else { return false }
         return try tx.spendActivationGrant(codeID: codeID, at: now)
     }

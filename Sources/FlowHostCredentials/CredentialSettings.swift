@@ -25,6 +25,11 @@ public struct CredentialSettings: Sendable, Equatable {
     /// day: someone who just joined a device of their own cannot at once
     /// delete the owner's.
     public var deviceCoolingPeriodSeconds: Int64 = 86_400
+    /// Whether a user may reset a forgotten password with `forgotPassword`
+    /// (a code through the delivery channel, on a registered device). Off
+    /// by default: the operator turns it on once the delivery channel is one
+    /// only the user reads (status 170 while off).
+    public var forgotPasswordEnabled = false
 
     public init() {}
 
@@ -56,6 +61,7 @@ public struct CredentialSettings: Sendable, Equatable {
                 case "historyDepth": settings.historyDepth = try reader.int(key, 0...50)
                 case "maxAttempts": settings.maxPasswordAttempts = try reader.int(key, 1...100)
                 case "lifetimeDays": settings.passwordLifetimeDays = try reader.int(key, 0...3650)
+                case "forgotPassword": settings.forgotPasswordEnabled = try reader.bool(key)
                 default: throw Invalid(key: "passwords.\(key)", reason: "unknown key")
                 }
             }

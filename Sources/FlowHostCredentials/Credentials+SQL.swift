@@ -2,12 +2,13 @@ import FlowHostStore
 
 /// The SQL of passwords, activation codes, device codes and grants.
 extension ActivationCodeRecord {
-    static let columns = "id, user_id, code_hash, verification_key, created_at, expires_at, used_at, superseded_at"
+    static let columns = "id, user_id, code_hash, verification_key, created_at, expires_at, used_at, superseded_at, for_device, purpose"
 
     init(row: SQLRow) {
         self.init(
             id: row.int64(0), userID: row.string(1), codeHash: row.string(2), verificationKey: row.string(3), createdAt: row.int64(4),
-            expiresAt: row.int64(5), usedAt: row.optionalInt64(6), supersededAt: row.optionalInt64(7))
+            expiresAt: row.int64(5), usedAt: row.optionalInt64(6), supersededAt: row.optionalInt64(7), forDevice: row.optionalString(8),
+            purpose: row.string(9))
     }
 }
 
@@ -41,23 +42,26 @@ extension StoreReader {
             """, [.text(userID), .integer(now), .int(limit)], ActivationCodeRecord.init(row:))
     }
 
-    /// The newest live code issued for `deviceID` (device-activation fallback).
-    public func deviceCode(userID: String, deviceID: String, now: Int64) throws -> ActivationCodeRecord? {
+    /// The newest live code issued for `deviceID` and `purpose` (a device code's action).
+    public func deviceCode(userID: String, deviceID: String, purpose: String, now: Int64) throws -> ActivationCodeRecord? {
         try query(
             """
             SELECT \(ActivationCodeRecord.columns) FROM activation_code
-            WHERE user_id = ? AND for_device = ? AND used_at IS NULL AND superseded_at IS NULL AND expires_at > ? ORDER BY id DESC LIMIT 1
-            """, [.text(userID), .text(deviceID), .integer(now)], ActivationCodeRecord.init(row:)
+            WHERE user_id = ? AND for_device = ? AND purpose = ? AND used_at IS NULL AND superseded_at IS NULL AND expires_at > ?
+            ORDER BY id DESC LIMIT 1
+            """, [.text(userID), .text(deviceID), .text(purpose), .integer(now)], ActivationCodeRecord.init(row:)
         ).first
     }
 
-    /// The id of the accepted code whose grant hashes to `grantHash`, if that
-    /// grant is unspent and the code was accepted at or after `acceptedSince`.
-    public func activationGrant(userID: String, grantHash: String, acceptedSince: Int64) throws -> Int64? {
+    /// The id of the accepted code for `purpose` whose grant hashes to
+    /// `grantHash`, if that grant is unspent and the code was accepted at or
+    /// after `acceptedSince`.
+    public func activationGrant(userID: String, grantHash: String, purpose: String, acceptedSince: Int64) throws -> Int64? {
         try query(
             """
-            SELECT id FROM activation_code WHERE user_id = ? AND grant_hash = ? AND grant_spent_at IS NULL AND used_at >= ?
-            """, [.text(userID), .text(grantHash), .integer(acceptedSince)]
+            SELECT id FROM activation_code
+            WHERE user_id = ? AND grant_hash = ? AND purpose = ? AND grant_spent_at IS NULL AND used_at >= ?
+            """, [.text(userID), .text(grantHash), .text(purpose), .integer(acceptedSince)]
         ) { $0.int64(0) }.first
     }
 }
@@ -89,12 +93,12 @@ extension StoreWriter {
     @discardableResult public func insert(_ code: ActivationCodeRecord) throws -> Int64 {
         try insert(
             """
-            INSERT INTO activation_code (user_id, code_hash, verification_key, created_at, expires_at, used_at, for_device)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO activation_code (user_id, code_hash, verification_key, created_at, expires_at, used_at, for_device, purpose)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(code.userID), .text(code.codeHash), .text(code.verificationKey), .integer(code.createdAt), .integer(code.expiresAt),
-                .optional(code.usedAt), .optional(code.forDevice),
+                .optional(code.usedAt), .optional(code.forDevice), .text(code.purpose),
             ])
     }
 

@@ -65,5 +65,17 @@ public enum CredentialsSchema {
                 CREATE INDEX activation_code_by_user ON activation_code(user_id, id);
                 """,
             replacing: SchemaMigrator.accountsBeforeTheSplit)
+        // A code is bound to its purpose: the operator's activation code, or the action of a
+        // device code. A device code made before has none that can be told, so it serves none.
+        migrator.registerMigration(
+            "credentials/v5-code-purpose",
+            sqlite: """
+                ALTER TABLE activation_code ADD COLUMN purpose TEXT NOT NULL DEFAULT 'activation';
+                UPDATE activation_code SET purpose = 'unknown' WHERE for_device IS NOT NULL;
+                """,
+            postgres: """
+                ALTER TABLE activation_code ADD COLUMN purpose TEXT COLLATE "C" NOT NULL DEFAULT 'activation';
+                UPDATE activation_code SET purpose = 'unknown' WHERE for_device IS NOT NULL;
+                """)
     }
 }

@@ -3,8 +3,11 @@ import FlowHostStore
 import FlowHostVocabulary
 
 /// Codes for one user on one device, sent through the delivery channel: a
-/// new device's activation fallback, and `resetBlockedUserAccount`. A code
-/// is hashed at rest, replaced by the next one, rate-limited like a resend,
+/// new device's activation fallback, `resetBlockedUserAccount` and
+/// `forgotPassword`. A code is bound to its purpose (the action that sent
+/// it): a check for another purpose finds no code and spends nothing. It
+/// is hashed at rest, replaced by the next one for the same purpose,
+/// rate-limited like a resend,
 /// and has `deviceCodeTries` wrong tries of its own (a stranger who asks for
 /// codes cannot spend the user's attempts).
 extension CredentialService {
@@ -20,14 +23,15 @@ extension CredentialService {
         case refused(Refusal)
     }
 
-    /// A fresh code to the user's delivery channel for `deviceID`; the previous one stops working.
+    /// A fresh code to the user's delivery channel for `deviceID` and
+    /// `action` (its purpose); the previous one for that purpose stops working.
     func sendDeviceCode(
         _ userID: String, deviceID: String, action: String, refusal: (any StoreReader, UserRecord, String) throws -> Refusal?
     ) throws -> ResendOutcome {
         try sendCode(
-            userID, deviceID: deviceID, forDevice: deviceID, action: action, refusal: refusal,
+            userID, deviceID: deviceID, forDevice: deviceID, purpose: action, action: action, refusal: refusal,
             replacePrevious: { tx, now in
-                if let previous = try tx.deviceCode(userID: userID, deviceID: deviceID, now: now), let id = previous.id {
+                if let previous = try tx.deviceCode(userID: userID, deviceID: deviceID, purpose: action, now: now), let id = previous.id {
                     _ = try tx.recordDeviceCodeMiss(id: id, limit: 0, at: now)  // replaced: it stops working
                 }
             },
@@ -47,7 +51,7 @@ extension CredentialService {
     ) throws -> DeviceCodeCheck {
         let now = clock()
         let typed = ActivationCodes.normalize(code)
-        let live = try store.read { try $0.deviceCode(userID: userID, deviceID: deviceID, now: now) }
+        let live = try store.read { try $0.deviceCode(userID: userID, deviceID: deviceID, purpose: action, now: now) }
         let matches = live.map { settings.hasher.verify(typed, against: $0.codeHash) } ?? false
         return try write { tx in
             guard var user = try tx.user(userID) else { throw StoreError.notFound }
@@ -55,7 +59,7 @@ extension CredentialService {
                 try audit.count(tx, userID, action, refused.name)
                 return .refused(refused)
             }
-            guard let current = try tx.deviceCode(userID: userID, deviceID: deviceID, now: now), let id = current.id, id == live?.id else {
+            guard let current = try tx.deviceCode(userID: userID, deviceID: deviceID, purpose: action, now: now), let id = current.id, id == live?.id else {
                 try audit.count(tx, userID, action, "no-code")
                 return .noCode
             }

@@ -75,6 +75,8 @@ extension SDKPayload {
 public enum Workflow {
     public static let activation = "FirstTimeUserActivation"
     public static let login = "NormalLogin"
+    /// `forgotPassword`: the code, the new password or LDA, and its login.
+    public static let forgotCredentials = "ForgotCredentials"
 }
 
 /// `challengeMode` values (RDNAChallengeOpMode), and FlowHost's own.

@@ -24,7 +24,7 @@ enum CredentialsModule {
                     userID: state.userID, isActive: state.isActive, registeredOnDevice: state.registeredOnDevice, hasPassword: state.hasPassword,
                     passwordExpired: state.passwordExpired, activationAttemptsLeft: state.activationAttemptsLeft,
                     passwordAttemptsLeft: state.passwordAttemptsLeft, blockedStatus: state.blockedStatus, ldaType: state.ldaType,
-                    verificationKey: state.verificationKey)
+                    forgotPasswordEnabled: credentials.settings.forgotPasswordEnabled, verificationKey: state.verificationKey)
             }
         }
 

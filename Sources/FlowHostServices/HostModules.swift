@@ -31,6 +31,7 @@ public enum HostModules {
         NewDevicesModule.register(AdditionalDeviceActivation(credentials), notifications: notifications, in: engine)
         AuthenticatorsModule.register(DeviceAuthenticators(credentials), in: engine)
         RecoveryModule.register(AccountRecovery(credentials), in: engine)
+        ForgotPasswordModule.register(ForgotPassword(credentials), in: engine)
         SignaturesModule.register(DataSignatures(context, issuer: issuer), keyring: keyring, webauthn: webauthn, in: engine)
         DevicesModule.register(credentials.devices, keyring: keyring, webauthn: webauthn, in: engine)
         UserDevicesModule.register(UserDevices(credentials), keyring: keyring, in: engine)

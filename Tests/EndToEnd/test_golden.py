@@ -10,8 +10,10 @@ in a `-> ` line is the latest notification id seen. A line `# args: …` gives
 the host's arguments; `{echo}` stands for a folder holding only the C
 example flow, `{mfa}`, `{stepup}`, `{deviceactivation}`, `{ldatoggle}` and `{datasigning}` for one holding only that flow (each transcript
 pins its plugin set, so adding a flow rewrites none of them), `{store}` and `{config}` for a fresh deployment's files.
+`# config: JSON` merges those sections into the deployment's config.
 `# setup: add-user NAME` creates a user before the host starts (its code is
-`{{code:NAME}}` in `-> ` lines); `# setup: activate NAME` also activates it
+`{{code:NAME}}` in `-> ` lines); `{{outbox:NAME}}` in a `-> ` line is the
+latest code the delivery channel holds for NAME when the line is sent; `# setup: activate NAME` also activates it
 with a password on the transcript's device. In `<- ` lines `{{*}}` matches
 any run of characters without a quote (session ids, verification keys).
 Host requests are answered from `# answer: METHOD JSON` lines; the client's
@@ -89,6 +91,15 @@ def test_golden(name, spawn, echo_dir, mfa_dir, flow_dirs, deployment):
     header, steps = parse(path)
     host_args, variables, answers = {}, {}, {}
     for line in header:
+        match = re.match(r"# config: (.*)", line)
+        if match:
+            with open(deployment.config, encoding="utf-8") as handle:
+                config = json.load(handle)
+            for section, values in json.loads(match.group(1)).items():
+                config[section] = dict(config.get(section, {}), **values)
+            with open(deployment.config, "w", encoding="utf-8") as handle:
+                json.dump(config, handle)
+    for line in header:
         match = re.match(r"# args: (.*)", line)
         if match:
             host_args["A"] = substitute(match.group(1), echo_dir, mfa_dir, deployment, flow_dirs)
@@ -125,6 +136,9 @@ def test_golden(name, spawn, echo_dir, mfa_dir, flow_dirs, deployment):
         sent = original
         for variable, value in variables.items():
             sent = sent.replace(variable, value)
+        for user in re.findall(r"\{\{outbox:([^}]+)\}\}", sent):
+            latest = [row for row in deployment.admin("outbox") if row["userID"] == user][-1]
+            sent = sent.replace("{{outbox:%s}}" % user, latest["activationCode"])
         hosts[target].send_line(sent)
         if update:
             # The reply first (a slow step such as password hashing must not

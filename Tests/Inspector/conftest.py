@@ -35,12 +35,12 @@ def flowhost_bin():
 class Inspector:
     """A running `flowhost inspect`: its address, and the store it was given."""
 
-    def __init__(self, folder, flowhost_bin, extra=(), env=None, preexec_fn=None):
+    def __init__(self, folder, flowhost_bin, extra=(), env=None, preexec_fn=None, config=None):
         self.bin = flowhost_bin
         self.store = os.path.join(folder, "store.sqlite")
         self.config = os.path.join(folder, "config.json")
         with open(self.config, "w") as handle:
-            json.dump(CHEAP_CONFIG, handle)
+            json.dump(config or CHEAP_CONFIG, handle)
         self.process = subprocess.Popen(
             [flowhost_bin, "inspect", "--store", self.store, "--config", self.config, *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

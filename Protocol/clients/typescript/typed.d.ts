@@ -27,6 +27,11 @@ export interface EchoSubscribeParams {
   topic: string;
 }
 
+/** Answers getPassword 0 when its info says ENABLE_FORGOT_PASSWORD "true" (else 170): a code through the delivery channel (getActivationCode), then LDA consent or getPassword 1, then onUserLoggedIn (ForgotCredentials). */
+export interface ForgotPasswordParams {
+  userID?: string;
+}
+
 /** The logged-in user's credentials that can be updated; onCredentialsAvailableForUpdate follows. */
 export interface GetAllChallengesParams {
   userName: string;
@@ -140,6 +145,7 @@ export interface TypedRequests {
   echoSubscribe(params: EchoSubscribeParams, options?: RequestOptions): Promise<unknown>;
   extendSessionIdleTimeout(params?: undefined, options?: RequestOptions): Promise<unknown>;
   fallbackNewDeviceActivationFlow(params?: undefined, options?: RequestOptions): Promise<unknown>;
+  forgotPassword(params?: ForgotPasswordParams, options?: RequestOptions): Promise<unknown>;
   getAllChallenges(params: GetAllChallengesParams, options?: RequestOptions): Promise<unknown>;
   getDeviceAuthenticationDetails(params?: undefined, options?: RequestOptions): Promise<unknown>;
   getNotificationHistory(params?: GetNotificationHistoryParams, options?: RequestOptions): Promise<unknown>;
@@ -205,7 +211,7 @@ export interface GetPasswordEvent {
   userID: string;
 }
 
-/** `getUser`; status codes at response.status.statusCode: 100, 101, 102, 106, 114, 121, 126, 132, 138, 141, 214; error codes at error.longErrorCode: 0 */
+/** `getUser`; status codes at response.status.statusCode: 100, 101, 102, 106, 114, 121, 126, 132, 138, 141, 170, 214; error codes at error.longErrorCode: 0 */
 export interface GetUserEvent {
   error: Record<string, unknown>;
   recentlyLoggedInUser: string;

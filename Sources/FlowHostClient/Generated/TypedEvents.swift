@@ -151,7 +151,7 @@ public enum FlowHostEvent: Sendable {
         case "getActivationCode": return [100, 106]
         case "getDeviceName": return [100]
         case "getPassword": return [100, 102, 164, 190]
-        case "getUser": return [100, 101, 102, 106, 114, 121, 126, 132, 138, 141, 214]
+        case "getUser": return [100, 101, 102, 106, 114, 121, 126, 132, 138, 141, 170, 214]
         case "getUserConsentForLDA": return [100, 102]
         case "onAuthenticateUserAndSignData": return [100, 110, 114, 121, 126, 138, 153]
         case "onDeviceAuthManagementStatus": return [100, 110, 114, 121, 126, 138, 141, 153]

@@ -51,6 +51,14 @@ extension FlowHostClient {
         return try await request("fallbackNewDeviceActivationFlow", timeout: timeout)
     }
 
+    /// Answers getPassword 0 when its info says ENABLE_FORGOT_PASSWORD "true" (else 170): a code through the delivery channel (getActivationCode), then LDA consent or getPassword 1, then onUserLoggedIn (ForgotCredentials).
+    @discardableResult
+    public func forgotPassword(userID: String? = nil, timeout: Duration = .seconds(10)) async throws -> JSONValue {
+        var params: [String: JSONValue] = [:]
+        if let userID { params["userID"] = .string(userID) }
+        return try await request("forgotPassword", .object(params), timeout: timeout)
+    }
+
     /// The logged-in user's credentials that can be updated; onCredentialsAvailableForUpdate follows.
     @discardableResult
     public func getAllChallenges(userName: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {

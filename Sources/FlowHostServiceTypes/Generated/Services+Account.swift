@@ -6,6 +6,111 @@ import FlowJSON
 import FlowHostVocabulary
 
 extension Services {
+    /// `account.completeForgotPassword`, offered by host (used by mfa).
+    public struct AccountCompleteForgotPassword: ServiceRequest {
+        public typealias Outcome = AccountCompleteForgotPasswordOutcome
+        public static let service = "account.completeForgotPassword"
+
+        public var userID: String
+        public var deviceID: String
+        public var grant: String
+        public var proof: String
+        public var password: String?
+        public var ldaType: Int?
+
+        public init(userID: String, deviceID: String, grant: String, proof: String, password: String? = nil, ldaType: Int? = nil) {
+            self.userID = userID
+            self.deviceID = deviceID
+            self.grant = grant
+            self.proof = proof
+            self.password = password
+            self.ldaType = ldaType
+        }
+
+        public init(params source: JSON) throws(ServiceFieldError) {
+            userID = try ServiceField.string(source, "userID")
+            deviceID = try ServiceField.string(source, "deviceID")
+            grant = try ServiceField.string(source, "grant")
+            proof = try ServiceField.string(source, "proof")
+            password = try ServiceField.optional(source, "password", ServiceField.string)
+            ldaType = try ServiceField.optional(source, "ldaType", ServiceField.int)
+        }
+
+        public var params: JSON {
+            let target = JSON.object()
+            target["userID"] = .string(userID)
+            target["deviceID"] = .string(deviceID)
+            target["grant"] = .string(grant)
+            target["proof"] = .string(proof)
+            if let password { target["password"] = .string(password) }
+            if let ldaType { target["ldaType"] = .int(ldaType) }
+            return target
+        }
+    }
+
+    /// The outcomes of `account.completeForgotPassword`.
+    public enum AccountCompleteForgotPasswordOutcome: ServiceOutcome, RefusableOutcome {
+        case completed(sessionID: String)
+        case grantInvalid
+        case refused(status: Int, reason: String)
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            switch source["outcome"]?.stringValue {
+            case "completed": self = .completed(sessionID: try ServiceField.string(source, "sessionID"))
+            case "grantInvalid": self = .grantInvalid
+            case "refused": self = .refused(status: try ServiceField.int(source, "status"), reason: try ServiceField.string(source, "reason"))
+            default: throw ServiceFieldError(field: "outcome", reason: "not one of completed, grantInvalid, refused")
+            }
+        }
+
+        public var result: JSON {
+            switch self {
+            case .completed(let sessionID):
+                let target: JSON = ["outcome": "completed"]
+                target["sessionID"] = .string(sessionID)
+                return target
+            case .grantInvalid:
+                let target: JSON = ["outcome": "grantInvalid"]
+                return target
+            case .refused(let status, let reason):
+                let target: JSON = ["outcome": "refused"]
+                target["status"] = .int(status)
+                target["reason"] = .string(reason)
+                return target
+            }
+        }
+    }
+
+    /// `account.sendForgotPasswordCode`, offered by host (used by mfa).
+    public struct AccountSendForgotPasswordCode: ServiceRequest {
+        public typealias Outcome = ActivationResendOutcome
+        public static let service = "account.sendForgotPasswordCode"
+
+        public var userID: String
+        public var deviceID: String
+        public var proof: String
+
+        public init(userID: String, deviceID: String, proof: String) {
+            self.userID = userID
+            self.deviceID = deviceID
+            self.proof = proof
+        }
+
+        public init(params source: JSON) throws(ServiceFieldError) {
+            userID = try ServiceField.string(source, "userID")
+            deviceID = try ServiceField.string(source, "deviceID")
+            proof = try ServiceField.string(source, "proof")
+        }
+
+        public var params: JSON {
+            let target = JSON.object()
+            target["userID"] = .string(userID)
+            target["deviceID"] = .string(deviceID)
+            target["proof"] = .string(proof)
+            return target
+        }
+    }
+
     /// `account.sendRecoveryCode`, offered by host (used by mfa).
     public struct AccountSendRecoveryCode: ServiceRequest {
         public typealias Outcome = ActivationResendOutcome
@@ -29,6 +134,75 @@ extension Services {
             target["userID"] = .string(userID)
             target["deviceID"] = .string(deviceID)
             return target
+        }
+    }
+
+    /// `account.verifyForgotPasswordCode`, offered by host (used by mfa).
+    public struct AccountVerifyForgotPasswordCode: ServiceRequest {
+        public typealias Outcome = AccountVerifyForgotPasswordCodeOutcome
+        public static let service = "account.verifyForgotPasswordCode"
+
+        public var userID: String
+        public var code: String
+        public var deviceID: String
+
+        public init(userID: String, code: String, deviceID: String) {
+            self.userID = userID
+            self.code = code
+            self.deviceID = deviceID
+        }
+
+        public init(params source: JSON) throws(ServiceFieldError) {
+            userID = try ServiceField.string(source, "userID")
+            code = try ServiceField.string(source, "code")
+            deviceID = try ServiceField.string(source, "deviceID")
+        }
+
+        public var params: JSON {
+            let target = JSON.object()
+            target["userID"] = .string(userID)
+            target["code"] = .string(code)
+            target["deviceID"] = .string(deviceID)
+            return target
+        }
+    }
+
+    /// The outcomes of `account.verifyForgotPasswordCode`.
+    public enum AccountVerifyForgotPasswordCodeOutcome: ServiceOutcome, RefusableOutcome {
+        case accepted(grant: String)
+        case wrong(attemptsLeft: Int)
+        case noCode
+        case refused(status: Int, reason: String)
+
+        public init(result source: JSON) throws(ServiceFieldError) {
+            switch source["outcome"]?.stringValue {
+            case "accepted": self = .accepted(grant: try ServiceField.string(source, "grant"))
+            case "wrong": self = .wrong(attemptsLeft: try ServiceField.int(source, "attemptsLeft"))
+            case "noCode": self = .noCode
+            case "refused": self = .refused(status: try ServiceField.int(source, "status"), reason: try ServiceField.string(source, "reason"))
+            default: throw ServiceFieldError(field: "outcome", reason: "not one of accepted, wrong, noCode, refused")
+            }
+        }
+
+        public var result: JSON {
+            switch self {
+            case .accepted(let grant):
+                let target: JSON = ["outcome": "accepted"]
+                target["grant"] = .string(grant)
+                return target
+            case .wrong(let attemptsLeft):
+                let target: JSON = ["outcome": "wrong"]
+                target["attemptsLeft"] = .int(attemptsLeft)
+                return target
+            case .noCode:
+                let target: JSON = ["outcome": "noCode"]
+                return target
+            case .refused(let status, let reason):
+                let target: JSON = ["outcome": "refused"]
+                target["status"] = .int(status)
+                target["reason"] = .string(reason)
+                return target
+            }
         }
     }
 

@@ -84,9 +84,10 @@ extension Services {
         public var passwordAttemptsLeft: Int
         public var blockedStatus: Int?
         public var ldaType: Int?
+        public var forgotPasswordEnabled: Bool?
         public var verificationKey: String?
 
-        public init(userID: String, isActive: Bool, registeredOnDevice: Bool, hasPassword: Bool, passwordExpired: Bool, activationAttemptsLeft: Int, passwordAttemptsLeft: Int, blockedStatus: Int? = nil, ldaType: Int? = nil, verificationKey: String? = nil) {
+        public init(userID: String, isActive: Bool, registeredOnDevice: Bool, hasPassword: Bool, passwordExpired: Bool, activationAttemptsLeft: Int, passwordAttemptsLeft: Int, blockedStatus: Int? = nil, ldaType: Int? = nil, forgotPasswordEnabled: Bool? = nil, verificationKey: String? = nil) {
             self.userID = userID
             self.isActive = isActive
             self.registeredOnDevice = registeredOnDevice
@@ -96,6 +97,7 @@ extension Services {
             self.passwordAttemptsLeft = passwordAttemptsLeft
             self.blockedStatus = blockedStatus
             self.ldaType = ldaType
+            self.forgotPasswordEnabled = forgotPasswordEnabled
             self.verificationKey = verificationKey
         }
 
@@ -109,6 +111,7 @@ extension Services {
             passwordAttemptsLeft = try ServiceField.int(source, "passwordAttemptsLeft")
             blockedStatus = try ServiceField.optional(source, "blockedStatus", ServiceField.int)
             ldaType = try ServiceField.optional(source, "ldaType", ServiceField.int)
+            forgotPasswordEnabled = try ServiceField.optional(source, "forgotPasswordEnabled", ServiceField.bool)
             verificationKey = try ServiceField.optional(source, "verificationKey", ServiceField.string)
         }
 
@@ -123,6 +126,7 @@ extension Services {
             target["passwordAttemptsLeft"] = .int(passwordAttemptsLeft)
             if let blockedStatus { target["blockedStatus"] = .int(blockedStatus) }
             if let ldaType { target["ldaType"] = .int(ldaType) }
+            if let forgotPasswordEnabled { target["forgotPasswordEnabled"] = .bool(forgotPasswordEnabled) }
             if let verificationKey { target["verificationKey"] = .string(verificationKey) }
             return target
         }

@@ -11,10 +11,43 @@ protocol DeclaredService: ServiceRequest {
     static var paramSpecs: [ParamSpec] { get }
 }
 
+extension Services.AccountCompleteForgotPassword: DeclaredService {
+    static var paramSpecs: [ParamSpec] {
+        [
+            ParamSpec(name: "userID", type: .string, format: .userID),
+            ParamSpec(name: "deviceID", type: .string),
+            ParamSpec(name: "grant", type: .string),
+            ParamSpec(name: "proof", type: .string),
+            ParamSpec(name: "password", type: .string, required: false),
+            ParamSpec(name: "ldaType", type: .integer, required: false),
+        ]
+    }
+}
+
+extension Services.AccountSendForgotPasswordCode: DeclaredService {
+    static var paramSpecs: [ParamSpec] {
+        [
+            ParamSpec(name: "userID", type: .string, format: .userID),
+            ParamSpec(name: "deviceID", type: .string),
+            ParamSpec(name: "proof", type: .string),
+        ]
+    }
+}
+
 extension Services.AccountSendRecoveryCode: DeclaredService {
     static var paramSpecs: [ParamSpec] {
         [
             ParamSpec(name: "userID", type: .string, format: .userID),
+            ParamSpec(name: "deviceID", type: .string),
+        ]
+    }
+}
+
+extension Services.AccountVerifyForgotPasswordCode: DeclaredService {
+    static var paramSpecs: [ParamSpec] {
+        [
+            ParamSpec(name: "userID", type: .string, format: .userID),
+            ParamSpec(name: "code", type: .string),
             ParamSpec(name: "deviceID", type: .string),
         ]
     }

@@ -46,6 +46,8 @@ public enum SDKCode {
     public static let cancelledByUser = 153
     /// the new password is one of the last 5
     public static let passwordReused = 164
+    /// feature not supported: forgotPassword while the operator has not enabled it (passwords.forgotPassword); a sync error
+    public static let featureNotSupported = 170
     /// the new password breaks the policy
     public static let passwordPolicyViolated = 190
     /// authentication method not supported (data signing: the pair of authLevel and authenticatorType, or no server biometric; getUser: a synced WebAuthn credential, a passkey, where webauthn.allowSynced is false)

@@ -10,7 +10,10 @@ public enum Services {
     /// The services the host itself offers, whatever flows are loaded: a flow's
     /// `uses` may name them without any flow offering them.
     public static let offeredByHost: Set<String> = [
+        "account.completeForgotPassword",
+        "account.sendForgotPasswordCode",
         "account.sendRecoveryCode",
+        "account.verifyForgotPasswordCode",
         "account.verifyRecoveryCode",
         "activation.complete",
         "activation.resend",

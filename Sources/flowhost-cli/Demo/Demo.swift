@@ -43,7 +43,7 @@ struct DemoScenario: Sendable {
     let title: String
     let run: @Sendable (DemoContext) throws -> Void
 
-    static var all: [DemoScenario] { [echo, activationWithPassword, passwordLogin, activationWithLDA, ldaLogin, stepUp, secondDevice, myDevices, ldaToggle, dataSigning] }
+    static var all: [DemoScenario] { [echo, activationWithPassword, passwordLogin, activationWithLDA, ldaLogin, stepUp, secondDevice, myDevices, ldaToggle, dataSigning, forgotPassword] }
 
     static let password = "Tr0ub4dor&Zebra"
     /// The password alice sets when she turns LDA off (challengeMode 14); the signing demo logs in with it.
@@ -235,6 +235,43 @@ struct DemoScenario: Sendable {
         let check = try laptop.call("verifyDataSignature", ["dataSignatureID": signed["dataSignatureID"] ?? ""])
         guard check["valid"]?.boolValue == true else { throw DemoClient.Failure(description: "expected the signature to verify") }
         try context.stop(laptop)
+    }
+
+    static let forgotPassword = DemoScenario(
+        title: "mfa: carol forgot her password: forgotPassword (passwords.forgotPassword on), a code through the delivery channel, a new password (ForgotCredentials)"
+    ) { context in
+        let config = context.folder + "/forgot-password.json"
+        try SystemFile.create(config, bytes: Array(#"{"passwords": {"forgotPassword": true}}"#.utf8), mode: 0o600)
+        let code = try context.addUser("carol")
+        let phone = try context.startHost(deviceID: "carol-phone", config: config)
+        try phone.waitEvent("getUser")
+        try phone.call("setUser", ["carol"])
+        try phone.waitEvent("getActivationCode")
+        try phone.call("setActivationCode", [.string(code)])
+        try phone.waitEvent("getDeviceName")
+        try phone.call("setDeviceName", ["Carol's phone"])
+        try phone.waitEvent("getPassword")
+        try phone.call("setPassword", [.string(password), 1])
+        try phone.waitEvent("onUserLoggedIn")
+        try phone.call("logOff", ["carol"])
+        try phone.waitEvent("getUser")
+        print("  -- carol comes back and cannot remember her password:")
+        try phone.call("setUser", ["carol"])
+        let asked = try phone.waitEvent("getPassword")
+        let offered = asked["response"]?["info"]?.elements.contains {
+            $0["key"]?.stringValue == "ENABLE_FORGOT_PASSWORD" && $0["value"]?.stringValue == "true"
+        }
+        guard offered == true else { throw DemoClient.Failure(description: "expected getPassword 0 to offer forgotPassword") }
+        try phone.call("forgotPassword", ["carol"])
+        try phone.waitEvent("getActivationCode")
+        try phone.call("setActivationCode", [.string(try context.deliveredCode("carol"))])
+        try phone.waitEvent("getPassword")
+        try phone.call("setPassword", [.string(newPassword), 1])
+        let reset = try phone.waitEvent("onUserLoggedIn")
+        guard reset["response"]?["additionalInfo"]?["currentWorkFlow"]?.stringValue == "ForgotCredentials" else {
+            throw DemoClient.Failure(description: "expected ForgotCredentials")
+        }
+        try context.stop(phone)
     }
 
     /// A password login from the host's first getUser.

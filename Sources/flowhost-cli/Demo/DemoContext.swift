@@ -49,6 +49,20 @@ struct DemoContext: Sendable {
         return issued.activationCode
     }
 
+    /// What the delivery channel brings the user (`flowhost admin outbox`):
+    /// the latest code sent to `userID`. It reaches the script; it is not printed.
+    func deliveredCode(_ userID: String) throws -> String {
+        let store = try SQLiteStore(path: storePath, schema: HostSchema.migrator)
+        let outbox = try OutboxDelivery(keyPath: storePath + ".key")
+        let messages = try store.read { try $0.outbox(includeDelivered: true) }
+        let codes = try messages.map { try outbox.open($0) }.filter { $0["userID"]?.stringValue == userID }
+        guard let code = codes.last?["activationCode"]?.stringValue else {
+            throw DemoClient.Failure(description: "no code was sent to \(userID)")
+        }
+        print("  (delivery channel) a code for \(userID) → •••")
+        return code
+    }
+
     /// What an operator (or a service) does: `flowhost admin notify USER …`.
     func notify(_ userID: String, subject: String, actions: [(String, String, String)]) throws -> String {
         let store = try SQLiteStore(path: storePath, schema: HostSchema.migrator)

@@ -603,12 +603,21 @@ class Device {
         params.challengeMode !== undefined ? el("span", { class: "tag", text: `challengeMode ${params.challengeMode}` }) : null,
         params.attemptsLeft !== undefined ? el("span", { class: "tag", text: `${params.attemptsLeft} attempts left` }) : null),
       this.challengeScreen(message));
-    const answering = discovery.answers.get(message.method) || [];
+    const answering = (discovery.answers.get(message.method) || []).filter((name) => this.offers(name, message));
     for (const name of answering) {
       form.append(methodForm(this, discovery.methods.get(name), prefill, { testid: `answer-${name}` }));
     }
     this.challengeArea.replaceChildren(form);
     form.querySelector("input:not([type=hidden]):not([type=checkbox])")?.focus();
+  }
+
+  // An answer the challenge itself may withhold: forgotPassword only under
+  // getPassword 0 whose info says ENABLE_FORGOT_PASSWORD "true".
+  offers(name, message) {
+    if (name !== "forgotPassword") return true;
+    const params = message.params || {};
+    const info = Object.fromEntries((params.response?.info || []).map((item) => [item.key, item.value]));
+    return params.challengeMode === 0 && info.ENABLE_FORGOT_PASSWORD === "true";
   }
 
   // What the seeds' app screens show for a challenge, above its form.
@@ -640,11 +649,16 @@ class Device {
           info.VERIFICATION_KEY ? el("p", {}, "Verification key ", el("strong", { class: "code", "data-testid": "verification-key", text: info.VERIFICATION_KEY })) : null);
       }
       case "getPassword": {
-        const why = { 0: "Enter your password.", 1: "Set a password.", 2: "Your password expired: set a new one.",
-          3: "Confirm it is you: enter your password.", 5: "Enter your password to change how you log in.",
-          12: "Enter your password to sign.", 1000: "A flow asks you to confirm it is you: enter your password." }[params.challengeMode]
+        // The modes FlowHost sends, as the SDK names them (RDNAChallengeOpMode).
+        const why = { 0: "Enter your password.", 1: "Set a password.",
+          2: "Change your password: enter the current one and a new one (updatePassword).",
+          3: "Confirm it is you: enter your password.",
+          4: "Your password expired: enter it and set a new one (updatePassword).",
+          5: "Enter your password to turn on LDA.", 12: "Enter your password to sign.",
+          14: "LDA is being turned off: set a password.", 15: "Enter your password to turn off LDA.",
+          1000: "A flow asks you to confirm it is you: enter your password." }[params.challengeMode]
           || "Enter your password.";
-        return el("p", { text: why });
+        return el("p", { text: this.offers("forgotPassword", message) ? `${why} Forgotten it? Use forgotPassword below.` : why });
       }
       default:
         return el("pre", { class: "params", text: JSON.stringify(masked(declaredMasked(params, message.method)), null, 1) });

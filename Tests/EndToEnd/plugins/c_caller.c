@@ -19,7 +19,8 @@
     "{\"name\":\"ccaller.callAsync\",\"params\":[{\"name\":\"service\",\"type\":\"string\"},{\"name\":\"params\",\"type\":\"object\"}]}]," \
     "\"events\":[{\"name\":\"onCallerDone\"},{\"name\":\"onTimer\"},{\"name\":\"onFeed\"},{\"name\":\"onSessionNotice\"}]," \
     "\"uses\":[\"cstep.verify\",\"records.get\",\"records.list\",\"records.apply\",\"notifications.create\"," \
-    "\"notifications.list\",\"notifications.answer\",\"authenticators.enableLDA\",\"stepup.authenticate\"]," \
+    "\"notifications.list\",\"notifications.answer\",\"authenticators.enableLDA\",\"stepup.authenticate\"," \
+    "\"account.sendForgotPasswordCode\",\"account.verifyForgotPasswordCode\",\"account.completeForgotPassword\"]," \
     "\"reads\":[\"sessions.ended\",\"notifications.created\"]}"
 #define CUSTOM_CREATE
 #define CUSTOM_HANDLE

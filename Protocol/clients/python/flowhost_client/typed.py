@@ -40,6 +40,13 @@ class TypedRequests:
         """Answers addNewDeviceOptions: join with an activation code sent to the user instead."""
         return self.request("fallbackNewDeviceActivationFlow", timeout=timeout)
 
+    def forgot_password(self, userID: Optional[str] = None, timeout: float = 10.0) -> Any:
+        """Answers getPassword 0 when its info says ENABLE_FORGOT_PASSWORD "true" (else 170): a code through the delivery channel (getActivationCode), then LDA consent or getPassword 1, then onUserLoggedIn (ForgotCredentials)."""
+        params = {}
+        if userID is not None:
+            params["userID"] = userID
+        return self.request("forgotPassword", params, timeout=timeout)
+
     def get_all_challenges(self, userName: str, timeout: float = 10.0) -> Any:
         """The logged-in user's credentials that can be updated; onCredentialsAvailableForUpdate follows."""
         params = {"userName": userName}
@@ -330,7 +337,7 @@ class GetPasswordEvent(Event):
 class GetUserEvent(Event):
     """`getUser`."""
     name = 'getUser'
-    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 101, 102, 106, 114, 121, 126, 132, 138, 141, 214], 'statusPath': 'response.status.statusCode'}
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100, 101, 102, 106, 114, 121, 126, 132, 138, 141, 170, 214], 'statusPath': 'response.status.statusCode'}
 
     @property
     def error(self) -> Optional[dict]:
