@@ -92,7 +92,8 @@ public struct StoreLocation: Equatable, Sendable {
     /// command, its worker starts at the host's first audit row when
     /// `deliver` is set (the host drains it before it exits); otherwise (an
     /// admin command) its events wait in the outbox until the command runs
-    /// them (`AuditEventDelivery.runEnqueued`).
+    /// them (`AuditEventDelivery.runEnqueued`). With a push command, the
+    /// same holds for the pushes of the notifications made (`PushDelivery`).
     public func domains(_ parsed: HostSettings, logger: Logger? = nil, deliver: Bool = false) throws -> HostDomains {
         try domainsRinging(parsed, logger: logger, deliver: deliver).domains
     }
@@ -115,11 +116,18 @@ public struct StoreLocation: Equatable, Sendable {
         } else {
             delivery = try outbox()
         }
-        let domains = HostDomains(store: store, credentials: settings, sessions: sessionSettings, delivery: delivery)
+        var domains = HostDomains(store: store, credentials: settings, sessions: sessionSettings, delivery: delivery)
         if let command = parsed.events.command {
             domains.context.audit.events.sink = AuditEventDelivery(
                 settings: parsed.events, argv: command, outbox: try outbox(), store: store, time: ISOTime.string, runsHere: deliver,
                 logger: { [logger] line in logger?.error("\(line)") })
+        }
+        if let command = parsed.push.command {
+            let push = PushDelivery(
+                settings: parsed.push, argv: command, outbox: try outbox(), store: store, runsHere: deliver,
+                tokenOf: { reader, userID, deviceID in try reader.pushToken(userID: userID, deviceID: deviceID) },
+                logger: { [logger] line in logger?.error("\(line)") })
+            domains.push = NotificationPushes(push, sessions: sessionSettings, clock: domains.context.clock)
         }
         // An operator's block ends sessions through the feed: hosts learn at once.
         let wake = try feedWake(store: store, logger: logger)

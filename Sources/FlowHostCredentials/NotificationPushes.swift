@@ -1,0 +1,37 @@
+import FlowHostDelivery
+import FlowHostNotifications
+import FlowHostSessions
+import FlowHostStore
+
+/// Which devices a new notification is pushed to: each active device of its
+/// user that has a push token and no live host. A live host is one where
+/// the user is logged in on that device (an open session in the store, used
+/// within the idle timeout and begun within the lifetime): that host tells
+/// its client through the change feed (`onNotificationReceived`), on
+/// whatever machine it runs, and a push would only repeat it. A host that
+/// died without ending its session counts as live until that session would
+/// have expired: the device is then not pushed, rather than pushed twice.
+/// The pushes are sealed in the notification's transaction (`PushDelivery`).
+public final class NotificationPushes: NotificationPushSink {
+    /// The runner, for the host to drain and an admin command to run.
+    public let delivery: PushDelivery
+    let sessions: SessionSettings
+    let clock: () -> Int64
+
+    public init(_ delivery: PushDelivery, sessions: SessionSettings, clock: @escaping () -> Int64) {
+        self.delivery = delivery
+        self.sessions = sessions
+        self.clock = clock
+    }
+
+    public func created(_ notification: NotificationRecord, subject: String, message: String, in tx: any StoreWriter) throws {
+        let now = clock()
+        let targets = try tx.pushTargets(
+            userID: notification.userID, seenSince: now - sessions.idleTimeoutSeconds, createdSince: now - sessions.lifetimeSeconds)
+        for deviceID in targets {
+            try delivery.enqueue(
+                userID: notification.userID, deviceID: deviceID, notificationID: notification.uuid, subject: subject, message: message, in: tx,
+                at: now)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import FlowHostStore
+
+/// The SQL of push tokens.
+extension StoreReader {
+    /// The device registration's push token, if it has one.
+    public func pushToken(userID: String, deviceID: String) throws -> String? {
+        try query("SELECT token FROM push_token WHERE user_id = ? AND device_id = ?", [.text(userID), .text(deviceID)]) { $0.string(0) }.first
+    }
+
+    /// The user's active devices that have a push token and no live host:
+    /// no session of the user on the device that is open, used since
+    /// `seenSince` and begun since `createdSince` (one a crashed host left
+    /// open counts as live until it would have expired).
+    public func pushTargets(userID: String, seenSince: Int64, createdSince: Int64) throws -> [String] {
+        try query(
+            """
+            SELECT t.device_id FROM push_token t
+              JOIN device d ON d.user_id = t.user_id AND d.device_id = t.device_id
+            WHERE t.user_id = ? AND d.status = 'ACTIVE'
+              AND NOT EXISTS (
+                SELECT 1 FROM session s WHERE s.user_id = t.user_id AND s.device_id = t.device_id AND s.ended_at IS NULL
+                  AND s.last_seen_at >= ? AND s.created_at >= ?)
+            ORDER BY t.device_id
+            """, [.text(userID), .integer(seenSince), .integer(createdSince)]
+        ) { $0.string(0) }
+    }
+}
+
+extension StoreWriter {
+    /// Records the registration's token, replacing the one it had.
+    public func setPushToken(userID: String, deviceID: String, token: String, at: Int64) throws {
+        try run("DELETE FROM push_token WHERE user_id = ? AND device_id = ?", [.text(userID), .text(deviceID)])
+        try run(
+            "INSERT INTO push_token (user_id, device_id, token, updated_at) VALUES (?, ?, ?, ?)",
+            [.text(userID), .text(deviceID), .text(token), .integer(at)])
+    }
+
+    /// Removes the registration's token; whether it had one.
+    @discardableResult public func removePushToken(userID: String, deviceID: String) throws -> Bool {
+        try run("DELETE FROM push_token WHERE user_id = ? AND device_id = ?", [.text(userID), .text(deviceID)]) == 1
+    }
+}

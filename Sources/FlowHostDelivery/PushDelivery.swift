@@ -1,0 +1,86 @@
+import FlowHostPOSIX
+import FlowHostStore
+import FlowJSON
+
+/// Runs `push.command` for each notification made for a device that has a
+/// push token and no live host: the push is sealed into the outbox in the
+/// notification's own transaction (so a push exists exactly when its
+/// notification does) and the command runs after the commit, with the
+/// delivery command's runner: its timeout, its retries with back-off, and
+/// its record (the outbox row, and a `push.command` audit row per run). The
+/// flow that made the notification never waits for the command.
+///
+/// The outbox holds the device's id, never its token: the token is read
+/// when the command runs (`tokenOf`), so a device revoked or deleted since
+/// (its token removed with it) is never pushed, and a replaced token is
+/// the one used. The command's stdin is one JSON line `{token,
+/// notificationID, subject}`, and `message` when the operator opted in
+/// (`includeMessage`): without that, the message is not even sealed.
+///
+/// In a host (`runsHere`) a worker thread runs the command, started at the
+/// first push (never on the start path); before the host exits, `drain`
+/// lets the runs it woke finish. An admin command (`flowhost admin notify`)
+/// runs its own pushes on its own thread before it exits (`runEnqueued`).
+///
+/// Used from one thread at a time (the host's loop, or the admin command).
+public final class PushDelivery {
+    let settings: PushSettings
+    let outbox: OutboxDelivery
+    let worker: DeliveryWorker
+    let store: any FlowStore
+    let runsHere: Bool
+    /// An admin command's pushes, committed, not yet run.
+    private var enqueued: [Int64] = []
+
+    /// `tokenOf(reader, userID, deviceID)` is the device's push token now, or nil.
+    public init(
+        settings: PushSettings, argv: [String], outbox: OutboxDelivery, store: any FlowStore, runsHere: Bool,
+        tokenOf: @escaping @Sendable (any StoreReader, String, String) throws -> String?, logger: @escaping @Sendable (String) -> Void
+    ) {
+        self.settings = settings
+        self.outbox = outbox
+        self.store = store
+        self.runsHere = runsHere
+        worker = DeliveryWorker(
+            argv: argv, kind: OutboxDelivery.pushKind, auditAction: "push.command", outbox: outbox,
+            openStore: { try store.newConnection() }, timeoutSeconds: settings.timeoutSeconds, attempts: settings.attempts,
+            prepare: { message, body, reader in try Self.input(message, body, reader, tokenOf: tokenOf) }, logger: logger)
+    }
+
+    /// Seals a push for `deviceID` into the outbox in the notification's transaction.
+    public func enqueue(userID: String, deviceID: String, notificationID: String, subject: String, message: String, in tx: any StoreWriter, at now: Int64) throws {
+        let body: JSON = ["deviceID": .string(deviceID), "notificationID": .string(notificationID), "subject": .string(subject)]
+        if settings.includeMessage { body["message"] = .string(message) }
+        let id = try outbox.enqueueSealed(Array(body.serialized().utf8), kind: OutboxDelivery.pushKind, userID: userID, in: tx, at: now)
+        let worker = worker
+        if runsHere {
+            tx.onCommit { worker.wake(id) }
+        } else {
+            tx.onCommit { [self] in enqueued.append(id) }
+        }
+    }
+
+    /// The command's input for a sealed push, with the device's token as it
+    /// is now; nil when the device has none (nothing is sent).
+    static func input(
+        _ message: OutboxMessage, _ body: [UInt8], _ reader: any StoreReader, tokenOf: (any StoreReader, String, String) throws -> String?
+    ) throws -> [UInt8]? {
+        let sealed = try body.withUnsafeBytes { try JSON.parse($0) }
+        guard let deviceID = sealed["deviceID"]?.stringValue, let token = try tokenOf(reader, message.userID, deviceID) else { return nil }
+        let input: JSON = ["token": .string(token)]
+        for key in ["notificationID", "subject", "message"] { if let value = sealed[key] { input[key] = value } }
+        return Array(input.serialized().utf8)
+    }
+
+    /// Runs the pushes this command made, on this thread, each once (a
+    /// failure waits for its retry in a host's worker).
+    public func runEnqueued() {
+        let ids = enqueued
+        enqueued.removeAll()
+        worker.deliver(ids, store: store)
+    }
+
+    /// A host about to exit: waits for the runs its worker has queued or
+    /// running, each up to its timeout.
+    public func drain() { worker.drain() }
+}
