@@ -44,7 +44,8 @@ extension StepUpFlow {
                     params: [
                         FlowParam(
                             "token", .string,
-                            description: "The token as the platform gave it: 16 to 4096 ASCII letters, digits and - _ : . + / = (else -32602 naming token).")
+                            description: "The token as the platform gave it: 16 to 4096 ASCII letters, digits and - _ : . + / = (else -32602 naming token).",
+                            secret: true)
                     ]),
                 SDKAnswers.setPassword,
             ],

@@ -110,6 +110,19 @@ def test_a_token_is_recorded_for_the_logged_in_device_and_replaced_when_sent_aga
         assert first not in text and second not in text
 
 
+def test_a_frame_trace_masks_the_token(pushes, tmp_path):
+    """The token is a declared secret of setDeviceToken: --trace writes the mask, by name and by position."""
+    trace = tmp_path / "frames.trace"
+    phone = pushes.deployment.host("phone", extra=("--trace", str(trace)))
+    activate(phone, "alice", pushes.deployment.add_user("alice"))
+    first, second = new_token(), new_token()
+    phone.request("setDeviceToken", [first])
+    phone.request("setDeviceToken", {"token": second})
+    phone.close()
+    text = trace.read_text()
+    assert text.count('"method":"setDeviceToken"') == 2 and first not in text and second not in text
+
+
 def test_set_device_token_before_login_is_refused(pushes):
     pushes.deployment.add_user("alice")
     host = pushes.deployment.host("phone")
