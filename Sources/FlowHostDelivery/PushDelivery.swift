@@ -18,8 +18,9 @@ import FlowJSON
 /// (`includeMessage`): without that, the message is not even sealed.
 ///
 /// In a host (`runsHere`) a worker thread runs the command, started at the
-/// first push (never on the start path); before the host exits, `drain`
-/// lets the runs it woke finish. An admin command (`flowhost admin notify`)
+/// first push (never on the start path), when it first takes up the pushes
+/// a stopped host left; before the host exits, `drain` lets the runs it
+/// woke finish. An admin command (`flowhost admin notify`)
 /// runs its own pushes on its own thread before it exits (`runEnqueued`).
 ///
 /// Used from one thread at a time (the host's loop, or the admin command).
@@ -43,7 +44,7 @@ public final class PushDelivery {
         self.runsHere = runsHere
         worker = DeliveryWorker(
             argv: argv, kind: OutboxDelivery.pushKind, auditAction: "push.command", outbox: outbox,
-            openStore: { try store.newConnection() }, timeoutSeconds: settings.timeoutSeconds, attempts: settings.attempts,
+            openStore: { try store.newConnection() }, timeoutSeconds: settings.timeoutSeconds, attempts: settings.attempts, scansAtStart: true,
             prepare: { message, body, reader in try Self.input(message, body, reader, tokenOf: tokenOf) }, logger: logger)
     }
 
