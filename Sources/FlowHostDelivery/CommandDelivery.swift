@@ -194,12 +194,10 @@ final class DeliveryWorker: @unchecked Sendable {
         do {
             var body = try outbox.openBytes(message)
             if let prepare {
-                let opened = body
-                var prepared = try store.read { try prepare(message, opened, $0) }
+                let prepared = try store.read { [body] in try prepare(message, body, $0) }
                 SecureRandom.wipe(&body)
-                if prepared == nil { withdrawn = true }
+                withdrawn = prepared == nil
                 body = prepared ?? []
-                prepared = nil
             }
             if !withdrawn {
                 body.append(UInt8(ascii: "\n"))
@@ -215,7 +213,7 @@ final class DeliveryWorker: @unchecked Sendable {
         do {
             try store.write { tx in
                 if withdrawn {
-                    // Nothing to run, ever: finished, and said so (no attempt was made).
+                    // Nothing to run, ever: finished, and said so (the command did not run).
                     try tx.recordDeliveryFailure(outboxID: id, at: finished, reason: Self.withdrawnReason, retryAt: nil)
                     try tx.append(
                         AuditEntry(

@@ -139,7 +139,9 @@ def test_eight_hosts_starting_at_once_on_a_new_database_migrate_it_once(cluster,
         # The issuer's key set (spec §19).
         "signatures/v4-issuer-key-set",
         # The audit stream's cursor (spec §12, "The audit as a stream").
-        "audit/v5-stream-order"]), names
+        "audit/v5-stream-order",
+        # Push tokens (spec §16, "Push tokens").
+        "push/v1-tokens"]), names
 
 
 def test_the_audit_log_and_signature_receipts_refuse_update_delete_and_truncate(cluster, store, flowhost_bin):
