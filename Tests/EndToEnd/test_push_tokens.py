@@ -104,6 +104,9 @@ def test_a_token_is_recorded_for_the_logged_in_device_and_replaced_when_sent_aga
     for _, detail in audit:
         assert first not in detail and second not in detail and len(json.loads(detail)["token"]) == 12
     assert not any(event["method"].startswith("onSet") for event in phone.events)
+    # The operator sees that the device has one, by its fingerprint.
+    [device] = pushes.deployment.admin("devices", "alice")
+    assert device["pushToken"] == json.loads(audit[-1][1])["token"]
     phone.close()
     # Never logged in full (the host logs at trace here), nor shown in the audit.
     for text in [phone.stderr_text(), json.dumps(pushes.deployment.admin("audit"))]:
