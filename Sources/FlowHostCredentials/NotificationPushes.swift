@@ -4,14 +4,19 @@ import FlowHostSessions
 import FlowHostStore
 
 /// Which devices a new notification is pushed to: each active device of its
-/// user that has a push token and no live host. A live host is one where
-/// the user is logged in on that device (an open session in the store, used
-/// within the idle timeout and begun within the lifetime): that host tells
-/// its client through the change feed (`onNotificationReceived`), on
-/// whatever machine it runs, and a push would only repeat it. A host that
-/// died without ending its session counts as live until that session would
-/// have expired: the device is then not pushed, rather than pushed twice.
-/// The pushes are sealed in the notification's transaction (`PushDelivery`).
+/// user that has a push token and no live host when the push runs. A live
+/// host is one where the user is logged in on that device (an open session
+/// in the store, used within the idle timeout and begun within the
+/// lifetime): that host tells its client through the change feed
+/// (`onNotificationReceived`), on whatever machine it runs, and a push would
+/// only repeat it. A device with a live host when the notification is made
+/// is still given a push, postponed (`PushDelivery.liveHostGraceSeconds`)
+/// and checked again when it runs: a host that exits meanwhile (its client
+/// left as the notification came) may never have passed it on, and its
+/// device is then pushed. A host that died without ending its session
+/// counts as live until that session would have expired: the device is then
+/// not pushed, rather than pushed twice. The pushes are sealed in the
+/// notification's transaction (`PushDelivery`).
 public final class NotificationPushes: NotificationPushSink {
     /// The runner, for the host to drain and an admin command to run.
     public let delivery: PushDelivery
@@ -28,9 +33,9 @@ public final class NotificationPushes: NotificationPushSink {
         let now = clock()
         let targets = try tx.pushTargets(
             userID: notification.userID, seenSince: now - sessions.idleTimeoutSeconds, createdSince: now - sessions.lifetimeSeconds)
-        for deviceID in targets {
+        for (deviceID, live) in targets {
             try delivery.enqueue(
-                userID: notification.userID, deviceID: deviceID, notificationID: notification.uuid, subject: subject, message: message, in: tx,
+                userID: notification.userID, deviceID: deviceID, live: live, notificationID: notification.uuid, subject: subject, message: message, in: tx,
                 at: now)
         }
     }

@@ -69,7 +69,7 @@ final class DeliveryWorker: @unchecked Sendable {
     let scansAtStart: Bool
     /// Turns an opened message into the command's input when it runs, or
     /// nil when it is no longer to be sent (a push whose device lost its
-    /// token); without it the message goes as it was sealed.
+    /// token, or has a live host); without it the message goes as it was sealed.
     let prepare: (@Sendable (OutboxMessage, [UInt8], any StoreReader) throws -> [UInt8]?)?
     private let lock = Lock()
     private var queued: [Int64] = []

@@ -8,6 +8,12 @@ import FlowHostSessions
 import FlowHostStore
 import Logging
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where the store is, and the host's own files beside it (the outbox key,
 /// the issuer key, the device keyring): for the host and the admin commands.
 public struct StoreLocation: Equatable, Sendable {
@@ -125,7 +131,13 @@ public struct StoreLocation: Equatable, Sendable {
         if let command = parsed.push.command {
             let push = PushDelivery(
                 settings: parsed.push, argv: command, outbox: try outbox(), store: store, runsHere: deliver,
-                tokenOf: { reader, userID, deviceID in try reader.pushToken(userID: userID, deviceID: deviceID) },
+                tokenOf: { [sessionSettings] reader, userID, deviceID in
+                    // Checked again when the push runs: a host may have come, or gone, since the notification.
+                    let now = Int64(time(nil))
+                    return try reader.pushTarget(
+                        userID: userID, deviceID: deviceID, seenSince: now - sessionSettings.idleTimeoutSeconds,
+                        createdSince: now - sessionSettings.lifetimeSeconds)
+                },
                 logger: { [logger] line in logger?.error("\(line)") })
             domains.push = NotificationPushes(push, sessions: sessionSettings, clock: domains.context.clock)
         }

@@ -186,13 +186,47 @@ def test_a_device_with_a_live_host_or_without_a_token_is_not_pushed(pushes):
     laptop = join(pushes.deployment, "alice", "laptop")  # no token
     laptop.close()
     pushes.notify()
-    # The phone's host heard it through the feed; nothing was pushed, to either device.
+    # The phone's host heard it through the feed; nothing was pushed, to either device: the
+    # phone's push, postponed, found the host still live when it ran (the admin command waited for it).
     phone.wait_event("onNotificationReceived", timeout=5)
-    assert pushes.sent() == [] and pushes.messages() == []
+    assert pushes.sent() == []
+    message = max(pushes.messages(), key=lambda item: item["id"])
+    assert message["lastError"].startswith("withdrawn") and ("withdrawn", {"outboxID": message["id"]}) in pushes.runs()
+    assert all(outcome == "withdrawn" for outcome, _ in pushes.runs())
     # Once its host is gone, the phone is pushed; the laptop, with no token, never.
     phone.close()
     pushes.notify(subject="Second")
     assert [push["subject"] for push in pushes.sent()] == ["Second"]
+
+
+def test_a_device_whose_host_exits_as_its_notification_is_made_is_pushed(pushes):
+    """The phone's host is live when the tablet's login makes the "new device
+    added" notice, then exits at once (its client left): it may never have
+    passed the notice on, so the push, postponed while the host was live, is
+    checked again when it runs and goes to the phone."""
+    phone = logged_in(pushes.deployment)
+    token = new_token()
+    phone.request("setDeviceToken", [token])
+    tablet = join(pushes.deployment, "alice", "tablet")
+    phone.close()
+    assert wait_until(lambda: len(pushes.sent()) == 1, timeout=20), "the device whose host went was never told"
+    [push] = pushes.sent()
+    assert push["token"] == token and push["subject"] == "A new device was added"
+    tablet.close()
+
+
+def test_a_host_that_exits_runs_its_postponed_pushes_first(pushes):
+    """As above, but the host that made the notice (the tablet's) exits as
+    well, before the push is due: it waits for it rather than leaving it
+    to a later host's worker."""
+    phone = logged_in(pushes.deployment)
+    token = new_token()
+    phone.request("setDeviceToken", [token])
+    tablet = join(pushes.deployment, "alice", "tablet")
+    phone.close()
+    tablet.close()
+    assert tablet.process.returncode == 0, "the tablet's host was killed while it drained"
+    assert [push["token"] for push in pushes.sent()] == [token], "the push was left behind"
 
 
 def test_a_message_is_pushed_when_the_operator_opts_in(tmp_path, flowhost_bin, spawn):
