@@ -29,6 +29,21 @@ public final class NotificationPushes: NotificationPushSink {
         self.clock = clock
     }
 
+    /// The token to push a notification to when its push runs, or nil when
+    /// it is not to be sent: the device has no token (revoked or deleted
+    /// since) or a live host now, or the notification no longer waits for
+    /// an answer (answered, withdrawn or expired: a push would announce what
+    /// the app can no longer show).
+    public static func token(
+        _ reader: any StoreReader, userID: String, deviceID: String, notificationID: String, sessions: SessionSettings, at now: Int64
+    ) throws -> String? {
+        guard let notification = try reader.notification(notificationID), notification.userID == userID, notification.status == "ACTIVE",
+            notification.expiresAt > now
+        else { return nil }
+        return try reader.pushTarget(
+            userID: userID, deviceID: deviceID, seenSince: now - sessions.idleTimeoutSeconds, createdSince: now - sessions.lifetimeSeconds)
+    }
+
     public func created(_ notification: NotificationRecord, subject: String, message: String, in tx: any StoreWriter) throws {
         let now = clock()
         let targets = try tx.pushTargets(

@@ -18,8 +18,9 @@ import Darwin
 ///
 /// The outbox holds the device's id, never its token: the token is read
 /// when the command runs (`tokenOf`), so a device revoked or deleted since
-/// (its token removed with it), or with a live host now, is not pushed,
-/// and a replaced token is the one used. The command's stdin is one JSON line `{token,
+/// (its token removed with it), or with a live host now, or a notification
+/// answered or expired since, is not pushed, and a replaced token is the
+/// one used. The command's stdin is one JSON line `{token,
 /// notificationID, subject}`, and `message` when the operator opted in
 /// (`includeMessage`): without that, the message is not even sealed.
 ///
@@ -48,11 +49,12 @@ public final class PushDelivery {
     /// the device is pushed after all, rather than never told.
     public static let liveHostGraceSeconds: Int64 = 3
 
-    /// `tokenOf(reader, userID, deviceID)` is the token to push to now: the
-    /// device's, while it has one and no live host; else nil (not sent).
+    /// `tokenOf(reader, userID, deviceID, notificationID)` is the token to
+    /// push to now: the device's, while it has one and no live host and the
+    /// notification still waits for an answer; else nil (not sent).
     public init(
         settings: PushSettings, argv: [String], outbox: OutboxDelivery, store: any FlowStore, runsHere: Bool,
-        tokenOf: @escaping @Sendable (any StoreReader, String, String) throws -> String?, logger: @escaping @Sendable (String) -> Void
+        tokenOf: @escaping @Sendable (any StoreReader, String, String, String) throws -> String?, logger: @escaping @Sendable (String) -> Void
     ) {
         self.settings = settings
         self.outbox = outbox
@@ -91,10 +93,12 @@ public final class PushDelivery {
     /// The command's input for a sealed push, with the device's token as it
     /// is now; nil when the device has none (nothing is sent).
     static func input(
-        _ message: OutboxMessage, _ body: [UInt8], _ reader: any StoreReader, tokenOf: (any StoreReader, String, String) throws -> String?
+        _ message: OutboxMessage, _ body: [UInt8], _ reader: any StoreReader, tokenOf: (any StoreReader, String, String, String) throws -> String?
     ) throws -> [UInt8]? {
         let sealed = try body.withUnsafeBytes { try JSON.parse($0) }
-        guard let deviceID = sealed["deviceID"]?.stringValue, let token = try tokenOf(reader, message.userID, deviceID) else { return nil }
+        guard let deviceID = sealed["deviceID"]?.stringValue, let notificationID = sealed["notificationID"]?.stringValue,
+            let token = try tokenOf(reader, message.userID, deviceID, notificationID)
+        else { return nil }
         let input: JSON = ["token": .string(token)]
         for key in ["notificationID", "subject", "message"] { if let value = sealed[key] { input[key] = value } }
         return Array(input.serialized().utf8)

@@ -131,12 +131,9 @@ public struct StoreLocation: Equatable, Sendable {
         if let command = parsed.push.command {
             let push = PushDelivery(
                 settings: parsed.push, argv: command, outbox: try outbox(), store: store, runsHere: deliver,
-                tokenOf: { [sessionSettings] reader, userID, deviceID in
-                    // Checked again when the push runs: a host may have come, or gone, since the notification.
-                    let now = Int64(time(nil))
-                    return try reader.pushTarget(
-                        userID: userID, deviceID: deviceID, seenSince: now - sessionSettings.idleTimeoutSeconds,
-                        createdSince: now - sessionSettings.lifetimeSeconds)
+                tokenOf: { [sessionSettings] reader, userID, deviceID, notificationID in
+                    try NotificationPushes.token(
+                        reader, userID: userID, deviceID: deviceID, notificationID: notificationID, sessions: sessionSettings, at: Int64(time(nil)))
                 },
                 logger: { [logger] line in logger?.error("\(line)") })
             domains.push = NotificationPushes(push, sessions: sessionSettings, clock: domains.context.clock)

@@ -6,18 +6,39 @@ that has a token and no live host; on SQLite and on PostgreSQL
 (FLOWHOST_TEST_BACKEND=postgresql)."""
 
 import json
+import os
 import time
 import uuid
 
 import pytest
 
-from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate, store_rows, wait_until
+import conftest
+from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate, store_location, store_environment, store_rows, wait_until
 from flowhost_client import RPCError
+
+TOKENS = []
 
 
 def new_token():
     """A token shaped as FCM's: an instance id, a colon, a long base64url tail."""
-    return "c%s:APA91b%s_%s" % (uuid.uuid4().hex[:21], uuid.uuid4().hex, uuid.uuid4().hex)
+    token = "c%s:APA91b%s_%s" % (uuid.uuid4().hex[:21], uuid.uuid4().hex, uuid.uuid4().hex)
+    TOKENS.append(token)
+    return token
+
+
+@pytest.fixture(autouse=True)
+def tokens_never_shown():
+    """No test's host writes a token it was given to its stderr (logged at
+    the most verbose level), and no admin command shows one: the store and
+    push.command alone hold them."""
+    TOKENS.clear()
+    yield
+    leaks = []
+    for client in conftest.SPAWNED:
+        client.close()
+        leaks += ["stderr" for token in TOKENS if token in client.stderr_text()]
+    leaks += ["admin output" for output in conftest.ADMIN_OUTPUTS for token in TOKENS if token in output]
+    assert not leaks, "a push token where it must never be: %s" % sorted(set(leaks))
 
 
 class Pushes:
@@ -48,6 +69,16 @@ class Pushes:
 
     def messages(self):
         return [item for item in self.deployment.admin("outbox", "--all") if item["kind"] == "push"]
+
+    def admin_text(self, *args):
+        """An admin command's output for a terminal (no --json), kept for the check that no token shows."""
+        import subprocess
+        deployment = self.deployment
+        out = subprocess.run([deployment.bin, "admin"] + list(args) + ["--store", store_location(deployment.store), "--config", deployment.config],
+                             capture_output=True, text=True, timeout=60, env=dict(os.environ, **store_environment(deployment.store)))
+        assert out.returncode == 0, out.stderr
+        conftest.ADMIN_OUTPUTS.append(out.stdout + out.stderr)
+        return out.stdout
 
 
 @pytest.fixture
@@ -159,6 +190,9 @@ def test_a_device_with_a_token_and_no_live_host_is_pushed_the_id_and_subject_onl
     assert pushes.runs() == [("ok", {"outboxID": pushes.messages()[0]["id"]})]
     [message] = pushes.messages()
     assert "deliveredAt" in message
+    # For a terminal, the operator sees the push as one: its device and notification.
+    assert "#%d push: phone notification %s" % (message["id"], uuid_) in pushes.admin_text("outbox", "--all")
+    assert "phone" in pushes.admin_text("devices", "alice")
 
 
 def test_an_approval_request_is_pushed_without_its_verification_key(pushes):
@@ -285,10 +319,30 @@ def test_a_revoked_devices_token_is_removed_and_a_pending_push_is_never_sent(tmp
     laptop.close()
 
 
+def test_a_push_whose_notification_was_answered_before_its_retry_is_withdrawn(tmp_path, flowhost_bin, spawn):
+    """The first run for the "new device added" notice fails; the user
+    answers the notice on the new device before the retry, which then sends
+    nothing: a push would announce what the app can no longer show."""
+    pushes = Pushes(tmp_path, flowhost_bin, spawn, script="cat >> \"$PUSHED\"\nexit 3\n", timeoutSeconds=2, attempts=3)
+    with_token(pushes.deployment)
+    laptop = join(pushes.deployment, "alice", "laptop")
+    assert wait_until(lambda: len(pushes.runs()) == 1, timeout=15)
+    laptop.request("getNotifications", [0, "", 1, "", ""])
+    [item] = laptop.wait_event("onGetNotifications")["params"]["notificationResponse"]["notifications"]
+    laptop.request("updateNotification", [item["notification_uuid"], "ok"])
+    laptop.wait_event("onUpdateNotification")
+    assert wait_until(lambda: len(pushes.runs()) == 2, timeout=30), pushes.runs()
+    assert [outcome for outcome, _ in pushes.runs()] == ["failed", "withdrawn"]
+    assert len(pushes.sent()) == 1, "the answered notification was pushed again"
+    laptop.close()
+
+
 def test_a_deleted_devices_token_is_removed_and_never_pushed(pushes):
     """The user's own deletion (updateDeviceDetails Delete, after step-up) removes the token as the operator's revocation does."""
     token, _ = with_token(pushes.deployment)
     laptop = join(pushes.deployment, "alice", "laptop")
+    # The phone's push of the "new device added" notice has run (before the deletion, not racing it).
+    assert wait_until(lambda: len(pushes.runs()) == 1, timeout=15)
     laptop_token = new_token()
     laptop.request("setDeviceToken", [laptop_token])
     laptop.request("getRegisteredDeviceDetails", ["alice"])
