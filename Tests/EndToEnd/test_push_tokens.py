@@ -170,7 +170,8 @@ def test_set_device_token_before_login_is_refused(pushes):
 def test_a_token_that_breaks_the_rules_is_refused_naming_it(pushes):
     phone = logged_in(pushes.deployment)
     for bad in ["short", "x" * 4097, "spaces are not in tokens at all", "fcm:APA91b<script>alert(1)</script>", "tok\u00e9n-0123456789abcdef",
-                "line\nbreak-0123456789abcdef"]:
+                "line\nbreak-0123456789abcdef", "$(touch pwned)-0123456789abcdef", "`id`;rm-0123456789abcdef",
+                "'quoted'|0123456789abcdef&"]:
         with pytest.raises(RPCError) as refused:
             phone.request("setDeviceToken", [bad])
         assert refused.value.code == -32602 and refused.value.data["field"] == "token", bad
