@@ -3,7 +3,7 @@ import FlowHostSDK
 extension StepUpFlow {
     static var declaration: FlowDeclaration {
         FlowDeclaration(
-            name: "step-up", version: "1.3.0",
+            name: "step-up", version: "1.4.0",
             methods: [
                 FlowMethod(
                     "getNotifications", summary: "The logged-in user's active notifications; onGetNotifications follows.",
@@ -38,6 +38,15 @@ extension StepUpFlow {
                         FlowParam("userID", .string, format: .userID),
                         FlowParam("devicesJson", .string, description: "The SDK's JSON text {device: [...]}: exactly one device with status Update (and its new devName) or Delete."),
                     ], startsDialogue: true),
+                FlowMethod(
+                    "setDeviceToken",
+                    summary: "Records the logged-in device's push token (FCM or APNs), replacing the one it had; the result is null and no event follows (the SDK's call is void).",
+                    params: [
+                        FlowParam(
+                            "token", .string,
+                            description: "The token as the platform gave it: 16 to 4096 ASCII letters, digits and - _ : . + / = (else -32602 naming token).",
+                            secret: true)
+                    ]),
                 SDKAnswers.setPassword,
             ],
             events: [
@@ -71,6 +80,7 @@ extension StepUpFlow {
             uses: [
                 "stepup.authenticate", "notifications.list", "notifications.history", "notifications.check", "notifications.answer",
                 "credentials.userState", "device.prove", "password.stepUp", "session.reauthenticate", "audit.record", "devices.list", "devices.update",
+                "push.setToken",
             ],
             reads: ["notifications.created"])
     }

@@ -3,7 +3,8 @@ import FlowJSON
 import FlowHostServiceTypes
 
 /// The `step-up` flow: notifications for the logged-in user (list, history,
-/// answer), the user's own devices (list, rename, delete), and re-authentication as a service other flows call
+/// answer), the user's own devices (list, rename, delete), the device's push
+/// token, and re-authentication as a service other flows call
 /// (`stepup.authenticate`) before a sensitive action.
 ///
 /// Touched only on the host's loop thread. Everything durable (the
@@ -51,6 +52,7 @@ final class StepUpFlow: ServingFlow {
         case "getRegisteredDeviceDetails": try getRegisteredDeviceDetails(try params.requiredString("userID"))
         case "updateDeviceDetails":
             try updateDeviceDetails(try params.requiredString("userID"), devicesJson: try params.requiredString("devicesJson"))
+        case "setDeviceToken": try setDeviceToken(try params.requiredString("token"))
         case "setPassword": try setPassword(try params.requiredString("password"), mode: try params.requiredInt("challengeMode"))
         default: throw FlowHostError.methodNotFound
         }

@@ -9,6 +9,8 @@ public enum CredentialsSchema {
     public static func register(in migrator: inout SchemaMigrator) {
         // Passwords and codes belong to users; every step is audited.
         AuditSchema.register(in: &migrator)
+        // A device's revocation removes its push token.
+        PushTokensSchema.register(in: &migrator)
         migrator.registerBaseline(
             "credentials/v4-passwords-and-codes",
             sqlite: """

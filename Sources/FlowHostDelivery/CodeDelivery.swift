@@ -62,14 +62,21 @@ public struct OutboxDelivery: CodeDelivery {
             OutboxMessage(userID: message.userID, kind: Self.codeKind, sealedBody: seal(body, userID: message.userID), createdAt: now))
     }
 
-    /// The outbox kinds: a code for its user, an audit row for `events.command`.
+    /// The outbox kinds: a code for its user, an audit row for `events.command`,
+    /// a notification's push for `push.command`.
     public static let codeKind = "activation-code"
     public static let eventKind = "audit-event"
+    public static let pushKind = "push"
 
     /// Seals an audit event (`AuditEventDelivery`) into the outbox in the
     /// caller's transaction; returns its id. `userID` is "" for a row that names no user.
     func enqueueEvent(_ body: [UInt8], userID: String, in transaction: any StoreWriter, at now: Int64) throws -> Int64 {
-        try transaction.enqueue(OutboxMessage(userID: userID, kind: Self.eventKind, sealedBody: seal(body, userID: userID), createdAt: now))
+        try enqueueSealed(body, kind: Self.eventKind, userID: userID, in: transaction, at: now)
+    }
+
+    /// Seals `body` as a message of `kind` for `userID` in the caller's transaction; returns its id.
+    func enqueueSealed(_ body: [UInt8], kind: String, userID: String, in transaction: any StoreWriter, at now: Int64) throws -> Int64 {
+        try transaction.enqueue(OutboxMessage(userID: userID, kind: kind, sealedBody: seal(body, userID: userID), createdAt: now))
     }
 
     /// The operator reads the outbox (`flowhost admin outbox`): nothing to start.

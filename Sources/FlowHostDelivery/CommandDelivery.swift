@@ -67,6 +67,10 @@ final class DeliveryWorker: @unchecked Sendable {
     /// (a host that exits soon after waits for it: `drain`); otherwise first
     /// after a wake-up or its first look, a few seconds in.
     let scansAtStart: Bool
+    /// Turns an opened message into the command's input when it runs, or
+    /// nil when it is no longer to be sent (a push whose device lost its
+    /// token, or has a live host); without it the message goes as it was sealed.
+    let prepare: (@Sendable (OutboxMessage, [UInt8], any StoreReader) throws -> [UInt8]?)?
     private let lock = Lock()
     private var queued: [Int64] = []
     /// The worker has taken work and not finished it yet.
@@ -75,9 +79,11 @@ final class DeliveryWorker: @unchecked Sendable {
 
     init(
         argv: [String], kind: String, auditAction: String, outbox: OutboxDelivery, openStore: @escaping @Sendable () throws -> any FlowStore,
-        timeoutSeconds: Int, attempts: Int, scansAtStart: Bool = false, logger: @escaping @Sendable (String) -> Void
+        timeoutSeconds: Int, attempts: Int, scansAtStart: Bool = false,
+        prepare: (@Sendable (OutboxMessage, [UInt8], any StoreReader) throws -> [UInt8]?)? = nil, logger: @escaping @Sendable (String) -> Void
     ) {
         self.scansAtStart = scansAtStart
+        self.prepare = prepare
         self.argv = argv
         self.kind = kind
         self.auditAction = auditAction
@@ -183,11 +189,20 @@ final class DeliveryWorker: @unchecked Sendable {
             return
         }
         guard let message = claimed else { return }  // delivered, leased by another host, or not due yet
-        let failure: String?
+        var failure: String?
+        var withdrawn = false
         do {
             var body = try outbox.openBytes(message)
-            body.append(UInt8(ascii: "\n"))
-            failure = runCommand(input: &body)
+            if let prepare {
+                let prepared = try store.read { [body] in try prepare(message, body, $0) }
+                SecureRandom.wipe(&body)
+                withdrawn = prepared == nil
+                body = prepared ?? []
+            }
+            if !withdrawn {
+                body.append(UInt8(ascii: "\n"))
+                failure = runCommand(input: &body)
+            }
             SecureRandom.wipe(&body)
         } catch {
             failure = "\(error)"
@@ -197,7 +212,14 @@ final class DeliveryWorker: @unchecked Sendable {
         let recordedUser = message.userID.isEmpty ? nil : message.userID
         do {
             try store.write { tx in
-                if let failure {
+                if withdrawn {
+                    // Nothing to run, ever: finished, and said so (the command did not run).
+                    try tx.recordDeliveryFailure(outboxID: id, at: finished, reason: Self.withdrawnReason, retryAt: nil)
+                    try tx.append(
+                        AuditEntry(
+                            at: finished, userID: recordedUser, deviceID: nil, action: auditAction, outcome: "withdrawn",
+                            detail: "{\"outboxID\":\(id)}"))
+                } else if let failure {
                     let tried = message.attempts + 1
                     let retryAt: Int64? = tried < attempts ? finished + Int64(5 << min(tried - 1, 6)) : nil
                     try tx.recordDeliveryFailure(outboxID: id, at: finished, reason: failure, retryAt: retryAt)
@@ -218,6 +240,9 @@ final class DeliveryWorker: @unchecked Sendable {
         }
         if let failure { logger("delivery of outbox message #\(id) failed: \(failure)") }
     }
+
+    /// The outbox row's reason for a message `prepare` withdrew.
+    static let withdrawnReason = "withdrawn: nothing to send any more"
 
     /// Runs the command once with `input` on its stdin; nil on success, else why not.
     ///

@@ -41,6 +41,11 @@ extension StoreWriter {
             + run("DELETE FROM outbox WHERE failed_at < ?", [.integer(before)])
     }
 
+    /// A message not to be run before `until` (its first run, uncounted).
+    public func postponeOutboxMessage(id: Int64, until: Int64) throws {
+        try run("UPDATE outbox SET next_attempt_at = ? WHERE id = ?", [.integer(until), .integer(id)])
+    }
+
     public func markDelivered(outboxID: Int64, at: Int64) throws {
         try run("UPDATE outbox SET delivered_at = ?, lease_until = NULL WHERE id = ?", [.integer(at), .integer(outboxID)])
     }

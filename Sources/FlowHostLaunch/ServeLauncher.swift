@@ -1,5 +1,6 @@
 import CFlowHostSystem
 import FlowHostCore
+import FlowHostCredentials
 import FlowHostDelivery
 import FlowHostServices
 import JSONRPC
@@ -31,6 +32,7 @@ public enum ServeLauncher {
         do { frameFD = try StdoutGuard.engage() } catch { throw Failure(error: error, framesDescriptor: -1) }
         let engine: HostEngine
         let events: AuditEventDelivery?
+        let pushes: PushDelivery?
         do {
             let host = arguments.host
             var storage = arguments.storage
@@ -52,6 +54,7 @@ public enum ServeLauncher {
             let settings = try HostSettings(validating: configuration)
             let (domains, feedWake) = try storage.domainsRinging(settings, logger: logger, deliver: true)
             events = domains.context.audit.events.sink as? AuditEventDelivery
+            pushes = (domains.push as? NotificationPushes)?.delivery
             HostModules.register(
                 domains, feedWake: feedWake, keyring: try storage.keyring(), issuer: try storage.issuer(store: domains.context.store),
                 retention: settings.retention, approvals: settings.approvals, webauthn: settings.webauthn, in: engine)
@@ -63,6 +66,7 @@ public enum ServeLauncher {
         engine.destroyPlugins()
         // A socket-activated host exits when its client leaves: the events it woke run first.
         events?.drain()
+        pushes?.drain()
         return status
     }
 }

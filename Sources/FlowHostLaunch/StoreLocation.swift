@@ -8,6 +8,12 @@ import FlowHostSessions
 import FlowHostStore
 import Logging
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where the store is, and the host's own files beside it (the outbox key,
 /// the issuer key, the device keyring): for the host and the admin commands.
 public struct StoreLocation: Equatable, Sendable {
@@ -92,7 +98,8 @@ public struct StoreLocation: Equatable, Sendable {
     /// command, its worker starts at the host's first audit row when
     /// `deliver` is set (the host drains it before it exits); otherwise (an
     /// admin command) its events wait in the outbox until the command runs
-    /// them (`AuditEventDelivery.runEnqueued`).
+    /// them (`AuditEventDelivery.runEnqueued`). With a push command, the
+    /// same holds for the pushes of the notifications made (`PushDelivery`).
     public func domains(_ parsed: HostSettings, logger: Logger? = nil, deliver: Bool = false) throws -> HostDomains {
         try domainsRinging(parsed, logger: logger, deliver: deliver).domains
     }
@@ -115,11 +122,21 @@ public struct StoreLocation: Equatable, Sendable {
         } else {
             delivery = try outbox()
         }
-        let domains = HostDomains(store: store, credentials: settings, sessions: sessionSettings, delivery: delivery)
+        var domains = HostDomains(store: store, credentials: settings, sessions: sessionSettings, delivery: delivery)
         if let command = parsed.events.command {
             domains.context.audit.events.sink = AuditEventDelivery(
                 settings: parsed.events, argv: command, outbox: try outbox(), store: store, time: ISOTime.string, runsHere: deliver,
                 logger: { [logger] line in logger?.error("\(line)") })
+        }
+        if let command = parsed.push.command {
+            let push = PushDelivery(
+                settings: parsed.push, argv: command, outbox: try outbox(), store: store, runsHere: deliver,
+                tokenOf: { [sessionSettings] reader, userID, deviceID, notificationID in
+                    try NotificationPushes.token(
+                        reader, userID: userID, deviceID: deviceID, notificationID: notificationID, sessions: sessionSettings, at: Int64(time(nil)))
+                },
+                logger: { [logger] line in logger?.error("\(line)") })
+            domains.push = NotificationPushes(push, sessions: sessionSettings, clock: domains.context.clock)
         }
         // An operator's block ends sessions through the feed: hosts learn at once.
         let wake = try feedWake(store: store, logger: logger)

@@ -34,6 +34,8 @@ public final class NotificationService {
 
     /// Limits on device-approval requests (`ApprovalLimits`).
     public var approvalLimits = ApprovalLimits()
+    /// Told of each notification made, in its transaction (`push.command`); nil: no pushes.
+    public var push: (any NotificationPushSink)?
     public static let approvalKind = "device-approval"
 
     public static let createdTopic = "notifications.created"
@@ -75,10 +77,11 @@ public final class NotificationService {
                     return refusal
                 }
             }
-            try tx.insert(
-                NotificationRecord(
-                    uuid: uuid, userID: userID, body: body.serialized(), actions: actionList.serialized(), kind: kind,
-                    context: context?.serialized(), createdAt: now, expiresAt: now + expiresInSeconds))
+            let record = NotificationRecord(
+                uuid: uuid, userID: userID, body: body.serialized(), actions: actionList.serialized(), kind: kind,
+                context: context?.serialized(), createdAt: now, expiresAt: now + expiresInSeconds)
+            try tx.insert(record)
+            try push?.created(record, subject: subject, message: message, in: tx)
             try audit.row(tx, userID, nil, "notification.create", "ok", ["uuid": .string(uuid), "kind": .string(kind)])
             let notice: JSON = ["userID": .string(userID), "uuid": .string(uuid), "kind": .string(kind)]
             try tx.appendFeedEvent(topic: Self.createdTopic, payload: notice.serialized(), at: now)

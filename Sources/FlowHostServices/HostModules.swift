@@ -15,7 +15,7 @@ public enum HostModules {
     /// The config sections the modules own (each module parses its own).
     public static let configSections: Set<String> = CredentialSettings.configKeys.union([
         SessionSettings.configKey, DeliverySettings.configKey, EventSettings.configKey, RetentionSettings.configKey, ApprovalLimits.configKey,
-        WebAuthnSettings.configKey,
+        WebAuthnSettings.configKey, PushSettings.configKey,
     ])
 
     public static func register(
@@ -25,7 +25,7 @@ public enum HostModules {
     ) {
         let (context, credentials, sessions) = (domains.context, domains.credentials, domains.sessions)
         if let feedWake { context.ringFeed = { feedWake.ring() } }
-        let notifications = NotificationService(context)
+        let notifications = domains.notifications()
         notifications.approvalLimits = approvals
         CredentialsModule.register(credentials, store: context.store, keyring: keyring, in: engine)
         NewDevicesModule.register(AdditionalDeviceActivation(credentials), notifications: notifications, in: engine)
@@ -35,6 +35,7 @@ public enum HostModules {
         SignaturesModule.register(DataSignatures(context, issuer: issuer), keyring: keyring, webauthn: webauthn, in: engine)
         DevicesModule.register(credentials.devices, keyring: keyring, webauthn: webauthn, in: engine)
         UserDevicesModule.register(UserDevices(credentials), keyring: keyring, in: engine)
+        PushTokensModule.register(PushTokens(credentials), in: engine)
         SessionsModule.register(credentials, sessions: sessions, issuer: issuer, in: engine)
         AuditModule.register(context.audit, store: context.store, in: engine)
         RecordsModule.register(context.store, in: engine)

@@ -12,6 +12,7 @@ public struct HostSettings {
     public var sessions: SessionSettings
     public var delivery: DeliverySettings
     public var events: EventSettings
+    public var push: PushSettings
     public var retention: RetentionSettings
     public var approvals: ApprovalLimits
     /// Nil without the section: no WebAuthn device can be activated.
@@ -24,6 +25,7 @@ public struct HostSettings {
         sessions = try SessionSettings.parse(sections[SessionSettings.configKey])
         delivery = try DeliverySettings.parse(sections[DeliverySettings.configKey])
         events = try EventSettings.parse(sections[EventSettings.configKey])
+        push = try PushSettings.parse(sections[PushSettings.configKey])
         retention = try RetentionSettings.parse(sections[RetentionSettings.configKey])
         approvals = try ApprovalLimits.parse(sections[ApprovalLimits.configKey])
         webauthn = try WebAuthnSettings.parse(sections[WebAuthnSettings.configKey])

@@ -24,6 +24,10 @@ extension Admin {
                 let keys = try options.store().read { tx in
                     try devices.map { try tx.deviceKey(userID: userID, deviceID: $0.deviceID) }
                 }
+                var pushTokens: [String: String] = [:]
+                try options.store().read { tx in
+                    for device in devices { pushTokens[device.deviceID] = try tx.pushToken(userID: userID, deviceID: device.deviceID) }
+                }
                 // The cooling period the user sees (deleted devices are not listed to them, but count).
                 let coolingEnd = try UserDevices(options.domains().credentials).list(userID).coolingPeriodEnd ?? 0
                 let value = JSON.array(
@@ -38,6 +42,8 @@ extension Admin {
                         entry["keyAlgorithm"] = .optional(key?.algorithm, JSON.string)
                         entry["keyCreatedTs"] = .optional(key.map { isoTime($0.createdAt) }, JSON.string)
                         entry["keyRevokedTs"] = .optional(key?.revokedAt.map(isoTime), JSON.string)
+                        // Whether setDeviceToken gave one: its fingerprint, never the token.
+                        entry["pushToken"] = .optional(pushTokens[device.deviceID].map(PushTokens.fingerprint), JSON.string)
                         // A WebAuthn device's credential: what the authenticator said of it (never trusted beyond that).
                         if let credential = key?.webauthn {
                             entry["webauthn"] = [

@@ -33,7 +33,7 @@ extension Admin {
             }
             try adminRun {
                 // The context rings the feed: hosts where the user is logged in learn at once.
-                let service = NotificationService(try options.domains().context)
+                let service = try options.domains().notifications()
                 do {
                     let uuid = try service.create(
                         userID: userID, subject: subject, message: message, actions: actions, expiresInSeconds: expiresIn)

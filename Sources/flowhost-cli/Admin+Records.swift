@@ -42,6 +42,10 @@ extension Admin {
                 }
                 options.emit(opened) {
                     TerminalText(lines: opened.elements.map {
+                        if $0["kind"]?.stringValue == OutboxDelivery.pushKind {
+                            // A push for push.command: its device and notification (the token is not in it).
+                            return "#\($0["id"]!.intValue!) push: \($0["deviceID"]?.stringValue ?? "") notification \($0["notificationID"]?.stringValue ?? "")"
+                        }
                         guard let code = $0["activationCode"]?.stringValue else {
                             // An event for events.command: its audit row.
                             return "#\($0["id"]!.intValue!) event: seq \($0["seq"]?.intValue ?? 0) \($0["action"]?.stringValue ?? "")"

@@ -42,6 +42,7 @@ struct AdminOptions: ParsableArguments {
         } ?? HostConfiguration()
         let domains = try storage.domains(try HostSettings.validated(configuration))
         if let events = domains.context.audit.events.sink as? AuditEventDelivery { AdminEvents.add(events) }
+        if let pushes = domains.push as? NotificationPushes { AdminEvents.add(pushes.delivery) }
         return domains
     }
 
@@ -78,7 +79,7 @@ func adminRun(_ body: () throws -> Void) throws {
     }
 }
 
-/// The config's `events.command` deliveries of this admin command, one per
+/// The config's `events.command` (and `push.command`) deliveries of this admin command, one per
 /// `domains()` it opened: the events each enqueued run before the command
 /// exits, and only those (a read-only command runs none).
 enum AdminEvents {
@@ -87,12 +88,17 @@ enum AdminEvents {
     /// call more than once and through several helpers. `nonisolated(unsafe)`:
     /// an admin command runs on the main thread alone.
     nonisolated(unsafe) private static var deliveries: [AuditEventDelivery] = []
+    /// The `push.command` deliveries, alike.
+    nonisolated(unsafe) private static var pushes: [PushDelivery] = []
 
     static func add(_ delivery: AuditEventDelivery) { deliveries.append(delivery) }
+
+    static func add(_ delivery: PushDelivery) { pushes.append(delivery) }
 
     /// Runs what each delivery enqueued (each once; a failure waits for a host's worker).
     static func runEnqueued() {
         for delivery in deliveries { delivery.runEnqueued() }
+        for delivery in pushes { delivery.runEnqueued() }
     }
 }
 

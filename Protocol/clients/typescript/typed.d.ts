@@ -95,6 +95,11 @@ export interface SetDeviceNameParams {
   deviceName: string;
 }
 
+/** Records the logged-in device's push token (FCM or APNs), replacing the one it had; the result is null and no event follows (the SDK's call is void). */
+export interface SetDeviceTokenParams {
+  token: string;
+}
+
 /** Answers getPassword (the challengeMode it was asked with). */
 export interface SetPasswordParams {
   password: string;
@@ -163,6 +168,7 @@ export interface TypedRequests {
   rpcDiscover(params?: undefined, options?: RequestOptions): Promise<unknown>;
   setActivationCode(params: SetActivationCodeParams, options?: RequestOptions): Promise<unknown>;
   setDeviceName(params: SetDeviceNameParams, options?: RequestOptions): Promise<unknown>;
+  setDeviceToken(params: SetDeviceTokenParams, options?: RequestOptions): Promise<unknown>;
   setPassword(params: SetPasswordParams, options?: RequestOptions): Promise<unknown>;
   setUser(params: SetUserParams, options?: RequestOptions): Promise<unknown>;
   setUserConsentForLDA(params: SetUserConsentForLDAParams, options?: RequestOptions): Promise<unknown>;

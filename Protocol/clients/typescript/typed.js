@@ -26,6 +26,7 @@ const METHODS = {
   "rpcDiscover": "rpc.discover",
   "setActivationCode": "setActivationCode",
   "setDeviceName": "setDeviceName",
+  "setDeviceToken": "setDeviceToken",
   "setPassword": "setPassword",
   "setUser": "setUser",
   "setUserConsentForLDA": "setUserConsentForLDA",

@@ -194,6 +194,14 @@ extension FlowHostClient {
         return try await request("setDeviceName", .object(params), timeout: timeout)
     }
 
+    /// Records the logged-in device's push token (FCM or APNs), replacing the one it had; the result is null and no event follows (the SDK's call is void).
+    @discardableResult
+    public func setDeviceToken(token: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {
+        var params: [String: JSONValue] = [:]
+        params["token"] = .string(token)
+        return try await request("setDeviceToken", .object(params), timeout: timeout)
+    }
+
     /// Answers getPassword (the challengeMode it was asked with).
     @discardableResult
     public func setPassword(password: String, challengeMode: Int64, timeout: Duration = .seconds(10)) async throws -> JSONValue {

@@ -357,6 +357,16 @@ extension Services.PasswordVerify: DeclaredService {
     }
 }
 
+extension Services.PushSetToken: DeclaredService {
+    static var paramSpecs: [ParamSpec] {
+        [
+            ParamSpec(name: "userID", type: .string, format: .userID),
+            ParamSpec(name: "deviceID", type: .string),
+            ParamSpec(name: "token", type: .string),
+        ]
+    }
+}
+
 extension Services.RecordsApply: DeclaredService {
     static var paramSpecs: [ParamSpec] {
         [

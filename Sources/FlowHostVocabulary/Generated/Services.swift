@@ -42,6 +42,7 @@ public enum Services {
         "password.stepUp",
         "password.update",
         "password.verify",
+        "push.setToken",
         "records.apply",
         "records.get",
         "records.list",

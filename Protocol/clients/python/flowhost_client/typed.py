@@ -153,6 +153,11 @@ class TypedRequests:
         params = {"deviceName": deviceName}
         return self.request("setDeviceName", params, timeout=timeout)
 
+    def set_device_token(self, token: str, timeout: float = 10.0) -> Any:
+        """Records the logged-in device's push token (FCM or APNs), replacing the one it had; the result is null and no event follows (the SDK's call is void)."""
+        params = {"token": token}
+        return self.request("setDeviceToken", params, timeout=timeout)
+
     def set_password(self, password: str, challengeMode: int, timeout: float = 10.0) -> Any:
         """Answers getPassword (the challengeMode it was asked with)."""
         params = {"password": password, "challengeMode": challengeMode}
