@@ -27,7 +27,7 @@ extension DataSigningFlow {
                 signing = nil  // reset: nothing signed, nothing to say
             case .failure(let error):
                 host.log(.error, "stepup.authenticate failed: \(error.message)")
-                report(status: SDKCode.serverFailed, message: "The authentication failed on the server side.", error: Self.authenticationFailed)
+                report(status: SDKCode.serverFailed, message: host.text("The authentication failed on the server side.", in: "data-signing"), error: Self.authenticationFailed)
             case .success(let result):
                 authenticated(result)
             }
@@ -53,23 +53,23 @@ extension DataSigningFlow {
         case .authenticated(let verifiedBy):
             sign(verifiedBy: verifiedBy)
         case .exhausted:
-            report(status: status, message: "Too many wrong attempts: you are logged off; nothing was signed.", error: Self.authenticationFailed)
+            report(status: status, message: host.text("Too many wrong attempts: you are logged off; nothing was signed.", in: "data-signing"), error: Self.authenticationFailed)
         case .expired:
-            report(status: status, message: "Your password has expired: you are logged off; nothing was signed.", error: Self.authenticationFailed)
+            report(status: status, message: host.text("Your password has expired: you are logged off; nothing was signed.", in: "data-signing"), error: Self.authenticationFailed)
         case .ldaCancelled:
-            report(status: status, message: "Local device authentication was cancelled; nothing was signed.", error: Self.cancelledByUser)
+            report(status: status, message: host.text("Local device authentication was cancelled; nothing was signed.", in: "data-signing"), error: Self.cancelledByUser)
         case .cancelled:
-            report(status: status, message: "The authentication expired unanswered; nothing was signed.", error: Self.cancelledByUser)
+            report(status: status, message: host.text("The authentication expired unanswered; nothing was signed.", in: "data-signing"), error: Self.cancelledByUser)
         case .refused:
-            report(status: status, message: "This device could not prove who you are.", error: Self.authenticationFailed)
+            report(status: status, message: host.text("This device could not prove who you are.", in: "data-signing"), error: Self.authenticationFailed)
         case .biometricUnavailable:
-            report(status: status, message: "No server biometric is available to this client; nothing was signed.", error: Self.notSupported)
+            report(status: status, message: host.text("No server biometric is available to this client; nothing was signed.", in: "data-signing"), error: Self.notSupported)
         case .biometricCancelled:
-            report(status: status, message: "The biometric capture was cancelled; nothing was signed.", error: Self.cancelledByUser)
+            report(status: status, message: host.text("The biometric capture was cancelled; nothing was signed.", in: "data-signing"), error: Self.cancelledByUser)
         case .biometricFailed:
-            report(status: status, message: "The server biometric did not match; nothing was signed.", error: Self.authenticationFailed)
+            report(status: status, message: host.text("The server biometric did not match; nothing was signed.", in: "data-signing"), error: Self.authenticationFailed)
         case .unknown:
-            report(status: status, message: "The authentication failed on the server side.", error: Self.authenticationFailed)
+            report(status: status, message: host.text("The authentication failed on the server side.", in: "data-signing"), error: Self.authenticationFailed)
         }
     }
 
@@ -85,14 +85,14 @@ extension DataSigningFlow {
                 report(
                     status: SDKCode.success, message: "Success", signed: (id: id, payloadSignature: signature, receipt: receipt), verifiedBy: verifiedBy)
             case .success(.noKey):
-                report(status: SDKCode.deviceNotRegistered, message: "This device has no usable key; activate it again.", error: Self.authenticationFailed)
+                report(status: SDKCode.deviceNotRegistered, message: host.text("This device has no usable key; activate it again.", in: "data-signing"), error: Self.authenticationFailed)
             case .success(.notSigned):
-                report(status: SDKCode.success, message: "The device did not sign; nothing was signed.", error: Self.cancelledByUser)
+                report(status: SDKCode.success, message: host.text("The device did not sign; nothing was signed.", in: "data-signing"), error: Self.cancelledByUser)
             case .failure(let error) where error.isCancellation:
                 signing = nil
             case .failure(let error):
                 host.log(.error, "signatures.sign failed: \(error.message)")
-                report(status: SDKCode.serverFailed, message: "The signature could not be made.", error: Self.authenticationFailed)
+                report(status: SDKCode.serverFailed, message: host.text("The signature could not be made.", in: "data-signing"), error: Self.authenticationFailed)
             }
         }
     }

@@ -38,7 +38,7 @@ extension DeviceActivationFlow {
         case .wrong(let attemptsLeft):
             askForCode(
                 current, verificationKey: verificationKey, attemptsLeft: .int(attemptsLeft), status: SDKCode.activationCodeFailed,
-                message: "Invalid activation code.")
+                message: host.text("Invalid activation code.", in: "device-activation"))
         case .expired:
             stop(SDKCode.activationCodeFailed, "The code no longer works; ask for a new one.")
         case .refused(let status, _): refused(status: status)

@@ -102,7 +102,7 @@ final class DeviceActivationFlow: ServingFlow {
     }
 
     func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? {
-        guard let current = joining else { throw FlowHostError(.notAllowedNow, message: "no device activation in progress") }
+        guard let current = joining else { throw FlowHostError(.notAllowedNow, message: host.text("no device activation in progress", in: "device-activation")) }
         switch (method, current.stage) {
         case ("performVerifyAuth", .choosing):
             if try params.requiredBool("verifyAuthStatus") { try askForApproval(current) } else { stop(SDKCode.success, "Adding this device was cancelled.") }
@@ -128,7 +128,7 @@ final class DeviceActivationFlow: ServingFlow {
         case ("setPassword", .awaitingExpiredUpdate):
             throw FlowHostError.sdk(SDKCode.invalidArguments, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
         default:
-            throw FlowHostError(.notAllowedNow, message: "not expected now")
+            throw FlowHostError(.notAllowedNow, message: host.text("not expected now", in: "device-activation"))
         }
         return nil
     }

@@ -48,7 +48,7 @@ extension LDAToggleFlow {
                 toggle = nil  // abandoned by a reset: nothing changed, nothing to say
             case .failure(let error):
                 host.log(.error, "stepup.authenticate failed: \(error.message)")
-                report(status: SDKCode.serverFailed, message: "The verification failed on the server side; nothing changed.")
+                report(status: SDKCode.serverFailed, message: host.text("The verification failed on the server side; nothing changed.", in: "lda-toggle"))
             case .success(let result):
                 verified(current, result)
             }
@@ -62,14 +62,14 @@ extension LDAToggleFlow {
         case .authenticated:
             // Seed 003: enabling asks for consent (16); disabling sets a new password (14).
             if current.enable { askForConsent(current) } else { askForNewPassword(current) }
-        case .exhausted: report(status: status, message: "Too many wrong attempts: you are logged off.")
-        case .expired: report(status: status, message: "Your password has expired: you are logged off.")
+        case .exhausted: report(status: status, message: host.text("Too many wrong attempts: you are logged off.", in: "lda-toggle"))
+        case .expired: report(status: status, message: host.text("Your password has expired: you are logged off.", in: "lda-toggle"))
         case .ldaCancelled:
-            report(status: status, message: "Local device authentication was cancelled; nothing changed.", error: Self.cancelledByUser)
-        case .refused: report(status: status, message: "This device could not prove who you are; nothing changed.")
-        case .cancelled: report(status: status, message: "The verification expired unanswered; nothing changed.")
+            report(status: status, message: host.text("Local device authentication was cancelled; nothing changed.", in: "lda-toggle"), error: Self.cancelledByUser)
+        case .refused: report(status: status, message: host.text("This device could not prove who you are; nothing changed.", in: "lda-toggle"))
+        case .cancelled: report(status: status, message: host.text("The verification expired unanswered; nothing changed.", in: "lda-toggle"))
         case .biometricUnavailable, .biometricCancelled, .biometricFailed, .unknown:
-            report(status: StepUpOutcome.unknown(nil).status, message: "The verification failed on the server side; nothing changed.")
+            report(status: StepUpOutcome.unknown(nil).status, message: host.text("The verification failed on the server side; nothing changed.", in: "lda-toggle"))
         }
     }
 
@@ -88,18 +88,18 @@ extension LDAToggleFlow {
     }
 
     func consent(_ enroll: Bool, type: Int) throws(FlowHostError) {
-        guard let current = toggle, current.stage == .awaitingConsent else { throw FlowHostError(.notAllowedNow, message: "not expected now") }
+        guard let current = toggle, current.stage == .awaitingConsent else { throw FlowHostError(.notAllowedNow, message: host.text("not expected now", in: "lda-toggle")) }
         guard type == current.ldaType else {
             throw FlowHostError.invalidParams(field: "authenticationType", reason: "the type asked about is \(current.ldaType)")
         }
         guard enroll else {
-            return report(status: SDKCode.success, message: "Consent was not given; nothing changed.", error: Self.cancelledByUser)
+            return report(status: SDKCode.success, message: host.text("Consent was not given; nothing changed.", in: "lda-toggle"), error: Self.cancelledByUser)
         }
         toggle?.stage = .checkingLDA
         current.dialogue.authenticateWithLDA(userID: current.userID, type: type, reason: .enroll) { [self] check in
             switch check {
             case .abandoned: toggle = nil
-            case .failed: report(status: SDKCode.success, message: "The LDA check was cancelled or failed; nothing changed.", error: Self.cancelledByUser)
+            case .failed: report(status: SDKCode.success, message: host.text("The LDA check was cancelled or failed; nothing changed.", in: "lda-toggle"), error: Self.cancelledByUser)
             case .passed:
                 change(Services.AuthenticatorsEnableLDA.service) { [self] () throws(FlowHostError) in
                     try host.call(Services.AuthenticatorsEnableLDA(userID: current.userID, deviceID: deviceID, ldaType: type))
@@ -116,18 +116,19 @@ extension LDAToggleFlow {
         }
     }
 
-    func askForNewPassword(_ current: Toggle, status: Int = SDKCode.success, message: String = "Success") {
+    func askForNewPassword(_ current: Toggle, status: Int = SDKCode.success, message: String = "Success", violations: JSON? = nil) {
         toggle?.stage = .awaitingNewPassword
         host.emit(
             "getPassword",
             SDKPayload.event(
                 status: status, message: message, workflow: Workflow.login, challengeInfo: [("RELID_PASSWORD_POLICY", host.passwordPolicy())],
-                fields: ["userID": .string(current.userID), "challengeMode": .int(ChallengeMode.setAfterLDADisable), "attemptsLeft": 0]))
+                fields: ["userID": .string(current.userID), "challengeMode": .int(ChallengeMode.setAfterLDADisable), "attemptsLeft": 0]
+            ).withPolicyViolations(violations))
     }
 
     func newPassword(_ password: String, mode: Int) throws(FlowHostError) {
         guard let current = toggle, current.stage == .awaitingNewPassword, mode == ChallengeMode.setAfterLDADisable else {
-            throw FlowHostError(.notAllowedNow, message: "not expected now")
+            throw FlowHostError(.notAllowedNow, message: host.text("not expected now", in: "lda-toggle"))
         }
         disable(current, newPassword: password)
     }
@@ -141,19 +142,22 @@ extension LDAToggleFlow {
         let outcome: Services.AuthenticatorsEnableLDAOutcome
         do throws(FlowHostError) { outcome = try call() } catch {
             host.log(.error, "\(service) failed: \(error.message)")
-            return report(status: SDKCode.serverFailed, message: "The change could not be made; nothing changed.")
+            return report(status: SDKCode.serverFailed, message: host.text("The change could not be made; nothing changed.", in: "lda-toggle"))
         }
         switch outcome {
         case .changed, .unchanged:
-            report(status: SDKCode.success, message: "LDA type \(current.ldaType) has been \(current.enable ? "enabled" : "disabled").")
+            report(status: SDKCode.success, message: current.enable
+                    ? host.text("LDA type {ldaType} has been enabled.", in: "lda-toggle", ["ldaType": String(current.ldaType)])
+                    : host.text("LDA type {ldaType} has been disabled.", in: "lda-toggle", ["ldaType": String(current.ldaType)]))
         case .passwordRequired:
             askForNewPassword(current)
-        case .policy(let problems):
-            askForNewPassword(current, status: SDKCode.passwordPolicyViolated, message: FlowHost.policyMessage(problems: problems))
+        case .policy(let problems, let violations):
+            let refusal = PolicyRefusal(problems: problems, violations: violations, host: host)
+            askForNewPassword(current, status: SDKCode.passwordPolicyViolated, message: refusal.message, violations: refusal.violations)
         case .reused:
-            askForNewPassword(current, status: SDKCode.passwordReused, message: FlowHost.reusedPasswordMessage)
+            askForNewPassword(current, status: SDKCode.passwordReused, message: host.reusedPasswordMessage)
         case .refused(let status, _):
-            report(status: status, message: "Your account no longer allows this change; nothing changed.")
+            report(status: status, message: host.text("Your account no longer allows this change; nothing changed.", in: "lda-toggle"))
         }
     }
 

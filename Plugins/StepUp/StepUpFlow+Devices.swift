@@ -75,7 +75,7 @@ extension StepUpFlow {
             case .failure(let error) where error.isCancellation: return  // abandoned: nothing changed, nothing said
             case .failure(let error):
                 host.log(.error, "stepup.authenticate failed: \(error.message)")
-                deviceUpdated(change.devUUID, status: SDKCode.serverFailed, message: "Step-up failed on the server side; nothing changed.")
+                deviceUpdated(change.devUUID, status: SDKCode.serverFailed, message: host.text("Step-up failed on the server side; nothing changed.", in: "step-up"))
             }
         }
     }
@@ -85,15 +85,15 @@ extension StepUpFlow {
         let status = outcome.status
         switch outcome {
         case .authenticated: return
-        case .exhausted: deviceUpdated(uuid, status: status, message: "Too many wrong attempts: you are logged off.")
-        case .expired: deviceUpdated(uuid, status: status, message: "Your password has expired: you are logged off.")
+        case .exhausted: deviceUpdated(uuid, status: status, message: host.text("Too many wrong attempts: you are logged off.", in: "step-up"))
+        case .expired: deviceUpdated(uuid, status: status, message: host.text("Your password has expired: you are logged off.", in: "step-up"))
         case .ldaCancelled:
-            deviceUpdated(uuid, status: status, message: "Local device authentication was cancelled; nothing changed.",
+            deviceUpdated(uuid, status: status, message: host.text("Local device authentication was cancelled; nothing changed.", in: "step-up"),
                           errorCode: SDKCode.ldaCancelledNoFallback, errorString: "LDA cancelled")
-        case .refused: deviceUpdated(uuid, status: status, message: "This device could not prove who you are; nothing changed.")
-        case .cancelled: deviceUpdated(uuid, status: status, message: "The step-up expired unanswered; nothing changed.")
+        case .refused: deviceUpdated(uuid, status: status, message: host.text("This device could not prove who you are; nothing changed.", in: "step-up"))
+        case .cancelled: deviceUpdated(uuid, status: status, message: host.text("The step-up expired unanswered; nothing changed.", in: "step-up"))
         case .biometricUnavailable, .biometricCancelled, .biometricFailed, .unknown:
-            deviceUpdated(uuid, status: StepUpOutcome.unknown(nil).status, message: "Step-up failed on the server side; nothing changed.")
+            deviceUpdated(uuid, status: StepUpOutcome.unknown(nil).status, message: host.text("Step-up failed on the server side; nothing changed.", in: "step-up"))
         }
     }
 
@@ -106,7 +106,7 @@ extension StepUpFlow {
     func applyDeviceChange(_ user: String, _ change: DeviceChange) {
         do { deviceUpdated(change.devUUID, try host.call(deviceUpdate(user, change)), deleted: change.delete) } catch {
             host.log(.error, "devices.update failed: \(error.message)")
-            deviceUpdated(change.devUUID, status: SDKCode.serverFailed, message: "The device could not be changed; nothing changed.")
+            deviceUpdated(change.devUUID, status: SDKCode.serverFailed, message: host.text("The device could not be changed; nothing changed.", in: "step-up"))
         }
     }
 
@@ -116,12 +116,12 @@ extension StepUpFlow {
         case .coolingPeriod(let until):
             deviceUpdated(
                 uuid, status: SDKCode.deviceCoolingPeriod,
-                message: "A device joined your account recently: devices cannot be changed until the cooling period ends.", coolingPeriodEnd: until)
-        case .unknownDevice: deviceUpdated(uuid, status: SDKCode.deviceUpdateFailed, message: "No such device is registered for you.")
+                message: host.text("A device joined your account recently: devices cannot be changed until the cooling period ends.", in: "step-up"), coolingPeriodEnd: until)
+        case .unknownDevice: deviceUpdated(uuid, status: SDKCode.deviceUpdateFailed, message: host.text("No such device is registered for you.", in: "step-up"))
         case .lastDevice:
             deviceUpdated(
                 uuid, status: SDKCode.deviceUpdateFailed,
-                message: "This is your only active device: deleting it would leave no way to log in. Activate another device first.")
+                message: host.text("This is your only active device: deleting it would leave no way to log in. Activate another device first.", in: "step-up"))
         }
     }
 

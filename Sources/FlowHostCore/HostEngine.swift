@@ -78,6 +78,14 @@ public final class HostEngine: ClientConnection {
     /// The published contract `rpc.discover` lays over the declarations, if
     /// one was found. Set before serving.
     public var publishedContract: PublishedContract?
+    /// The language messages are sent in (`setSDKLanguage`).
+    let language = HostLanguage()
+    /// Where message catalogs are (`<language>.po`): asked only when a
+    /// language other than English is set. Set before serving.
+    public var catalogFolders: () -> [String] {
+        get { language.catalogFolders }
+        set { language.catalogFolders = newValue }
+    }
 
     public init(options: Options = Options(), sink: FrameSink, logger: Logger, clock: any HostClock = SystemClock()) {
         self.options = options
@@ -89,6 +97,7 @@ public final class HostEngine: ClientConnection {
         self.hostTable = .allocate(capacity: 1)
         hostTable.initialize(to: HostFunctionTable.make())
         registerBuiltins()
+        registerLanguage()
     }
 
     deinit {
@@ -176,7 +185,7 @@ public final class HostEngine: ClientConnection {
         case .request(let id, let method, let params):
             switch dispatch(method: method, params: params) {
             case .success(let result): return .result(id: id, result: result)
-            case .failure(let error): return .error(id: id, error: error)
+            case .failure(let error): return .error(id: id, error: language.localized(error))
             }
         }
     }
