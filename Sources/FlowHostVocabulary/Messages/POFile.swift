@@ -9,6 +9,11 @@ public enum POFile {
         public let line: Int
         public let reason: String
         public var description: String { "line \(line): \(reason)" }
+
+        public init(line: Int, reason: String) {
+            self.line = line
+            self.reason = reason
+        }
     }
 
     /// The translated entries: an empty `msgstr` (not yet translated) and the
