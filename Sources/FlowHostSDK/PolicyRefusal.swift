@@ -37,7 +37,9 @@ public struct PolicyRefusal {
                 parts.append(problem)
             }
         }
-        message = host.text("The password does not meet the password policy: {problems}.", in: "policy", ["problems": parts.joined(separator: "; ")])
+        // The separator between two rules is the language's too (French puts a space before ";").
+        let separator = host.text("; ", in: "policy")
+        message = host.text("The password does not meet the password policy: {problems}.", in: "policy", ["problems": parts.joined(separator: separator)])
         self.violations = violations
     }
 }

@@ -325,7 +325,7 @@ export interface OnSessionTimeoutEvent {
   message: string;
 }
 
-/** `onSetLanguageResponse` */
+/** `onSetLanguageResponse`; status codes at status.statusCode: 100; error codes at error.longErrorCode: 0 */
 export interface OnSetLanguageResponseEvent {
   error: Record<string, unknown>;
   isFallback: boolean;

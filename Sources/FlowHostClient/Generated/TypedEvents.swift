@@ -140,6 +140,7 @@ public enum FlowHostEvent: Sendable {
         case "onGetNotificationsHistory": return params.value(at: "pArgs.response.StatusCode")?.intValue
         case "onGetRegistredDeviceDetails": return params.value(at: "pArgs.response.StatusCode")?.intValue
         case "onSessionExtensionResponse": return params.value(at: "status.statusCode")?.intValue
+        case "onSetLanguageResponse": return params.value(at: "status.statusCode")?.intValue
         case "onUpdateCredentialResponse": return params.value(at: "status.statusCode")?.intValue
         case "onUpdateDeviceDetails": return params.value(at: "pArgs.response.StatusCode")?.intValue
         case "onUpdateNotification": return params.value(at: "pArgs.response.StatusCode")?.intValue
@@ -163,6 +164,7 @@ public enum FlowHostEvent: Sendable {
         case "onGetNotificationsHistory": return [100]
         case "onGetRegistredDeviceDetails": return [100, 101]
         case "onSessionExtensionResponse": return [100]
+        case "onSetLanguageResponse": return [100]
         case "onUpdateCredentialResponse": return [100, 114, 121, 126, 138, 153]
         case "onUpdateDeviceDetails": return [100, 101, 110, 114, 116, 121, 126, 146, 153]
         case "onUpdateNotification": return [100, 110, 114, 121, 126, 153]
@@ -186,6 +188,7 @@ public enum FlowHostEvent: Sendable {
         case "onGetNotificationsHistory": return params.value(at: "error.longErrorCode")?.intValue
         case "onGetRegistredDeviceDetails": return params.value(at: "error.longErrorCode")?.intValue
         case "onSessionExtensionResponse": return params.value(at: "error.longErrorCode")?.intValue
+        case "onSetLanguageResponse": return params.value(at: "error.longErrorCode")?.intValue
         case "onUpdateCredentialResponse": return params.value(at: "error.longErrorCode")?.intValue
         case "onUpdateDeviceDetails": return params.value(at: "error.longErrorCode")?.intValue
         case "onUpdateNotification": return params.value(at: "error.longErrorCode")?.intValue
@@ -209,6 +212,7 @@ public enum FlowHostEvent: Sendable {
         case "onGetNotificationsHistory": return [0]
         case "onGetRegistredDeviceDetails": return [0]
         case "onSessionExtensionResponse": return [0]
+        case "onSetLanguageResponse": return [0]
         case "onUpdateCredentialResponse": return [0]
         case "onUpdateDeviceDetails": return [0, 131]
         case "onUpdateNotification": return [0, 131]

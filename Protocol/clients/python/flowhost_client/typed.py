@@ -647,7 +647,7 @@ class OnSessionTimeoutEvent(Event):
 class OnSetLanguageResponseEvent(Event):
     """`onSetLanguageResponse`."""
     name = 'onSetLanguageResponse'
-    STATUS = None
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'status.statusCode'}
 
     @property
     def error(self) -> Optional[dict]:
