@@ -1,5 +1,5 @@
 /*
- * flowhost_plugin.h — the FlowHost plugin ABI, version 1.5 (major 1, minor 5).
+ * flowhost_plugin.h — the FlowHost plugin ABI, version 1.6 (major 1, minor 6).
  *
  * A flow module is a shared library that exports one C symbol,
  *
