@@ -78,14 +78,11 @@ public final class HostEngine: ClientConnection {
     /// The published contract `rpc.discover` lays over the declarations, if
     /// one was found. Set before serving.
     public var publishedContract: PublishedContract?
-    /// The language messages are sent in (`setSDKLanguage`).
-    let language = HostLanguage()
+    /// The language messages are sent in (`setSDKLanguage`), made on first use.
+    lazy var language = HostLanguage(catalogFolders: catalogFolders)
     /// Where message catalogs are (`<language>.po`): asked only when a
     /// language other than English is set. Set before serving.
-    public var catalogFolders: () -> [String] {
-        get { language.catalogFolders }
-        set { language.catalogFolders = newValue }
-    }
+    public var catalogFolders: () -> [String] = { [] }
 
     public init(options: Options = Options(), sink: FrameSink, logger: Logger, clock: any HostClock = SystemClock()) {
         self.options = options

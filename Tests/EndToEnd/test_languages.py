@@ -163,3 +163,37 @@ def test_a_c_flow_speaks_the_language_through_the_abi(deployment, isolated):
     assert english.code == french.code == -32016 and english.data == french.data
     assert english.message == "not permitted: the echo flow may use only its own topics (echo.…)"
     assert french.message == "non autorisé : le flux echo ne peut utiliser que ses propres sujets (echo.…)"
+
+
+def initialize_with(deployment, options):
+    host = deployment.spawn_host("--store", deployment.store, "--config", deployment.config)
+    params = {"protocolVersion": "1.1", "clientInfo": {"name": "test", "version": "1"}, "device": DEVICE, "initOptions": options}
+    return host, params
+
+
+def test_initialize_sets_the_language_before_the_first_event(deployment):
+    options = {"internationalizationOptions": {"localeCode": "fr", "localeName": "French", "languageDirection": 0},
+               "permissionOptions": {"isLocationPermissionRequired": False}}
+    host, params = initialize_with(deployment, options)
+    result = host.request("initialize", params)
+    validate("initialize.result", result)
+    assert result["language"] == {"localeCode": "fr", "isFallback": False}
+    get_user = host.wait_event("getUser")["params"]
+    assert get_user["response"]["status"]["statusMessage"] == "Succès"
+    host.request("setUser", ["nobody"])
+    assert host.wait_event("getUser")["params"]["response"]["status"]["statusMessage"] == "Utilisateur invalide : nobody est inconnu."
+
+
+@pytest.mark.parametrize("language, field", [
+    ({"localeCode": "fr!", "languageDirection": 0}, "initOptions.internationalizationOptions.localeCode"),
+    ({"localeCode": "fr", "languageDirection": 5}, "initOptions.internationalizationOptions.languageDirection"),
+    ({"languageDirection": 0}, "initOptions.internationalizationOptions.localeCode"),
+    ("fr", "initOptions.internationalizationOptions"),
+])
+def test_initialize_refuses_bad_language_options(deployment, language, field):
+    host, params = initialize_with(deployment, {"internationalizationOptions": language})
+    error = refused(host, "initialize", params)
+    assert error.code == -32602 and error.data["field"] == field
+    params.pop("initOptions")
+    assert "language" not in host.request("initialize", params)
+    assert host.wait_event("getUser")["params"]["response"]["status"]["statusMessage"] == "Success"
