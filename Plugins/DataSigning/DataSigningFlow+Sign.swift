@@ -8,7 +8,10 @@ extension DataSigningFlow {
         let user = try host.loggedInUser()
         guard Self.supportedPairs.contains([level, type]) else {
             throw FlowHostError.sdk(
-                SDKCode.authenticationMethodNotSupported, "Authentication method not supported: authLevel \(level) with authenticatorType \(type) (supported: 0/0, 1/0, 4/1)")
+                SDKCode.authenticationMethodNotSupported,
+                host.text(
+                    "Authentication method not supported: authLevel {level} with authenticatorType {type} (supported: 0/0, 1/0, 4/1)", in: "data-signing",
+                    ["level": String(level), "type": String(type)]))
         }
         try Self.checkLength(payload, field: "payload", max: Self.maxPayload)
         try Self.checkLength(reason, field: "reason", max: Self.maxReason)
@@ -42,9 +45,9 @@ extension DataSigningFlow {
         }
     }
 
-    static let authenticationFailed = (code: SDKCode.authenticationFailed, text: "Authentication failed")
-    static let cancelledByUser = (code: SDKCode.cancelledByUser, text: "Operation cancelled by user")
-    static let notSupported = (code: SDKCode.authenticationMethodNotSupported, text: "Authentication method not supported")
+    static let authenticationFailed = (code: SDKCode.authenticationFailed, text: MessageKey(context: "data-signing", id: "Authentication failed"))
+    static let cancelledByUser = (code: SDKCode.cancelledByUser, text: MessageKey(context: "data-signing", id: "Operation cancelled by user"))
+    static let notSupported = (code: SDKCode.authenticationMethodNotSupported, text: MessageKey(context: "data-signing", id: "Authentication method not supported"))
 
     /// The statuses and the session's end are StepUpOutcome's; the words and errors are the signing's.
     func authenticated(_ outcome: StepUpOutcome) {
@@ -109,7 +112,7 @@ extension DataSigningFlow {
     /// nothing was signed), and `authenticatorType` its RDNAAuthenticatorType
     /// (the seed's name: the type used, not the one asked for).
     func report(
-        status: Int, message: String, error: (code: Int, text: String) = (0, "Success"),
+        status: Int, message: String, error: (code: Int, text: MessageKey) = (0, MessageKey(context: "sdk", id: "Success")),
         signed: (id: String, payloadSignature: String, receipt: JSON)? = nil, verifiedBy: String = "none"
     ) {
         guard let current = signing else { return }
@@ -121,7 +124,7 @@ extension DataSigningFlow {
             "dataSignatureID": .string(signed?.id ?? ""), "authLevel": .int(current.authLevel),
             "authenticatorType": .int(Self.authenticatorType(verifiedBy: used)), "verifiedBy": .string(used),
             "status": ["statusCode": .int(status), "statusMessage": .string(message)],
-            "error": ["longErrorCode": .int(error.code), "shortErrorCode": .int(error.code), "errorString": .string(error.text)],
+            "error": ["longErrorCode": .int(error.code), "shortErrorCode": .int(error.code), "errorString": .string(host.text(error.text.id, in: error.text.context))],
         ]
         if let receipt = signed?.receipt { event["receipt"] = receipt }
         host.emit("onAuthenticateUserAndSignData", event)

@@ -78,7 +78,7 @@ extension DeviceActivationFlow {
                     "This passkey is synced across devices; this service accepts only a credential bound to this device (webauthn.allowSynced).")
             }
             guard case .success(let key) = made else {
-                return stop(SDKCode.serverFailed, "The device key could not be created; try again.")
+                return stop(SDKCode.serverFailed, host.text("The device key could not be created; try again.", in: "device-activation"))
             }
             var call = Services.NewdeviceComplete(
                 userID: current.userID, deviceID: deviceID, deviceName: current.deviceName, workflow: Self.workflow, password: password,
@@ -90,12 +90,12 @@ extension DeviceActivationFlow {
             let outcome: Services.NewdeviceCompleteOutcome
             do throws(FlowHostError) { outcome = try host.call(call) } catch {
                 host.log(.error, "adding a device failed: \(error.message)")
-                return stop(SDKCode.serverFailed, "Adding this device failed on the server side; try again.")
+                return stop(SDKCode.serverFailed, host.text("Adding this device failed on the server side; try again.", in: "device-activation"))
             }
             let mode = newPassword != nil && password != nil ? ChallengeMode.updateOnExpiry : ChallengeMode.set
             switch outcome {
             case .completed(let sessionID): finish(.completed(sessionID: sessionID, workflow: Self.workflow))
-            case .wrong: stop(SDKCode.authenticationFailed, "Invalid password: start adding this device again.")
+            case .wrong: stop(SDKCode.authenticationFailed, host.text("Invalid password: start adding this device again.", in: "device-activation"))
             case .expired:
                 askForNewPassword(current, authorization, mode: ChallengeMode.updateOnExpiry, message: host.text("Your password has expired. Set a new one with updatePassword.", in: "device-activation"))
             case .policy(let problems, let violations):

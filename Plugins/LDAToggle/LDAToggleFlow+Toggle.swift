@@ -5,24 +5,33 @@ import FlowHostServiceTypes
 /// `manageDeviceAuthenticationModes`: verify, then consent or a new
 /// password, then the change, then `onDeviceAuthManagementStatus`.
 extension LDAToggleFlow {
-    static let cancelledByUser = (code: SDKCode.ldaConsentDeclined, text: "User cancelled LDA consent")
+    static let cancelledByUser = (code: SDKCode.ldaConsentDeclined, text: MessageKey(context: "lda-toggle", id: "User cancelled LDA consent"))
 
     func manage(enable: Bool, type: Int) throws(FlowHostError) {
         let user = try host.loggedInUser()
         let (enrolled, _) = try enrolledType(user)
         if enable {
             guard ldaCapabilities.contains(type) else {
-                throw Self.unchangeable("notSupported", "This device has no LDA of type \(type) (its ldaCapabilities: \(ldaCapabilities)).")
+                throw Self.unchangeable(
+                    "notSupported",
+                    host.text(
+                        "This device has no LDA of type {type} (its ldaCapabilities: {capabilities}).", in: "lda-toggle",
+                        ["type": String(type), "capabilities": "\(ldaCapabilities)"]))
             }
-            if enrolled == type { throw Self.unchangeable("alreadyEnabled", "LDA type \(type) is already enabled on this device.") }
+            if enrolled == type { throw Self.unchangeable(
+                    "alreadyEnabled", host.text("LDA type {type} is already enabled on this device.", in: "lda-toggle", ["type": String(type)])) }
             if let other = enrolled {
-                throw Self.unchangeable("anotherTypeEnabled", "LDA type \(other) is enabled on this device; disable it first (one LDA type per device).")
+                throw Self.unchangeable(
+                    "anotherTypeEnabled",
+                    host.text(
+                        "LDA type {type} is enabled on this device; disable it first (one LDA type per device).", in: "lda-toggle",
+                        ["type": String(other)]))
             }
         } else {
             guard enrolled == type else {
                 throw Self.unchangeable(
                     enrolled == nil && !ldaCapabilities.contains(type) ? "notSupported" : "alreadyDisabled",
-                    "LDA type \(type) is not enabled on this device.")
+                    host.text("LDA type {type} is not enabled on this device.", in: "lda-toggle", ["type": String(type)]))
             }
         }
         // A retry after the client dismissed the prompt: the host has cancelled the
@@ -162,7 +171,7 @@ extension LDAToggleFlow {
     }
 
     /// `onDeviceAuthManagementStatus`; the toggle is over.
-    func report(status: Int, message: String, error: (code: Int, text: String) = (0, "Success")) {
+    func report(status: Int, message: String, error: (code: Int, text: MessageKey) = (0, MessageKey(context: "sdk", id: "Success"))) {
         guard let current = toggle else { return }
         toggle = nil
         host.emit(
@@ -170,7 +179,7 @@ extension LDAToggleFlow {
             [
                 "userID": .string(current.userID), "isEnabled": .bool(current.enable), "authenticationType": .int(current.ldaType),
                 "status": ["statusCode": .int(status), "statusMessage": .string(message)],
-                "error": ["longErrorCode": .int(error.code), "shortErrorCode": .int(error.code), "errorString": .string(error.text)],
+                "error": ["longErrorCode": .int(error.code), "shortErrorCode": .int(error.code), "errorString": .string(host.text(error.text.id, in: error.text.context))],
             ])
     }
 }

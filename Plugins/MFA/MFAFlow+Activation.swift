@@ -8,7 +8,9 @@ extension MFAFlow {
         stage = .awaitingActivationCode(userID: userID, verificationKey: verificationKey ?? "")
         let (status, message) =
             verificationKey == nil && status == SDKCode.success
-            ? (SDKCode.activationCodeFailed, "No valid activation code: it has expired or was used. Request a new one with resendActivationCode.")
+            ? (
+                SDKCode.activationCodeFailed,
+                host.text("No valid activation code: it has expired or was used. Request a new one with resendActivationCode.", in: "mfa"))
             : (status, message ?? "Success")
         host.emit(
             "getActivationCode",

@@ -69,7 +69,8 @@ extension MFAFlow {
                 }
             }
         case .awaitingExpiredUpdate:
-            throw FlowHostError.sdk(SDKCode.invalidArguments, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
+            throw FlowHostError.sdk(
+                SDKCode.invalidArguments, host.text("An expired password is replaced with updatePassword(currentPassword, newPassword, 4).", in: "mfa"))
         default:
             throw wrongStage
         }

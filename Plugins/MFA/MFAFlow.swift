@@ -202,7 +202,7 @@ final class MFAFlow: Flow {
                     askForPassword(userID, mode: ChallengeMode.verify, attemptsLeft: state.passwordAttemptsLeft, bind: true)
                 }
             case .refused(status: SDKCode.authenticationMethodNotSupported):
-                askForUser(status: SDKCode.authenticationMethodNotSupported, message: Self.syncedCredentialMessage)
+                askForUser(status: SDKCode.authenticationMethodNotSupported, message: syncedCredentialMessage)
             case .refused:
                 askForUser(status: SDKCode.deviceNotRegistered, message: host.text("This device could not prove it is registered for this user.", in: "mfa"))
             }
@@ -243,7 +243,7 @@ final class MFAFlow: Flow {
             switch outcome {
             case .success(let key): then(key)
             case .failure(let error) where error.data?["reason"]?.stringValue == "synced-credential":
-                askForUser(status: SDKCode.authenticationMethodNotSupported, message: Self.syncedCredentialMessage)
+                askForUser(status: SDKCode.authenticationMethodNotSupported, message: syncedCredentialMessage)
             case .failure(let error):
                 host.log(.error, "creating the device key failed: \(error.message)")
                 askForUser(status: SDKCode.serverFailed, message: host.text("The device key could not be created; try again.", in: "mfa"))
@@ -252,8 +252,10 @@ final class MFAFlow: Flow {
     }
 
     /// A WebAuthn credential that is synced (a passkey), where the operator allows device-bound ones only.
-    static let syncedCredentialMessage =
-        "This passkey is synced across devices; this service accepts only a credential bound to this device (webauthn.allowSynced)."
+    var syncedCredentialMessage: String {
+        host.text(
+            "This passkey is synced across devices; this service accepts only a credential bound to this device (webauthn.allowSynced).", in: "mfa")
+    }
 
     // MARK: Helpers
 

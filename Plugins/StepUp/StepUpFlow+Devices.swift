@@ -13,14 +13,14 @@ extension StepUpFlow {
     func getRegisteredDeviceDetails(_ userID: String) throws(FlowHostError) {
         let user = try host.loggedInUser()
         guard userID == user else {
-            host.emit("onGetRegistredDeviceDetails", SDKPayload.serverCall(statusCode: SDKCode.unknownUser, message: Self.notYours))
+            host.emit("onGetRegistredDeviceDetails", SDKPayload.serverCall(statusCode: SDKCode.unknownUser, message: notYours))
             return
         }
         let listed = try host.call(Services.DevicesList(userID: user, deviceID: deviceID))
         host.emit("onGetRegistredDeviceDetails", SDKPayload.serverCall(responseData: listed.result))
     }
 
-    static let notYours = "Devices can be listed and changed only for the user logged in on this device."
+    var notYours: String { host.text("Devices can be listed and changed only for the user logged in on this device.", in: "step-up") }
 
     /// The one change `devicesJson` asks for: the SDK's `{device: [...]}`,
     /// where the device to change has `status` "Update" (with its new
@@ -50,7 +50,7 @@ extension StepUpFlow {
     func updateDeviceDetails(_ userID: String, devicesJson: String) throws(FlowHostError) {
         let user = try host.loggedInUser()
         let change = try Self.deviceChange(devicesJson)
-        guard userID == user else { return deviceUpdated(change.devUUID, status: SDKCode.unknownUser, message: Self.notYours) }
+        guard userID == user else { return deviceUpdated(change.devUUID, status: SDKCode.unknownUser, message: notYours) }
         guard change.delete else {
             // Synchronous: a name the host refuses (its device-name rule) is this call's -32602.
             return deviceUpdated(change.devUUID, try host.call(deviceUpdate(user, change)))
@@ -112,7 +112,7 @@ extension StepUpFlow {
 
     func deviceUpdated(_ uuid: String, _ outcome: Services.DevicesUpdateOutcome, deleted: Bool = false) {
         switch outcome {
-        case .changed: deviceUpdated(uuid, status: SDKCode.success, message: deleted ? "The device has been deleted." : "The device has been renamed.")
+        case .changed: deviceUpdated(uuid, status: SDKCode.success, message: deleted ? host.text("The device has been deleted.", in: "step-up") : host.text("The device has been renamed.", in: "step-up"))
         case .coolingPeriod(let until):
             deviceUpdated(
                 uuid, status: SDKCode.deviceCoolingPeriod,
