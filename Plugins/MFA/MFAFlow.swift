@@ -96,7 +96,9 @@ final class MFAFlow: Flow {
             try setUserConsent(try params.requiredBool("shouldEnrollLDA"), authenticationType: try params.requiredInt("authenticationType"))
         case "setPassword": try setPassword(try params.requiredString("password"), mode: try params.requiredInt("challengeMode"))
         case "updatePassword" where params["challengeMode"]?.intValue == ChallengeMode.updateCredentials:
-            guard changingPassword else { throw FlowHostError.sdk(SDKCode.invalidArguments, "updatePassword with challengeMode 2 answers getPassword 2; start with initiateUpdateFlowForCredential.") }
+            guard changingPassword else { throw FlowHostError.sdk(
+                    SDKCode.invalidArguments,
+                    host.text("updatePassword with challengeMode 2 answers getPassword 2; start with initiateUpdateFlowForCredential.", in: "mfa")) }
             changePassword(current: try params.requiredString("currentPassword"), new: try params.requiredString("newPassword"))
         case "updatePassword":
             try updatePassword(current: try params.requiredString("currentPassword"), new: try params.requiredString("newPassword"))
@@ -105,6 +107,7 @@ final class MFAFlow: Flow {
         case "resetAuthState": try resetAuthState()
         case "logOff": try logOff(try params.requiredString("userID"))
         case "extendSessionIdleTimeout": try extendSessionIdleTimeout()
+        case "setSDKLanguage": try setLanguage(try params.requiredString("localeCode"), direction: try params.requiredInt("languageDirection"))
         default: throw FlowHostError.methodNotFound
         }
         return nil

@@ -1,51 +1,40 @@
 import FlowHostVocabulary
 import FlowJSON
 
-/// `setSDKLanguage`: the host's own method, since the language is the
-/// host's (every flow's messages follow it), answered with
-/// `onSetLanguageResponse` after the reply (spec §22, "Languages").
+/// The language every message is sent in. The host holds it (one host
+/// serves one device, and every flow's messages follow it); the `mfa`
+/// flow says it in the SDK's words (`setSDKLanguage`,
+/// `onSetLanguageResponse`) through the `language.set` service, as it
+/// says the session's (spec §22, "Languages").
 extension HostEngine {
-    static var setLanguageSpec: MethodSpec {
-        MethodSpec(
-        name: "setSDKLanguage", summary: "Sets the language of every message this host sends; onSetLanguageResponse follows.",
-        params: [
-            ParamSpec(name: "localeCode", type: .string, description: "A language code: en, fr, fr-CA."),
-            ParamSpec(name: "languageDirection", type: .integer, description: "RDNALanguageDirection: 0 left to right, 1 right to left."),
-        ])
+    /// What `language.set` answers: the language now used, its name in
+    /// itself, whether it fell back to English, and the words that say so.
+    public struct LanguageAnswer {
+        public let localeCode: String
+        public let localeName: String
+        public let isFallback: Bool
+        public let statusMessage: String
     }
 
-    func registerLanguage() {
-        names.addBuiltin(Self.setLanguageSpec) { [unowned self] params throws(FlowHostError) in
-            let request = try LanguageRequest(
-                localeCode: params["localeCode"]!.stringValue!, direction: params["languageDirection"]!.intValue ?? -1)
+    /// Sets the language, or refuses a malformed code or direction (-32602
+    /// naming the field) and changes nothing. A catalog is read on such a
+    /// call, the first time its language is set, never at start. What a
+    /// host service keeps: it holds the language and the logger, not the engine.
+    public var languageSetter: (_ localeCode: String, _ direction: Int) throws(FlowHostError) -> LanguageAnswer {
+        { [language, logger] localeCode, direction throws(FlowHostError) in
+            let request = try LanguageRequest(localeCode: localeCode, direction: direction)
             let outcome = language.set(request, logger: logger)
-            send(.event(name: "onSetLanguageResponse", params: languageResponse(request, outcome)))
-            return nil
+            let name = language.text(MessageKey(context: "language", id: "English"))
+            let message =
+                if outcome.problem != nil {
+                    language.text(
+                        MessageKey(context: "language", id: "The catalog for {localeCode} could not be read; English is used."), ["localeCode": localeCode])
+                } else if outcome.fellBack {
+                    language.text(MessageKey(context: "language", id: "No catalog for {localeCode}; English is used."), ["localeCode": localeCode])
+                } else {
+                    language.text(MessageKey(context: "language", id: "The language is now {localeName}."), ["localeName": name])
+                }
+            return LanguageAnswer(localeCode: outcome.localeCode, localeName: name, isFallback: outcome.fellBack, statusMessage: message)
         }
-    }
-
-    /// The event's fields: the language asked for and the one now used, the
-    /// direction echoed, and the SDK's `status` and `error`.
-    private func languageResponse(_ request: LanguageRequest, _ outcome: HostLanguage.Outcome) -> JSON {
-        let name = language.text(MessageKey(context: "language", id: "English"))
-        let message =
-            if outcome.problem != nil {
-                language.text(MessageKey(context: "language", id: "The catalog for {localeCode} could not be read; English is used."), ["localeCode": request.localeCode])
-            } else if outcome.fellBack {
-                language.text(MessageKey(context: "language", id: "No catalog for {localeCode}; English is used."), ["localeCode": request.localeCode])
-            } else {
-                language.text(MessageKey(context: "language", id: "The language is now {localeName}."), ["localeName": name])
-            }
-        return [
-            "localeCode": .string(outcome.localeCode),
-            "localeName": .string(name),
-            "requestedLocaleCode": .string(request.localeCode),
-            "languageDirection": .int(request.direction.rawValue),
-            "isFallback": .bool(outcome.fellBack),
-            "status": ["statusCode": .int(SDKCode.success), "statusMessage": .string(message)],
-            "error": [
-                "longErrorCode": .int(SDKCode.noError), "shortErrorCode": .int(SDKCode.noError), "errorString": .string(language.text(HostLanguage.success)),
-            ],
-        ]
     }
 }

@@ -78,11 +78,15 @@ public final class HostEngine: ClientConnection {
     /// The published contract `rpc.discover` lays over the declarations, if
     /// one was found. Set before serving.
     public var publishedContract: PublishedContract?
-    /// The language messages are sent in (`setSDKLanguage`), made on first use.
-    lazy var language = HostLanguage(catalogFolders: catalogFolders)
+    /// The language messages are sent in (`language.set`): English, which
+    /// costs nothing, until a client sets another.
+    let language = HostLanguage()
     /// Where message catalogs are (`<language>.po`): asked only when a
     /// language other than English is set. Set before serving.
-    public var catalogFolders: () -> [String] = { [] }
+    public var catalogFolders: () -> [String] {
+        get { language.catalogFolders }
+        set { language.catalogFolders = newValue }
+    }
 
     public init(options: Options = Options(), sink: FrameSink, logger: Logger, clock: any HostClock = SystemClock()) {
         self.options = options
@@ -94,7 +98,6 @@ public final class HostEngine: ClientConnection {
         self.hostTable = .allocate(capacity: 1)
         hostTable.initialize(to: HostFunctionTable.make())
         registerBuiltins()
-        registerLanguage()
     }
 
     deinit {

@@ -9,17 +9,13 @@ import Logging
 final class HostLanguage {
     /// Where `<language>.po` files are looked for, most preferred first;
     /// asked only when a language other than English is set.
-    let catalogFolders: () -> [String]
+    var catalogFolders: () -> [String] = { [] }
     private(set) var localeCode = "en"
     private(set) var direction = LanguageDirection.leftToRight
     /// nil: English, the messages' own text.
     private(set) var catalog: MessageCatalog?
     /// Catalogs read before, by language: switching back reads no file again.
     private var loaded: [String: MessageCatalog] = [:]
-
-    init(catalogFolders: @escaping () -> [String]) {
-        self.catalogFolders = catalogFolders
-    }
 
     /// What `set` did: the language now used, and whether it fell back to
     /// English (the requested one has no catalog, or its file is broken).

@@ -11,7 +11,7 @@ enum OpenRPCDocument {
         let described = Dictionary(names.flows.map { ($0.name, $0.describedManifest) }, uniquingKeysWith: { first, _ in first })
         var specs: [MethodSpec] = []
         var seen = Set<String>()
-        let builtinOrder = ["initialize", "shutdown", "exit", "rpc.discover", "ping", "setSDKLanguage"]
+        let builtinOrder = ["initialize", "shutdown", "exit", "rpc.discover", "ping"]
         for name in builtinOrder { if let route = names[method: name] { specs.append(route.spec); seen.insert(name) } }
         for plugin in names.flows {
             for method in described[plugin.name]!.methods where seen.insert(method.name).inserted { specs.append(method) }
@@ -75,7 +75,6 @@ enum OpenRPCDocument {
     /// The host's own events (schemas `host.<event>.params` in Protocol/schemas).
     static let hostEvents: [(String, String)] = [
         ("$/cancelRequest", "The host no longer waits for its request {id}."),
-        ("onSetLanguageResponse", "After setSDKLanguage: the language the host now speaks, and whether it fell back to English."),
     ]
 
     private static func describe(_ param: ParamSpec) -> JSON {

@@ -16,7 +16,7 @@ DEVICE = {"deviceID": "device-1", "deviceName": "Phone", "ldaCapabilities": []}
 def set_language(host, code, direction=0):
     assert host.request("setSDKLanguage", {"localeCode": code, "languageDirection": direction}) is None
     event = host.wait_event("onSetLanguageResponse")
-    validate("host.onSetLanguageResponse.params", event["params"])
+    validate("mfa.onSetLanguageResponse.params", event["params"])
     assert event["params"]["status"]["statusCode"] == 100 and event["params"]["error"]["longErrorCode"] == 0
     return event["params"]
 

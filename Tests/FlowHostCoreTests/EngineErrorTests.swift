@@ -25,11 +25,9 @@ import Testing
         #expect(names.contains("probe.emit") && names.contains("initialize") && names.contains("setSecret"))
         let events = reply[0]["result"]?["x-flowhost-events"]?.elements ?? []
         #expect(events.filter { $0["flow"]?.stringValue == "probe" }.compactMap { $0["name"]?.stringValue } == ["onProbe", "onAnswer", "getSecret"])
-        // The host's own: its requests' cancellation, and the language, which is the host's (every
-        // flow's messages follow it); the session's SDK events are the mfa flow's.
         #expect(
             events.filter { $0["flow"]?.stringValue == "host" }.compactMap { $0["name"]?.stringValue }
-                == ["$/cancelRequest", "onSetLanguageResponse"], "the session's SDK events are the mfa flow's")
+                == ["$/cancelRequest"], "the session's SDK events are the mfa flow's")
     }
 
     @Test func methodNotFound() {

@@ -182,7 +182,7 @@ def test_the_language_form_sets_french(inspector, browser, screenshots):
     page = Page(browser, screenshots)
     browser.get(inspector.url)
     page.within(page.panel(1), "event-form-getUser")
-    flows = page.wait.until(EC.presence_of_element_located(by_testid("flow-host")))
+    flows = page.wait.until(EC.presence_of_element_located(by_testid("flow-mfa")))
     assert "setSDKLanguage" in flows.text and "onSetLanguageResponse" in flows.text
     page.call(1, "setSDKLanguage", {"localeCode": "fr", "languageDirection": "1"})
     answers = lambda: [frame["params"] for frame in map(json.loads, page.received(1)) if frame.get("method") == "onSetLanguageResponse"]
