@@ -79,3 +79,18 @@ import Testing
         }
     }
 }
+
+/// Input a translator's editor or an attacker with write access to a catalog folder might give.
+@Suite struct POFileHostileInputTests {
+    /// A flags comment ends the entry before it; a string after it continues nothing.
+    @Test func aStringAfterAFlagsCommentIsAnErrorNotACrash() {
+        let text = "msgid \"a\"\nmsgstr \"b\"\n#, fuzzy\n\"c\""
+        #expect(throws: POFile.ParseError(line: 4, reason: "a string continues no keyword")) { try POFile.parse(text) }
+    }
+
+    /// Editors on Windows save CRLF line ends.
+    @Test func readsCRLFLineEnds() throws {
+        let text = "msgctxt \"mfa\"\r\nmsgid \"a\"\r\nmsgstr \"b\"\r\n\"c\"\r\n\r\nmsgid \"d\"\r\nmsgstr \"e\"\r\n"
+        #expect(try POFile.parse(text) == [MessageKey(context: "mfa", id: "a"): "bc", MessageKey(context: "", id: "d"): "e"])
+    }
+}

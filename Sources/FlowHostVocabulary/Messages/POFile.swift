@@ -25,7 +25,8 @@ public enum POFile {
         var lineNumber = 0
 
         func finish() throws(ParseError) {
-            defer { entry = Entry() }
+            // A string after the entry's end continues nothing.
+            defer { (entry, field) = (Entry(), nil) }
             guard entry.msgid != nil || entry.msgstr != nil || entry.msgctxt != nil else { return }
             guard let id = entry.msgid, let translation = entry.msgstr else {
                 throw ParseError(line: lineNumber, reason: "an entry needs both msgid and msgstr")
@@ -37,7 +38,8 @@ public enum POFile {
             }
         }
 
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character: an editor on Windows writes it.
+        for raw in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
             let line = raw.trimmingSpaces
             if line.isEmpty { continue }
