@@ -39,6 +39,9 @@ final class HostLanguage {
             }
             do {
                 let catalog = try MessageCatalog.load(language: language, from: catalogFolders())
+                if !catalog.refused.isEmpty {
+                    logger.error("message catalog for \(language): \(catalog.refused.count) translations change their placeholders and are not used (English is sent): \(catalog.refused.prefix(5).map(\.description))")
+                }
                 loaded[language] = catalog
                 return use(catalog)
             } catch .absent {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FlowHostPOSIX
 import FlowHostVocabulary
 import Testing
@@ -71,5 +74,49 @@ import Testing
         #expect(try LanguageRequest(localeCode: "ar", direction: 1).direction == .rightToLeft)
         #expect(throws: FlowHostError.self) { try LanguageRequest(localeCode: "ar", direction: 2) }
         #expect(throws: FlowHostError.self) { try LanguageRequest(localeCode: "ar", direction: -1) }
+    }
+}
+
+/// What an operator's catalog can hold that the host must not use.
+@Suite struct MessageCatalogUntrustedTests {
+    /// A translation that drops or adds a placeholder could hide a value or
+    /// show one its message never named: that message stays English.
+    @Test func aTranslationWithOtherPlaceholdersIsNeverUsed() throws {
+        let folder = try TemporaryFolder(prefix: "catalogs")
+        let text = """
+            msgctxt "mfa"
+            msgid "Invalid user: {userID} is not known."
+            msgstr "Utilisateur invalide : {password}."
+
+            msgctxt "mfa"
+            msgid "Welcome {userID}"
+            msgstr "Bienvenue"
+
+            msgctxt "mfa"
+            msgid "Done"
+            msgstr "Fait {userID}"
+
+            msgctxt "mfa"
+            msgid "Hello {userID}"
+            msgstr "Bonjour {userID}"
+            """
+        try SystemFile.create(folder.path + "/de.po", bytes: Array(text.utf8), mode: 0o600)
+        let catalog = try MessageCatalog.load(language: "de", from: [folder.path])
+        let values = ["userID": "ann", "password": "hunter2"]
+        #expect(catalog.text(MessageKey(context: "mfa", id: "Invalid user: {userID} is not known."), values) == "Invalid user: ann is not known.")
+        #expect(catalog.text(MessageKey(context: "mfa", id: "Welcome {userID}"), values) == "Welcome ann")
+        #expect(catalog.text(MessageKey(context: "mfa", id: "Done"), values) == "Done")
+        #expect(catalog.text(MessageKey(context: "mfa", id: "Hello {userID}"), values) == "Bonjour ann")
+        #expect(catalog.translation(MessageKey(context: "mfa", id: "Done")) == nil)
+    }
+
+    /// A catalog is a small regular file: a device, a FIFO or a huge file is not read.
+    @Test func aCatalogThatIsNotASmallRegularFileIsRefused() throws {
+        let folder = try TemporaryFolder(prefix: "catalogs")
+        let huge = [UInt8](repeating: UInt8(ascii: "#"), count: 1 << 23)
+        try SystemFile.create(folder.path + "/de.po", bytes: huge, mode: 0o600)
+        #expect(throws: MessageCatalog.LoadError.self) { try MessageCatalog.load(language: "de", from: [folder.path]) }
+        #expect(mkfifo(folder.path + "/it.po", 0o600) == 0)
+        #expect(throws: MessageCatalog.LoadError.self) { try MessageCatalog.load(language: "it", from: [folder.path]) }
     }
 }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FlowHostPOSIX
 
 /// The messages of one language, read from its PO file (`<language>.po`).
@@ -7,11 +12,30 @@ public final class MessageCatalog {
     /// The language's code as its file is named ("fr").
     public let language: String
     private let entries: [MessageKey: String]
+    /// Translations left out because their placeholders are not their
+    /// msgid's: such a message is sent in English.
+    public let refused: [MessageKey]
 
+    /// A translation must name exactly its msgid's placeholders: one that
+    /// drops a placeholder hides a value, one that adds a placeholder shows a
+    /// value its message never named. Neither is ever used.
     public init(language: String, entries: [MessageKey: String]) {
         self.language = language
-        self.entries = entries
+        var kept: [MessageKey: String] = [:]
+        var refused: [MessageKey] = []
+        for (key, translation) in entries {
+            if MessageKey.placeholders(in: translation) == MessageKey.placeholders(in: key.id) {
+                kept[key] = translation
+            } else {
+                refused.append(key)
+            }
+        }
+        self.entries = kept
+        self.refused = refused.sorted { $0.description < $1.description }
     }
+
+    /// The largest catalog read: the shipped ones are a few dozen KiB.
+    public static let maxFileSize = 4 << 20
 
     /// The translation of `key`, or nil when the catalog has none.
     public func translation(_ key: MessageKey) -> String? { entries[key] }
@@ -45,11 +69,24 @@ public final class MessageCatalog {
         for folder in folders {
             let path = folder + "/" + language + ".po"
             let bytes: [UInt8]?
-            do { bytes = try SystemFile.readIfPresent(path) { _ in } } catch { throw .unreadable(path: path, reason: "\(error)") }
+            do {
+                bytes = try SystemFile.readIfPresent(path) { info throws(CatalogFileRefused) in
+                    guard info.st_mode & S_IFMT == S_IFREG else { throw CatalogFileRefused(reason: "not a regular file") }
+                    guard info.st_size <= maxFileSize else { throw CatalogFileRefused(reason: "larger than \(maxFileSize) bytes") }
+                }
+            } catch let refused as CatalogFileRefused {
+                throw .unreadable(path: path, reason: refused.reason)
+            } catch {
+                throw .unreadable(path: path, reason: "\(error)")
+            }
             guard let bytes else { continue }
             guard let text = String(validUTF8: bytes) else { throw .unreadable(path: path, reason: "not UTF-8") }
             do { return MessageCatalog(language: language, entries: try POFile.parse(text)) } catch { throw .malformed(path: path, error) }
         }
         throw .absent(language: language)
     }
+}
+
+private struct CatalogFileRefused: Error {
+    let reason: String
 }
