@@ -113,10 +113,10 @@ static int32_t echo_handle(void *instance, const char *method, json_t *params, j
 
 static int32_t echo_call_service(void *instance, const char *name, json_t *params, json_t **result,
                                  flowhost_error_v1 *error) {
-    (void)instance;
+    const echo_flow *flow = instance;
     const char *text = json_string_value(json_object_get(params, "text"));
     if (strcmp(name, "echo.upper") != 0 || !text) {
-        flowhost_error_set(error, FLOWHOST_ERROR_INVALID_PARAMS, 0, "echo.upper takes {text: string}");
+        set_error(flow, error, FLOWHOST_ERROR_INVALID_PARAMS, N_("echo.upper takes {text: string}"));
         return FLOWHOST_ERR_FAILED;
     }
     size_t length = json_string_length(json_object_get(params, "text"));

@@ -89,7 +89,7 @@ extension StepUpFlow {
         case .expired: deviceUpdated(uuid, status: status, message: host.text("Your password has expired: you are logged off.", in: "step-up"))
         case .ldaCancelled:
             deviceUpdated(uuid, status: status, message: host.text("Local device authentication was cancelled; nothing changed.", in: "step-up"),
-                          errorCode: SDKCode.ldaCancelledNoFallback, errorString: "LDA cancelled")
+                          errorCode: SDKCode.ldaCancelledNoFallback, errorString: host.text("LDA cancelled", in: "step-up"))
         case .refused: deviceUpdated(uuid, status: status, message: host.text("This device could not prove who you are; nothing changed.", in: "step-up"))
         case .cancelled: deviceUpdated(uuid, status: status, message: host.text("The step-up expired unanswered; nothing changed.", in: "step-up"))
         case .biometricUnavailable, .biometricCancelled, .biometricFailed, .unknown:

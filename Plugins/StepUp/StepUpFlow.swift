@@ -127,7 +127,7 @@ final class StepUpFlow: ServingFlow {
         case .exhausted: updated(uuid, status: status, message: host.text("Too many wrong attempts: you are logged off.", in: "step-up"))
         case .expired: updated(uuid, status: status, message: host.text("Your password has expired: you are logged off.", in: "step-up"))
         case .ldaCancelled:
-            updated(uuid, status: status, message: host.text("Local device authentication was cancelled.", in: "step-up"), errorCode: SDKCode.ldaCancelledNoFallback, errorString: "LDA cancelled")
+            updated(uuid, status: status, message: host.text("Local device authentication was cancelled.", in: "step-up"), errorCode: SDKCode.ldaCancelledNoFallback, errorString: host.text("LDA cancelled", in: "step-up"))
         case .refused: updated(uuid, status: status, message: host.text("This device could not prove who you are.", in: "step-up"))
         case .cancelled:
             // The step-up's challenge expired or was replaced: an ordinary end, as in the toggle and signing.

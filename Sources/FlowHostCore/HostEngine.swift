@@ -130,7 +130,7 @@ public final class HostEngine: ClientConnection {
         switch frame {
         case .oversized(let byteCount):
             logger.warning("dropped a frame of \(byteCount) bytes (limit \(options.maxFrameBytes))")
-            write(.error(id: .null, error: IncomingFrame.oversized(byteCount, limit: options.maxFrameBytes)))
+            write(.error(id: .null, error: language.localized(IncomingFrame.oversized(byteCount, limit: options.maxFrameBytes))))
         case .line(let bytes):
             handleLine(bytes)
         }
@@ -143,7 +143,7 @@ public final class HostEngine: ClientConnection {
         frameTrace?.record(incoming: bytes)
         switch IncomingFrame(bytes, maxNestingDepth: options.maxNestingDepth) {
         case .refused(let error):
-            write(.error(id: .null, error: error))
+            write(.error(id: .null, error: language.localized(error)))
         case .message(let value):
             output.holding {
                 if let reply = handleMessage(value) { write(reply) }
@@ -173,7 +173,7 @@ public final class HostEngine: ClientConnection {
     private func handleMessage(_ value: JSON) -> Reply? {
         switch IncomingMessage.classify(value) {
         case .invalid(let id, let error):
-            return .error(id: id, error: error)
+            return .error(id: id, error: language.localized(error))
         case .response(let id, let result, let error):
             router.routeClientResponse(id: id, result: result, error: error, session: session)
             return nil

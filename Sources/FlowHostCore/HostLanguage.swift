@@ -93,6 +93,17 @@ final class HostLanguage {
         MessageKey(context: "error", id: "Parse error"), MessageKey(context: "error", id: "Invalid Request"),
         MessageKey(context: "error", id: "Method not found"), MessageKey(context: "error", id: "Invalid params"),
         MessageKey(context: "error", id: "Internal error"), MessageKey(context: "error", id: "already initialized"),
+        MessageKey(context: "error", id: "Server is shutting down"), MessageKey(context: "error", id: "No open challenge"),
+        MessageKey(context: "error", id: "Answer does not match the open challenge"),
+        MessageKey(context: "error", id: "Another dialogue is in progress"),
+    ]
+
+    /// The host's error messages with a detail inside (ChallengeSlot): the
+    /// detail is the placeholder's value, kept as it is.
+    static let errorTemplates = [
+        MessageKey(context: "error", id: "No open challenge for {method}"),
+        MessageKey(context: "error", id: "{method} does not answer the open challenge {event}"),
+        MessageKey(context: "error", id: "challengeMode {given} does not match the open challenge's {expected}"),
     ]
 
     /// An error's message in the language set, where the catalog has its
@@ -102,10 +113,43 @@ final class HostLanguage {
     func localized(_ error: FlowHostError) -> FlowHostError {
         guard let catalog else { return error }
         if let text = catalog.translation(MessageKey(context: "error", id: error.message)) { return error.withMessage(text) }
+        for template in Self.errorTemplates {
+            if let values = Self.values(of: template.id, in: error.message), let text = catalog.translation(template) {
+                return error.withMessage(MessageKey.fill(text, values))
+            }
+        }
         let message = error.message
         guard let colon = message.indices.first(where: { message[$0] == ":" && message[message.index(after: $0)...].hasPrefix(" ") }),
             let head = catalog.translation(MessageKey(context: "error", id: String(message[..<colon])))
         else { return error }
         return error.withMessage(head + message[colon...])
+    }
+
+    /// The placeholders' values when `message` is `template` filled in
+    /// (each value a non-empty run of text without a space), else nil.
+    static func values(of template: String, in message: String) -> [String: String]? {
+        var values: [String: String] = [:]
+        var rest = Substring(message)
+        var pattern = Substring(template)
+        while !pattern.isEmpty {
+            if pattern.first == "{", let close = pattern.firstIndex(of: "}") {
+                let name = String(pattern[pattern.index(after: pattern.startIndex)..<close])
+                pattern = pattern[pattern.index(after: close)...]
+                // A value is a word; it ends before a space or the template's next letters ("'s").
+                let literal = pattern.prefix { $0 != "{" && $0 != " " }
+                var end = rest.startIndex
+                while end < rest.endIndex, rest[end] != " ", literal.isEmpty || !rest[end...].hasPrefix(literal) {
+                    end = rest.index(after: end)
+                }
+                guard end > rest.startIndex else { return nil }
+                values[name] = String(rest[..<end])
+                rest = rest[end...]
+            } else {
+                guard rest.first == pattern.first else { return nil }
+                rest = rest.dropFirst()
+                pattern = pattern.dropFirst()
+            }
+        }
+        return rest.isEmpty ? values : nil
     }
 }

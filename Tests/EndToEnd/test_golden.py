@@ -83,10 +83,8 @@ def substitute(args, echo_dir, mfa_dir, deployment, flow_dirs):
     return replaced
 
 
-@pytest.mark.parametrize("name", FILES)
-def test_golden(name, spawn, echo_dir, mfa_dir, flow_dirs, deployment):
-    path = os.path.join(GOLDEN_DIR, name)
-    header, steps = parse(path)
+def start_hosts(header, spawn, echo_dir, mfa_dir, flow_dirs, deployment):
+    """The transcript's setup done and its hosts started: (hosts by label, variables)."""
     host_args, variables, answers = {}, {}, {}
     for line in header:
         match = re.match(r"# args: (.*)", line)
@@ -117,6 +115,14 @@ def test_golden(name, spawn, echo_dir, mfa_dir, flow_dirs, deployment):
         hosts[label] = spawn(*args)
         for method, result in answers.items():
             hosts[label].on_request(method, lambda params, result=result: result)
+    return hosts, variables
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_golden(name, spawn, echo_dir, mfa_dir, flow_dirs, deployment):
+    path = os.path.join(GOLDEN_DIR, name)
+    header, steps = parse(path)
+    hosts, variables = start_hosts(header, spawn, echo_dir, mfa_dir, flow_dirs, deployment)
     update = os.environ.get("FLOWHOST_UPDATE_GOLDEN") == "1"
     actual_steps = []
     for target, original, expected, expected_replies in steps:
