@@ -268,6 +268,7 @@ let package = Package(
         .target(name: "FuzzSupport", path: "Tests/Fuzz/Support"),
         .executableTarget(name: "fuzz-frames", dependencies: ["FuzzSupport", "JSONRPC", "FlowJSON"], path: "Tests/Fuzz/Frames"),
         .executableTarget(name: "fuzz-json", dependencies: ["FuzzSupport", "FlowJSON", "CFlowJSON", "CJansson"], path: "Tests/Fuzz/JSON"),
+        .executableTarget(name: "fuzz-po", dependencies: ["FuzzSupport", "FlowHostVocabulary"], path: "Tests/Fuzz/PO"),
         .executableTarget(
             name: "fuzz-device-input", dependencies: ["FuzzSupport", "FlowHostDevices", "FlowHostES256", "FlowHostPOSIX", "FlowJSON"],
             path: "Tests/Fuzz/DeviceInput"),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzing with libFuzzer: the line framer and envelope decoder (fuzz-frames),
-# FlowHost's JSON reader and writer against jansson's (fuzz-json), the whole dispatcher with the real flows on a scratch store
+# FlowHost's JSON reader and writer against jansson's (fuzz-json), the message catalogs' PO reader (fuzz-po), the whole dispatcher with the real flows on a scratch store
 # (fuzz-dispatch), and the readers of what a device's platform answers: CBOR, COSE keys, authenticator data, ES256 signatures,
 # WebAuthn registrations and assertions (fuzz-device-input). Usage: scripts/fuzz.sh [SECONDS per target, default 30].
 # Crashes are written to Tests/Fuzz/Crashes/; move one into
@@ -21,6 +21,7 @@ flags=(--build-path .build-fuzz -Xswiftc -sanitize=address -Xswiftc -sanitize-co
        -Xswiftc -DFUZZING -Xlinker "$no_main" -Xlinker -lstdc++)
 swift build "${flags[@]}" --product fuzz-frames 2>&1 | grep -v "ld.gold: warning" | tail -1
 swift build "${flags[@]}" --product fuzz-json 2>&1 | grep -v "ld.gold: warning" | tail -1
+swift build "${flags[@]}" --product fuzz-po 2>&1 | grep -v "ld.gold: warning" | tail -1
 swift build "${flags[@]}" --product fuzz-dispatch 2>&1 | grep -v "ld.gold: warning" | tail -1
 swift build "${flags[@]}" --product fuzz-device-input 2>&1 | grep -v "ld.gold: warning" | tail -1
 bin="$(swift build --build-path .build-fuzz --show-bin-path)"
@@ -30,7 +31,7 @@ trap 'rm -rf "$work"' EXIT
 python3 scripts/fuzz-seeds.py "$work/seeds"
 mkdir -p Tests/Fuzz/Crashes
 status=0
-for target in frames json dispatch device-input; do
+for target in frames json po dispatch device-input; do
   mkdir -p "$work/$target"
   cp Tests/Fuzz/Corpus/"$target"/* "$work/seeds/$target"/* "$work/$target"/ 2>/dev/null || true
   echo "fuzz: $target for ${seconds}s"

@@ -56,6 +56,9 @@ for image in "${images[@]}"; do patchelf --set-rpath "$runtime" "$image"; done
 # The contract, served by rpc.discover (found at ../share/flowhost from the host).
 install -d "$root/usr/share/flowhost"
 install -m 0644 Protocol/openrpc.json "$root/usr/share/flowhost/"
+# The message catalogs, read when a client sets a language (at ../share/flowhost/locale from the host).
+install -d "$root/usr/share/flowhost/locale"
+install -m 0644 Protocol/locale/*.po "$root/usr/share/flowhost/locale/"
 
 # The C header and pkg-config file for flows written in C.
 # The .pc names no library of its own, so it goes where arch-independent ones do.

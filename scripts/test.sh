@@ -29,6 +29,7 @@ python3 Tests/EndToEnd/pgcluster.py swift test --skip-build --filter PostgresSto
 python3 Tests/EndToEnd/pgcluster.py --bouncer swift test --skip-build --filter PostgresStoreTests
 "$bin/fuzz-frames" Tests/Fuzz/Corpus/frames
 "$bin/fuzz-json" Tests/Fuzz/Corpus/json
+"$bin/fuzz-po" Tests/Fuzz/Corpus/po
 FLOWHOST_FUZZ_PLUGINS="$bin" "$bin/fuzz-dispatch" Tests/Fuzz/Corpus/dispatch
 "$bin/fuzz-device-input" Tests/Fuzz/Corpus/device-input
 stage end-to-end tests on SQLite

@@ -8,7 +8,10 @@ extension DataSigningFlow {
         let user = try host.loggedInUser()
         guard Self.supportedPairs.contains([level, type]) else {
             throw FlowHostError.sdk(
-                SDKCode.authenticationMethodNotSupported, "Authentication method not supported: authLevel \(level) with authenticatorType \(type) (supported: 0/0, 1/0, 4/1)")
+                SDKCode.authenticationMethodNotSupported,
+                host.text(
+                    "Authentication method not supported: authLevel {level} with authenticatorType {type} (supported: 0/0, 1/0, 4/1)", in: "data-signing",
+                    ["level": String(level), "type": String(type)]))
         }
         try Self.checkLength(payload, field: "payload", max: Self.maxPayload)
         try Self.checkLength(reason, field: "reason", max: Self.maxReason)
@@ -27,7 +30,7 @@ extension DataSigningFlow {
                 signing = nil  // reset: nothing signed, nothing to say
             case .failure(let error):
                 host.log(.error, "stepup.authenticate failed: \(error.message)")
-                report(status: SDKCode.serverFailed, message: "The authentication failed on the server side.", error: Self.authenticationFailed)
+                report(status: SDKCode.serverFailed, message: host.text("The authentication failed on the server side.", in: "data-signing"), error: Self.authenticationFailed)
             case .success(let result):
                 authenticated(result)
             }
@@ -42,9 +45,9 @@ extension DataSigningFlow {
         }
     }
 
-    static let authenticationFailed = (code: SDKCode.authenticationFailed, text: "Authentication failed")
-    static let cancelledByUser = (code: SDKCode.cancelledByUser, text: "Operation cancelled by user")
-    static let notSupported = (code: SDKCode.authenticationMethodNotSupported, text: "Authentication method not supported")
+    static let authenticationFailed = (code: SDKCode.authenticationFailed, text: MessageKey(context: "data-signing", id: "Authentication failed"))
+    static let cancelledByUser = (code: SDKCode.cancelledByUser, text: MessageKey(context: "data-signing", id: "Operation cancelled by user"))
+    static let notSupported = (code: SDKCode.authenticationMethodNotSupported, text: MessageKey(context: "data-signing", id: "Authentication method not supported"))
 
     /// The statuses and the session's end are StepUpOutcome's; the words and errors are the signing's.
     func authenticated(_ outcome: StepUpOutcome) {
@@ -53,23 +56,23 @@ extension DataSigningFlow {
         case .authenticated(let verifiedBy):
             sign(verifiedBy: verifiedBy)
         case .exhausted:
-            report(status: status, message: "Too many wrong attempts: you are logged off; nothing was signed.", error: Self.authenticationFailed)
+            report(status: status, message: host.text("Too many wrong attempts: you are logged off; nothing was signed.", in: "data-signing"), error: Self.authenticationFailed)
         case .expired:
-            report(status: status, message: "Your password has expired: you are logged off; nothing was signed.", error: Self.authenticationFailed)
+            report(status: status, message: host.text("Your password has expired: you are logged off; nothing was signed.", in: "data-signing"), error: Self.authenticationFailed)
         case .ldaCancelled:
-            report(status: status, message: "Local device authentication was cancelled; nothing was signed.", error: Self.cancelledByUser)
+            report(status: status, message: host.text("Local device authentication was cancelled; nothing was signed.", in: "data-signing"), error: Self.cancelledByUser)
         case .cancelled:
-            report(status: status, message: "The authentication expired unanswered; nothing was signed.", error: Self.cancelledByUser)
+            report(status: status, message: host.text("The authentication expired unanswered; nothing was signed.", in: "data-signing"), error: Self.cancelledByUser)
         case .refused:
-            report(status: status, message: "This device could not prove who you are.", error: Self.authenticationFailed)
+            report(status: status, message: host.text("This device could not prove who you are.", in: "data-signing"), error: Self.authenticationFailed)
         case .biometricUnavailable:
-            report(status: status, message: "No server biometric is available to this client; nothing was signed.", error: Self.notSupported)
+            report(status: status, message: host.text("No server biometric is available to this client; nothing was signed.", in: "data-signing"), error: Self.notSupported)
         case .biometricCancelled:
-            report(status: status, message: "The biometric capture was cancelled; nothing was signed.", error: Self.cancelledByUser)
+            report(status: status, message: host.text("The biometric capture was cancelled; nothing was signed.", in: "data-signing"), error: Self.cancelledByUser)
         case .biometricFailed:
-            report(status: status, message: "The server biometric did not match; nothing was signed.", error: Self.authenticationFailed)
+            report(status: status, message: host.text("The server biometric did not match; nothing was signed.", in: "data-signing"), error: Self.authenticationFailed)
         case .unknown:
-            report(status: status, message: "The authentication failed on the server side.", error: Self.authenticationFailed)
+            report(status: status, message: host.text("The authentication failed on the server side.", in: "data-signing"), error: Self.authenticationFailed)
         }
     }
 
@@ -85,14 +88,14 @@ extension DataSigningFlow {
                 report(
                     status: SDKCode.success, message: "Success", signed: (id: id, payloadSignature: signature, receipt: receipt), verifiedBy: verifiedBy)
             case .success(.noKey):
-                report(status: SDKCode.deviceNotRegistered, message: "This device has no usable key; activate it again.", error: Self.authenticationFailed)
+                report(status: SDKCode.deviceNotRegistered, message: host.text("This device has no usable key; activate it again.", in: "data-signing"), error: Self.authenticationFailed)
             case .success(.notSigned):
-                report(status: SDKCode.success, message: "The device did not sign; nothing was signed.", error: Self.cancelledByUser)
+                report(status: SDKCode.success, message: host.text("The device did not sign; nothing was signed.", in: "data-signing"), error: Self.cancelledByUser)
             case .failure(let error) where error.isCancellation:
                 signing = nil
             case .failure(let error):
                 host.log(.error, "signatures.sign failed: \(error.message)")
-                report(status: SDKCode.serverFailed, message: "The signature could not be made.", error: Self.authenticationFailed)
+                report(status: SDKCode.serverFailed, message: host.text("The signature could not be made.", in: "data-signing"), error: Self.authenticationFailed)
             }
         }
     }
@@ -109,7 +112,7 @@ extension DataSigningFlow {
     /// nothing was signed), and `authenticatorType` its RDNAAuthenticatorType
     /// (the seed's name: the type used, not the one asked for).
     func report(
-        status: Int, message: String, error: (code: Int, text: String) = (0, "Success"),
+        status: Int, message: String, error: (code: Int, text: MessageKey) = (0, MessageKey(context: "sdk", id: "Success")),
         signed: (id: String, payloadSignature: String, receipt: JSON)? = nil, verifiedBy: String = "none"
     ) {
         guard let current = signing else { return }
@@ -121,7 +124,7 @@ extension DataSigningFlow {
             "dataSignatureID": .string(signed?.id ?? ""), "authLevel": .int(current.authLevel),
             "authenticatorType": .int(Self.authenticatorType(verifiedBy: used)), "verifiedBy": .string(used),
             "status": ["statusCode": .int(status), "statusMessage": .string(message)],
-            "error": ["longErrorCode": .int(error.code), "shortErrorCode": .int(error.code), "errorString": .string(error.text)],
+            "error": ["longErrorCode": .int(error.code), "shortErrorCode": .int(error.code), "errorString": .string(host.text(error.text.id, in: error.text.context))],
         ]
         if let receipt = signed?.receipt { event["receipt"] = receipt }
         host.emit("onAuthenticateUserAndSignData", event)

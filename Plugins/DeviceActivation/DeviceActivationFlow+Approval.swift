@@ -21,7 +21,7 @@ extension DeviceActivationFlow {
             throw FlowHostError(.tooManyRequests, message: error.message, data: error.data)
         } catch {
             host.log(.error, "asking for an approval failed: \(error.message)")
-            return stop(SDKCode.serverFailed, "The approval request could not be sent; try again.")
+            return stop(SDKCode.serverFailed, host.text("The approval request could not be sent; try again.", in: "device-activation"))
         }
         joining?.stage = .awaitingApproval
         joining?.notification = created.uuid
@@ -29,7 +29,7 @@ extension DeviceActivationFlow {
         joining?.timer = current.dialogue.setTimer(milliseconds: UInt32(approvalSeconds * 1000)) { [self] in
             guard case .awaitingApproval = joining?.stage else { return }
             joining?.timer = nil
-            stop(SDKCode.challengeExpired, "No registered device approved this one in time.")
+            stop(SDKCode.challengeExpired, host.text("No registered device approved this one in time.", in: "device-activation"))
         }
     }
 
@@ -46,7 +46,7 @@ extension DeviceActivationFlow {
         if payload["action"]?.stringValue == "accept" {
             authenticate(.approval(uuid))
         } else {
-            stop(SDKCode.authenticationFailed, "Adding this device was rejected on one of your registered devices.")
+            stop(SDKCode.authenticationFailed, host.text("Adding this device was rejected on one of your registered devices.", in: "device-activation"))
         }
     }
 

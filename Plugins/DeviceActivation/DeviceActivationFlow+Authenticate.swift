@@ -43,14 +43,16 @@ extension DeviceActivationFlow {
     /// A new password, with the policy: a first one (challengeMode 1) or an
     /// expired one's replacement (challengeMode 4, answered with updatePassword).
     func askForNewPassword(
-        _ current: Joining, _ authorization: Authorization, mode: Int, status: Int = SDKCode.success, message: String = "Success"
+        _ current: Joining, _ authorization: Authorization, mode: Int, status: Int = SDKCode.success, message: String = "Success",
+        violations: JSON? = nil
     ) {
         joining?.stage = mode == ChallengeMode.set ? .awaitingNewPassword(authorization) : .awaitingExpiredUpdate(authorization)
         host.emit(
             "getPassword",
             SDKPayload.event(
                 status: status, message: message, workflow: Self.workflow, challengeInfo: [("RELID_PASSWORD_POLICY", host.passwordPolicy())],
-                fields: ["userID": .string(current.userID), "challengeMode": .int(mode), "attemptsLeft": 0]))
+                fields: ["userID": .string(current.userID), "challengeMode": .int(mode), "attemptsLeft": 0]
+            ).withPolicyViolations(violations))
     }
 
     func consent(_ current: Joining, _ authorization: Authorization, enroll: Bool, type: Int) throws(FlowHostError) {
@@ -76,7 +78,7 @@ extension DeviceActivationFlow {
                     "This passkey is synced across devices; this service accepts only a credential bound to this device (webauthn.allowSynced).")
             }
             guard case .success(let key) = made else {
-                return stop(SDKCode.serverFailed, "The device key could not be created; try again.")
+                return stop(SDKCode.serverFailed, host.text("The device key could not be created; try again.", in: "device-activation"))
             }
             var call = Services.NewdeviceComplete(
                 userID: current.userID, deviceID: deviceID, deviceName: current.deviceName, workflow: Self.workflow, password: password,
@@ -88,19 +90,21 @@ extension DeviceActivationFlow {
             let outcome: Services.NewdeviceCompleteOutcome
             do throws(FlowHostError) { outcome = try host.call(call) } catch {
                 host.log(.error, "adding a device failed: \(error.message)")
-                return stop(SDKCode.serverFailed, "Adding this device failed on the server side; try again.")
+                return stop(SDKCode.serverFailed, host.text("Adding this device failed on the server side; try again.", in: "device-activation"))
             }
             let mode = newPassword != nil && password != nil ? ChallengeMode.updateOnExpiry : ChallengeMode.set
             switch outcome {
             case .completed(let sessionID): finish(.completed(sessionID: sessionID, workflow: Self.workflow))
-            case .wrong: stop(SDKCode.authenticationFailed, "Invalid password: start adding this device again.")
+            case .wrong: stop(SDKCode.authenticationFailed, host.text("Invalid password: start adding this device again.", in: "device-activation"))
             case .expired:
-                askForNewPassword(current, authorization, mode: ChallengeMode.updateOnExpiry, message: "Your password has expired. Set a new one with updatePassword.")
-            case .policy(let problems):
+                askForNewPassword(current, authorization, mode: ChallengeMode.updateOnExpiry, message: host.text("Your password has expired. Set a new one with updatePassword.", in: "device-activation"))
+            case .policy(let problems, let violations):
+                let refusal = PolicyRefusal(problems: problems, violations: violations, host: host)
                 askForNewPassword(
-                    current, authorization, mode: mode, status: SDKCode.passwordPolicyViolated, message: FlowHost.policyMessage(problems: problems))
+                    current, authorization, mode: mode, status: SDKCode.passwordPolicyViolated, message: refusal.message,
+                    violations: refusal.violations)
             case .reused:
-                askForNewPassword(current, authorization, mode: mode, status: SDKCode.passwordReused, message: FlowHost.reusedPasswordMessage)
+                askForNewPassword(current, authorization, mode: mode, status: SDKCode.passwordReused, message: host.reusedPasswordMessage)
             case .refused(let status, _): refused(status: status)
             }
         }

@@ -11,7 +11,7 @@ extension DeviceActivationFlow {
             outcome = try host.call(Services.NewdeviceSendCode(userID: current.userID, deviceID: deviceID))
         } catch {
             host.log(.error, "sending a device code failed: \(error.message)")
-            return stop(SDKCode.serverFailed, "The code could not be sent; try again.")
+            return stop(SDKCode.serverFailed, host.text("The code could not be sent; try again.", in: "device-activation"))
         }
         switch outcome {
         case .sent(let key, let attemptsLeft):
@@ -38,9 +38,9 @@ extension DeviceActivationFlow {
         case .wrong(let attemptsLeft):
             askForCode(
                 current, verificationKey: verificationKey, attemptsLeft: .int(attemptsLeft), status: SDKCode.activationCodeFailed,
-                message: "Invalid activation code.")
+                message: host.text("Invalid activation code.", in: "device-activation"))
         case .expired:
-            stop(SDKCode.activationCodeFailed, "The code no longer works; ask for a new one.")
+            stop(SDKCode.activationCodeFailed, host.text("The code no longer works; ask for a new one.", in: "device-activation"))
         case .refused(let status, _): refused(status: status)
         }
     }

@@ -102,10 +102,10 @@ final class DeviceActivationFlow: ServingFlow {
     }
 
     func handle(method: String, params: JSON) throws(FlowHostError) -> JSON? {
-        guard let current = joining else { throw FlowHostError(.notAllowedNow, message: "no device activation in progress") }
+        guard let current = joining else { throw FlowHostError(.notAllowedNow, message: host.text("no device activation in progress", in: "device-activation")) }
         switch (method, current.stage) {
         case ("performVerifyAuth", .choosing):
-            if try params.requiredBool("verifyAuthStatus") { try askForApproval(current) } else { stop(SDKCode.success, "Adding this device was cancelled.") }
+            if try params.requiredBool("verifyAuthStatus") { try askForApproval(current) } else { stop(SDKCode.success, host.text("Adding this device was cancelled.", in: "device-activation")) }
         case ("fallbackNewDeviceActivationFlow", .choosing):
             sendCode(current)
         case ("setActivationCode", .awaitingCode(let key)):
@@ -126,9 +126,11 @@ final class DeviceActivationFlow: ServingFlow {
                 current, authorization, password: try params.requiredString("currentPassword"), newPassword: try params.requiredString("newPassword"),
                 ldaType: nil)
         case ("setPassword", .awaitingExpiredUpdate):
-            throw FlowHostError.sdk(SDKCode.invalidArguments, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
+            throw FlowHostError.sdk(
+                SDKCode.invalidArguments,
+                host.text("An expired password is replaced with updatePassword(currentPassword, newPassword, 4).", in: "device-activation"))
         default:
-            throw FlowHostError(.notAllowedNow, message: "not expected now")
+            throw FlowHostError(.notAllowedNow, message: host.text("not expected now", in: "device-activation"))
         }
         return nil
     }
@@ -143,7 +145,7 @@ final class DeviceActivationFlow: ServingFlow {
     func notified(topic: String, payload: JSON) {
         switch topic {
         case "notifications.updated": approvalAnswered(payload)
-        case "challenge.expired": stop(SDKCode.challengeExpired, "The challenge expired unanswered; start again.")
+        case "challenge.expired": stop(SDKCode.challengeExpired, host.text("The challenge expired unanswered; start again.", in: "device-activation"))
         default: return
         }
     }

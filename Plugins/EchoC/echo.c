@@ -57,19 +57,30 @@ static void *echo_create(const flowhost_plugin_descriptor_v1 *self, const flowho
     return flow;
 }
 
+/* An error whose message is in the language the client set (ABI 1.6:
+   the host's catalog, context "echo"); the English text on an older host. */
+/* msgctxt: echo (scripts/messages.py: the messages below marked N_ are in the catalogs). */
+#define N_(text) text
+
+static void set_error(const echo_flow *flow, flowhost_error_v1 *error, int32_t code, const char *msgid) {
+    json_t *text = FLOWHOST_HOST_HAS(flow->host, localize) ? flow->host->localize(flow->context, "echo", msgid, NULL) : NULL;
+    flowhost_error_set(error, code, 0, json_is_string(text) ? json_string_value(text) : msgid);
+    json_decref(text);
+}
+
 /* Reports a host call's result code as the method's result. */
-static int32_t feed_result(int32_t rc, const char *topic, json_t **result, flowhost_error_v1 *error) {
+static int32_t feed_result(const echo_flow *flow, int32_t rc, const char *topic, json_t **result, flowhost_error_v1 *error) {
     if (rc == FLOWHOST_OK) {
         *result = json_pack("{sb}", "ok", 1);
         return FLOWHOST_OK;
     }
     if (rc == FLOWHOST_ERR_NOT_PERMITTED) {
         /* The feed's ownership rule (ABI 1.3): echo owns only echo.* topics. */
-        flowhost_error_set(error, FLOWHOST_ERROR_NOT_PERMITTED, 0, "not permitted: the echo flow may use only its own topics (echo.…)");
+        set_error(flow, error, FLOWHOST_ERROR_NOT_PERMITTED, N_("not permitted: the echo flow may use only its own topics (echo.…)"));
         error->data = json_pack("{ss ss}", "reason", "topicNotOwned", "topic", topic ? topic : "");
         return FLOWHOST_ERR_FAILED;
     }
-    flowhost_error_set(error, FLOWHOST_ERROR_INVALID_PARAMS, 0, "refused by the host (bad topic or payload, or no 1.1 host)");
+    set_error(flow, error, FLOWHOST_ERROR_INVALID_PARAMS, N_("refused by the host (bad topic or payload, or no 1.1 host)"));
     return FLOWHOST_ERR_FAILED;
 }
 
@@ -79,16 +90,16 @@ static int32_t echo_handle(void *instance, const char *method, json_t *params, j
     const char *topic = json_string_value(json_object_get(params, "topic"));
     if (strcmp(method, "echo.subscribe") == 0) {
         int32_t rc = FLOWHOST_HOST_HAS(flow->host, subscribe) ? flow->host->subscribe(flow->context, topic) : FLOWHOST_ERR_FAILED;
-        return feed_result(rc, topic, result, error);
+        return feed_result(flow, rc, topic, result, error);
     }
     if (strcmp(method, "echo.publish") == 0) {
         int32_t rc = FLOWHOST_HOST_HAS(flow->host, publish)
                          ? flow->host->publish(flow->context, topic, json_object_get(params, "payload"))
                          : FLOWHOST_ERR_FAILED;
-        return feed_result(rc, topic, result, error);
+        return feed_result(flow, rc, topic, result, error);
     }
     if (strcmp(method, "echo") != 0) {
-        flowhost_error_set(error, FLOWHOST_ERROR_METHOD_NOT_FOUND, 0, "echo: unknown method");
+        set_error(flow, error, FLOWHOST_ERROR_METHOD_NOT_FOUND, N_("echo: unknown method"));
         return FLOWHOST_ERR_FAILED;
     }
     /* The host has checked the declared params: text is a string. */
@@ -102,10 +113,10 @@ static int32_t echo_handle(void *instance, const char *method, json_t *params, j
 
 static int32_t echo_call_service(void *instance, const char *name, json_t *params, json_t **result,
                                  flowhost_error_v1 *error) {
-    (void)instance;
+    const echo_flow *flow = instance;
     const char *text = json_string_value(json_object_get(params, "text"));
     if (strcmp(name, "echo.upper") != 0 || !text) {
-        flowhost_error_set(error, FLOWHOST_ERROR_INVALID_PARAMS, 0, "echo.upper takes {text: string}");
+        set_error(flow, error, FLOWHOST_ERROR_INVALID_PARAMS, N_("echo.upper takes {text: string}"));
         return FLOWHOST_ERR_FAILED;
     }
     size_t length = json_string_length(json_object_get(params, "text"));

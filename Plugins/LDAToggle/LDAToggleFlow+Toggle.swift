@@ -5,24 +5,33 @@ import FlowHostServiceTypes
 /// `manageDeviceAuthenticationModes`: verify, then consent or a new
 /// password, then the change, then `onDeviceAuthManagementStatus`.
 extension LDAToggleFlow {
-    static let cancelledByUser = (code: SDKCode.ldaConsentDeclined, text: "User cancelled LDA consent")
+    static let cancelledByUser = (code: SDKCode.ldaConsentDeclined, text: MessageKey(context: "lda-toggle", id: "User cancelled LDA consent"))
 
     func manage(enable: Bool, type: Int) throws(FlowHostError) {
         let user = try host.loggedInUser()
         let (enrolled, _) = try enrolledType(user)
         if enable {
             guard ldaCapabilities.contains(type) else {
-                throw Self.unchangeable("notSupported", "This device has no LDA of type \(type) (its ldaCapabilities: \(ldaCapabilities)).")
+                throw Self.unchangeable(
+                    "notSupported",
+                    host.text(
+                        "This device has no LDA of type {type} (its ldaCapabilities: {capabilities}).", in: "lda-toggle",
+                        ["type": String(type), "capabilities": "\(ldaCapabilities)"]))
             }
-            if enrolled == type { throw Self.unchangeable("alreadyEnabled", "LDA type \(type) is already enabled on this device.") }
+            if enrolled == type { throw Self.unchangeable(
+                    "alreadyEnabled", host.text("LDA type {type} is already enabled on this device.", in: "lda-toggle", ["type": String(type)])) }
             if let other = enrolled {
-                throw Self.unchangeable("anotherTypeEnabled", "LDA type \(other) is enabled on this device; disable it first (one LDA type per device).")
+                throw Self.unchangeable(
+                    "anotherTypeEnabled",
+                    host.text(
+                        "LDA type {type} is enabled on this device; disable it first (one LDA type per device).", in: "lda-toggle",
+                        ["type": String(other)]))
             }
         } else {
             guard enrolled == type else {
                 throw Self.unchangeable(
                     enrolled == nil && !ldaCapabilities.contains(type) ? "notSupported" : "alreadyDisabled",
-                    "LDA type \(type) is not enabled on this device.")
+                    host.text("LDA type {type} is not enabled on this device.", in: "lda-toggle", ["type": String(type)]))
             }
         }
         // A retry after the client dismissed the prompt: the host has cancelled the
@@ -48,7 +57,7 @@ extension LDAToggleFlow {
                 toggle = nil  // abandoned by a reset: nothing changed, nothing to say
             case .failure(let error):
                 host.log(.error, "stepup.authenticate failed: \(error.message)")
-                report(status: SDKCode.serverFailed, message: "The verification failed on the server side; nothing changed.")
+                report(status: SDKCode.serverFailed, message: host.text("The verification failed on the server side; nothing changed.", in: "lda-toggle"))
             case .success(let result):
                 verified(current, result)
             }
@@ -62,14 +71,14 @@ extension LDAToggleFlow {
         case .authenticated:
             // Seed 003: enabling asks for consent (16); disabling sets a new password (14).
             if current.enable { askForConsent(current) } else { askForNewPassword(current) }
-        case .exhausted: report(status: status, message: "Too many wrong attempts: you are logged off.")
-        case .expired: report(status: status, message: "Your password has expired: you are logged off.")
+        case .exhausted: report(status: status, message: host.text("Too many wrong attempts: you are logged off.", in: "lda-toggle"))
+        case .expired: report(status: status, message: host.text("Your password has expired: you are logged off.", in: "lda-toggle"))
         case .ldaCancelled:
-            report(status: status, message: "Local device authentication was cancelled; nothing changed.", error: Self.cancelledByUser)
-        case .refused: report(status: status, message: "This device could not prove who you are; nothing changed.")
-        case .cancelled: report(status: status, message: "The verification expired unanswered; nothing changed.")
+            report(status: status, message: host.text("Local device authentication was cancelled; nothing changed.", in: "lda-toggle"), error: Self.cancelledByUser)
+        case .refused: report(status: status, message: host.text("This device could not prove who you are; nothing changed.", in: "lda-toggle"))
+        case .cancelled: report(status: status, message: host.text("The verification expired unanswered; nothing changed.", in: "lda-toggle"))
         case .biometricUnavailable, .biometricCancelled, .biometricFailed, .unknown:
-            report(status: StepUpOutcome.unknown(nil).status, message: "The verification failed on the server side; nothing changed.")
+            report(status: StepUpOutcome.unknown(nil).status, message: host.text("The verification failed on the server side; nothing changed.", in: "lda-toggle"))
         }
     }
 
@@ -88,18 +97,18 @@ extension LDAToggleFlow {
     }
 
     func consent(_ enroll: Bool, type: Int) throws(FlowHostError) {
-        guard let current = toggle, current.stage == .awaitingConsent else { throw FlowHostError(.notAllowedNow, message: "not expected now") }
+        guard let current = toggle, current.stage == .awaitingConsent else { throw FlowHostError(.notAllowedNow, message: host.text("not expected now", in: "lda-toggle")) }
         guard type == current.ldaType else {
             throw FlowHostError.invalidParams(field: "authenticationType", reason: "the type asked about is \(current.ldaType)")
         }
         guard enroll else {
-            return report(status: SDKCode.success, message: "Consent was not given; nothing changed.", error: Self.cancelledByUser)
+            return report(status: SDKCode.success, message: host.text("Consent was not given; nothing changed.", in: "lda-toggle"), error: Self.cancelledByUser)
         }
         toggle?.stage = .checkingLDA
         current.dialogue.authenticateWithLDA(userID: current.userID, type: type, reason: .enroll) { [self] check in
             switch check {
             case .abandoned: toggle = nil
-            case .failed: report(status: SDKCode.success, message: "The LDA check was cancelled or failed; nothing changed.", error: Self.cancelledByUser)
+            case .failed: report(status: SDKCode.success, message: host.text("The LDA check was cancelled or failed; nothing changed.", in: "lda-toggle"), error: Self.cancelledByUser)
             case .passed:
                 change(Services.AuthenticatorsEnableLDA.service) { [self] () throws(FlowHostError) in
                     try host.call(Services.AuthenticatorsEnableLDA(userID: current.userID, deviceID: deviceID, ldaType: type))
@@ -116,18 +125,19 @@ extension LDAToggleFlow {
         }
     }
 
-    func askForNewPassword(_ current: Toggle, status: Int = SDKCode.success, message: String = "Success") {
+    func askForNewPassword(_ current: Toggle, status: Int = SDKCode.success, message: String = "Success", violations: JSON? = nil) {
         toggle?.stage = .awaitingNewPassword
         host.emit(
             "getPassword",
             SDKPayload.event(
                 status: status, message: message, workflow: Workflow.login, challengeInfo: [("RELID_PASSWORD_POLICY", host.passwordPolicy())],
-                fields: ["userID": .string(current.userID), "challengeMode": .int(ChallengeMode.setAfterLDADisable), "attemptsLeft": 0]))
+                fields: ["userID": .string(current.userID), "challengeMode": .int(ChallengeMode.setAfterLDADisable), "attemptsLeft": 0]
+            ).withPolicyViolations(violations))
     }
 
     func newPassword(_ password: String, mode: Int) throws(FlowHostError) {
         guard let current = toggle, current.stage == .awaitingNewPassword, mode == ChallengeMode.setAfterLDADisable else {
-            throw FlowHostError(.notAllowedNow, message: "not expected now")
+            throw FlowHostError(.notAllowedNow, message: host.text("not expected now", in: "lda-toggle"))
         }
         disable(current, newPassword: password)
     }
@@ -141,24 +151,27 @@ extension LDAToggleFlow {
         let outcome: Services.AuthenticatorsEnableLDAOutcome
         do throws(FlowHostError) { outcome = try call() } catch {
             host.log(.error, "\(service) failed: \(error.message)")
-            return report(status: SDKCode.serverFailed, message: "The change could not be made; nothing changed.")
+            return report(status: SDKCode.serverFailed, message: host.text("The change could not be made; nothing changed.", in: "lda-toggle"))
         }
         switch outcome {
         case .changed, .unchanged:
-            report(status: SDKCode.success, message: "LDA type \(current.ldaType) has been \(current.enable ? "enabled" : "disabled").")
+            report(status: SDKCode.success, message: current.enable
+                    ? host.text("LDA type {ldaType} has been enabled.", in: "lda-toggle", ["ldaType": String(current.ldaType)])
+                    : host.text("LDA type {ldaType} has been disabled.", in: "lda-toggle", ["ldaType": String(current.ldaType)]))
         case .passwordRequired:
             askForNewPassword(current)
-        case .policy(let problems):
-            askForNewPassword(current, status: SDKCode.passwordPolicyViolated, message: FlowHost.policyMessage(problems: problems))
+        case .policy(let problems, let violations):
+            let refusal = PolicyRefusal(problems: problems, violations: violations, host: host)
+            askForNewPassword(current, status: SDKCode.passwordPolicyViolated, message: refusal.message, violations: refusal.violations)
         case .reused:
-            askForNewPassword(current, status: SDKCode.passwordReused, message: FlowHost.reusedPasswordMessage)
+            askForNewPassword(current, status: SDKCode.passwordReused, message: host.reusedPasswordMessage)
         case .refused(let status, _):
-            report(status: status, message: "Your account no longer allows this change; nothing changed.")
+            report(status: status, message: host.text("Your account no longer allows this change; nothing changed.", in: "lda-toggle"))
         }
     }
 
     /// `onDeviceAuthManagementStatus`; the toggle is over.
-    func report(status: Int, message: String, error: (code: Int, text: String) = (0, "Success")) {
+    func report(status: Int, message: String, error: (code: Int, text: MessageKey) = (0, MessageKey(context: "sdk", id: "Success"))) {
         guard let current = toggle else { return }
         toggle = nil
         host.emit(
@@ -166,7 +179,7 @@ extension LDAToggleFlow {
             [
                 "userID": .string(current.userID), "isEnabled": .bool(current.enable), "authenticationType": .int(current.ldaType),
                 "status": ["statusCode": .int(status), "statusMessage": .string(message)],
-                "error": ["longErrorCode": .int(error.code), "shortErrorCode": .int(error.code), "errorString": .string(error.text)],
+                "error": ["longErrorCode": .int(error.code), "shortErrorCode": .int(error.code), "errorString": .string(host.text(error.text.id, in: error.text.context))],
             ])
     }
 }

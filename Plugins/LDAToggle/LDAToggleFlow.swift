@@ -90,7 +90,7 @@ final class LDAToggleFlow: Flow {
             toggle = nil
         case "challenge.expired":
             guard toggle != nil else { return }
-            report(status: SDKCode.challengeExpired, message: "The challenge expired unanswered; nothing changed.")
+            report(status: SDKCode.challengeExpired, message: host.text("The challenge expired unanswered; nothing changed.", in: "lda-toggle"))
         case "challenge.cancelled":
             toggle = nil  // abandoned (a reset): nothing to say
         default:

@@ -36,6 +36,12 @@ extension MFAFlow {
                 FlowMethod(
                     "logOff", summary: "Ends the user's session; onUserLoggedOff then getUser follow.",
                     params: [FlowParam("userID", .string, format: .userID)]),
+                FlowMethod(
+                    "setSDKLanguage", summary: "Sets the language of every message this host sends; onSetLanguageResponse follows.",
+                    params: [
+                        FlowParam("localeCode", .string, description: "A language code: en, fr, fr-CA."),
+                        FlowParam("languageDirection", .integer, description: "RDNALanguageDirection: 0 left to right, 1 right to left."),
+                    ]),
             ] + sessionMethods,
             events: [
                 FlowEvent("getUser", summary: "Asks for the user id.", paramsSchema: base, challenge: true, resting: true),
@@ -49,12 +55,16 @@ extension MFAFlow {
                 FlowEvent(
                     "onUpdateCredentialResponse",
                     summary: "How a password change ended: userID, credType, status (100 changed, then logoff; 153 attempts exhausted, then logoff; 121 expired), error."),
+                FlowEvent(
+                    "onSetLanguageResponse",
+                    summary: "setSDKLanguage's answer: the language now used (localeCode, localeName), whether it fell back to English, the direction echoed."),
             ] + sessionEvents,
             uses: [
                 "credentials.userState", "credentials.rememberedUsers", "activation.verify", "activation.resend", "activation.complete",
                 "password.policy", "password.check", "password.login", "password.update", "session.open", "session.close", "session.extend", "session.token", "audit.record",
                 "device.createKey", "device.prove", "deviceactivation.join", "account.sendRecoveryCode", "account.verifyRecoveryCode",
                 "account.sendForgotPasswordCode", "account.verifyForgotPasswordCode", "account.completeForgotPassword",
+                "language.set",
             ])
     }
 }

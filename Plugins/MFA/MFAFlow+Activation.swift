@@ -8,7 +8,9 @@ extension MFAFlow {
         stage = .awaitingActivationCode(userID: userID, verificationKey: verificationKey ?? "")
         let (status, message) =
             verificationKey == nil && status == SDKCode.success
-            ? (SDKCode.activationCodeFailed, "No valid activation code: it has expired or was used. Request a new one with resendActivationCode.")
+            ? (
+                SDKCode.activationCodeFailed,
+                host.text("No valid activation code: it has expired or was used. Request a new one with resendActivationCode.", in: "mfa"))
             : (status, message ?? "Success")
         host.emit(
             "getActivationCode",
@@ -20,7 +22,7 @@ extension MFAFlow {
     }
 
     func setActivationCode(_ code: String) throws(FlowHostError) {
-        guard case .awaitingActivationCode(let userID, let key) = stage else { throw Self.wrongStage }
+        guard case .awaitingActivationCode(let userID, let key) = stage else { throw wrongStage }
         switch try host.call(Services.ActivationVerify(userID: userID, code: code, deviceID: deviceID)) {
         case .accepted(let grant):
             stage = .awaitingDeviceName(userID: userID, grant: grant)
@@ -29,19 +31,19 @@ extension MFAFlow {
                 SDKPayload.event(workflow: Workflow.activation, fields: ["userID": .string(userID), "deviceName": .string(defaultDeviceName)]))
         case .wrong(let attemptsLeft):
             askForActivationCode(
-                userID, attemptsLeft: attemptsLeft, verificationKey: key, status: SDKCode.activationCodeFailed, message: "Invalid activation code.")
+                userID, attemptsLeft: attemptsLeft, verificationKey: key, status: SDKCode.activationCodeFailed, message: host.text("Invalid activation code.", in: "mfa"))
         case .expired(let attemptsLeft):
             askForActivationCode(
                 userID, attemptsLeft: attemptsLeft, verificationKey: "", status: SDKCode.activationCodeFailed,
-                message: "The activation code has expired. Request a new one with resendActivationCode.")
+                message: host.text("The activation code has expired. Request a new one with resendActivationCode.", in: "mfa"))
         case .superseded(let attemptsLeft):
             askForActivationCode(
                 userID, attemptsLeft: attemptsLeft, verificationKey: currentVerificationKey(userID) ?? key,
-                status: SDKCode.activationCodeFailed, message: "A newer activation code was sent; enter that one. This try did not count.")
+                status: SDKCode.activationCodeFailed, message: host.text("A newer activation code was sent; enter that one. This try did not count.", in: "mfa"))
         case .alreadyUsed(let attemptsLeft):
             askForActivationCode(
                 userID, attemptsLeft: attemptsLeft, verificationKey: "", status: SDKCode.activationCodeFailed,
-                message: "This activation code was used already. Request a new one with resendActivationCode.")
+                message: host.text("This activation code was used already. Request a new one with resendActivationCode.", in: "mfa"))
         case .refused(let status, _):
             refused(status: status)
         }
@@ -53,12 +55,12 @@ extension MFAFlow {
     }
 
     func resendActivationCode() throws(FlowHostError) {
-        guard case .awaitingActivationCode(let userID, _) = stage else { throw Self.wrongStage }
+        guard case .awaitingActivationCode(let userID, _) = stage else { throw wrongStage }
         switch try host.call(Services.ActivationResend(userID: userID, deviceID: deviceID)) {
         case .sent(let verificationKey, let attemptsLeft):
             askForActivationCode(userID, attemptsLeft: attemptsLeft, verificationKey: verificationKey)
         case .tooSoon(let after):
-            throw FlowHostError(.tooManyRequests, message: "Too many requests: retry after \(after) seconds",
+            throw FlowHostError(.tooManyRequests, message: host.text("Too many requests: retry after {seconds} seconds", in: "mfa", ["seconds": String(after)]),
                 data: ["retryAfterSeconds": .int(after)])
         case .refused(let status, _):
             refused(status: status)
@@ -66,7 +68,7 @@ extension MFAFlow {
     }
 
     func setDeviceName(_ name: String) throws(FlowHostError) {
-        guard case .awaitingDeviceName(let userID, let grant) = stage else { throw Self.wrongStage }
+        guard case .awaitingDeviceName(let userID, let grant) = stage else { throw wrongStage }
         let trimmed = name.trimmingSpaces
         guard !trimmed.isEmpty, trimmed.utf8.count <= 256 else {
             throw FlowHostError.invalidParams(field: "deviceName", reason: "must be 1 to 256 bytes")
@@ -85,7 +87,7 @@ extension MFAFlow {
     }
 
     func setUserConsent(_ enroll: Bool, authenticationType: Int) throws(FlowHostError) {
-        guard case .awaitingConsent(let userID, let grant) = stage else { throw Self.wrongStage }
+        guard case .awaitingConsent(let userID, let grant) = stage else { throw wrongStage }
         guard enroll else {
             audit(userID, "activation.lda-consent", "declined")
             return askForNewPassword(userID, grant: grant)
@@ -100,7 +102,7 @@ extension MFAFlow {
                 host.emit(
                     "getUserConsentForLDA",
                     SDKPayload.event(
-                        status: SDKCode.authenticationFailed, message: "Authentication failed: the LDA check was cancelled or failed.",
+                        status: SDKCode.authenticationFailed, message: host.text("Authentication failed: the LDA check was cancelled or failed.", in: "mfa"),
                         workflow: Workflow.activation,
                         fields: [
                             "userID": .string(userID), "challengeMode": .int(ChallengeMode.set),
@@ -128,13 +130,13 @@ extension MFAFlow {
             outcome = try host.call(call)
         } catch {
             host.log(.error, "activation of a user failed: \(error.message)")
-            return askForUser(status: SDKCode.serverFailed, message: "Activation failed on the server side; try again.")
+            return askForUser(status: SDKCode.serverFailed, message: host.text("Activation failed on the server side; try again.", in: "mfa"))
         }
         switch outcome {
         case .completed(let sessionID):
             loggedIn(userID, sessionID: sessionID, workflow: Workflow.activation)
         case .grantInvalid:
-            askForUser(status: SDKCode.activationCodeFailed, message: "The accepted activation code is no longer valid; start again.")
+            askForUser(status: SDKCode.activationCodeFailed, message: host.text("The accepted activation code is no longer valid; start again.", in: "mfa"))
         case .refused(let status, _):
             refused(status: status)
         }

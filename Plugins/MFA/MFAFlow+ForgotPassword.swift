@@ -16,12 +16,12 @@ extension MFAFlow {
     var isResetPasswordOpen: Bool { if case .awaitingResetPassword = stage { true } else { false } }
 
     func forgotPassword(_ requested: String?) throws(FlowHostError) {
-        guard forgotPasswordEnabled else { throw FlowHostError.sdk(SDKCode.featureNotSupported, Self.forgotPasswordDisabledMessage) }
+        guard forgotPasswordEnabled else { throw FlowHostError.sdk(SDKCode.featureNotSupported, forgotPasswordDisabledMessage) }
         guard case .awaitingPassword(let userID, let proof, _) = stage else {
-            throw FlowHostError(.notAllowedNow, message: "forgotPassword answers getPassword with challengeMode 0 (a login's password)")
+            throw FlowHostError(.notAllowedNow, message: host.text("forgotPassword answers getPassword with challengeMode 0 (a login's password)", in: "mfa"))
         }
         if let requested, !requested.isEmpty, requested != userID {
-            throw FlowHostError.invalidParams(field: "userID", reason: "not the user getPassword asks for")
+            throw FlowHostError.invalidParams(field: "userID", reason: host.text("not the user getPassword asks for", in: "mfa"))
         }
         proveThenSendResetCode(userID, proof: proof)
     }
@@ -32,7 +32,7 @@ extension MFAFlow {
         guard let proof else {
             return proveDevice(userID) { [self] outcome in
                 guard case .proven(let fresh) = outcome else {
-                    return askForUser(status: SDKCode.deviceNotRegistered, message: "This device could not prove it is registered for this user.")
+                    return askForUser(status: SDKCode.deviceNotRegistered, message: host.text("This device could not prove it is registered for this user.", in: "mfa"))
                 }
                 proveThenSendResetCode(userID, proof: fresh)
             }
@@ -40,7 +40,7 @@ extension MFAFlow {
         let outcome: Services.ActivationResendOutcome
         do { outcome = try host.call(Services.AccountSendForgotPasswordCode(userID: userID, deviceID: deviceID, proof: proof)) } catch {
             host.log(.error, "sending a reset code failed: \(error.message)")
-            return askForUser(status: SDKCode.serverFailed, message: "The server could not complete the request; try again.")
+            return askForUser(status: SDKCode.serverFailed, message: host.text("The server could not complete the request; try again.", in: "mfa"))
         }
         switch outcome {
         case .sent(let verificationKey, let attemptsLeft):
@@ -49,7 +49,7 @@ extension MFAFlow {
             // The proof is spent whatever the answer, so this cannot be a sync refusal that leaves getPassword open.
             askForResetCode(
                 userID, attemptsLeft: 0, verificationKey: "", status: SDKCode.activationCodeFailed,
-                message: "Too many requests: retry after \(after) seconds with resendActivationCode.")
+                message: host.text("Too many requests: retry after {seconds} seconds with resendActivationCode.", in: "mfa", ["seconds": String(after)]))
         case .refused(let status, _):
             refused(status: status, userID: userID)
         }
@@ -69,11 +69,11 @@ extension MFAFlow {
         case .accepted(let grant):
             askForResetCredential(userID, grant: grant)
         case .wrong(let attemptsLeft):
-            askForResetCode(userID, attemptsLeft: attemptsLeft, verificationKey: verificationKey, status: SDKCode.activationCodeFailed, message: "Invalid code.")
+            askForResetCode(userID, attemptsLeft: attemptsLeft, verificationKey: verificationKey, status: SDKCode.activationCodeFailed, message: host.text("Invalid code.", in: "mfa"))
         case .noCode:
             askForResetCode(
                 userID, attemptsLeft: 0, verificationKey: "", status: SDKCode.activationCodeFailed,
-                message: "No valid code: it has expired, was replaced or ran out of tries. Request a new one with resendActivationCode.")
+                message: host.text("No valid code: it has expired, was replaced or ran out of tries. Request a new one with resendActivationCode.", in: "mfa"))
         case .refused(let status, _):
             refused(status: status, userID: userID)
         }
@@ -90,35 +90,41 @@ extension MFAFlow {
                 fields: ["userID": .string(userID), "challengeMode": .int(ChallengeMode.set), "authenticationType": .int(type)]))
     }
 
-    func askForResetPassword(_ userID: String, grant: String, status: Int = SDKCode.success, message: String = "Success") {
-        askForPassword(userID, mode: ChallengeMode.set, attemptsLeft: 0, status: status, message: message, workflow: Workflow.forgotCredentials)
+    func askForResetPassword(
+        _ userID: String, grant: String, status: Int = SDKCode.success, message: String = "Success", violations: JSON? = nil
+    ) {
+        askForPassword(
+            userID, mode: ChallengeMode.set, attemptsLeft: 0, status: status, message: message, workflow: Workflow.forgotCredentials,
+            violations: violations)
         stage = .awaitingResetPassword(userID: userID, grant: grant)
     }
 
     func setResetConsent(_ enroll: Bool, authenticationType: Int) throws(FlowHostError) {
-        guard case .awaitingResetConsent(let userID, let grant) = stage else { throw Self.wrongStage }
+        guard case .awaitingResetConsent(let userID, let grant) = stage else { throw wrongStage }
         guard enroll else { return askForResetPassword(userID, grant: grant) }
         guard ldaCapabilities.contains(authenticationType) else {
-            throw FlowHostError.invalidParams(field: "authenticationType", reason: "not one of this device's ldaCapabilities")
+            throw FlowHostError.invalidParams(field: "authenticationType", reason: host.text("not one of this device's ldaCapabilities", in: "mfa"))
         }
         authenticateWithLDA(userID, type: authenticationType, reason: .enroll) { [self] ok in
             guard ok else {
                 return askForResetCredential(
-                    userID, grant: grant, status: SDKCode.authenticationFailed, message: "Authentication failed: the LDA check was cancelled or failed.")
+                    userID, grant: grant, status: SDKCode.authenticationFailed,
+                    message: host.text("Authentication failed: the LDA check was cancelled or failed.", in: "mfa"))
             }
             completeReset(userID, grant: grant, password: nil, ldaType: authenticationType)
         }
     }
 
     func setResetPassword(_ password: String) throws(FlowHostError) {
-        guard case .awaitingResetPassword(let userID, let grant) = stage else { throw Self.wrongStage }
+        guard case .awaitingResetPassword(let userID, let grant) = stage else { throw wrongStage }
         switch try host.call(Services.PasswordCheck(userID: userID, password: password)) {
         case .acceptable:
             completeReset(userID, grant: grant, password: password, ldaType: nil)
         case .reused:
-            askForResetPassword(userID, grant: grant, status: SDKCode.passwordReused, message: Self.reusedMessage)
-        case .policy(let problems):
-            askForResetPassword(userID, grant: grant, status: SDKCode.passwordPolicyViolated, message: FlowHost.policyMessage(problems: problems))
+            askForResetPassword(userID, grant: grant, status: SDKCode.passwordReused, message: host.reusedPasswordMessage)
+        case .policy(let problems, let violations):
+            let refusal = PolicyRefusal(problems: problems, violations: violations, host: host)
+            askForResetPassword(userID, grant: grant, status: SDKCode.passwordPolicyViolated, message: refusal.message, violations: refusal.violations)
         }
     }
 
@@ -126,20 +132,20 @@ extension MFAFlow {
     func completeReset(_ userID: String, grant: String, password: String?, ldaType: Int?) {
         proveDevice(userID) { [self] outcome in
             guard case .proven(let proof) = outcome else {
-                return askForUser(status: SDKCode.deviceNotRegistered, message: "This device could not prove it is registered for this user.")
+                return askForUser(status: SDKCode.deviceNotRegistered, message: host.text("This device could not prove it is registered for this user.", in: "mfa"))
             }
             let call = Services.AccountCompleteForgotPassword(
                 userID: userID, deviceID: deviceID, grant: grant, proof: proof, password: password, ldaType: ldaType)
             let result: Services.AccountCompleteForgotPasswordOutcome
             do throws(FlowHostError) { result = try host.call(call) } catch {
                 host.log(.error, "completing a password reset failed: \(error.message)")
-                return askForUser(status: SDKCode.serverFailed, message: "The reset failed on the server side; try again.")
+                return askForUser(status: SDKCode.serverFailed, message: host.text("The reset failed on the server side; try again.", in: "mfa"))
             }
             switch result {
             case .completed(let sessionID):
                 loggedIn(userID, sessionID: sessionID, workflow: Workflow.forgotCredentials)
             case .grantInvalid:
-                askForUser(status: SDKCode.activationCodeFailed, message: "The accepted code is no longer valid; start again.")
+                askForUser(status: SDKCode.activationCodeFailed, message: host.text("The accepted code is no longer valid; start again.", in: "mfa"))
             case .refused(let status, _):
                 refused(status: status, userID: userID)
             }

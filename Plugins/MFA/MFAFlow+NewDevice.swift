@@ -18,10 +18,10 @@ extension MFAFlow {
             case .failure(let error) where error.code == .methodNotFound:
                 // No device-activation flow loaded: the device cannot join this way.
                 audit(userID, "login.device", "not-registered")
-                askForUser(status: SDKCode.deviceNotRegistered, message: Self.refusalMessage(SDKCode.deviceNotRegistered))
+                askForUser(status: SDKCode.deviceNotRegistered, message: refusalMessage(SDKCode.deviceNotRegistered))
             case .failure(let error):
                 host.log(.error, "device activation failed: \(error.message)")
-                askForUser(status: SDKCode.serverFailed, message: "The server could not complete the request; try again.")
+                askForUser(status: SDKCode.serverFailed, message: host.text("The server could not complete the request; try again.", in: "mfa"))
             }
         }
     }

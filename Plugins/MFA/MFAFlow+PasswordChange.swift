@@ -17,7 +17,7 @@ extension MFAFlow {
     /// The logged-in user, when `userName` is that user.
     func changingUser(_ userName: String) throws(FlowHostError) -> (userID: String, sessionID: String) {
         guard case .loggedIn(let userID, let sessionID) = stage, userID == userName else {
-            throw FlowHostError(.notAllowedNow, message: "\(userName) is not logged in on this device")
+            throw FlowHostError(.notAllowedNow, message: host.text("{userID} is not logged in on this device", in: "mfa", ["userID": userName]))
         }
         return (userID, sessionID)
     }
@@ -32,26 +32,27 @@ extension MFAFlow {
     }
 
     func initiateUpdateFlowForCredential(_ credentialType: String) throws(FlowHostError) {
-        guard case .loggedIn(let userID, _) = stage else { throw FlowHostError(.notAllowedNow, message: "No user is logged in on this device") }
+        guard case .loggedIn(let userID, _) = stage else { throw FlowHostError(.notAllowedNow, message: host.text("No user is logged in on this device", in: "mfa")) }
         guard credentialType == Self.passwordCredential else {
             throw FlowHostError.invalidParams(field: "credentialType", reason: "\"Password\" is the one credential a user updates here")
         }
         let state = try host.call(Services.CredentialsUserState(userID: userID, deviceID: deviceID))
         guard let state, state.hasPassword else {
-            throw FlowHostError(.nothingToChange, message: "\(userID) has no password to update", data: ["reason": "noPassword"])
+            throw FlowHostError(.nothingToChange, message: host.text("{userID} has no password to update", in: "mfa", ["userID": userID]), data: ["reason": "noPassword"])
         }
         changingPassword = true
         askForPasswordChange(userID, attemptsLeft: state.passwordAttemptsLeft)
     }
 
-    func askForPasswordChange(_ userID: String, attemptsLeft: Int, status: Int = SDKCode.success, message: String = "Success") {
+    func askForPasswordChange(_ userID: String, attemptsLeft: Int, status: Int = SDKCode.success, message: String = "Success", violations: JSON? = nil) {
         guard case .loggedIn(_, let sessionID) = stage else { return }
         host.emit(
             "getPassword",
             SDKPayload.event(
                 status: status, message: message, sessionType: 1, sessionID: sessionID, workflow: Workflow.login,
                 challengeInfo: [("RELID_PASSWORD_POLICY", host.passwordPolicy())],
-                fields: ["userID": .string(userID), "challengeMode": .int(ChallengeMode.updateCredentials), "attemptsLeft": .int(attemptsLeft)]))
+                fields: ["userID": .string(userID), "challengeMode": .int(ChallengeMode.updateCredentials), "attemptsLeft": .int(attemptsLeft)]
+            ).withPolicyViolations(violations))
     }
 
     /// `updatePassword(current, new, 2)`: the device proves its key, then the change.
@@ -60,7 +61,7 @@ extension MFAFlow {
         dialogue.call(Services.DeviceProve(userID: userID, deviceID: deviceID, reason: "password-change")) { [self] outcome in
             guard changingPassword else { return }
             guard case .success(.proven) = outcome else {
-                return credentialUpdated(userID, status: SDKCode.deviceNotRegistered, message: "This device could not prove it is registered for this user.")
+                return credentialUpdated(userID, status: SDKCode.deviceNotRegistered, message: host.text("This device could not prove it is registered for this user.", in: "mfa"))
             }
             let result: Services.PasswordUpdateOutcome
             do throws(FlowHostError) {
@@ -69,22 +70,24 @@ extension MFAFlow {
                 // An answer outside the schema too: not `unexpected`, which returns a
                 // logged-in user to getUser with the session still open.
                 host.log(.error, "password.update failed: \(error.message)")
-                return credentialUpdated(userID, status: SDKCode.serverFailed, message: "The password could not be changed; try again.")
+                return credentialUpdated(userID, status: SDKCode.serverFailed, message: host.text("The password could not be changed; try again.", in: "mfa"))
             }
             switch result {
             case .updated:
-                credentialUpdated(userID, status: SDKCode.success, message: "Your password has been changed; log in with the new one.")
+                credentialUpdated(userID, status: SDKCode.success, message: host.text("Your password has been changed; log in with the new one.", in: "mfa"))
             case .wrongCurrent(let attemptsLeft) where attemptsLeft > 0:
-                askForPasswordChange(userID, attemptsLeft: attemptsLeft, status: SDKCode.authenticationFailed, message: "The current password is wrong.")
+                askForPasswordChange(userID, attemptsLeft: attemptsLeft, status: SDKCode.authenticationFailed, message: host.text("The current password is wrong.", in: "mfa"))
             case .wrongCurrent, .refused(SDKCode.blockedByPasswordAttempts, _):
-                credentialUpdated(userID, status: SDKCode.attemptsExhausted, message: "Too many wrong attempts: you are logged off.")
+                credentialUpdated(userID, status: SDKCode.attemptsExhausted, message: host.text("Too many wrong attempts: you are logged off.", in: "mfa"))
             case .reused:
-                askForPasswordChange(userID, attemptsLeft: attemptsLeft(userID), status: SDKCode.passwordReused, message: Self.reusedMessage)
-            case .policy(let problems):
+                askForPasswordChange(userID, attemptsLeft: attemptsLeft(userID), status: SDKCode.passwordReused, message: host.reusedPasswordMessage)
+            case .policy(let problems, let violations):
+                let refusal = PolicyRefusal(problems: problems, violations: violations, host: host)
                 askForPasswordChange(
-                    userID, attemptsLeft: attemptsLeft(userID), status: SDKCode.passwordPolicyViolated, message: FlowHost.policyMessage(problems: problems))
+                    userID, attemptsLeft: attemptsLeft(userID), status: SDKCode.passwordPolicyViolated, message: refusal.message,
+                    violations: refusal.violations)
             case .refused(let status, _):
-                credentialUpdated(userID, status: status, message: "Your account no longer allows this change.")
+                credentialUpdated(userID, status: status, message: host.text("Your account no longer allows this change.", in: "mfa"))
             }
         }
     }

@@ -5,14 +5,14 @@ import FlowHostServiceTypes
 /// Setting, verifying and replacing passwords (challengeModes 0, 1, 4).
 extension MFAFlow {
     /// Activation's `getPassword` (mode 1): the grant waits with the stage.
-    func askForNewPassword(_ userID: String, grant: String, status: Int = SDKCode.success, message: String = "Success") {
-        askForPassword(userID, mode: ChallengeMode.set, attemptsLeft: 0, status: status, message: message)
+    func askForNewPassword(_ userID: String, grant: String, status: Int = SDKCode.success, message: String = "Success", violations: JSON? = nil) {
+        askForPassword(userID, mode: ChallengeMode.set, attemptsLeft: 0, status: status, message: message, violations: violations)
         stage = .awaitingNewPassword(userID: userID, grant: grant)
     }
 
     func askForPassword(
         _ userID: String, mode: Int, attemptsLeft: Int, status: Int = SDKCode.success, message: String = "Success", proof: String? = nil,
-        bind: Bool = false, workflow: String? = nil
+        bind: Bool = false, workflow: String? = nil, violations: JSON? = nil
     ) {
         switch mode {
         case ChallengeMode.set: stage = .awaitingNewPassword(userID: userID, grant: "")
@@ -30,7 +30,8 @@ extension MFAFlow {
             SDKPayload.event(
                 status: status, message: message, workflow: workflow ?? (mode == ChallengeMode.set ? Workflow.activation : Workflow.login),
                 challengeInfo: info,
-                fields: ["userID": .string(userID), "challengeMode": .int(mode), "attemptsLeft": .int(attemptsLeft)]))
+                fields: ["userID": .string(userID), "challengeMode": .int(mode), "attemptsLeft": .int(attemptsLeft)]
+            ).withPolicyViolations(violations))
     }
 
     func setPassword(_ password: String, mode: Int) throws(FlowHostError) {
@@ -40,9 +41,10 @@ extension MFAFlow {
             case .acceptable:
                 completeActivation(userID, grant: grant, password: password, ldaType: nil)
             case .reused:
-                askForNewPassword(userID, grant: grant, status: SDKCode.passwordReused, message: Self.reusedMessage)
-            case .policy(let problems):
-                askForNewPassword(userID, grant: grant, status: SDKCode.passwordPolicyViolated, message: FlowHost.policyMessage(problems: problems))
+                askForNewPassword(userID, grant: grant, status: SDKCode.passwordReused, message: host.reusedPasswordMessage)
+            case .policy(let problems, let violations):
+                let refusal = PolicyRefusal(problems: problems, violations: violations, host: host)
+                askForNewPassword(userID, grant: grant, status: SDKCode.passwordPolicyViolated, message: refusal.message, violations: refusal.violations)
             }
         case .awaitingPassword(let userID, let proof, let bind):
             if bind {
@@ -61,15 +63,16 @@ extension MFAFlow {
                 // The last proof was spent by a wrong try: prove again, then log in.
                 proveDevice(userID) { [self] outcome in
                     guard case .proven(let fresh) = outcome else {
-                        return askForUser(status: SDKCode.deviceNotRegistered, message: "This device could not prove it is registered for this user.")
+                        return askForUser(status: SDKCode.deviceNotRegistered, message: host.text("This device could not prove it is registered for this user.", in: "mfa"))
                     }
                     logIn(Services.PasswordLogin(userID: userID, password: password, deviceID: deviceID, workflow: Workflow.login, proof: fresh))
                 }
             }
         case .awaitingExpiredUpdate:
-            throw FlowHostError.sdk(SDKCode.invalidArguments, "An expired password is replaced with updatePassword(currentPassword, newPassword, 4).")
+            throw FlowHostError.sdk(
+                SDKCode.invalidArguments, host.text("An expired password is replaced with updatePassword(currentPassword, newPassword, 4).", in: "mfa"))
         default:
-            throw Self.wrongStage
+            throw wrongStage
         }
     }
 
@@ -79,7 +82,7 @@ extension MFAFlow {
         let outcome: Services.PasswordLoginOutcome
         do { outcome = try host.call(call) } catch {
             host.log(.error, "password login failed: \(error.message)")
-            return askForUser(status: SDKCode.serverFailed, message: "Login failed on the server side; try again.")
+            return askForUser(status: SDKCode.serverFailed, message: host.text("Login failed on the server side; try again.", in: "mfa"))
         }
         switch outcome {
         case .accepted(_, let sessionID):
@@ -89,12 +92,12 @@ extension MFAFlow {
             } else {
                 askForPassword(
                     userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0,
-                    message: "Your password has expired. Set a new one with updatePassword.")
+                    message: host.text("Your password has expired. Set a new one with updatePassword.", in: "mfa"))
             }
         case .wrong(let attemptsLeft):
             askForPassword(
                 userID, mode: ChallengeMode.verify, attemptsLeft: attemptsLeft, status: SDKCode.authenticationFailed,
-                message: "Invalid password.", bind: pendingBindKey != nil)
+                message: host.text("Invalid password.", in: "mfa"), bind: pendingBindKey != nil)
         case .refused(let status, _):
             refused(status: status, userID: userID)
         }
@@ -110,13 +113,14 @@ extension MFAFlow {
         case .wrongCurrent(let attemptsLeft):
             askForPassword(
                 userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: attemptsLeft, status: SDKCode.authenticationFailed,
-                message: "The current password is wrong.")
+                message: host.text("The current password is wrong.", in: "mfa"))
         case .reused:
-            askForPassword(userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0, status: SDKCode.passwordReused, message: Self.reusedMessage)
-        case .policy(let problems):
+            askForPassword(userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0, status: SDKCode.passwordReused, message: host.reusedPasswordMessage)
+        case .policy(let problems, let violations):
+            let refusal = PolicyRefusal(problems: problems, violations: violations, host: host)
             askForPassword(
                 userID, mode: ChallengeMode.updateOnExpiry, attemptsLeft: 0, status: SDKCode.passwordPolicyViolated,
-                message: FlowHost.policyMessage(problems: problems))
+                message: refusal.message, violations: refusal.violations)
         case .refused(let status, _):
             refused(status: status, userID: userID)
         }

@@ -12,7 +12,7 @@ import FlowHostServiceTypes
 extension MFAFlow {
     func resetBlockedUserAccount() throws(FlowHostError) {
         guard case .awaitingUser = stage, let userID = recoverableUser else {
-            throw FlowHostError(.notAllowedNow, message: "resetBlockedUserAccount follows getUser with status 141 (blocked by password attempts)")
+            throw FlowHostError(.notAllowedNow, message: host.text("resetBlockedUserAccount follows getUser with status 141 (blocked by password attempts)", in: "mfa"))
         }
         try sendRecoveryCode(userID)
     }
@@ -22,7 +22,7 @@ extension MFAFlow {
         case .sent(let verificationKey, let attemptsLeft):
             askForRecoveryCode(userID, attemptsLeft: attemptsLeft, verificationKey: verificationKey)
         case .tooSoon(let after):
-            throw FlowHostError(.tooManyRequests, message: "Too many requests: retry after \(after) seconds", data: ["retryAfterSeconds": .int(after)])
+            throw FlowHostError(.tooManyRequests, message: host.text("Too many requests: retry after {seconds} seconds", in: "mfa", ["seconds": String(after)]), data: ["retryAfterSeconds": .int(after)])
         case .refused(_, "not-blocked"):
             try setUser(userID)  // unblocked meanwhile (the operator): the login goes on
         case .refused(let status, _):
@@ -46,11 +46,11 @@ extension MFAFlow {
             try setUser(userID)
         case .wrong(let attemptsLeft):
             askForRecoveryCode(
-                userID, attemptsLeft: attemptsLeft, verificationKey: verificationKey, status: SDKCode.activationCodeFailed, message: "Invalid code.")
+                userID, attemptsLeft: attemptsLeft, verificationKey: verificationKey, status: SDKCode.activationCodeFailed, message: host.text("Invalid code.", in: "mfa"))
         case .noCode:
             askForRecoveryCode(
                 userID, attemptsLeft: 0, verificationKey: "", status: SDKCode.activationCodeFailed,
-                message: "No valid code: it has expired, was replaced or ran out of tries. Request a new one with resendActivationCode.")
+                message: host.text("No valid code: it has expired, was replaced or ran out of tries. Request a new one with resendActivationCode.", in: "mfa"))
         case .refused(_, "not-blocked"):
             recoverableUser = nil
             try setUser(userID)

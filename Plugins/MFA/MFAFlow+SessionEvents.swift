@@ -35,14 +35,15 @@ extension MFAFlow {
             host.emit(
                 "onSessionTimeOutNotification",
                 [
-                    "userID": .string(userID), "message": "The session will end soon without activity.",
+                    "userID": .string(userID), "message": .string(host.text("The session will end soon without activity.", in: "mfa")),
                     "timeLeftInSeconds": payload["secondsLeft"] ?? 0, "sessionCanBeExtended": 1,
                     "info": ["sessionType": 1, "currentWorkFlow": .string(loginWorkflow)],
                 ])
         case "timingOut":
             let message =
                 payload["reason"]?.stringValue == "lifetime"
-                ? "The session reached its maximum lifetime; log in again." : "The session ended after a period without activity; log in again."
+                ? host.text("The session reached its maximum lifetime; log in again.", in: "mfa")
+                : host.text("The session ended after a period without activity; log in again.", in: "mfa")
             host.emit("onSessionTimeout", ["message": .string(message)])
         default:
             return

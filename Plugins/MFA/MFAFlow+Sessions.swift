@@ -11,7 +11,7 @@ extension MFAFlow {
             // The device proves it holds its key, then the session opens.
             return proveDevice(userID) { [self] outcome in
                 guard case .proven(let fresh) = outcome else {
-                    return askForUser(status: SDKCode.deviceNotRegistered, message: "This device could not prove it is registered for this user.")
+                    return askForUser(status: SDKCode.deviceNotRegistered, message: host.text("This device could not prove it is registered for this user.", in: "mfa"))
                 }
                 openSession(userID, factor: factor, workflow: workflow, proof: fresh)
             }
@@ -21,7 +21,7 @@ extension MFAFlow {
             outcome = try host.call(Services.SessionOpen(userID: userID, deviceID: deviceID, workflow: workflow, proof: proof, factor: factor))
         } catch {
             host.log(.error, "opening a session failed: \(error.message)")
-            return askForUser(status: SDKCode.serverFailed, message: "Login failed on the server side; try again.")
+            return askForUser(status: SDKCode.serverFailed, message: host.text("Login failed on the server side; try again.", in: "mfa"))
         }
         switch outcome {
         case .opened(let sessionID): loggedIn(userID, sessionID: sessionID, workflow: workflow)
@@ -47,7 +47,7 @@ extension MFAFlow {
             // Logged in: it resets what another flow is in the middle of (a
             // step-up, an LDA toggle); the session stays.
             guard host.abandonAllDialogues() else {
-                throw FlowHostError(.notAllowedNow, message: "resetAuthState is for before login, or for a dialogue in progress; use logOff")
+                throw FlowHostError(.notAllowedNow, message: host.text("resetAuthState is for before login, or for a dialogue in progress; use logOff", in: "mfa"))
             }
             audit(nil, "flow.reset", "ok")
             return
@@ -62,7 +62,7 @@ extension MFAFlow {
         guard case .loggedIn(let current, let sessionID) = stage, current == userID,
             host.session?["sessionID"]?.stringValue == sessionID
         else {
-            throw FlowHostError(.notAllowedNow, message: "\(userID) is not logged in on this device")
+            throw FlowHostError(.notAllowedNow, message: host.text("{userID} is not logged in on this device", in: "mfa", ["userID": userID]))
         }
         stage = .idle
         changingPassword = false

@@ -118,7 +118,9 @@ final class MFAFlow: Flow {
         case "setPassword" where isResetPasswordOpen: try setResetPassword(try params.requiredString("password"))
         case "setPassword": try setPassword(try params.requiredString("password"), mode: try params.requiredInt("challengeMode"))
         case "updatePassword" where params["challengeMode"]?.intValue == ChallengeMode.updateCredentials:
-            guard changingPassword else { throw FlowHostError.sdk(SDKCode.invalidArguments, "updatePassword with challengeMode 2 answers getPassword 2; start with initiateUpdateFlowForCredential.") }
+            guard changingPassword else { throw FlowHostError.sdk(
+                    SDKCode.invalidArguments,
+                    host.text("updatePassword with challengeMode 2 answers getPassword 2; start with initiateUpdateFlowForCredential.", in: "mfa")) }
             changePassword(current: try params.requiredString("currentPassword"), new: try params.requiredString("newPassword"))
         case "updatePassword":
             try updatePassword(current: try params.requiredString("currentPassword"), new: try params.requiredString("newPassword"))
@@ -127,6 +129,7 @@ final class MFAFlow: Flow {
         case "resetAuthState": try resetAuthState()
         case "logOff": try logOff(try params.requiredString("userID"))
         case "extendSessionIdleTimeout": try extendSessionIdleTimeout()
+        case "setSDKLanguage": try setLanguage(try params.requiredString("localeCode"), direction: try params.requiredInt("languageDirection"))
         default: throw FlowHostError.methodNotFound
         }
         return nil
@@ -148,13 +151,13 @@ final class MFAFlow: Flow {
             host.emit("onUserLoggedOff", SDKPayload.event(sessionType: 1, sessionID: sessionID, fields: ["userID": .string(userID)]))
             askForUser()
         case "challenge.expired" where changingPassword:
-            if case .loggedIn(let userID, _) = stage { credentialUpdated(userID, status: SDKCode.challengeExpired, message: "The password change expired unanswered; nothing changed.") }
+            if case .loggedIn(let userID, _) = stage { credentialUpdated(userID, status: SDKCode.challengeExpired, message: host.text("The password change expired unanswered; nothing changed.", in: "mfa")) }
         case "challenge.cancelled":
             changingPassword = false
         case "challenge.expired":
             if case .loggedIn = stage { return }
             restartDialogue()
-            askForUser(status: SDKCode.challengeExpired, message: "The challenge expired unanswered; start again.")
+            askForUser(status: SDKCode.challengeExpired, message: host.text("The challenge expired unanswered; start again.", in: "mfa"))
         default:
             return
         }
@@ -181,15 +184,15 @@ final class MFAFlow: Flow {
     }
 
     func setUser(_ userID: String) throws(FlowHostError) {
-        guard !userID.isEmpty else { return askForUser(status: SDKCode.unknownUser, message: "Enter a user id.") }
+        guard !userID.isEmpty else { return askForUser(status: SDKCode.unknownUser, message: host.text("Enter a user id.", in: "mfa")) }
         guard let state = try userState(userID) else {
             // The id is not kept: it may be a password typed into the wrong field.
             audit(nil, "login.user", "unknown")
-            return askForUser(status: SDKCode.unknownUser, message: "Invalid user: \(userID) is not known.")
+            return askForUser(status: SDKCode.unknownUser, message: host.text("Invalid user: {userID} is not known.", in: "mfa", ["userID": userID]))
         }
         forgotPasswordEnabled = state.forgotPasswordEnabled ?? false
         if let blocked = state.blockedStatus {
-            return askForUser(status: blocked, message: Self.blockedMessage(blocked), recoverable: userID)
+            return askForUser(status: blocked, message: blockedMessage(blocked), recoverable: userID)
         }
         if !state.isActive {
             return askForActivationCode(userID, attemptsLeft: state.activationAttemptsLeft,
@@ -211,7 +214,7 @@ final class MFAFlow: Flow {
                     authenticateWithLDA(userID, type: ldaType, reason: .login) { [self] ok in
                         if ok { openSession(userID, factor: "lda", proof: proof) } else {
                             audit(userID, "login.lda", "failed")
-                            askForUser(status: SDKCode.authenticationFailed, message: "Authentication failed: the LDA check was cancelled or failed.")
+                            askForUser(status: SDKCode.authenticationFailed, message: host.text("Authentication failed: the LDA check was cancelled or failed.", in: "mfa"))
                         }
                     }
                 } else {
@@ -220,14 +223,14 @@ final class MFAFlow: Flow {
             case .unbound:
                 // Registered before device keys: a password login binds a key; LDA alone cannot.
                 if state.ldaType != nil {
-                    askForUser(status: SDKCode.deviceNotRegistered, message: "This device was registered before device keys and uses LDA only; activate it again.")
+                    askForUser(status: SDKCode.deviceNotRegistered, message: host.text("This device was registered before device keys and uses LDA only; activate it again.", in: "mfa"))
                 } else {
                     askForPassword(userID, mode: ChallengeMode.verify, attemptsLeft: state.passwordAttemptsLeft, bind: true)
                 }
             case .refused(status: SDKCode.authenticationMethodNotSupported):
-                askForUser(status: SDKCode.authenticationMethodNotSupported, message: Self.syncedCredentialMessage)
+                askForUser(status: SDKCode.authenticationMethodNotSupported, message: syncedCredentialMessage)
             case .refused:
-                askForUser(status: SDKCode.deviceNotRegistered, message: "This device could not prove it is registered for this user.")
+                askForUser(status: SDKCode.deviceNotRegistered, message: host.text("This device could not prove it is registered for this user.", in: "mfa"))
             }
         }
     }
@@ -253,7 +256,7 @@ final class MFAFlow: Flow {
             case .success(.refused(let status, _)): then(.refused(status: status))
             case .failure(let error):
                 host.log(.error, "proving the device failed: \(error.message)")
-                askForUser(status: SDKCode.serverFailed, message: "The server could not complete the request; try again.")
+                askForUser(status: SDKCode.serverFailed, message: host.text("The server could not complete the request; try again.", in: "mfa"))
             }
         }
     }
@@ -266,17 +269,19 @@ final class MFAFlow: Flow {
             switch outcome {
             case .success(let key): then(key)
             case .failure(let error) where error.data?["reason"]?.stringValue == "synced-credential":
-                askForUser(status: SDKCode.authenticationMethodNotSupported, message: Self.syncedCredentialMessage)
+                askForUser(status: SDKCode.authenticationMethodNotSupported, message: syncedCredentialMessage)
             case .failure(let error):
                 host.log(.error, "creating the device key failed: \(error.message)")
-                askForUser(status: SDKCode.serverFailed, message: "The device key could not be created; try again.")
+                askForUser(status: SDKCode.serverFailed, message: host.text("The device key could not be created; try again.", in: "mfa"))
             }
         }
     }
 
     /// A WebAuthn credential that is synced (a passkey), where the operator allows device-bound ones only.
-    static let syncedCredentialMessage =
-        "This passkey is synced across devices; this service accepts only a credential bound to this device (webauthn.allowSynced)."
+    var syncedCredentialMessage: String {
+        host.text(
+            "This passkey is synced across devices; this service accepts only a credential bound to this device (webauthn.allowSynced).", in: "mfa")
+    }
 
     // MARK: Helpers
 
@@ -291,7 +296,7 @@ final class MFAFlow: Flow {
     /// dialogue (a block, another device's activation): back to `getUser`
     /// with the status that state calls for.
     func refused(status: Int, userID: String? = nil) {
-        askForUser(status: status, message: Self.refusalMessage(status), recoverable: userID)
+        askForUser(status: status, message: refusalMessage(status), recoverable: userID)
     }
 
     /// Asks the client's platform for a biometric (or other LDA) check.

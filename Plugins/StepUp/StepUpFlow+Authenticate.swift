@@ -28,7 +28,7 @@ extension StepUpFlow {
             return
         }
         guard let session = host.session, let user = session["userID"]?.stringValue else {
-            host.complete(call, .failure(FlowHostError(.notAllowedNow, message: "No user is logged in on this device")))
+            host.complete(call, .failure(FlowHostError(.notAllowedNow, message: host.text("No user is logged in on this device", in: "step-up"))))
             return
         }
         let state: Services.CredentialsUserStateOutcome?
@@ -74,7 +74,7 @@ extension StepUpFlow {
     }
 
     func setPassword(_ password: String, mode: Int) throws(FlowHostError) {
-        guard let step = current, step.challengeMode == mode else { throw FlowHostError(.notAllowedNow, message: "no step-up in progress") }
+        guard let step = current, step.challengeMode == mode else { throw FlowHostError(.notAllowedNow, message: host.text("no step-up in progress", in: "step-up")) }
         let call = step.call
         step.dialogue.call(Services.DeviceProve(userID: step.userID, deviceID: deviceID, reason: "step-up")) { [self] outcome in
             guard case .success(.proven(let proof, _, _, _)) = outcome else { return finish(call, .refused(status: SDKCode.deviceNotRegistered)) }
@@ -94,7 +94,7 @@ extension StepUpFlow {
                 finish(call, .authenticated(verifiedBy: "password"))
             case .wrong(let left):
                 current?.attemptsLeft = left
-                askForPassword(status: SDKCode.authenticationFailed, message: "Invalid password.")
+                askForPassword(status: SDKCode.authenticationFailed, message: host.text("Invalid password.", in: "step-up"))
             case .refused(status: SDKCode.blockedByPasswordAttempts, _):
                 finish(call, .exhausted)
             case .refused(let status, _):

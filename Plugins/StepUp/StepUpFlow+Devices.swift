@@ -13,14 +13,14 @@ extension StepUpFlow {
     func getRegisteredDeviceDetails(_ userID: String) throws(FlowHostError) {
         let user = try host.loggedInUser()
         guard userID == user else {
-            host.emit("onGetRegistredDeviceDetails", SDKPayload.serverCall(statusCode: SDKCode.unknownUser, message: Self.notYours))
+            host.emit("onGetRegistredDeviceDetails", SDKPayload.serverCall(statusCode: SDKCode.unknownUser, message: notYours))
             return
         }
         let listed = try host.call(Services.DevicesList(userID: user, deviceID: deviceID))
         host.emit("onGetRegistredDeviceDetails", SDKPayload.serverCall(responseData: listed.result))
     }
 
-    static let notYours = "Devices can be listed and changed only for the user logged in on this device."
+    var notYours: String { host.text("Devices can be listed and changed only for the user logged in on this device.", in: "step-up") }
 
     /// The one change `devicesJson` asks for: the SDK's `{device: [...]}`,
     /// where the device to change has `status` "Update" (with its new
@@ -50,7 +50,7 @@ extension StepUpFlow {
     func updateDeviceDetails(_ userID: String, devicesJson: String) throws(FlowHostError) {
         let user = try host.loggedInUser()
         let change = try Self.deviceChange(devicesJson)
-        guard userID == user else { return deviceUpdated(change.devUUID, status: SDKCode.unknownUser, message: Self.notYours) }
+        guard userID == user else { return deviceUpdated(change.devUUID, status: SDKCode.unknownUser, message: notYours) }
         guard change.delete else {
             // Synchronous: a name the host refuses (its device-name rule) is this call's -32602.
             return deviceUpdated(change.devUUID, try host.call(deviceUpdate(user, change)))
@@ -75,7 +75,7 @@ extension StepUpFlow {
             case .failure(let error) where error.isCancellation: return  // abandoned: nothing changed, nothing said
             case .failure(let error):
                 host.log(.error, "stepup.authenticate failed: \(error.message)")
-                deviceUpdated(change.devUUID, status: SDKCode.serverFailed, message: "Step-up failed on the server side; nothing changed.")
+                deviceUpdated(change.devUUID, status: SDKCode.serverFailed, message: host.text("Step-up failed on the server side; nothing changed.", in: "step-up"))
             }
         }
     }
@@ -85,15 +85,15 @@ extension StepUpFlow {
         let status = outcome.status
         switch outcome {
         case .authenticated: return
-        case .exhausted: deviceUpdated(uuid, status: status, message: "Too many wrong attempts: you are logged off.")
-        case .expired: deviceUpdated(uuid, status: status, message: "Your password has expired: you are logged off.")
+        case .exhausted: deviceUpdated(uuid, status: status, message: host.text("Too many wrong attempts: you are logged off.", in: "step-up"))
+        case .expired: deviceUpdated(uuid, status: status, message: host.text("Your password has expired: you are logged off.", in: "step-up"))
         case .ldaCancelled:
-            deviceUpdated(uuid, status: status, message: "Local device authentication was cancelled; nothing changed.",
-                          errorCode: SDKCode.ldaCancelledNoFallback, errorString: "LDA cancelled")
-        case .refused: deviceUpdated(uuid, status: status, message: "This device could not prove who you are; nothing changed.")
-        case .cancelled: deviceUpdated(uuid, status: status, message: "The step-up expired unanswered; nothing changed.")
+            deviceUpdated(uuid, status: status, message: host.text("Local device authentication was cancelled; nothing changed.", in: "step-up"),
+                          errorCode: SDKCode.ldaCancelledNoFallback, errorString: host.text("LDA cancelled", in: "step-up"))
+        case .refused: deviceUpdated(uuid, status: status, message: host.text("This device could not prove who you are; nothing changed.", in: "step-up"))
+        case .cancelled: deviceUpdated(uuid, status: status, message: host.text("The step-up expired unanswered; nothing changed.", in: "step-up"))
         case .biometricUnavailable, .biometricCancelled, .biometricFailed, .unknown:
-            deviceUpdated(uuid, status: StepUpOutcome.unknown(nil).status, message: "Step-up failed on the server side; nothing changed.")
+            deviceUpdated(uuid, status: StepUpOutcome.unknown(nil).status, message: host.text("Step-up failed on the server side; nothing changed.", in: "step-up"))
         }
     }
 
@@ -106,22 +106,22 @@ extension StepUpFlow {
     func applyDeviceChange(_ user: String, _ change: DeviceChange) {
         do { deviceUpdated(change.devUUID, try host.call(deviceUpdate(user, change)), deleted: change.delete) } catch {
             host.log(.error, "devices.update failed: \(error.message)")
-            deviceUpdated(change.devUUID, status: SDKCode.serverFailed, message: "The device could not be changed; nothing changed.")
+            deviceUpdated(change.devUUID, status: SDKCode.serverFailed, message: host.text("The device could not be changed; nothing changed.", in: "step-up"))
         }
     }
 
     func deviceUpdated(_ uuid: String, _ outcome: Services.DevicesUpdateOutcome, deleted: Bool = false) {
         switch outcome {
-        case .changed: deviceUpdated(uuid, status: SDKCode.success, message: deleted ? "The device has been deleted." : "The device has been renamed.")
+        case .changed: deviceUpdated(uuid, status: SDKCode.success, message: deleted ? host.text("The device has been deleted.", in: "step-up") : host.text("The device has been renamed.", in: "step-up"))
         case .coolingPeriod(let until):
             deviceUpdated(
                 uuid, status: SDKCode.deviceCoolingPeriod,
-                message: "A device joined your account recently: devices cannot be changed until the cooling period ends.", coolingPeriodEnd: until)
-        case .unknownDevice: deviceUpdated(uuid, status: SDKCode.deviceUpdateFailed, message: "No such device is registered for you.")
+                message: host.text("A device joined your account recently: devices cannot be changed until the cooling period ends.", in: "step-up"), coolingPeriodEnd: until)
+        case .unknownDevice: deviceUpdated(uuid, status: SDKCode.deviceUpdateFailed, message: host.text("No such device is registered for you.", in: "step-up"))
         case .lastDevice:
             deviceUpdated(
                 uuid, status: SDKCode.deviceUpdateFailed,
-                message: "This is your only active device: deleting it would leave no way to log in. Activate another device first.")
+                message: host.text("This is your only active device: deleting it would leave no way to log in. Activate another device first.", in: "step-up"))
         }
     }
 

@@ -13,7 +13,8 @@ extension StepUpFlow {
         switch try host.call(Services.PushSetToken(userID: user, deviceID: deviceID, token: token)) {
         case .recorded: return
         case .notRegistered:
-            throw FlowHostError(.notAllowedNow, message: "This device is no longer registered for you: its push token was not recorded.")
+            throw FlowHostError(
+                .notAllowedNow, message: host.text("This device is no longer registered for you: its push token was not recorded.", in: "step-up"))
         }
     }
 }

@@ -103,7 +103,7 @@ final class StepUpFlow: ServingFlow {
         guard case .answerable(let authlevel) = check else {
             // The outcome's own name is the reason (unknown, expired, actionNotOffered, alreadyAnswered).
             let reason = check.result["outcome"]?.stringValue ?? "unknown"
-            throw FlowHostError(.notificationNotAnswerable, message: "The notification cannot be answered: \(reason)", data: ["reason": .string(reason), "notification_uuid": .string(uuid)])
+            throw FlowHostError(.notificationNotAnswerable, message: host.text("The notification cannot be answered: {reason}", in: "step-up", ["reason": reason]), data: ["reason": .string(reason), "notification_uuid": .string(uuid)])
         }
         guard authlevel != "0" else { return answer(user, uuid: uuid, action: action) }
         notificationAnswer?.end()
@@ -115,7 +115,7 @@ final class StepUpFlow: ServingFlow {
             switch outcome {
             case .success(let outcome): stepUpFinished(user, uuid: uuid, action: action, outcome: outcome)
             case .failure(let error) where error.isCancellation: return  // abandoned: nothing recorded, nothing said
-            case .failure(let error): updated(uuid, status: SDKCode.serverFailed, message: "Step-up failed on the server side: \(error.message)")
+            case .failure(let error): updated(uuid, status: SDKCode.serverFailed, message: host.text("Step-up failed on the server side: {reason}", in: "step-up", ["reason": error.message]))
             }
         }
     }
@@ -126,16 +126,16 @@ final class StepUpFlow: ServingFlow {
         switch outcome {
         case .authenticated:
             answer(user, uuid: uuid, action: action)
-        case .exhausted: updated(uuid, status: status, message: "Too many wrong attempts: you are logged off.")
-        case .expired: updated(uuid, status: status, message: "Your password has expired: you are logged off.")
+        case .exhausted: updated(uuid, status: status, message: host.text("Too many wrong attempts: you are logged off.", in: "step-up"))
+        case .expired: updated(uuid, status: status, message: host.text("Your password has expired: you are logged off.", in: "step-up"))
         case .ldaCancelled:
-            updated(uuid, status: status, message: "Local device authentication was cancelled.", errorCode: SDKCode.ldaCancelledNoFallback, errorString: "LDA cancelled")
-        case .refused: updated(uuid, status: status, message: "This device could not prove who you are.")
+            updated(uuid, status: status, message: host.text("Local device authentication was cancelled.", in: "step-up"), errorCode: SDKCode.ldaCancelledNoFallback, errorString: host.text("LDA cancelled", in: "step-up"))
+        case .refused: updated(uuid, status: status, message: host.text("This device could not prove who you are.", in: "step-up"))
         case .cancelled:
             // The step-up's challenge expired or was replaced: an ordinary end, as in the toggle and signing.
-            updated(uuid, status: status, message: "The step-up expired unanswered; nothing was recorded.")
+            updated(uuid, status: status, message: host.text("The step-up expired unanswered; nothing was recorded.", in: "step-up"))
         case .biometricUnavailable, .biometricCancelled, .biometricFailed, .unknown:
-            updated(uuid, status: StepUpOutcome.unknown(nil).status, message: "Step-up failed on the server side.")
+            updated(uuid, status: StepUpOutcome.unknown(nil).status, message: host.text("Step-up failed on the server side.", in: "step-up"))
         }
     }
 
@@ -143,13 +143,13 @@ final class StepUpFlow: ServingFlow {
         do {
             let result = try host.call(Services.NotificationsAnswer(userID: user, uuid: uuid, action: action, deviceID: deviceID))
             if case .updated = result {
-                updated(uuid, status: SDKCode.success, message: "Action \(action) recorded.")
+                updated(uuid, status: SDKCode.success, message: host.text("Action {action} recorded.", in: "step-up", ["action": action]))
             } else {
-                updated(uuid, status: SDKCode.serverFailed, message: "The notification could no longer be answered: \(result.result["outcome"]?.stringValue ?? "unknown").")
+                updated(uuid, status: SDKCode.serverFailed, message: host.text("The notification could no longer be answered: {outcome}.", in: "step-up", ["outcome": result.result["outcome"]?.stringValue ?? "unknown"]))
             }
         } catch {
             host.log(.error, "answering a notification failed: \(error.message)")
-            updated(uuid, status: SDKCode.serverFailed, message: "The action could not be recorded; try again.")
+            updated(uuid, status: SDKCode.serverFailed, message: host.text("The action could not be recorded; try again.", in: "step-up"))
         }
     }
 

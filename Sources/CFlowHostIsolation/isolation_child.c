@@ -205,6 +205,16 @@ static json_t *h_session_info(flowhost_host_context *host) {
     return value_of(call_host(new_call("session_info")));
 }
 
+static json_t *h_localize(flowhost_host_context *host, const char *context, const char *msgid, json_t *values) {
+    (void)host;
+    if (!on_loop_thread() || !context || !msgid) return NULL;
+    json_t *call = new_call("localize");
+    set_string(call, "x", context);
+    set_string(call, "i", msgid);
+    set_borrowed(call, "p", values);
+    return value_of(call_host(call));
+}
+
 static int32_t h_simple(const char *name) {
     if (!on_loop_thread()) return FLOWHOST_ERR_WRONG_THREAD;
     return status_of(call_host(new_call(name)));
@@ -473,6 +483,7 @@ int flowhost_plugin_host_main(int fd, const char *library, const flowhost_isolat
         .abandon_dialogues = h_abandon_dialogues,
         .set_timer_once = h_set_timer_once,
         .wall_clock_ms = h_wall_clock_ms,
+        .localize = h_localize,
     };
     fhi_leave_terminal();
     /* Its hash seed read now, while /dev/urandom can still be opened. */

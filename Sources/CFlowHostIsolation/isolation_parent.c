@@ -452,6 +452,12 @@ static json_t *serve_child_call(struct flowhost_isolated *isolated, json_t *call
         json_object_set_new(reply, "v", json_integer((json_int_t)host->wall_clock_ms(context)));
         return reply;
     }
+    if (strcmp(name, "localize") == 0) {
+        json_t *text = FLOWHOST_HOST_HAS(host, localize) ? host->localize(context, fhi_string(call, "x"), fhi_string(call, "i"), params) : NULL;
+        json_t *reply = reply_status(text ? FLOWHOST_OK : FLOWHOST_ERR_FAILED);
+        if (text) json_object_set_new(reply, "v", text);
+        return reply;
+    }
     if (strcmp(name, "session_info") == 0 || strcmp(name, "session") == 0) {
         json_t *value = name[7] == '_' ? host->session_info(context) : host->session(context);
         json_t *reply = reply_status(FLOWHOST_OK);

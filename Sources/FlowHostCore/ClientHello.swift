@@ -16,6 +16,7 @@ struct ClientHello {
                 ParamSpec(name: "clientInfo", type: .object),
                 ParamSpec(name: "device", type: .object),
                 ParamSpec(name: "processId", type: .integer, required: false),
+                ParamSpec(name: "initOptions", type: .object, required: false),
             ])
     }
 
@@ -23,6 +24,9 @@ struct ClientHello {
     /// The params as given, with the completed device: what flows may read.
     let stored: JSON
     let processID: Int32?
+    /// `initOptions.internationalizationOptions`, the SDK's way to set the
+    /// language at `initialize` (spec §22, "Languages"), checked.
+    let language: LanguageRequest?
 
     var device: JSON { stored["device"]! }
 
@@ -53,6 +57,7 @@ struct ClientHello {
         } else {
             processID = nil
         }
+        language = try Self.languageRequest(params["initOptions"])
         protocolVersion = version
         stored = params.deepCopy()
         stored["device"] = device
@@ -81,6 +86,25 @@ struct ClientHello {
                     ]
                 }),
         ]
+    }
+
+    /// The SDK's `initOptions`: `internationalizationOptions {localeCode,
+    /// localeName, languageDirection}` is read (`localeName` is the app's
+    /// label, not used); its other members (`permissionOptions`,
+    /// `otelConfig`) mean nothing to a host and are ignored.
+    private static func languageRequest(_ options: JSON?) throws(FlowHostError) -> LanguageRequest? {
+        guard let options, let language = options["internationalizationOptions"] else { return nil }
+        let field = "initOptions.internationalizationOptions"
+        guard language.kind == .object else { throw FlowHostError.invalidParams(field: field, reason: "must be an object") }
+        guard let code = language["localeCode"]?.stringValue else {
+            throw FlowHostError.invalidParams(field: field + ".localeCode", reason: "required string")
+        }
+        guard let direction = language["languageDirection"], direction.kind == .integer else {
+            throw FlowHostError.invalidParams(field: field + ".languageDirection", reason: "required integer")
+        }
+        do { return try LanguageRequest(localeCode: code, direction: direction.intValue!) } catch {
+            throw FlowHostError.invalidParams(field: field + "." + (error.data?["field"]?.stringValue ?? "localeCode"), reason: error.data?["reason"]?.stringValue ?? error.message)
+        }
     }
 
     private static func checkDevice(_ device: JSON) throws(FlowHostError) {

@@ -13,9 +13,13 @@ extension HostEngine {
             let hello = try ClientHello(params)
             client.hello = hello
             clientProcessID = hello.processID
+            // Before the flows start: their first events are in the language asked for.
+            let outcome = hello.language.map { language.set($0, logger: logger) }
             lifecycle = .running
             for plugin in plugins { plugin.start() }
-            return hello.reply(hostName: options.hostName, hostVersion: options.hostVersion, plugins: plugins)
+            let reply = hello.reply(hostName: options.hostName, hostVersion: options.hostVersion, plugins: plugins)
+            if let outcome { reply["language"] = ["localeCode": .string(outcome.localeCode), "isFallback": .bool(outcome.fellBack)] }
+            return reply
         }
         names.addBuiltin(MethodSpec(name: "shutdown", summary: "Ends the session; `exit` follows.")) { [unowned self] _ in
             lifecycle = .shutDown

@@ -62,6 +62,7 @@ extension HostEngine {
             logger.error("flow \(plugin.name) emitted event \(event) that its declared schema refuses (\(violation)); not sent")
             return FLOWHOST_ERR_INVALID_ARGUMENT
         }
+        language.translateDefaults(in: params)
         if spec.isChallenge { dialogues.openChallenge(event, params: params, owner: plugin, spec: spec) }
         send(.event(name: event, params: params))
         return FLOWHOST_OK

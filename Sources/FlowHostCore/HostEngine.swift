@@ -78,6 +78,15 @@ public final class HostEngine: ClientConnection {
     /// The published contract `rpc.discover` lays over the declarations, if
     /// one was found. Set before serving.
     public var publishedContract: PublishedContract?
+    /// The language messages are sent in (`language.set`): English, which
+    /// costs nothing, until a client sets another.
+    let language = HostLanguage()
+    /// Where message catalogs are (`<language>.po`): asked only when a
+    /// language other than English is set. Set before serving.
+    public var catalogFolders: () -> [String] {
+        get { language.catalogFolders }
+        set { language.catalogFolders = newValue }
+    }
 
     public init(options: Options = Options(), sink: FrameSink, logger: Logger, clock: any HostClock = SystemClock()) {
         self.options = options
@@ -121,7 +130,7 @@ public final class HostEngine: ClientConnection {
         switch frame {
         case .oversized(let byteCount):
             logger.warning("dropped a frame of \(byteCount) bytes (limit \(options.maxFrameBytes))")
-            write(.error(id: .null, error: IncomingFrame.oversized(byteCount, limit: options.maxFrameBytes)))
+            write(.error(id: .null, error: language.localized(IncomingFrame.oversized(byteCount, limit: options.maxFrameBytes))))
         case .line(let bytes):
             handleLine(bytes)
         }
@@ -134,7 +143,7 @@ public final class HostEngine: ClientConnection {
         frameTrace?.record(incoming: bytes)
         switch IncomingFrame(bytes, maxNestingDepth: options.maxNestingDepth) {
         case .refused(let error):
-            write(.error(id: .null, error: error))
+            write(.error(id: .null, error: language.localized(error)))
         case .message(let value):
             output.holding {
                 if let reply = handleMessage(value) { write(reply) }
@@ -164,7 +173,7 @@ public final class HostEngine: ClientConnection {
     private func handleMessage(_ value: JSON) -> Reply? {
         switch IncomingMessage.classify(value) {
         case .invalid(let id, let error):
-            return .error(id: id, error: error)
+            return .error(id: id, error: language.localized(error))
         case .response(let id, let result, let error):
             router.routeClientResponse(id: id, result: result, error: error, session: session)
             return nil
@@ -176,7 +185,7 @@ public final class HostEngine: ClientConnection {
         case .request(let id, let method, let params):
             switch dispatch(method: method, params: params) {
             case .success(let result): return .result(id: id, result: result)
-            case .failure(let error): return .error(id: id, error: error)
+            case .failure(let error): return .error(id: id, error: language.localized(error))
             }
         }
     }

@@ -238,6 +238,13 @@ enum HostFunctionTable {
             PluginContext.resolve(host)?.engine.clock.wallMilliseconds ?? SystemClock.wallMilliseconds()
         }
 
+        table.localize = { host, messageContext, msgid, values in
+            guard let context = PluginContext.resolve(host), let messageContext, let msgid else { return nil }
+            let key = MessageKey(context: String(cString: messageContext), id: String(cString: msgid))
+            let text = context.engine.language.text(key, values.map { MessageValues.strings(JSON(borrowing: $0)) } ?? [:])
+            return JSON.string(text).newReference()
+        }
+
         table.session_info = { host in
             guard let context = PluginContext.resolve(host) else { return json_null() }
             return (context.engine.client.hello?.infoForFlows ?? .object()).newReference()

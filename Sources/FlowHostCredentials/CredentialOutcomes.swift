@@ -105,7 +105,7 @@ public enum CompletionOutcome: Sendable, Equatable {
 public enum NewPasswordCheck: Sendable, Equatable {
     case acceptable
     /// Status 190, with what is wrong.
-    case violatesPolicy([String])
+    case violatesPolicy([PolicyViolation])
     /// Status 164.
     case reused
 }

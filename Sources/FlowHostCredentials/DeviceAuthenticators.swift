@@ -23,7 +23,7 @@ public final class DeviceAuthenticators {
         /// Disabling LDA for a user with no password needs one first.
         case passwordRequired
         /// The new password breaks the policy (190), with what is wrong.
-        case violatesPolicy([String])
+        case violatesPolicy([PolicyViolation])
         /// The new password is one of the last ones (164).
         case reused
         case refused(Refusal)

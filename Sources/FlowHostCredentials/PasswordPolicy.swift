@@ -27,31 +27,31 @@ public struct PasswordPolicy: Sendable, Equatable {
     public static let sequenceLength = 4
 
     /// What is wrong with `password` for `userID`; empty when it passes.
-    public func violations(of password: String, userID: String) -> [String] {
-        var problems: [String] = []
+    public func violations(of password: String, userID: String) -> [PolicyViolation] {
+        var found: [PolicyViolation] = []
         let characters = Array(password)
-        if characters.count < minL { problems.append("shorter than \(minL) characters") }
-        if characters.count > maxL { problems.append("longer than \(maxL) characters") }
-        if characters.filter(\.isASCIIDigit).count < minDg { problems.append("fewer than \(minDg) digits") }
-        if characters.filter(\.isUppercase).count < minUc { problems.append("fewer than \(minUc) upper-case letters") }
-        if characters.filter(\.isLowercase).count < minLc { problems.append("fewer than \(minLc) lower-case letters") }
-        if characters.filter({ !$0.isLetter && !$0.isNumber }).count < minSc { problems.append("fewer than \(minSc) symbols") }
+        if characters.count < minL { found.append(.init("minL", .int(minL), "shorter than \(minL) characters")) }
+        if characters.count > maxL { found.append(.init("maxL", .int(maxL), "longer than \(maxL) characters")) }
+        if characters.filter(\.isASCIIDigit).count < minDg { found.append(.init("minDg", .int(minDg), "fewer than \(minDg) digits")) }
+        if characters.filter(\.isUppercase).count < minUc { found.append(.init("minUc", .int(minUc), "fewer than \(minUc) upper-case letters")) }
+        if characters.filter(\.isLowercase).count < minLc { found.append(.init("minLc", .int(minLc), "fewer than \(minLc) lower-case letters")) }
+        if characters.filter({ !$0.isLetter && !$0.isNumber }).count < minSc { found.append(.init("minSc", .int(minSc), "fewer than \(minSc) symbols")) }
         if let banned = characters.first(where: { charsNotAllowed.contains($0) }) {
-            problems.append("contains the character \(banned), which is not allowed")
+            found.append(.init("charsNotAllowed", .string(charsNotAllowed), "contains the character \(banned), which is not allowed"))
         }
         if repetition > 0, Self.longestRun(characters) > repetition {
-            problems.append("more than \(repetition) identical characters in a row")
+            found.append(.init("Repetition", .int(repetition), "more than \(repetition) identical characters in a row"))
         }
         if userIDCheck, !userID.isEmpty, password.lowercased().containsBytes(of: userID.lowercased()) {
-            problems.append("contains the user id")
+            found.append(.init("UserIDcheck", true, "contains the user id"))
         }
         if seqCheck, Self.hasSequence(characters, length: Self.sequenceLength) {
-            problems.append("contains a sequence of \(Self.sequenceLength) or more characters")
+            found.append(.init("SeqCheck", .int(Self.sequenceLength), "contains a sequence of \(Self.sequenceLength) or more characters"))
         }
         if blackListedCommonPassword, CommonPasswords.contains(password) {
-            problems.append("is a common password")
+            found.append(.init("BlackListedCommonPassword", true, "is a common password"))
         }
-        return problems
+        return found
     }
 
     /// The JSON text of `RELID_PASSWORD_POLICY`, with the SDK's field names and types.

@@ -85,6 +85,24 @@ public struct HostLaunchOptions: Equatable, Sendable {
         return candidates.lazy.compactMap { try? PublishedContract(path: $0) }.first
     }
 
+    /// Where the message catalogs (`<language>.po`) are looked for, in
+    /// order: FLOWHOST_LOCALE_DIR; beside the executable (`locale/`) or in
+    /// ../share/flowhost/locale; for a build in a source tree, that tree's
+    /// `Protocol/locale/`. Asked only when a language other than English is
+    /// set, never at start.
+    public static func catalogFolders() -> [String] {
+        var folders: [String] = []
+        if let named = SystemEnvironment.value("FLOWHOST_LOCALE_DIR"), !named.isEmpty { folders.append(named) }
+        guard var folder = ExecutableLocation.directory() else { return folders }
+        folders += [folder + "/locale", folder + "/../share/flowhost/locale"]
+        for _ in 0..<4 {
+            guard let above = folder.folderPart, !above.isEmpty else { break }
+            folder = above
+            folders.append(folder + "/Protocol/locale")
+        }
+        return folders
+    }
+
     public func makeLogger() throws(LaunchError) -> Logger {
         let name = logLevel ?? SystemEnvironment.value("FLOWHOST_LOG_LEVEL") ?? "warning"
         guard let level = Logger.Level(rawValue: name) else { throw .usage("unknown log level \(name)") }

@@ -50,6 +50,7 @@ public enum ServeLauncher {
             engine = HostEngine(options: configuration.options, sink: frames, logger: logger)
             engine.frameTrace = trace
             engine.publishedContract = try host.publishedContract()
+            engine.catalogFolders = HostLaunchOptions.catalogFolders
             if storage.feedURL == nil { storage.feedStore = configuration.feedStore }
             let settings = try HostSettings(validating: configuration)
             let (domains, feedWake) = try storage.domainsRinging(settings, logger: logger, deliver: true)

@@ -96,11 +96,8 @@ extension FlowHost {
     }
 
     /// The message of a new password refused by the history (164).
-    public static let reusedPasswordMessage = "The new password was used before: do not reuse any of your last 5 passwords."
-
-    /// What a new password breaks (`problems` of a `policy` outcome), for the user.
-    public static func policyMessage(problems: [String]) -> String {
-        "The password does not meet the password policy: " + problems.joined(separator: "; ") + "."
+    public var reusedPasswordMessage: String {
+        text("The new password was used before: do not reuse any of your last 5 passwords.", in: "policy")
     }
 
     /// `device.createKey`: the key's id, public half and custody, which an
@@ -115,7 +112,7 @@ extension FlowHost {
     /// method that needs one (-32006).
     public func loggedInUser() throws(FlowHostError) -> String {
         guard let user = session?["userID"]?.stringValue else {
-            throw FlowHostError(.notAllowedNow, message: "No user is logged in on this device")
+            throw FlowHostError(.notAllowedNow, message: text("No user is logged in on this device", in: "sdk"))
         }
         return user
     }

@@ -280,6 +280,20 @@ public final class FlowHost {
         return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
+    /// A message for the client in the language it set (`setSDKLanguage`):
+    /// the catalog's translation of `msgid` in `context`, else `msgid`, the
+    /// English text, itself; each `{name}` filled from `values`. On a host
+    /// older than ABI 1.6, the English text.
+    public func text(_ msgid: String, in context: String, _ values: [String: String] = [:]) -> String {
+        guard let localize = field(\.localize) else { return MessageKey.fill(msgid, values) }
+        let object = JSON.object()
+        for (name, value) in values { object[name] = .string(value) }
+        let borrowed = object.newReference()
+        defer { json_decref(borrowed) }
+        guard let text = localize(self.context, context, msgid, borrowed) else { return MessageKey.fill(msgid, values) }
+        return JSON(taking: text).stringValue ?? MessageKey.fill(msgid, values)
+    }
+
     /// `{device, clientInfo}` from `initialize`.
     public var sessionInfo: JSON { JSON(taking: table.pointee.session_info(context) ?? json_object()) }
 }

@@ -39,7 +39,7 @@ enum AuthenticatorsModule {
         case .changed: .changed
         case .unchanged: .unchanged
         case .passwordRequired: .passwordRequired
-        case .violatesPolicy(let problems): .policy(problems: problems)
+        case .violatesPolicy(let found): .policy(problems: found.map(\.text), violations: .array(found.map(\.json)))
         case .reused: .reused
         case .refused(let refusal): .refused(refusal)
         }

@@ -72,7 +72,7 @@ enum CredentialsModule {
         offer(engine, Services.PasswordCheck.self) { _, call in
             switch try credentials.checkNewPassword(call.userID, call.password) {
             case .acceptable: .acceptable
-            case .violatesPolicy(let problems): .policy(problems: problems)
+            case .violatesPolicy(let found): .policy(problems: found.map(\.text), violations: .array(found.map(\.json)))
             case .reused: .reused
             }
         }
@@ -127,7 +127,7 @@ enum CredentialsModule {
             case .updated: .updated
             case .wrongCurrent(let left): .wrongCurrent(attemptsLeft: left)
             case .refused(let refusal): .refused(refusal)
-            case .rejected(.violatesPolicy(let problems)): .policy(problems: problems)
+            case .rejected(.violatesPolicy(let found)): .policy(problems: found.map(\.text), violations: .array(found.map(\.json)))
             case .rejected(.reused): .reused
             case .rejected(.acceptable): throw FlowHostError(.internalError, message: "a new password rejected as acceptable")
             }

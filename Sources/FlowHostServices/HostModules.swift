@@ -39,6 +39,7 @@ public enum HostModules {
         SessionsModule.register(credentials, sessions: sessions, issuer: issuer, in: engine)
         AuditModule.register(context.audit, store: context.store, in: engine)
         RecordsModule.register(context.store, in: engine)
+        LanguageModule.register(in: engine)
         let madeHere = NotificationsMadeHere()
         NotificationsModule.register(notifications, madeHere: madeHere, in: engine)
         engine.session.afterLogin = RetentionSweep.hourly(context.store, retention, logger: engine.logger)

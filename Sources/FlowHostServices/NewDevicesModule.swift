@@ -50,7 +50,7 @@ enum NewDevicesModule {
                 return .completed(sessionID: sessionID)
             case .wrongPassword(let left): return .wrong(attemptsLeft: left)
             case .passwordExpired: return .expired
-            case .passwordRejected(.violatesPolicy(let problems)): return .policy(problems: problems)
+            case .passwordRejected(.violatesPolicy(let found)): return .policy(problems: found.map(\.text), violations: .array(found.map(\.json)))
             case .passwordRejected(.reused): return .reused
             case .passwordRejected(.acceptable): throw FlowHostError(.internalError, message: "a new password rejected as acceptable")
             case .refused(let refusal): return .refused(refusal)

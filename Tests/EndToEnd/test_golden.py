@@ -85,10 +85,8 @@ def substitute(args, echo_dir, mfa_dir, deployment, flow_dirs):
     return replaced
 
 
-@pytest.mark.parametrize("name", FILES)
-def test_golden(name, spawn, echo_dir, mfa_dir, flow_dirs, deployment):
-    path = os.path.join(GOLDEN_DIR, name)
-    header, steps = parse(path)
+def start_hosts(header, spawn, echo_dir, mfa_dir, flow_dirs, deployment):
+    """The transcript's setup done and its hosts started: (hosts by label, variables)."""
     host_args, variables, answers = {}, {}, {}
     for line in header:
         match = re.match(r"# config: (.*)", line)
@@ -128,17 +126,31 @@ def test_golden(name, spawn, echo_dir, mfa_dir, flow_dirs, deployment):
         hosts[label] = spawn(*args)
         for method, result in answers.items():
             hosts[label].on_request(method, lambda params, result=result: result)
+    return hosts, variables
+
+
+def substituted(sent, variables, deployment):
+    """A `-> ` line with its variables filled: those seen so far, and
+    `{{outbox:NAME}}` with the latest code delivered to NAME."""
+    for variable, value in variables.items():
+        sent = sent.replace(variable, value)
+    for user in re.findall(r"\{\{outbox:([^}]+)\}\}", sent):
+        latest = [row for row in deployment.admin("outbox") if row["userID"] == user][-1]
+        sent = sent.replace("{{outbox:%s}}" % user, latest["activationCode"])
+    return sent
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_golden(name, spawn, echo_dir, mfa_dir, flow_dirs, deployment):
+    path = os.path.join(GOLDEN_DIR, name)
+    header, steps = parse(path)
+    hosts, variables = start_hosts(header, spawn, echo_dir, mfa_dir, flow_dirs, deployment)
     update = os.environ.get("FLOWHOST_UPDATE_GOLDEN") == "1"
     actual_steps = []
     for target, original, expected, expected_replies in steps:
         before = {label: len([entry for entry in host.transcript if entry[0] == "<-"]) for label, host in hosts.items()}
         sent_before = {label: len([entry for entry in host.transcript if entry[0] == "->"]) for label, host in hosts.items()}
-        sent = original
-        for variable, value in variables.items():
-            sent = sent.replace(variable, value)
-        for user in re.findall(r"\{\{outbox:([^}]+)\}\}", sent):
-            latest = [row for row in deployment.admin("outbox") if row["userID"] == user][-1]
-            sent = sent.replace("{{outbox:%s}}" % user, latest["activationCode"])
+        sent = substituted(original, variables, deployment)
         hosts[target].send_line(sent)
         if update:
             # The reply first (a slow step such as password hashing must not

@@ -44,7 +44,7 @@ def test_plugins_command_lists_the_refusal(flowhost_bin, echo_dir, test_plugins,
         capture_output=True, text=True, timeout=30)
     assert out.returncode == 0
     lines = out.stdout.splitlines()
-    assert lines[0].startswith("loaded  echo 1.0.0 abi=1.5 methods=echo,echo.subscribe,echo.publish services=echo.upper ")
+    assert lines[0].startswith("loaded  echo 1.0.0 abi=1.6 methods=echo,echo.subscribe,echo.publish services=echo.upper ")
     assert len(lines) == 2 and lines[1].startswith("refused ") and reason in lines[1], out.stdout
 
 

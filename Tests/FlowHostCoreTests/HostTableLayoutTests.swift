@@ -28,13 +28,22 @@ import Testing
     }
     #endif
 
-    /// The 1.5 field is the last one, and the host's table covers it.
+    /// The 1.5 field follows 1.4's, and the host's table covers it.
     @Test func theWallClockIsAppendedAndOffered() throws {
         let table = HostFunctionTable.make()
         let offset = try #require(MemoryLayout<flowhost_host_v1>.offset(of: \.wall_clock_ms))
         #expect(offset == MemoryLayout<flowhost_host_v1>.offset(of: \.set_timer_once)! + MemoryLayout<UnsafeRawPointer>.size)
+        #expect(Int(table.struct_size) == MemoryLayout<flowhost_host_v1>.size)
+        #expect(table.wall_clock_ms != nil)
+    }
+
+    /// The 1.6 field is the last one, and the host's table covers it.
+    @Test func localizeIsAppendedAndOffered() throws {
+        let table = HostFunctionTable.make()
+        let offset = try #require(MemoryLayout<flowhost_host_v1>.offset(of: \.localize))
+        #expect(offset == MemoryLayout<flowhost_host_v1>.offset(of: \.wall_clock_ms)! + MemoryLayout<UnsafeRawPointer>.size)
         #expect(offset + MemoryLayout<UnsafeRawPointer>.size == MemoryLayout<flowhost_host_v1>.size)
         #expect(Int(table.struct_size) == MemoryLayout<flowhost_host_v1>.size)
-        #expect(table.abi_minor == 5 && table.wall_clock_ms != nil)
+        #expect(table.abi_minor == 6 && table.localize != nil)
     }
 }

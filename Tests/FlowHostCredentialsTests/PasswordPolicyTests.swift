@@ -1,11 +1,12 @@
 import FlowHostCredentials
+import FlowJSON
 import Testing
 
 @Suite struct PasswordPolicyTests {
     let policy = PasswordPolicy()
 
     private func problems(_ password: String, user: String = "alice") -> [String] {
-        policy.violations(of: password, userID: user)
+        policy.violations(of: password, userID: user).map(\.text)
     }
 
     @Test func aGoodPasswordPasses() {
@@ -34,7 +35,20 @@ import Testing
     @Test func charsNotAllowed() {
         var strict = PasswordPolicy()
         strict.charsNotAllowed = " <>"
-        #expect(strict.violations(of: "Tr0ub4 dor&Z", userID: "x").contains("contains the character  , which is not allowed"))
+        #expect(strict.violations(of: "Tr0ub4 dor&Z", userID: "x").map(\.text).contains("contains the character  , which is not allowed"))
+    }
+
+    /// Each violation names the policy's key and its limit, for a client to say in its own words.
+    @Test func violationsAreMachineReadable() {
+        var strict = PasswordPolicy()
+        strict.charsNotAllowed = " <>"
+        let found = strict.violations(of: "ab <", userID: "x")
+        #expect(found.map(\.rule) == ["minL", "minDg", "minUc", "charsNotAllowed"])
+        #expect(found.first?.limit == .int(8))
+        #expect(found.last?.limit == .string(" <>"))
+        #expect(found.first?.json["rule"]?.stringValue == "minL" && found.first?.json["limit"]?.intValue == 8)
+        let userID = PasswordPolicy().violations(of: "Xalice1!qz", userID: "alice")
+        #expect(userID.map(\.rule) == ["UserIDcheck"] && userID.first?.json["limit"]?.kind == .bool)
     }
 
     @Test func rulesCanBeSwitchedOff() {
@@ -43,7 +57,7 @@ import Testing
         lax.seqCheck = false
         lax.blackListedCommonPassword = false
         lax.repetition = 0
-        #expect(lax.violations(of: "Xalice1!abcdeee", userID: "alice") == [])
+        #expect(lax.violations(of: "Xalice1!abcdeee", userID: "alice").isEmpty)
     }
 
     @Test func sequencesOfThreeAreAllowed() {

@@ -61,11 +61,12 @@ import Testing
             return
         }
         #expect(!grant.isEmpty)
-        guard case .policy(let problems) = try call(Services.PasswordCheck(userID: "alice", password: "short")) else {
+        guard case .policy(let problems, let violations) = try call(Services.PasswordCheck(userID: "alice", password: "short")) else {
             Issue.record("a password the policy refuses")
             return
         }
         #expect(!problems.isEmpty)
+        #expect(violations.elements.count == problems.count && violations.elements.first?["rule"]?.stringValue == "minL")
         #expect(try JSON.parse(try call(Services.PasswordPolicy()).policy).keys.isEmpty == false, "the SDK's policy JSON")
         guard case .refused(let status, _) = try call(Services.PasswordVerify(userID: "alice", password: "x", deviceID: "d-9")) else {
             Issue.record("a password check on a device the user never registered")

@@ -3,6 +3,7 @@ would: activate a user, log in, approve a second device from the first,
 sign data. Each step saves a screenshot (FLOWHOST_SCREENSHOTS, else
 .build-screenshots/)."""
 
+import json
 import os
 import re
 import subprocess
@@ -175,3 +176,15 @@ def test_a_host_that_dies_is_started_again_and_the_panel_goes_on(inspector, brow
     # The new host initializes on its own and opens its resting challenge again.
     page.wait.until(lambda driver: "host ready" in page.panel(1).find_element(By.TAG_NAME, "h2").text)
     page.within(page.panel(1), "event-form-getUser")
+
+
+def test_the_language_form_sets_french(inspector, browser, screenshots):
+    page = Page(browser, screenshots)
+    browser.get(inspector.url)
+    page.within(page.panel(1), "event-form-getUser")
+    flows = page.wait.until(EC.presence_of_element_located(by_testid("flow-mfa")))
+    assert "setSDKLanguage" in flows.text and "onSetLanguageResponse" in flows.text
+    page.call(1, "setSDKLanguage", {"localeCode": "fr", "languageDirection": "1"})
+    answers = lambda: [frame["params"] for frame in map(json.loads, page.received(1)) if frame.get("method") == "onSetLanguageResponse"]
+    page.wait.until(lambda driver: answers())
+    assert answers()[0]["localeCode"] == "fr" and answers()[0]["localeName"] == "Français" and answers()[0]["languageDirection"] == 1

@@ -106,6 +106,12 @@ export interface SetPasswordParams {
   challengeMode: number;
 }
 
+/** Sets the language of every message this host sends; onSetLanguageResponse follows. */
+export interface SetSDKLanguageParams {
+  localeCode: string;
+  languageDirection: number;
+}
+
 /** Answers getUser with the user id. */
 export interface SetUserParams {
   userName: string;
@@ -170,6 +176,7 @@ export interface TypedRequests {
   setDeviceName(params: SetDeviceNameParams, options?: RequestOptions): Promise<unknown>;
   setDeviceToken(params: SetDeviceTokenParams, options?: RequestOptions): Promise<unknown>;
   setPassword(params: SetPasswordParams, options?: RequestOptions): Promise<unknown>;
+  setSDKLanguage(params: SetSDKLanguageParams, options?: RequestOptions): Promise<unknown>;
   setUser(params: SetUserParams, options?: RequestOptions): Promise<unknown>;
   setUserConsentForLDA(params: SetUserConsentForLDAParams, options?: RequestOptions): Promise<unknown>;
   shutdown(params?: undefined, options?: RequestOptions): Promise<unknown>;
@@ -213,6 +220,7 @@ export interface GetPasswordEvent {
   attemptsLeft: number;
   challengeMode: number;
   error: Record<string, unknown>;
+  policyViolations?: unknown[];
   response: Record<string, unknown>;
   userID: string;
 }
@@ -329,6 +337,17 @@ export interface OnSessionTimeoutEvent {
   message: string;
 }
 
+/** `onSetLanguageResponse`; status codes at status.statusCode: 100; error codes at error.longErrorCode: 0 */
+export interface OnSetLanguageResponseEvent {
+  error: Record<string, unknown>;
+  isFallback: boolean;
+  languageDirection: number;
+  localeCode: string;
+  localeName: string;
+  requestedLocaleCode: string;
+  status: Record<string, unknown>;
+}
+
 /** `onUpdateCredentialResponse`; status codes at status.statusCode: 100, 114, 121, 126, 138, 153; error codes at error.longErrorCode: 0 */
 export interface OnUpdateCredentialResponseEvent {
   credType: string;
@@ -392,6 +411,7 @@ export interface EventMap {
   "onSessionExtensionResponse": OnSessionExtensionResponseEvent;
   "onSessionTimeOutNotification": OnSessionTimeOutNotificationEvent;
   "onSessionTimeout": OnSessionTimeoutEvent;
+  "onSetLanguageResponse": OnSetLanguageResponseEvent;
   "onUpdateCredentialResponse": OnUpdateCredentialResponseEvent;
   "onUpdateDeviceDetails": OnUpdateDeviceDetailsEvent;
   "onUpdateNotification": OnUpdateNotificationEvent;
@@ -402,7 +422,7 @@ export interface EventMap {
 /** Where each event carries its status and error codes, and which it can carry. */
 export declare const EVENT_STATUS: { [K in EventName]?: { statusPath: string; status: number[]; errorPath: string; error: number[] } };
 
-export type EventName = "$/cancelRequest" | "addNewDeviceOptions" | "getActivationCode" | "getDeviceName" | "getPassword" | "getUser" | "getUserConsentForLDA" | "onAuthenticateUserAndSignData" | "onCredentialsAvailableForUpdate" | "onDeviceAuthManagementStatus" | "onEcho" | "onEchoFeed" | "onGetNotifications" | "onGetNotificationsHistory" | "onGetRegistredDeviceDetails" | "onNotificationReceived" | "onSessionExtensionResponse" | "onSessionTimeOutNotification" | "onSessionTimeout" | "onUpdateCredentialResponse" | "onUpdateDeviceDetails" | "onUpdateNotification" | "onUserLoggedIn" | "onUserLoggedOff";
+export type EventName = "$/cancelRequest" | "addNewDeviceOptions" | "getActivationCode" | "getDeviceName" | "getPassword" | "getUser" | "getUserConsentForLDA" | "onAuthenticateUserAndSignData" | "onCredentialsAvailableForUpdate" | "onDeviceAuthManagementStatus" | "onEcho" | "onEchoFeed" | "onGetNotifications" | "onGetNotificationsHistory" | "onGetRegistredDeviceDetails" | "onNotificationReceived" | "onSessionExtensionResponse" | "onSessionTimeOutNotification" | "onSessionTimeout" | "onSetLanguageResponse" | "onUpdateCredentialResponse" | "onUpdateDeviceDetails" | "onUpdateNotification" | "onUserLoggedIn" | "onUserLoggedOff";
 export type HostRequestName = "platform/authenticateLDA" | "platform/createCredential" | "platform/createDeviceKey" | "platform/getAssertion" | "platform/signDeviceChallenge" | "platform/verifyServerBiometric";
 export declare const EVENTS: EventName[];
 export declare const CHALLENGES: EventName[];

@@ -1,5 +1,5 @@
 /*
- * flowhost_plugin.h — the FlowHost plugin ABI, version 1.5 (major 1, minor 5).
+ * flowhost_plugin.h — the FlowHost plugin ABI, version 1.6 (major 1, minor 6).
  *
  * A flow module is a shared library that exports one C symbol,
  *
@@ -55,6 +55,7 @@
  * marks a client's error answer with it; an older host never sets it).
  * 1.5 appended wall_clock_ms to the host table, and added
  * FLOWHOST_CHALLENGE_MODE_FLOW_STEP_UP (no table changed by it).
+ * 1.6 appended localize to the host table.
  *
  * Everything appended names the minor it came with, at its definition
  * ("(1.4)", "--- ABI 1.4 ---"); what names none is 1.0's.
@@ -72,7 +73,7 @@ extern "C" {
 #endif
 
 #define FLOWHOST_ABI_VERSION 1u  /* the major */
-#define FLOWHOST_ABI_MINOR 5u
+#define FLOWHOST_ABI_MINOR 6u
 #define FLOWHOST_ENTRY_SYMBOL_V1 "flowhost_plugin_v1"
 
 /* Result codes of host functions and plugin callbacks. */
@@ -315,6 +316,20 @@ typedef struct flowhost_host_v1 {
        with monotonic_ms and timers. A plugin that meets an older host
        (FLOWHOST_HOST_HAS false) reads the system's clock itself. */
     int64_t (*wall_clock_ms)(flowhost_host_context *host);
+
+    /* --- ABI 1.6 --- */
+
+    /* A message for the client in the language it set (setSDKLanguage):
+       the host's catalog's translation of (context, msgid), or msgid itself,
+       the English text and built-in default, when there is none. Each
+       {name} in it is replaced by values' member `name` (a string, or a
+       number written as JSON writes it); values is borrowed and may be
+       NULL. context names the flow or part that says it ("echo"); a
+       translator finds the pair in the PO catalogs (docs/translating.md).
+       Returns a new JSON string for the caller to release, or NULL (a NULL
+       context or msgid, or a call from another thread). A plugin that meets
+       an older host (FLOWHOST_HOST_HAS false) sends its English text. */
+    json_t *(*localize)(flowhost_host_context *host, const char *context, const char *msgid, json_t *values);
 } flowhost_host_v1;
 
 /* True when the host table `t` has the field `f` (a plugin built against a

@@ -24,6 +24,7 @@ public enum FlowHostEvent: Sendable {
     case onSessionExtensionResponse(OnSessionExtensionResponseEvent)
     case onSessionTimeOutNotification(OnSessionTimeOutNotificationEvent)
     case onSessionTimeout(OnSessionTimeoutEvent)
+    case onSetLanguageResponse(OnSetLanguageResponseEvent)
     case onUpdateCredentialResponse(OnUpdateCredentialResponseEvent)
     case onUpdateDeviceDetails(OnUpdateDeviceDetailsEvent)
     case onUpdateNotification(OnUpdateNotificationEvent)
@@ -53,6 +54,7 @@ public enum FlowHostEvent: Sendable {
         case "onSessionExtensionResponse": self = .onSessionExtensionResponse(OnSessionExtensionResponseEvent(params: params))
         case "onSessionTimeOutNotification": self = .onSessionTimeOutNotification(OnSessionTimeOutNotificationEvent(params: params))
         case "onSessionTimeout": self = .onSessionTimeout(OnSessionTimeoutEvent(params: params))
+        case "onSetLanguageResponse": self = .onSetLanguageResponse(OnSetLanguageResponseEvent(params: params))
         case "onUpdateCredentialResponse": self = .onUpdateCredentialResponse(OnUpdateCredentialResponseEvent(params: params))
         case "onUpdateDeviceDetails": self = .onUpdateDeviceDetails(OnUpdateDeviceDetailsEvent(params: params))
         case "onUpdateNotification": self = .onUpdateNotification(OnUpdateNotificationEvent(params: params))
@@ -83,6 +85,7 @@ public enum FlowHostEvent: Sendable {
         case .onSessionExtensionResponse: return "onSessionExtensionResponse"
         case .onSessionTimeOutNotification: return "onSessionTimeOutNotification"
         case .onSessionTimeout: return "onSessionTimeout"
+        case .onSetLanguageResponse: return "onSetLanguageResponse"
         case .onUpdateCredentialResponse: return "onUpdateCredentialResponse"
         case .onUpdateDeviceDetails: return "onUpdateDeviceDetails"
         case .onUpdateNotification: return "onUpdateNotification"
@@ -113,6 +116,7 @@ public enum FlowHostEvent: Sendable {
         case .onSessionExtensionResponse(let event): return event.params
         case .onSessionTimeOutNotification(let event): return event.params
         case .onSessionTimeout(let event): return event.params
+        case .onSetLanguageResponse(let event): return event.params
         case .onUpdateCredentialResponse(let event): return event.params
         case .onUpdateDeviceDetails(let event): return event.params
         case .onUpdateNotification(let event): return event.params
@@ -136,6 +140,7 @@ public enum FlowHostEvent: Sendable {
         case "onGetNotificationsHistory": return params.value(at: "pArgs.response.StatusCode")?.intValue
         case "onGetRegistredDeviceDetails": return params.value(at: "pArgs.response.StatusCode")?.intValue
         case "onSessionExtensionResponse": return params.value(at: "status.statusCode")?.intValue
+        case "onSetLanguageResponse": return params.value(at: "status.statusCode")?.intValue
         case "onUpdateCredentialResponse": return params.value(at: "status.statusCode")?.intValue
         case "onUpdateDeviceDetails": return params.value(at: "pArgs.response.StatusCode")?.intValue
         case "onUpdateNotification": return params.value(at: "pArgs.response.StatusCode")?.intValue
@@ -159,6 +164,7 @@ public enum FlowHostEvent: Sendable {
         case "onGetNotificationsHistory": return [100]
         case "onGetRegistredDeviceDetails": return [100, 101]
         case "onSessionExtensionResponse": return [100]
+        case "onSetLanguageResponse": return [100]
         case "onUpdateCredentialResponse": return [100, 114, 121, 126, 138, 153]
         case "onUpdateDeviceDetails": return [100, 101, 110, 114, 116, 121, 126, 146, 153]
         case "onUpdateNotification": return [100, 110, 114, 121, 126, 153]
@@ -182,6 +188,7 @@ public enum FlowHostEvent: Sendable {
         case "onGetNotificationsHistory": return params.value(at: "error.longErrorCode")?.intValue
         case "onGetRegistredDeviceDetails": return params.value(at: "error.longErrorCode")?.intValue
         case "onSessionExtensionResponse": return params.value(at: "error.longErrorCode")?.intValue
+        case "onSetLanguageResponse": return params.value(at: "error.longErrorCode")?.intValue
         case "onUpdateCredentialResponse": return params.value(at: "error.longErrorCode")?.intValue
         case "onUpdateDeviceDetails": return params.value(at: "error.longErrorCode")?.intValue
         case "onUpdateNotification": return params.value(at: "error.longErrorCode")?.intValue
@@ -205,6 +212,7 @@ public enum FlowHostEvent: Sendable {
         case "onGetNotificationsHistory": return [0]
         case "onGetRegistredDeviceDetails": return [0]
         case "onSessionExtensionResponse": return [0]
+        case "onSetLanguageResponse": return [0]
         case "onUpdateCredentialResponse": return [0]
         case "onUpdateDeviceDetails": return [0, 131]
         case "onUpdateNotification": return [0, 131]
@@ -259,6 +267,7 @@ public struct GetPasswordEvent: Sendable {
     public var attemptsLeft: Int? { params["attemptsLeft"]?.intValue }
     public var challengeMode: Int? { params["challengeMode"]?.intValue }
     public var error: JSONValue? { params["error"] }
+    public var policyViolations: [JSONValue]? { params["policyViolations"]?.arrayValue }
     public var response: JSONValue? { params["response"] }
     public var userID: String? { params["userID"]?.stringValue }
 }
@@ -401,6 +410,19 @@ public struct OnSessionTimeoutEvent: Sendable {
     public let params: JSONValue
     public init(params: JSONValue) { self.params = params }
     public var message: String? { params["message"]?.stringValue }
+}
+
+/// `onSetLanguageResponse`: its top-level params, typed (nil when absent or of another type).
+public struct OnSetLanguageResponseEvent: Sendable {
+    public let params: JSONValue
+    public init(params: JSONValue) { self.params = params }
+    public var error: JSONValue? { params["error"] }
+    public var isFallback: Bool? { params["isFallback"]?.boolValue }
+    public var languageDirection: Int? { params["languageDirection"]?.intValue }
+    public var localeCode: String? { params["localeCode"]?.stringValue }
+    public var localeName: String? { params["localeName"]?.stringValue }
+    public var requestedLocaleCode: String? { params["requestedLocaleCode"]?.stringValue }
+    public var status: JSONValue? { params["status"] }
 }
 
 /// `onUpdateCredentialResponse`: its top-level params, typed (nil when absent or of another type).

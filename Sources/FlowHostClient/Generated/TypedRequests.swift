@@ -211,6 +211,15 @@ extension FlowHostClient {
         return try await request("setPassword", .object(params), timeout: timeout)
     }
 
+    /// Sets the language of every message this host sends; onSetLanguageResponse follows.
+    @discardableResult
+    public func setSDKLanguage(localeCode: String, languageDirection: Int64, timeout: Duration = .seconds(10)) async throws -> JSONValue {
+        var params: [String: JSONValue] = [:]
+        params["localeCode"] = .string(localeCode)
+        params["languageDirection"] = .int(languageDirection)
+        return try await request("setSDKLanguage", .object(params), timeout: timeout)
+    }
+
     /// Answers getUser with the user id.
     @discardableResult
     public func setUser(userName: String, timeout: Duration = .seconds(10)) async throws -> JSONValue {

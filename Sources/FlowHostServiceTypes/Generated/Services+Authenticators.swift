@@ -71,7 +71,7 @@ extension Services {
         case changed
         case unchanged
         case passwordRequired
-        case policy(problems: [String])
+        case policy(problems: [String], violations: JSON)
         case reused
         case refused(status: Int, reason: String)
 
@@ -80,7 +80,7 @@ extension Services {
             case "changed": self = .changed
             case "unchanged": self = .unchanged
             case "passwordRequired": self = .passwordRequired
-            case "policy": self = .policy(problems: try ServiceField.strings(source, "problems"))
+            case "policy": self = .policy(problems: try ServiceField.strings(source, "problems"), violations: try ServiceField.value(source, "violations"))
             case "reused": self = .reused
             case "refused": self = .refused(status: try ServiceField.int(source, "status"), reason: try ServiceField.string(source, "reason"))
             default: throw ServiceFieldError(field: "outcome", reason: "not one of changed, unchanged, passwordRequired, policy, reused, refused")
@@ -98,9 +98,10 @@ extension Services {
             case .passwordRequired:
                 let target: JSON = ["outcome": "passwordRequired"]
                 return target
-            case .policy(let problems):
+            case .policy(let problems, let violations):
                 let target: JSON = ["outcome": "policy"]
                 target["problems"] = .array(problems.map(JSON.string))
+                target["violations"] = violations
                 return target
             case .reused:
                 let target: JSON = ["outcome": "reused"]

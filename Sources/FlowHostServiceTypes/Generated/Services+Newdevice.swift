@@ -77,7 +77,7 @@ extension Services {
         case completed(sessionID: String)
         case wrong(attemptsLeft: Int)
         case expired
-        case policy(problems: [String])
+        case policy(problems: [String], violations: JSON)
         case reused
         case refused(status: Int, reason: String)
 
@@ -86,7 +86,7 @@ extension Services {
             case "completed": self = .completed(sessionID: try ServiceField.string(source, "sessionID"))
             case "wrong": self = .wrong(attemptsLeft: try ServiceField.int(source, "attemptsLeft"))
             case "expired": self = .expired
-            case "policy": self = .policy(problems: try ServiceField.strings(source, "problems"))
+            case "policy": self = .policy(problems: try ServiceField.strings(source, "problems"), violations: try ServiceField.value(source, "violations"))
             case "reused": self = .reused
             case "refused": self = .refused(status: try ServiceField.int(source, "status"), reason: try ServiceField.string(source, "reason"))
             default: throw ServiceFieldError(field: "outcome", reason: "not one of completed, wrong, expired, policy, reused, refused")
@@ -106,9 +106,10 @@ extension Services {
             case .expired:
                 let target: JSON = ["outcome": "expired"]
                 return target
-            case .policy(let problems):
+            case .policy(let problems, let violations):
                 let target: JSON = ["outcome": "policy"]
                 target["problems"] = .array(problems.map(JSON.string))
+                target["violations"] = violations
                 return target
             case .reused:
                 let target: JSON = ["outcome": "reused"]

@@ -35,13 +35,13 @@ extension Services {
     /// The outcomes of `password.check`.
     public enum PasswordCheckOutcome: ServiceOutcome {
         case acceptable
-        case policy(problems: [String])
+        case policy(problems: [String], violations: JSON)
         case reused
 
         public init(result source: JSON) throws(ServiceFieldError) {
             switch source["outcome"]?.stringValue {
             case "acceptable": self = .acceptable
-            case "policy": self = .policy(problems: try ServiceField.strings(source, "problems"))
+            case "policy": self = .policy(problems: try ServiceField.strings(source, "problems"), violations: try ServiceField.value(source, "violations"))
             case "reused": self = .reused
             default: throw ServiceFieldError(field: "outcome", reason: "not one of acceptable, policy, reused")
             }
@@ -52,9 +52,10 @@ extension Services {
             case .acceptable:
                 let target: JSON = ["outcome": "acceptable"]
                 return target
-            case .policy(let problems):
+            case .policy(let problems, let violations):
                 let target: JSON = ["outcome": "policy"]
                 target["problems"] = .array(problems.map(JSON.string))
+                target["violations"] = violations
                 return target
             case .reused:
                 let target: JSON = ["outcome": "reused"]
@@ -293,7 +294,7 @@ extension Services {
         case updated
         case wrongCurrent(attemptsLeft: Int)
         case refused(status: Int, reason: String)
-        case policy(problems: [String])
+        case policy(problems: [String], violations: JSON)
         case reused
 
         public init(result source: JSON) throws(ServiceFieldError) {
@@ -301,7 +302,7 @@ extension Services {
             case "updated": self = .updated
             case "wrongCurrent": self = .wrongCurrent(attemptsLeft: try ServiceField.int(source, "attemptsLeft"))
             case "refused": self = .refused(status: try ServiceField.int(source, "status"), reason: try ServiceField.string(source, "reason"))
-            case "policy": self = .policy(problems: try ServiceField.strings(source, "problems"))
+            case "policy": self = .policy(problems: try ServiceField.strings(source, "problems"), violations: try ServiceField.value(source, "violations"))
             case "reused": self = .reused
             default: throw ServiceFieldError(field: "outcome", reason: "not one of updated, wrongCurrent, refused, policy, reused")
             }
@@ -321,9 +322,10 @@ extension Services {
                 target["status"] = .int(status)
                 target["reason"] = .string(reason)
                 return target
-            case .policy(let problems):
+            case .policy(let problems, let violations):
                 let target: JSON = ["outcome": "policy"]
                 target["problems"] = .array(problems.map(JSON.string))
+                target["violations"] = violations
                 return target
             case .reused:
                 let target: JSON = ["outcome": "reused"]

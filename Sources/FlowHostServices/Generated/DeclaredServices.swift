@@ -188,6 +188,15 @@ extension Services.DevicesUpdate: DeclaredService {
     }
 }
 
+extension Services.LanguageSet: DeclaredService {
+    static var paramSpecs: [ParamSpec] {
+        [
+            ParamSpec(name: "localeCode", type: .string),
+            ParamSpec(name: "languageDirection", type: .integer),
+        ]
+    }
+}
+
 extension Services.NewdeviceComplete: DeclaredService {
     static var paramSpecs: [ParamSpec] {
         [

@@ -27,6 +27,7 @@ public enum Services {
         "device.prove",
         "devices.list",
         "devices.update",
+        "language.set",
         "newdevice.complete",
         "newdevice.sendCode",
         "newdevice.verifyCode",

@@ -163,6 +163,11 @@ class TypedRequests:
         params = {"password": password, "challengeMode": challengeMode}
         return self.request("setPassword", params, timeout=timeout)
 
+    def set_sdklanguage(self, localeCode: str, languageDirection: int, timeout: float = 10.0) -> Any:
+        """Sets the language of every message this host sends; onSetLanguageResponse follows."""
+        params = {"localeCode": localeCode, "languageDirection": languageDirection}
+        return self.request("setSDKLanguage", params, timeout=timeout)
+
     def set_user(self, userName: str, timeout: float = 10.0) -> Any:
         """Answers getUser with the user id."""
         params = {"userName": userName}
@@ -202,7 +207,7 @@ class TypedRequests:
         return self.request("verifyDataSignature", params, timeout=timeout)
 
 
-EVENTS = ('$/cancelRequest', 'addNewDeviceOptions', 'getActivationCode', 'getDeviceName', 'getPassword', 'getUser', 'getUserConsentForLDA', 'onAuthenticateUserAndSignData', 'onCredentialsAvailableForUpdate', 'onDeviceAuthManagementStatus', 'onEcho', 'onEchoFeed', 'onGetNotifications', 'onGetNotificationsHistory', 'onGetRegistredDeviceDetails', 'onNotificationReceived', 'onSessionExtensionResponse', 'onSessionTimeOutNotification', 'onSessionTimeout', 'onUpdateCredentialResponse', 'onUpdateDeviceDetails', 'onUpdateNotification', 'onUserLoggedIn', 'onUserLoggedOff')
+EVENTS = ('$/cancelRequest', 'addNewDeviceOptions', 'getActivationCode', 'getDeviceName', 'getPassword', 'getUser', 'getUserConsentForLDA', 'onAuthenticateUserAndSignData', 'onCredentialsAvailableForUpdate', 'onDeviceAuthManagementStatus', 'onEcho', 'onEchoFeed', 'onGetNotifications', 'onGetNotificationsHistory', 'onGetRegistredDeviceDetails', 'onNotificationReceived', 'onSessionExtensionResponse', 'onSessionTimeOutNotification', 'onSessionTimeout', 'onSetLanguageResponse', 'onUpdateCredentialResponse', 'onUpdateDeviceDetails', 'onUpdateNotification', 'onUserLoggedIn', 'onUserLoggedOff')
 CHALLENGES = ('addNewDeviceOptions', 'getActivationCode', 'getDeviceName', 'getPassword', 'getUser', 'getUserConsentForLDA')
 HOST_REQUESTS = ('platform/authenticateLDA', 'platform/createCredential', 'platform/createDeviceKey', 'platform/getAssertion', 'platform/signDeviceChallenge', 'platform/verifyServerBiometric')
 
@@ -329,6 +334,10 @@ class GetPasswordEvent(Event):
     @property
     def error(self) -> Optional[dict]:
         return self.params.get('error')
+
+    @property
+    def policyViolations(self) -> Optional[list]:
+        return self.params.get('policyViolations')
 
     @property
     def response(self) -> Optional[dict]:
@@ -647,6 +656,40 @@ class OnSessionTimeoutEvent(Event):
         return self.params.get('message')
 
 
+class OnSetLanguageResponseEvent(Event):
+    """`onSetLanguageResponse`."""
+    name = 'onSetLanguageResponse'
+    STATUS = {'error': [0], 'errorPath': 'error.longErrorCode', 'status': [100], 'statusPath': 'status.statusCode'}
+
+    @property
+    def error(self) -> Optional[dict]:
+        return self.params.get('error')
+
+    @property
+    def isFallback(self) -> Optional[bool]:
+        return self.params.get('isFallback')
+
+    @property
+    def languageDirection(self) -> Optional[int]:
+        return self.params.get('languageDirection')
+
+    @property
+    def localeCode(self) -> Optional[str]:
+        return self.params.get('localeCode')
+
+    @property
+    def localeName(self) -> Optional[str]:
+        return self.params.get('localeName')
+
+    @property
+    def requestedLocaleCode(self) -> Optional[str]:
+        return self.params.get('requestedLocaleCode')
+
+    @property
+    def status(self) -> Optional[dict]:
+        return self.params.get('status')
+
+
 class OnUpdateCredentialResponseEvent(Event):
     """`onUpdateCredentialResponse`."""
     name = 'onUpdateCredentialResponse'
@@ -765,7 +808,7 @@ class OnUserLoggedOffEvent(Event):
         return self.params.get('userID')
 
 
-EVENT_TYPES = {'$/cancelRequest': CancelRequestEvent, 'addNewDeviceOptions': AddNewDeviceOptionsEvent, 'getActivationCode': GetActivationCodeEvent, 'getDeviceName': GetDeviceNameEvent, 'getPassword': GetPasswordEvent, 'getUser': GetUserEvent, 'getUserConsentForLDA': GetUserConsentForLDAEvent, 'onAuthenticateUserAndSignData': OnAuthenticateUserAndSignDataEvent, 'onCredentialsAvailableForUpdate': OnCredentialsAvailableForUpdateEvent, 'onDeviceAuthManagementStatus': OnDeviceAuthManagementStatusEvent, 'onEcho': OnEchoEvent, 'onEchoFeed': OnEchoFeedEvent, 'onGetNotifications': OnGetNotificationsEvent, 'onGetNotificationsHistory': OnGetNotificationsHistoryEvent, 'onGetRegistredDeviceDetails': OnGetRegistredDeviceDetailsEvent, 'onNotificationReceived': OnNotificationReceivedEvent, 'onSessionExtensionResponse': OnSessionExtensionResponseEvent, 'onSessionTimeOutNotification': OnSessionTimeOutNotificationEvent, 'onSessionTimeout': OnSessionTimeoutEvent, 'onUpdateCredentialResponse': OnUpdateCredentialResponseEvent, 'onUpdateDeviceDetails': OnUpdateDeviceDetailsEvent, 'onUpdateNotification': OnUpdateNotificationEvent, 'onUserLoggedIn': OnUserLoggedInEvent, 'onUserLoggedOff': OnUserLoggedOffEvent}
+EVENT_TYPES = {'$/cancelRequest': CancelRequestEvent, 'addNewDeviceOptions': AddNewDeviceOptionsEvent, 'getActivationCode': GetActivationCodeEvent, 'getDeviceName': GetDeviceNameEvent, 'getPassword': GetPasswordEvent, 'getUser': GetUserEvent, 'getUserConsentForLDA': GetUserConsentForLDAEvent, 'onAuthenticateUserAndSignData': OnAuthenticateUserAndSignDataEvent, 'onCredentialsAvailableForUpdate': OnCredentialsAvailableForUpdateEvent, 'onDeviceAuthManagementStatus': OnDeviceAuthManagementStatusEvent, 'onEcho': OnEchoEvent, 'onEchoFeed': OnEchoFeedEvent, 'onGetNotifications': OnGetNotificationsEvent, 'onGetNotificationsHistory': OnGetNotificationsHistoryEvent, 'onGetRegistredDeviceDetails': OnGetRegistredDeviceDetailsEvent, 'onNotificationReceived': OnNotificationReceivedEvent, 'onSessionExtensionResponse': OnSessionExtensionResponseEvent, 'onSessionTimeOutNotification': OnSessionTimeOutNotificationEvent, 'onSessionTimeout': OnSessionTimeoutEvent, 'onSetLanguageResponse': OnSetLanguageResponseEvent, 'onUpdateCredentialResponse': OnUpdateCredentialResponseEvent, 'onUpdateDeviceDetails': OnUpdateDeviceDetailsEvent, 'onUpdateNotification': OnUpdateNotificationEvent, 'onUserLoggedIn': OnUserLoggedInEvent, 'onUserLoggedOff': OnUserLoggedOffEvent}
 
 
 def typed_event(message):
