@@ -437,6 +437,27 @@ def activate(host, user_id, code, password=GOOD_PASSWORD, lda=False):
     return host.wait_event("onUserLoggedIn")
 
 
+def join_with_operator_code(deployment, user, device):
+    """A second device of `user`, joined with a code from the operator, logged in."""
+    host = deployment.host(device)
+    host.wait_event("getUser")
+    host.request("setUser", [user])
+    host.wait_event("addNewDeviceOptions")
+    host.request("fallbackNewDeviceActivationFlow")
+    host.wait_event("getActivationCode")
+    host.request("setActivationCode", [deployment.admin("outbox")[-1]["activationCode"]])
+    event = host.wait_event()
+    while event["method"] != "onUserLoggedIn":
+        if event["method"] == "getDeviceName":
+            host.request("setDeviceName", [event["params"]["deviceName"]])
+        elif event["method"] == "getUserConsentForLDA":
+            host.request("setUserConsentForLDA", [False, event["params"]["challengeMode"], event["params"]["authenticationType"]])
+        elif event["method"] == "getPassword":
+            host.request("setPassword", [GOOD_PASSWORD, event["params"]["challengeMode"]])
+        event = host.wait_event()
+    return host
+
+
 @pytest.fixture
 def deployment(tmp_path, flowhost_bin, spawn):
     return Deployment(str(tmp_path), flowhost_bin, spawn)

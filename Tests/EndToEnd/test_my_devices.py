@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate
+from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate, join_with_operator_code as join
 from schemas import validate
 
 NO_COOLING = dict(CHEAP_CONFIG, devices={"coolingPeriodSeconds": 0})
@@ -21,27 +21,6 @@ SDK_FIELDS = {"devUUID", "devName", "status", "lastAccessedTs", "lastAccessedTsE
 def devices_deployment(tmp_path, flowhost_bin, spawn):
     """A deployment without the cooling period (its own test turns it on)."""
     return Deployment(str(tmp_path), flowhost_bin, spawn, config=NO_COOLING)
-
-
-def join(deployment, user, device):
-    """A second device of `user`, joined with a code from the operator, logged in."""
-    host = deployment.host(device)
-    host.wait_event("getUser")
-    host.request("setUser", [user])
-    host.wait_event("addNewDeviceOptions")
-    host.request("fallbackNewDeviceActivationFlow")
-    host.wait_event("getActivationCode")
-    host.request("setActivationCode", [deployment.admin("outbox")[-1]["activationCode"]])
-    event = host.wait_event()
-    while event["method"] != "onUserLoggedIn":
-        if event["method"] == "getDeviceName":
-            host.request("setDeviceName", [event["params"]["deviceName"]])
-        elif event["method"] == "getUserConsentForLDA":
-            host.request("setUserConsentForLDA", [False, event["params"]["challengeMode"], event["params"]["authenticationType"]])
-        elif event["method"] == "getPassword":
-            host.request("setPassword", [GOOD_PASSWORD, event["params"]["challengeMode"]])
-        event = host.wait_event()
-    return host
 
 
 def two_devices(deployment, user="alice"):

@@ -13,7 +13,7 @@ import uuid
 import pytest
 
 import conftest
-from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate, store_location, store_environment, store_rows, wait_until
+from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate, join_with_operator_code as join, store_location, store_environment, store_rows, wait_until
 from flowhost_client import RPCError
 
 TOKENS = []
@@ -99,27 +99,6 @@ def with_token(deployment, user="alice", device="phone"):
     assert host.request("setDeviceToken", [token]) is None
     host.close()
     return token, host
-
-
-def join(deployment, user, device):
-    """A second device of `user`, joined with a code from the operator, logged in."""
-    host = deployment.host(device)
-    host.wait_event("getUser")
-    host.request("setUser", [user])
-    host.wait_event("addNewDeviceOptions")
-    host.request("fallbackNewDeviceActivationFlow")
-    host.wait_event("getActivationCode")
-    host.request("setActivationCode", [deployment.admin("outbox")[-1]["activationCode"]])
-    event = host.wait_event()
-    while event["method"] != "onUserLoggedIn":
-        if event["method"] == "getDeviceName":
-            host.request("setDeviceName", [event["params"]["deviceName"]])
-        elif event["method"] == "getUserConsentForLDA":
-            host.request("setUserConsentForLDA", [False, event["params"]["challengeMode"], event["params"]["authenticationType"]])
-        elif event["method"] == "getPassword":
-            host.request("setPassword", [GOOD_PASSWORD, event["params"]["challengeMode"]])
-        event = host.wait_event()
-    return host
 
 
 def test_a_token_is_recorded_for_the_logged_in_device_and_replaced_when_sent_again(pushes):
