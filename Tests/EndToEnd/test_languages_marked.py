@@ -13,37 +13,24 @@ client or the operator gave (it appears in a `-> ` line or the setup).
 import json
 import os
 import re
+import sys
 
 import pytest
 
 from test_golden import FILES, GOLDEN_DIR, UUID, matches, parse, start_hosts, substituted
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import messages  # noqa: E402
 FRENCH = {"internationalizationOptions": {"localeCode": "fr", "localeName": "French", "languageDirection": 0}}
 TEXT_FIELDS = ("statusMessage", "errorString", "StatusMsg")
 
 
 def po_entries(path):
-    """{msgid: msgstr} of a catalog, every context (the subset the host reads)."""
-    entries, entry, field = {}, {}, None
-    unescape = lambda text: re.sub(r'\\(.)', lambda m: {"n": "\n", "t": "\t", "r": "\r"}.get(m.group(1), m.group(1)), text)
-    def finish():
-        if entry.get("msgid"):
-            entries.setdefault(entry["msgid"], set()).add(entry.get("msgstr", ""))
-    for line in open(path, encoding="utf-8"):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith('"'):
-            entry[field] += unescape(line[1:-1])
-            continue
-        keyword, _, rest = line.partition(" ")
-        if keyword in ("msgctxt", "msgid") and "msgstr" in entry:
-            finish()
-            entry = {}
-        field = keyword
-        entry[field] = unescape(rest.strip()[1:-1])
-    finish()
+    """{msgid: {msgstr}} of a catalog, every context, read as scripts/messages.py reads it."""
+    entries = {}
+    for (_, msgid), msgstr in messages.read_po(path).items():
+        entries.setdefault(msgid, set()).add(msgstr)
     return entries
 
 
