@@ -56,6 +56,13 @@ static void load(void) {
     RESOLVE(ERR_clear_error);
     RESOLVE(EVP_PKEY_verify_init);
     RESOLVE(EVP_PKEY_verify);
+    RESOLVE(EC_GROUP_new_by_curve_name);
+    RESOLVE(EC_GROUP_free);
+    RESOLVE(EC_KEY_new);
+    RESOLVE(EC_KEY_free);
+    RESOLVE(EC_KEY_set_group);
+    RESOLVE(EC_KEY_oct2key);
+    RESOLVE(ECDSA_verify);
 }
 
 const flowhost_crypto_api *flowhost_crypto_load(const char **error) {

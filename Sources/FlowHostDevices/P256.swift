@@ -59,14 +59,26 @@ public enum P256 {
     /// Whether `signature` (DER or r‖s, as above) is `point`'s over `message`.
     public static func verify(_ signature: [UInt8], of message: [UInt8], publicKey point: [UInt8]) -> Bool {
         guard point.count == publicKeyBytes, point[0] == 0x04, let der = canonicalSignature(signature) else { return false }
-        // The digest is libsodium's, whose code a host runs anyway; libcrypto
-        // checks it with the key's kept context (P256KeyCache).
+        // The digest is libsodium's, whose code a host runs anyway.
         let digest = SHA256.digest(message)
         do {
-            return try P256KeyCache.shared.withVerifier(point, parse: publicKey) { verifier in
-                try LibCrypto.verdict("EVP_PKEY_verify") { $0.EVP_PKEY_verify(verifier.borrowed, der, der.count, digest, digest.count) }
+            let key = try verificationKey(point)
+            return try LibCrypto.verdict("ECDSA_verify") {
+                $0.ECDSA_verify(0, digest, Int32(digest.count), der, Int32(der.count), key.borrowed)
             }
         } catch { return false }
+    }
+
+    /// The point as libcrypto's EC_KEY on the curve's one group, which
+    /// refuses a point off the curve. Made at every check: from the point
+    /// it costs little beside the verification, where parsing an SPKI
+    /// through OpenSSL 3's decoders cost more than it (docs/performance.md).
+    static func verificationKey(_ point: [UInt8]) throws -> LibCryptoObject {
+        let group = try P256Group.shared.get()
+        let key = try LibCryptoObject(.ecKey, "EC_KEY_new") { $0.EC_KEY_new() }
+        try LibCrypto.check("EC_KEY_set_group") { $0.EC_KEY_set_group(key.borrowed, group.object.borrowed) }
+        try LibCrypto.check("EC_KEY_oct2key") { $0.EC_KEY_oct2key(key.borrowed, point, point.count, nil) }
+        return key
     }
 
     /// The signature in strict DER, from DER or r‖s; nil when it is neither,

@@ -1,12 +1,12 @@
 import CLibCrypto
 
 /// A libcrypto object (an EVP_PKEY, an EVP_PKEY_CTX, an EVP_MD_CTX, an
-/// ECDSA_SIG, a BIGNUM) and its one Swift owner, which frees it when it
+/// ECDSA_SIG, a BIGNUM, an EC_GROUP, an EC_KEY) and its one Swift owner, which frees it when it
 /// goes, unless it was handed to another object that frees it instead
 /// (`ECDSA_SIG_set0` takes its two numbers).
 public final class LibCryptoObject {
     public enum Kind {
-        case key, keyContext, digestContext, signature, number
+        case key, keyContext, digestContext, signature, number, group, ecKey
     }
 
     public let kind: Kind
@@ -36,6 +36,8 @@ public final class LibCryptoObject {
             case .digestContext: api.EVP_MD_CTX_free(pointer)
             case .signature: api.ECDSA_SIG_free(pointer)
             case .number: api.BN_free(pointer)
+            case .group: api.EC_GROUP_free(pointer)
+            case .ecKey: api.EC_KEY_free(pointer)
             }
         }
     }

@@ -6,8 +6,15 @@
  * (libsodium) never maps libcrypto, so its start-up time and memory do not
  * change; the first P-256 key it meets loads libcrypto.so.3 with dlopen and
  * reaches it through this table. The types come from Debian's libssl-dev
- * headers, so each pointer has libcrypto's own signature. */
+ * headers, so each pointer has libcrypto's own signature.
+ *
+ * The EC_KEY functions at the end are deprecated in OpenSSL 3 but exported
+ * by every libcrypto.so.3: they reach the curve's arithmetic directly,
+ * where the EVP route runs the provider layer's decoder search and fetches
+ * first, which costs more than the verification (docs/performance.md). */
+#define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/bn.h>
+#include <openssl/ec.h>
 #include <openssl/ecdsa.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -52,6 +59,14 @@ typedef struct flowhost_crypto_api {
     /* Verifying a digest with a context kept per key (P256KeyCache). */
     __typeof__(EVP_PKEY_verify_init) *EVP_PKEY_verify_init;
     __typeof__(EVP_PKEY_verify) *EVP_PKEY_verify;
+    /* Verifying with a key made from its point on a group made once. */
+    __typeof__(EC_GROUP_new_by_curve_name) *EC_GROUP_new_by_curve_name;
+    __typeof__(EC_GROUP_free) *EC_GROUP_free;
+    __typeof__(EC_KEY_new) *EC_KEY_new;
+    __typeof__(EC_KEY_free) *EC_KEY_free;
+    __typeof__(EC_KEY_set_group) *EC_KEY_set_group;
+    __typeof__(EC_KEY_oct2key) *EC_KEY_oct2key;
+    __typeof__(ECDSA_verify) *ECDSA_verify;
 } flowhost_crypto_api;
 
 /* The table, loading libcrypto.so.3 the first time (thread-safe). NULL when
