@@ -54,8 +54,6 @@ static void load(void) {
     RESOLVE(ERR_get_error);
     RESOLVE(ERR_error_string_n);
     RESOLVE(ERR_clear_error);
-    RESOLVE(EVP_PKEY_verify_init);
-    RESOLVE(EVP_PKEY_verify);
     RESOLVE(EC_GROUP_new_by_curve_name);
     RESOLVE(EC_GROUP_free);
     RESOLVE(EC_KEY_new);

@@ -1,9 +1,9 @@
 import CLibCrypto
 
 /// A libcrypto object (an EVP_PKEY, an EVP_PKEY_CTX, an EVP_MD_CTX, an
-/// ECDSA_SIG, a BIGNUM, an EC_GROUP, an EC_KEY) and its one Swift owner, which frees it when it
-/// goes, unless it was handed to another object that frees it instead
-/// (`ECDSA_SIG_set0` takes its two numbers).
+/// ECDSA_SIG, a BIGNUM, an EC_GROUP, an EC_KEY) and its one Swift owner,
+/// which frees it when it goes, unless it was handed to another object that
+/// frees it instead (`ECDSA_SIG_set0` takes its two numbers).
 public final class LibCryptoObject {
     public enum Kind {
         case key, keyContext, digestContext, signature, number, group, ecKey

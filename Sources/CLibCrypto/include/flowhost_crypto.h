@@ -56,10 +56,7 @@ typedef struct flowhost_crypto_api {
     __typeof__(ERR_get_error) *ERR_get_error;
     __typeof__(ERR_error_string_n) *ERR_error_string_n;
     __typeof__(ERR_clear_error) *ERR_clear_error;
-    /* Verifying a digest with a context kept per key (P256KeyCache). */
-    __typeof__(EVP_PKEY_verify_init) *EVP_PKEY_verify_init;
-    __typeof__(EVP_PKEY_verify) *EVP_PKEY_verify;
-    /* Verifying with a key made from its point on a group made once. */
+    /* Verifying a digest with a key made from its point, on a group made once. */
     __typeof__(EC_GROUP_new_by_curve_name) *EC_GROUP_new_by_curve_name;
     __typeof__(EC_GROUP_free) *EC_GROUP_free;
     __typeof__(EC_KEY_new) *EC_KEY_new;
