@@ -188,3 +188,30 @@ def test_the_language_form_sets_french(inspector, browser, screenshots):
     answers = lambda: [frame["params"] for frame in map(json.loads, page.received(1)) if frame.get("method") == "onSetLanguageResponse"]
     page.wait.until(lambda driver: answers())
     assert answers()[0]["localeCode"] == "fr" and answers()[0]["localeName"] == "Français" and answers()[0]["languageDirection"] == 1
+
+
+def test_my_devices_and_a_push_token_through_their_forms(inspector, browser, screenshots):
+    """The SDK's device methods, each through the form the page makes from
+    its schema: the list comes back as onGetRegistredDeviceDetails with this
+    device marked current, and setDeviceToken (a void call) records the token."""
+    code = inspector.admin("add-user", "dora")["activationCode"]
+    page = Page(browser, screenshots)
+    browser.get(inspector.url)
+    page.answer(1, "getUser", {"userName": "dora"})
+    page.answer(1, "getActivationCode", {"activationCode": code})
+    page.answer(1, "getDeviceName", {})
+    page.within(page.panel(1), "event-form-getUserConsentForLDA").find_element(*by_testid("consent-deny")).click()
+    page.answer(1, "getPassword", {"password": GOOD_PASSWORD})
+    page.event(1, "onUserLoggedIn")
+
+    page.call(1, "getRegisteredDeviceDetails", {"userID": "dora"})
+    listed = lambda: [frame["params"] for frame in map(json.loads, page.received(1)) if frame.get("method") == "onGetRegistredDeviceDetails"]
+    page.wait.until(lambda driver: listed())
+    devices = listed()[0]["pArgs"]["response"]["ResponseData"]["device"]
+    assert [device["currentDevice"] for device in devices] == [True], devices
+    page.in_timeline("onGetRegistredDeviceDetails")
+
+    token = "cInspectorToken01234:APA91b" + "x" * 64
+    page.call(1, "setDeviceToken", {"token": token})
+    page.wait.until(lambda driver: inspector.admin("devices", "dora")[0].get("pushToken"))
+    page.shot("my-devices")
