@@ -117,15 +117,11 @@ public final class CredentialService {
     /// only when `allowsBinding` (a password login). The key is registered
     /// by the caller once the password checked out.
     func possessionRefusal(_ tx: any StoreWriter, userID: String, deviceID: String, _ possession: DevicePossession?, allowsBinding: Bool) throws -> Refusal? {
-        let key = try tx.deviceKey(userID: userID, deviceID: deviceID)
         switch possession {
         case .proof(let proof):
-            guard key?.revokedAt == nil, key != nil, try devices.spend(tx, proof: proof, userID: userID, deviceID: deviceID) else {
-                return .deviceNotProven
-            }
-            return nil
+            return try devices.spend(tx, proof: proof, userID: userID, deviceID: deviceID) ? nil : .deviceNotProven
         case .bind:
-            return key == nil && allowsBinding ? nil : .deviceNotProven
+            return try allowsBinding && tx.deviceKey(userID: userID, deviceID: deviceID) == nil ? nil : .deviceNotProven
         case nil:
             return .deviceNotProven
         }

@@ -72,6 +72,6 @@ extension DeviceProofs {
         guard let advanced else { return try refused("not-registered") }
         guard advanced else { return try refused("clone-suspected", clone: true) }
         return WebAuthnFinish(
-            finish: .proven(proof: keepProof(userID: userID, deviceID: deviceID, now: now)), userVerified: assertion.userVerified, cloneSuspected: false)
+            finish: .proven(proof: keepProof(userID: userID, deviceID: deviceID, keyID: key.keyID, now: now)), userVerified: assertion.userVerified, cloneSuspected: false)
     }
 }

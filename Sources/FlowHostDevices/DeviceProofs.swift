@@ -28,19 +28,25 @@ public final class DeviceProofs {
     public static let challengeSeconds: Int64 = 60
     public static let proofSeconds: Int64 = 300
 
-    /// A proof, by the hash of the proof.
+    /// A proof, by the hash of the proof: good only while `keyID` is the
+    /// device's key (`spend` reads it again).
     struct KeptProof {
-        let userID: String
-        let deviceID: String
-        let expiresAt: Int64
-    }
-
-    /// A challenge sent to the client's platform, by the hash of its nonce.
-    struct PendingChallenge {
         let userID: String
         let deviceID: String
         let keyID: String
         let expiresAt: Int64
+    }
+
+    /// A challenge sent to the client's platform, by the hash of its nonce,
+    /// with the key it was read for: the answer is checked against that key,
+    /// and the login that spends the proof reads the key again in its own
+    /// transaction (`spend`), so a revocation meanwhile still counts.
+    struct PendingChallenge {
+        let userID: String
+        let deviceID: String
+        let key: DeviceKeyRecord
+        let expiresAt: Int64
+        var keyID: String { key.keyID }
     }
 
     /// Proofs not yet spent or expired, and challenges not yet answered or
@@ -99,7 +105,7 @@ public final class DeviceProofs {
         // Expired ones go when any are left (a client that never answered).
         if !pendingChallenges.isEmpty { pendingChallenges = pendingChallenges.filter { $0.value.expiresAt > now } }
         pendingChallenges[Self.hash(nonce)] = PendingChallenge(
-            userID: key.userID, deviceID: key.deviceID, keyID: key.keyID, expiresAt: now + Self.challengeSeconds)
+            userID: key.userID, deviceID: key.deviceID, key: key, expiresAt: now + Self.challengeSeconds)
         return .challenge(nonce: nonce, message: Self.challengeMessage(userID: userID, deviceID: deviceID, nonce: nonce, reason: reason), key: key)
     }
 
@@ -108,23 +114,18 @@ public final class DeviceProofs {
         case refused(reason: String)
     }
 
-    /// Checks a signature over a challenge; the challenge is used either way.
-    /// The key is read again: a device revoked while its platform signed
-    /// proves nothing.
+    /// Checks a signature over a challenge with the key the challenge was
+    /// issued for; the challenge is used either way. Nothing is read: a
+    /// device revoked while its platform signed has its proof refused where
+    /// it is spent (`spend`).
     public func finish(userID: String, deviceID: String, nonce: [UInt8], message: [UInt8], signature: [UInt8]) throws -> Finish {
         let now = clock()
-        let challenge = pendingChallenges.removeValue(forKey: Self.hash(nonce))
-        let registered = try store.read { tx -> DeviceKeyRecord? in
-            guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID), key.revokedAt == nil,
-                try tx.device(userID: userID, deviceID: deviceID)?.status == .active
-            else { return nil }
-            return key
-        }
-        guard let key = registered, let (algorithm, publicKey) = key.usableKey else { return try refuse("not-registered", auditedFor: userID) }
-        guard let challenge, challenge.userID == userID, challenge.deviceID == deviceID, challenge.keyID == key.keyID, challenge.expiresAt > now
+        guard let challenge = pendingChallenges.removeValue(forKey: Self.hash(nonce)), challenge.userID == userID, challenge.deviceID == deviceID,
+            challenge.expiresAt > now
         else { return try refuse("stale-challenge", auditedFor: userID) }
+        guard let (algorithm, publicKey) = challenge.key.usableKey else { return try refuse("not-registered", auditedFor: userID) }
         guard algorithm.verify(signature, of: message, publicKey: publicKey) else { return try refuse("bad-signature", auditedFor: userID) }
-        return .proven(proof: keepProof(userID: userID, deviceID: deviceID, now: now))
+        return .proven(proof: keepProof(userID: userID, deviceID: deviceID, keyID: challenge.keyID, now: now))
     }
 
     /// The whole proof at once, for a key this host holds (host custody):
@@ -149,16 +150,16 @@ public final class DeviceProofs {
         // The keyring holds Ed25519 keys only.
         guard let (algorithm, publicKey) = key.usableKey, algorithm == .ed25519 else { return try refuse("not-registered", auditedFor: userID) }
         guard holdsSecretKey(key, publicKey) else { return try refuse("bad-signature", auditedFor: userID) }
-        return .proven(proof: keepProof(userID: userID, deviceID: deviceID, now: now))
+        return .proven(proof: keepProof(userID: userID, deviceID: deviceID, keyID: key.keyID, now: now))
     }
 
     /// A new proof, kept in memory (its hash) for this process's login to spend.
-    func keepProof(userID: String, deviceID: String, now: Int64) -> String {
+    func keepProof(userID: String, deviceID: String, keyID: String, now: Int64) -> String {
         // Expired ones go when any are left (a handful at most: proofs are
         // spent within seconds); usually the last was spent and none are.
         if !keptProofs.isEmpty { keptProofs = keptProofs.filter { $0.value.expiresAt > now } }
         let proof = RandomHex.make(bytes: 32)
-        keptProofs[Self.hash(Array(proof.utf8))] = KeptProof(userID: userID, deviceID: deviceID, expiresAt: now + Self.proofSeconds)
+        keptProofs[Self.hash(Array(proof.utf8))] = KeptProof(userID: userID, deviceID: deviceID, keyID: keyID, expiresAt: now + Self.proofSeconds)
         return proof
     }
 
@@ -186,8 +187,10 @@ public final class DeviceProofs {
         return .key(key)
     }
 
-    /// A proof spent by a login step, inside its transaction: given back if
-    /// the transaction does not commit.
+    /// A proof spent by a login step, inside its transaction: good only
+    /// while the key it proved is the device's and not revoked, read here, in
+    /// the transaction that relies on it. Given back if the transaction does
+    /// not commit.
     public func spend(_ tx: any StoreWriter, proof: String, userID: String, deviceID: String) throws -> Bool {
         let hash = Self.hash(Array(proof.utf8))
         guard let held = keptProofs[hash], held.userID == userID, held.deviceID == deviceID, held.expiresAt > clock() else { return false }
@@ -195,6 +198,7 @@ public final class DeviceProofs {
         // Given back if the login's transaction does not commit (the
         // store runs this before running a busy body again, too).
         tx.onRollback { [self] in keptProofs[hash] = held }
+        guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID), key.revokedAt == nil, key.keyID == held.keyID else { return false }
         return true
     }
 

@@ -148,6 +148,32 @@ import Testing
         #expect(try store.write { try proofs.spend($0, proof: proof, userID: "alice", deviceID: "d2") } == false)
     }
 
+    /// The answer is checked with the key the challenge was issued for; the
+    /// login that spends the proof reads the key again, in its transaction.
+    @Test func aProofOfAKeyRevokedOrReplacedWhileThePlatformSignedIsNotSpent() throws {
+        var (nonce, message) = try platformChallenge()
+        try store.write { tx in _ = try tx.revokeDeviceKey(userID: "alice", deviceID: "d2", at: 2) }
+        guard case .proven(let revoked) = try finish(nonce, message) else {
+            Issue.record("the signature of the challenge's key did not check out")
+            return
+        }
+        #expect(try store.write { try proofs.spend($0, proof: revoked, userID: "alice", deviceID: "d2") } == false, "revoked while the platform signed")
+
+        let replacement = Ed25519.makeKeyPair()
+        try store.write { tx in
+            try proofs.register(tx, userID: "alice", deviceID: "d2", keyID: "platform-key-2", publicKey: replacement.publicKey, custody: "platform")
+        }
+        (nonce, message) = try platformChallenge()
+        try store.write { tx in
+            try proofs.register(tx, userID: "alice", deviceID: "d2", keyID: "platform-key-3", publicKey: Ed25519.makeKeyPair().publicKey, custody: "platform")
+        }
+        guard case .proven(let replaced) = try finish(nonce, message, signature: Ed25519.sign(message, secretKey: replacement.secretKey)) else {
+            Issue.record("the signature of the challenge's key did not check out")
+            return
+        }
+        #expect(try store.write { try proofs.spend($0, proof: replaced, userID: "alice", deviceID: "d2") } == false, "replaced while the platform signed")
+    }
+
     @Test func aPlatformChallengeExpiresIsThisDevicesOnlyAndAWrongSignatureUsesIt() throws {
         var (nonce, message) = try platformChallenge()
         clock.now += DeviceProofs.challengeSeconds
@@ -158,9 +184,6 @@ import Testing
         #expect(try finish(SecureRandom.bytes(32), message) == .refused(reason: "stale-challenge"), "a nonce this host never sent")
         #expect(try finish(nonce, message, signature: Ed25519.sign(message, secretKey: Ed25519.makeKeyPair().secretKey)) == .refused(reason: "bad-signature"))
         #expect(try finish(nonce, message) == .refused(reason: "stale-challenge"), "a wrong answer used it")
-        (nonce, message) = try platformChallenge()
-        try store.write { tx in _ = try tx.revokeDeviceKey(userID: "alice", deviceID: "d2", at: 2) }
-        #expect(try finish(nonce, message) == .refused(reason: "not-registered"), "revoked while the platform signed")
         let counted = try store.read { try $0.query("SELECT COUNT(*) FROM audit_count WHERE action = 'device.prove'", []) { $0.int(0) } }
         #expect(counted.first ?? 0 > 0, "refusals are audited")
     }
