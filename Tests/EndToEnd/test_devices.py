@@ -13,7 +13,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature, encode_dss_signature
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate, status_of, wait_until
+from conftest import CHEAP_CONFIG, GOOD_PASSWORD, Deployment, activate, status_of, store_execute, wait_until
 from flowhost_client import RPCError
 from flowhost_client.platform_keys import P256_ORDER, PlatformKeystore
 from schemas import validate
@@ -133,6 +133,8 @@ class Keystore:
             raise RPCError({"code": -1, "message": "user cancelled"})
         if self.mode == "replay":
             return {"signature": self.signed[-1]}
+        if callable(self.mode):
+            self.mode()  # something happens on the host's side while the platform signs
         key = self.other_key() if self.mode == "wrong-key" else self.keys[params["keyID"]]
         signature = self.signature(key, challenge)
         if self.mode in ("high-s", "ber"):
@@ -196,6 +198,16 @@ def test_platform_custody_with_real_signatures_and_each_way_to_fail(tmp_path, fl
         keystore.mode = mode
         answer = password_login(host, "pat")
         assert answer["method"] == "getUser" and status_of(answer) == 126, mode
+    # The key revoked, or another key registered, while the platform signs
+    # with the key the challenge was issued for: the login's own transaction
+    # reads the key again when it spends the proof.
+    revoke = lambda: store_execute(deployment.store, "UPDATE device_key SET revoked_at = 1 WHERE user_id = ?", "pat")  # noqa: E731
+    replace = lambda: store_execute(deployment.store, "UPDATE device_key SET key_id = 'ks-other' WHERE user_id = ?", "pat")  # noqa: E731
+    for change, undo in ((revoke, "UPDATE device_key SET revoked_at = NULL WHERE user_id = ?"), (replace, "UPDATE device_key SET key_id = 'ks-1' WHERE user_id = ?")):
+        keystore.mode = change
+        answer = password_login(host, "pat")
+        assert answer["method"] == "getUser" and status_of(answer) == 126
+        store_execute(deployment.store, undo, "pat")
     keystore.mode = "sign"
 
     silent = platform_host(deployment, keystore, answer=False)  # never answers: a timeout
