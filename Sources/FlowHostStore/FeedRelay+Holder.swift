@@ -81,7 +81,7 @@ extension FeedRelay {
         } else if let registration = serverRegistration, fd == registration.fd {
             serverWake?.drain()
             registerServerWake()  // at once, should the drain have found the connection lost
-            dirty = true
+            takeServerNotices()
         } else if let member, fd == member.fd {
             receiveFromHolder(member, events)
         } else if let peer = peers[fd] {
@@ -184,18 +184,50 @@ extension FeedRelay {
         }
     }
 
+    /// The server's notices since the last wake. Appends commit in the
+    /// order of their sequence numbers (`feed/v2-commit-order`) and a
+    /// connection's notices come in commit order, so after a complete read
+    /// on this same connection the notices bring every row committed since,
+    /// in order: the rows they carry go to the readers with no read. A
+    /// notice without its row (a large one), a new connection, or a read
+    /// owed anyway (a new follow) means a read.
+    func takeServerNotices() {
+        let notices = (serverWake as? FeedNoticeSource)?.takeNotices() ?? [.unreadable]
+        guard !dirty, let covered = coveredConnection, covered == serverRegistration?.opened else {
+            dirty = true
+            return
+        }
+        var rows: [StoredFeedEvent] = []
+        for notice in notices {
+            guard case .row(let row) = notice else {
+                dirty = true
+                return
+            }
+            rows.append(row)
+        }
+        guard let last = rows.last else { return }
+        hand(rows, through: last.sequence, to: activePeers())
+    }
+
+    /// Readers being fed now: following something, and not stalled.
+    private func activePeers() -> [RelayPeer] {
+        peers.values.filter { !$0.interest.topics.isEmpty && $0.stalledSince == nil }
+    }
+
     /// Reads the rows after the lowest cursor once, on every topic followed
     /// on this machine, and hands each reader its share. A reader's cursor
     /// moves past every row read (its own or not); one that has too much
     /// unread is skipped until it reads, and dropped if it never does.
     func serve() {
         dirty = false
+        coveredConnection = nil
+        let connection = serverRegistration?.opened
         lastRead = Self.now()
         for peer in Array(peers.values) where peer.stalledSince.map({ lastRead - $0 > stallNanoseconds }) ?? false {
             log("change feed: a host on the machine's listener left its events unread; dropped")
             drop(peer)
         }
-        let active = peers.values.filter { !$0.interest.topics.isEmpty && $0.stalledSince == nil }
+        let active = activePeers()
         var union = own.topics
         var from = own.topics.isEmpty ? Int64.max : own.cursor
         for peer in active {
@@ -210,15 +242,26 @@ extension FeedRelay {
                 log("change feed: reading failed: \(error)")
                 return
             }
-            guard let last = batch.last else { return }
-            if !own.topics.isEmpty {
-                for event in batch where event.sequence > own.cursor && own.topics.contains(event.topic) { inbox.append(event) }
-                own.cursor = max(own.cursor, last.sequence)
+            if let last = batch.last {
+                hand(batch, through: last.sequence, to: active)
+                from = last.sequence
             }
-            for peer in active where !peer.socket.isClosed && peer.stalledSince == nil { feed(peer, batch, through: last.sequence) }
-            from = last.sequence
-            if batch.count < Self.batchSize { return }
+            if batch.count < Self.batchSize {
+                // Read to the end on a connection that was listening before the read began.
+                if connection != nil, connection == serverRegistration?.opened { coveredConnection = connection }
+                return
+            }
         }
+    }
+
+    /// Gives this host and each reader its share of `batch`, every row after
+    /// their cursors through `last`.
+    private func hand(_ batch: [StoredFeedEvent], through last: Int64, to active: [RelayPeer]) {
+        if !own.topics.isEmpty {
+            for event in batch where event.sequence > own.cursor && own.topics.contains(event.topic) { inbox.append(event) }
+            own.cursor = max(own.cursor, last)
+        }
+        for peer in active where !peer.socket.isClosed && peer.stalledSince == nil { feed(peer, batch, through: last) }
     }
 
     private func feed(_ peer: RelayPeer, _ batch: [StoredFeedEvent], through last: Int64) {

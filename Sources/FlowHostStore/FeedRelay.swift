@@ -78,6 +78,10 @@ public final class FeedRelay: FeedRelaying {
     var inbox: [StoredFeedEvent] = []
     /// A read is owed (a wake, a new follow).
     var dirty = false
+    /// The server connection (its `opened` number) on which the holder's
+    /// last complete read was made: while it lasts, every row committed
+    /// since comes in its notices (`takeServerNotices`).
+    var coveredConnection: Int?
     var lastRead: UInt64 = 0
     var nextJoin: UInt64 = 0
     var memberSince: UInt64 = 0
@@ -352,6 +356,9 @@ public final class FeedRelay: FeedRelaying {
             serverRegistration = nil
             return
         }
+        // Only the holder takes the rows the notices carry; a host reading
+        // the store itself would only keep them.
+        (serverWake as? FeedNoticeSource)?.keepsNotices = role == .holder
         let opened = serverWake.opened
         if let serverRegistration, serverRegistration.fd == fd, serverRegistration.opened == opened { return }
         if let old = serverRegistration, old.fd != fd { unregister(old.fd) }

@@ -3,6 +3,10 @@
 enum FeedSchema {
     /// The advisory lock every append to the change feed takes on PostgreSQL ("flowfeed").
     static let appendLock: Int64 = 0x666C6F7766656564
+    /// A row whose topic and payload fit in this many bytes travels in its
+    /// notice (with its two numbers and three newlines, under the 8000 a
+    /// notice's payload may have).
+    static let noticeRowBytes = 7900
 
     static func register(in migrator: inout SchemaMigrator) {
         migrator.registerMigration(
@@ -53,5 +57,23 @@ enum FeedSchema {
             "feed/v3-by-time",
             sqlite: "CREATE INDEX feed_event_by_time ON feed_event(at);",
             postgres: "CREATE INDEX feed_event_by_time ON feed_event(at);")
+        // The notice carries the row when it fits (a notice's payload is
+        // under 8000 bytes), so the machine's listener hands it on without
+        // reading it again (`FeedNotice`, `FeedRelay.takeServerNotices`).
+        // A larger row's notice carries its sequence number only, as before.
+        migrator.registerMigration(
+            "feed/v4-notice-rows",
+            sqlite: "",
+            postgres: """
+                CREATE OR REPLACE FUNCTION flowhost_feed_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF octet_length(NEW.topic) + octet_length(NEW.payload) <= \(noticeRowBytes) THEN
+                        PERFORM pg_notify('flowhost_feed', NEW.sequence::text || E'\\n' || NEW.at::text || E'\\n' || NEW.topic || E'\\n' || NEW.payload);
+                    ELSE
+                        PERFORM pg_notify('flowhost_feed', NEW.sequence::text);
+                    END IF;
+                    RETURN NEW;
+                END $$;
+                """)
     }
 }

@@ -16,9 +16,14 @@ import Glibc
 /// session state, which a pooler in transaction mode cannot carry.
 ///
 /// Used on one thread at a time (the host's loop).
-public final class PostgresFeedSignal: FeedSignal {
+public final class PostgresFeedSignal: FeedSignal, FeedNoticeSource {
     private let conninfo: String
     private var connection: PostgresConnection?
+    public var keepsNotices = false
+    private var notices: [FeedNotice] = []
+    /// Notices kept between two takes; past it the rest are one `.unreadable`
+    /// (a read of the table then tells what came).
+    static let keptNotices = 1024
     private var backoff = ReconnectBackoff()
     public private(set) var opened = 0
     /// Named in `pg_stat_activity.application_name`, so an operator sees
@@ -57,6 +62,22 @@ public final class PostgresFeedSignal: FeedSignal {
             self.connection = nil  // the next listen opens a new one
             return
         }
-        while let notice = api.notifies(connection.handle) { api.freemem(notice) }
+        while let notice = api.notifies(connection.handle) {
+            if keepsNotices { keep(notice.pointee.extra.map { FeedNotice(Substring(String(cString: $0))) } ?? .unreadable) }
+            api.freemem(notice)
+        }
+    }
+
+    private func keep(_ notice: FeedNotice) {
+        if notices.count < Self.keptNotices {
+            notices.append(notice)
+        } else if notices.last != .unreadable {
+            notices[notices.count - 1] = .unreadable
+        }
+    }
+
+    public func takeNotices() -> [FeedNotice] {
+        defer { notices.removeAll(keepingCapacity: true) }
+        return notices
     }
 }

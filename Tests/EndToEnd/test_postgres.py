@@ -147,7 +147,9 @@ def test_eight_hosts_starting_at_once_on_a_new_database_migrate_it_once(cluster,
         # A code bound to its purpose.
         "credentials/v5-code-purpose",
         # Push tokens (spec §16, "Push tokens").
-        "push/v1-tokens"]), names
+        "push/v1-tokens",
+        # The feed's notices carry their rows (spec, "One listener per machine").
+        "feed/v4-notice-rows"]), names
 
 
 def test_a_host_starting_on_a_migrated_database_takes_no_lock_and_runs_no_ddl(cluster, store, flowhost_bin):

@@ -76,19 +76,56 @@ import Testing
         #expect(sequences == Array(2...40))
     }
 
+    @Test func aNoticeCarriesItsRowOrItsNumberOrNeither() {
+        #expect(FeedNotice("12\n1700000000\necho.a\n{\"n\":\"a\\nb\"}") == .row(StoredFeedEvent(sequence: 12, topic: "echo.a", payload: #"{"n":"a\nb"}"#, at: 1_700_000_000)))
+        #expect(FeedNotice("12\n-1\necho.a\nline one\nline two") == .row(StoredFeedEvent(sequence: 12, topic: "echo.a", payload: "line one\nline two", at: -1)), "the payload is the rest")
+        #expect(FeedNotice("12\n0\necho.a\n") == .row(StoredFeedEvent(sequence: 12, topic: "echo.a", payload: "", at: 0)))
+        #expect(FeedNotice("12") == .sequence(12))
+        for garbage in ["", "x", "12\n", "12\n0\necho.a", "12\nx\necho.a\n{}", "12\n0\n\n{}", "1.5"] {
+            #expect(FeedNotice(Substring(garbage)) == .unreadable, "\(garbage.debugDescription)")
+        }
+    }
+
+    /// The store's wake-up file, with notices the test puts in as the
+    /// PostgreSQL trigger would (`feed/v4-notice-rows`).
+    final class NoticeWake: FeedSignal, FeedNoticeSource {
+        let wake: FeedWake
+        var keepsNotices = false
+        var pending: [FeedNotice] = []
+        init(path: String) throws { wake = try FeedWake(path: path) }
+        func listen() -> Int32? { wake.listen() }
+        func ring() { wake.ring() }
+        func drain() { wake.drain() }
+        var opened: Int { wake.opened }
+        func takeNotices() -> [FeedNotice] {
+            defer { pending = [] }
+            return keepsNotices ? pending : []
+        }
+    }
+
     /// A host of the folder: a relay over the store, counting its own reads.
     final class Host {
         let relay: FeedRelay
         var reads = 0
-        init(folder: String, store: SQLiteStore, feedFile: String) {
+        /// The holder's wake-up, when it has one with notices.
+        var noticeWake: NoticeWake?
+        init(folder: String, store: SQLiteStore, feedFile: String, notices: Bool = false) {
             var counted: (() -> Void)?
+            var made: ((NoticeWake) -> Void)?
             relay = FeedRelay(
-                folder: folder, feed: "test", serverWake: { try FeedWake(path: feedFile) },
+                folder: folder, feed: "test",
+                serverWake: {
+                    guard notices else { return try FeedWake(path: feedFile) }
+                    let wake = try NoticeWake(path: feedFile)
+                    made?(wake)
+                    return wake
+                },
                 read: { after, topics, limit in
                     counted?()
                     return try store.read { try $0.feedEvents(after: after, topics: topics, limit: limit) }
                 }, log: { _ in })
             counted = { [unowned self] in self.reads += 1 }
+            made = { [unowned self] in self.noticeWake = $0 }
         }
 
         /// Waits for the relay's descriptor, then drains it.
@@ -147,6 +184,49 @@ import Testing
         second.settle()
         #expect(second.events(after: 3) == [4, 5])
         #expect(second.events(after: 5) == [])
+    }
+
+    /// After a complete read, the rows the server's notices carry go to
+    /// every reader with no read; a notice without its row, or a new follow,
+    /// means a read again.
+    @Test func theHolderHandsOnTheRowsItsNoticesCarryWithoutReadingThem() throws {
+        let (folder, store, feedFile, ring) = try sharedStore()
+        let holder = Host(folder: folder, store: store, feedFile: feedFile, notices: true)
+        let member = Host(folder: folder, store: store, feedFile: feedFile)
+        holder.relay.follow(topics: ["echo.a"], after: 0)
+        member.relay.follow(topics: ["echo.a"], after: 0)
+        holder.settle()
+        member.settle()
+        let wake = try #require(holder.noticeWake)
+        #expect(wake.keepsNotices, "the holder keeps its notices")
+        let readsBefore = holder.reads
+        func publish(_ topic: String, carried: Bool = true) throws {
+            let sequence = try store.write { try $0.appendFeedEvent(topic: topic, payload: #"{"t":"\#(topic)"}"#, at: 5) }
+            wake.pending.append(carried ? .row(StoredFeedEvent(sequence: sequence, topic: topic, payload: #"{"t":"\#(topic)"}"#, at: 5)) : .sequence(sequence))
+            ring.ring()
+        }
+        try publish("echo.a")
+        try publish("echo.b")
+        try publish("echo.a")
+        holder.settle()
+        member.settle()
+        #expect(holder.events(after: 0) == [1, 3])
+        #expect(member.events(after: 0) == [1, 3])
+        #expect(holder.reads == readsBefore, "no read for rows the notices carried")
+
+        try publish("echo.a", carried: false)  // too large to carry: read
+        holder.settle()
+        member.settle()
+        #expect(member.events(after: 3) == [4])
+        #expect(holder.reads == readsBefore + 1)
+
+        member.relay.follow(topics: ["echo.a", "echo.b"], after: 0)  // a new follow: read, from its cursor
+        try publish("echo.b")
+        holder.settle()
+        member.settle()
+        #expect(member.relay.events(after: 0, topics: ["echo.a", "echo.b"], limit: 256)?.map(\.sequence) == [1, 2, 3, 4, 5])
+        #expect(holder.reads > readsBefore + 1)
+        #expect(member.reads == 0)
     }
 
     @Test func aMemberDropsWhatAnsweredAnEarlierFollow() throws {
