@@ -20,6 +20,15 @@ import Testing
         #expect(FeedTopic.isHostTopic("challenge.expired") && FeedTopic.isHostTopic("session") && !FeedTopic.isHostTopic("echo.x"))
     }
 
+    @Test func aNamespaceIsWhatComesBeforeTheFirstDot() {
+        #expect(FeedTopic.namespace(of: "echo.a.b") == "echo")
+        #expect(FeedTopic.namespace(of: "echo") == "echo")
+        #expect(FeedTopic.namespace(of: ".echo") == "")
+        #expect(FeedTopic.namespace(of: "") == "")
+        #expect(FeedTopic.namespace(of: "é.x") == "é", "a letter of two bytes before the dot")
+        #expect(!FeedTopic.isHostTopic("sessionsx.ended") && FeedTopic.isHostTopic("sessions.ended.x"))
+    }
+
     @Test func aManifestMayListOnlyReadableHostTopics() throws {
         let manifest = try PluginManifest.parse(#"{"reads":["sessions.ended","notifications.created"]}"#)
         #expect(manifest.reads == ["sessions.ended", "notifications.created"])
