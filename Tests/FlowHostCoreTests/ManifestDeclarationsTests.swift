@@ -41,6 +41,44 @@ import Testing
         #expect(try violation(schema, #"{"pin": 98765, "count": 1}"#)?.contains("98765") == false)
     }
 
+    @Test func everyKeywordTheHostEnforcesNamesItsPlaceAndRule() throws {
+        let schema = #"""
+            {"type": "object", "minProperties": 1, "maxProperties": 3,
+             "properties": {"n": {"type": ["integer", "null"], "maximum": 5, "exclusiveMinimum": -1.5},
+                            "c": {"const": {"k": [1, "x"]}},
+                            "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}], "items": false, "minItems": 2},
+                            "deep": {"type": "object", "properties": {"list": {"items": {"properties": {"v": {"minimum": 0}}}}}},
+                            "any": {"anyOf": [{"type": "string"}, {"type": "boolean"}]},
+                            "all": {"allOf": [{"type": "integer"}, {"minimum": 3}]},
+                            "not": {"not": {"type": "string"}}},
+             "additionalProperties": {"type": "string"}}
+            """#
+        #expect(try violation(schema, #"{"n": null}"#) == nil)
+        #expect(try violation(schema, #"{"n": 5, "c": {"k": [1, "x"]}, "extra": "s"}"#) == nil)
+        #expect(try violation(schema, #"{"pair": ["a", 1.5], "deep": {"list": [{"v": 0}, {}]}}"#) == nil)
+        #expect(try violation(schema, #"{"any": true, "all": 3, "not": 1}"#) == nil)
+        let refused: [(String, String)] = [
+            (#"{}"#, "params: fewer than 1 members"),
+            (#"{"n": 1, "any": "a", "all": 4, "not": 2}"#, "params: more than 3 members"),
+            (#"{"n": "1"}"#, "params.n: must be integer or null"),
+            (#"{"n": 6}"#, "params.n: more than 5"),
+            (#"{"n": -2}"#, "params.n: not more than -1.5"),
+            (#"{"c": {"k": [1]}}"#, "params.c: not the required value"),
+            (#"{"pair": ["a"]}"#, "params.pair: fewer than 2 items"),
+            (#"{"pair": [1, 1]}"#, "params.pair[0]: must be string"),
+            (#"{"pair": ["a", 1, null]}"#, "params.pair[2]: not allowed"),
+            (#"{"deep": {"list": [{"v": 1}, {"v": -1}]}}"#, "params.deep.list[1].v: less than 0"),
+            (#"{"any": 1}"#, "params.any: fits none of anyOf"),
+            (#"{"all": 2}"#, "params.all: less than 3"),
+            (#"{"all": "3"}"#, "params.all: must be integer"),
+            (#"{"not": "s"}"#, #"params.not: fits what "not" excludes"#),
+            (#"{"extra": 1}"#, "params.extra: must be string"),
+        ]
+        for (value, expected) in refused { #expect(try violation(schema, value) == expected, "\(value)") }
+        #expect(try violation("false", "{}") == "params: not allowed")
+        #expect(try violation(#"{"enum": 3}"#, "{}") == "params: not one of the allowed values", "an enum that is no list allows nothing")
+    }
+
     @Test func aSchemaWithAKeywordTheHostDoesNotEnforceRefusesEveryEvent() throws {
         let patterned = #"{"type": "object", "properties": {"tag": {"type": "string", "pattern": "^a"}}}"#
         #expect(try violation(patterned, #"{"tag": "abc"}"#) == #"schema.properties.tag: the host does not enforce "pattern""#)
