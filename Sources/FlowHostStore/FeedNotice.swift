@@ -1,30 +1,38 @@
-/// What one NOTIFY of the feed trigger said (`feed/v4-notice-rows`): the
-/// row itself when it fits in a notice, as `sequence\nat\ntopic\npayload`
-/// (a topic holds no newline; the payload is the rest), or its sequence
-/// number alone.
+/// What one NOTIFY of the feed trigger said (`feed/v4-notice-rows`): a
+/// small row itself, as `key\nsequence\nat\ntopic\npayload` (the store's
+/// notice key; a topic holds no newline; the payload is the rest), or a
+/// sequence number alone.
 public enum FeedNotice: Equatable, Sendable {
-    case row(StoredFeedEvent)
+    /// A row, with the key its notice named: the reader takes it only when
+    /// that is its store's key (`FeedNotice.isKey`).
+    case row(key: String, StoredFeedEvent)
     case sequence(Int64)
     /// Neither (a trigger of another version, or a notice lost to the bound
     /// on those kept): only a read of the table tells what came.
     case unreadable
 
     public init(_ text: Substring) {
-        let parts = text.split(separator: "\n", maxSplits: 3, omittingEmptySubsequences: false)
-        guard let sequence = Int64(parts[0]) else {
+        let parts = text.split(separator: "\n", maxSplits: 4, omittingEmptySubsequences: false)
+        if parts.count == 1, let sequence = Int64(parts[0]) {
+            self = .sequence(sequence)
+            return
+        }
+        guard parts.count == 5, !parts[0].isEmpty, let sequence = Int64(parts[1]), let at = Int64(parts[2]), !parts[3].isEmpty else {
             self = .unreadable
             return
         }
-        switch parts.count {
-        case 1: self = .sequence(sequence)
-        case 4:
-            guard let at = Int64(parts[1]), !parts[2].isEmpty else {
-                self = .unreadable
-                return
-            }
-            self = .row(StoredFeedEvent(sequence: sequence, topic: String(parts[2]), payload: String(parts[3]), at: at))
-        default: self = .unreadable
-        }
+        self = .row(key: String(parts[0]), StoredFeedEvent(sequence: sequence, topic: String(parts[3]), payload: String(parts[4]), at: at))
+    }
+
+    /// Whether `named` is `key`, compared in time that does not depend on
+    /// where they differ.
+    public static func isKey(_ named: String, _ key: String) -> Bool {
+        let named = Array(named.utf8)
+        let key = Array(key.utf8)
+        guard named.count == key.count, !key.isEmpty else { return false }
+        var difference: UInt8 = 0
+        for index in key.indices { difference |= named[index] ^ key[index] }
+        return difference == 0
     }
 }
 

@@ -189,7 +189,8 @@ extension FeedRelay {
     /// connection's notices come in commit order, so after a complete read
     /// on this same connection the notices bring every row committed since,
     /// in order: the rows they carry go to the readers with no read. A
-    /// notice without its row (a large one), a new connection, or a read
+    /// notice without its row (a large one), one that does not name the
+    /// store's key (sent by any other session), a new connection, or a read
     /// owed anyway (a new follow) means a read.
     func takeServerNotices() {
         let notices = (serverWake as? FeedNoticeSource)?.takeNotices() ?? [.unreadable]
@@ -199,14 +200,14 @@ extension FeedRelay {
         }
         var rows: [StoredFeedEvent] = []
         for notice in notices {
-            guard case .row(let row) = notice else {
+            guard case .row(let named, let row) = notice, let noticeKey, FeedNotice.isKey(named, noticeKey) else {
                 dirty = true
                 return
             }
             rows.append(row)
         }
         guard let last = rows.last else { return }
-        hand(rows, through: last.sequence, to: activePeers())
+        hand(rows, through: last.sequence, to: activePeers(), at: Self.now())
     }
 
     /// Readers being fed now: following something, and not stalled.
@@ -235,6 +236,9 @@ extension FeedRelay {
             from = min(from, peer.interest.cursor)
         }
         guard !union.isEmpty else { return }
+        if noticeKey == nil {
+            do { noticeKey = try readNoticeKey() } catch { log("change feed: reading the notice key failed: \(error)") }
+        }
         let topics = union.sorted()
         while true {
             let batch: [StoredFeedEvent]
@@ -243,7 +247,7 @@ extension FeedRelay {
                 return
             }
             if let last = batch.last {
-                hand(batch, through: last.sequence, to: active)
+                hand(batch, through: last.sequence, to: active, at: lastRead)
                 from = last.sequence
             }
             if batch.count < Self.batchSize {
@@ -255,16 +259,16 @@ extension FeedRelay {
     }
 
     /// Gives this host and each reader its share of `batch`, every row after
-    /// their cursors through `last`.
-    private func hand(_ batch: [StoredFeedEvent], through last: Int64, to active: [RelayPeer]) {
+    /// their cursors through `last`; `now` dates a reader found stalled.
+    private func hand(_ batch: [StoredFeedEvent], through last: Int64, to active: [RelayPeer], at now: UInt64) {
         if !own.topics.isEmpty {
             for event in batch where event.sequence > own.cursor && own.topics.contains(event.topic) { inbox.append(event) }
             own.cursor = max(own.cursor, last)
         }
-        for peer in active where !peer.socket.isClosed && peer.stalledSince == nil { feed(peer, batch, through: last) }
+        for peer in active where !peer.socket.isClosed && peer.stalledSince == nil { feed(peer, batch, through: last, at: now) }
     }
 
-    private func feed(_ peer: RelayPeer, _ batch: [StoredFeedEvent], through last: Int64) {
+    private func feed(_ peer: RelayPeer, _ batch: [StoredFeedEvent], through last: Int64, at now: UInt64) {
         var rows: [StoredFeedEvent] = []
         var bytes = 0
         var cursor = peer.interest.cursor
@@ -288,6 +292,6 @@ extension FeedRelay {
             return drop(peer)
         }
         if peer.socket.hasPending { watch(peer.socket.fd, writable: true) }
-        if !complete { peer.stalledSince = lastRead }
+        if !complete { peer.stalledSince = now }
     }
 }

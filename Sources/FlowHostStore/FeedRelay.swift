@@ -55,6 +55,7 @@ public final class FeedRelay: FeedRelaying {
     let socketPath: String
     let openServerWake: () throws -> any FeedSignal
     let read: (Int64, [String], Int) throws -> [StoredFeedEvent]
+    let readNoticeKey: () throws -> String?
     let log: (String) -> Void
     let uid = getuid()
 
@@ -82,6 +83,9 @@ public final class FeedRelay: FeedRelaying {
     /// last complete read was made: while it lasts, every row committed
     /// since comes in its notices (`takeServerNotices`).
     var coveredConnection: Int?
+    /// The store's notice key (`feed/v4-notice-rows`), read by the holder
+    /// once: only a notice that names it is taken as a row.
+    var noticeKey: String?
     var lastRead: UInt64 = 0
     var nextJoin: UInt64 = 0
     var memberSince: UInt64 = 0
@@ -93,10 +97,12 @@ public final class FeedRelay: FeedRelaying {
     /// `feed` names the feed (its store's and its LISTEN's URLs): hosts of
     /// different stores that share a state folder get a relay each.
     /// `openServerWake` makes the holder's LISTEN (PostgreSQL: `PostgresFeedSignal`
-    /// to the feed URL); `read` reads the feed (the store's `feedEvents`).
+    /// to the feed URL); `read` reads the feed (the store's `feedEvents`);
+    /// `noticeKey` reads the key a notice carrying its row names (the store's `feedNoticeKey`).
     public init(
         folder: String, feed: String, serverWake: @escaping () throws -> any FeedSignal,
-        read: @escaping (Int64, [String], Int) throws -> [StoredFeedEvent], log: @escaping (String) -> Void
+        read: @escaping (Int64, [String], Int) throws -> [StoredFeedEvent], noticeKey: @escaping () throws -> String? = { nil },
+        log: @escaping (String) -> Void
     ) {
         self.folder = folder
         let name = Self.fileName(feed)
@@ -104,6 +110,7 @@ public final class FeedRelay: FeedRelaying {
         socketPath = folder + "/" + name + ".sock"
         openServerWake = serverWake
         self.read = read
+        readNoticeKey = noticeKey
         self.log = log
     }
 

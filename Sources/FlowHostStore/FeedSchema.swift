@@ -4,9 +4,10 @@ enum FeedSchema {
     /// The advisory lock every append to the change feed takes on PostgreSQL ("flowfeed").
     static let appendLock: Int64 = 0x666C6F7766656564
     /// A row whose topic and payload fit in this many bytes travels in its
-    /// notice (with its two numbers and three newlines, under the 8000 a
-    /// notice's payload may have).
-    static let noticeRowBytes = 7900
+    /// notice. Well under the 8000 a notice may carry: every listener of the
+    /// database receives every notice, and a listener that stops reading
+    /// holds PostgreSQL's notice queue, which once full fails every append.
+    static let noticeRowBytes = 1024
 
     static func register(in migrator: inout SchemaMigrator) {
         migrator.registerMigration(
@@ -57,18 +58,27 @@ enum FeedSchema {
             "feed/v3-by-time",
             sqlite: "CREATE INDEX feed_event_by_time ON feed_event(at);",
             postgres: "CREATE INDEX feed_event_by_time ON feed_event(at);")
-        // The notice carries the row when it fits (a notice's payload is
-        // under 8000 bytes), so the machine's listener hands it on without
-        // reading it again (`FeedNotice`, `FeedRelay.takeServerNotices`).
-        // A larger row's notice carries its sequence number only, as before.
+        // The notice carries a small row, so the machine's listener hands it
+        // on without reading it again (`FeedNotice`,
+        // `FeedRelay.takeServerNotices`); a larger row's notice carries its
+        // sequence number only, as before. Any session of the database may
+        // send a notice on any channel, with no privilege: a row's notice
+        // begins with a key only the store's own roles can read (from
+        // PostgreSQL's strong random source), and one without it is not
+        // taken as a row. It also tells two stores in one database apart.
         migrator.registerMigration(
             "feed/v4-notice-rows",
             sqlite: "",
             postgres: """
+                CREATE TABLE feed_notice_key (key TEXT COLLATE "C" NOT NULL);
+                INSERT INTO feed_notice_key (key) VALUES (replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''));
                 CREATE OR REPLACE FUNCTION flowhost_feed_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+                DECLARE notice_key TEXT;
                 BEGIN
                     IF octet_length(NEW.topic) + octet_length(NEW.payload) <= \(noticeRowBytes) THEN
-                        PERFORM pg_notify('flowhost_feed', NEW.sequence::text || E'\\n' || NEW.at::text || E'\\n' || NEW.topic || E'\\n' || NEW.payload);
+                        SELECT key INTO notice_key FROM feed_notice_key LIMIT 1;
+                        PERFORM pg_notify('flowhost_feed',
+                            notice_key || E'\\n' || NEW.sequence::text || E'\\n' || NEW.at::text || E'\\n' || NEW.topic || E'\\n' || NEW.payload);
                     ELSE
                         PERFORM pg_notify('flowhost_feed', NEW.sequence::text);
                     END IF;

@@ -8,6 +8,12 @@ extension StoreReader {
         try query("SELECT COALESCE(MAX(sequence), 0) FROM feed_event", []) { $0.int64(0) }.first ?? 0
     }
 
+    /// PostgreSQL: the key a feed notice that carries its row begins with
+    /// (`feed/v4-notice-rows`); nil where there is none.
+    public func feedNoticeKey() throws -> String? {
+        try query("SELECT key FROM feed_notice_key LIMIT 1", []) { $0.string(0) }.first
+    }
+
     /// Events after `sequence` whose topic is in `topics`, oldest first.
     public func feedEvents(after sequence: Int64, topics: [String], limit: Int) throws -> [StoredFeedEvent] {
         guard !topics.isEmpty else { return [] }

@@ -42,6 +42,9 @@ public final class PostgresFeedSignal: FeedSignal, FeedNoticeSource {
         do {
             let fresh = try PostgresConnection(conninfo: conninfo)
             try fresh.execute("SET application_name = '\(Self.applicationName)'")
+            // A notice's text comes in the connection's encoding, and the
+            // host reads the rows a notice carries as UTF-8.
+            try fresh.execute("SET client_encoding = 'UTF8'")
             try fresh.execute("LISTEN flowhost_feed")
             connection = fresh
             opened += 1

@@ -130,6 +130,14 @@ def test_the_hosts_of_a_machine_hold_one_listen_and_the_rows_come_in_its_notices
     readers, reads = feed_readers(cluster, since)
     periodic = int((time.monotonic() - started) / 1.5) + 1
     assert len(readers) == 1 and 1 <= reads <= 1 + periodic, (readers, reads, periodic)
+    # Any session may send a notice on the channel: one that does not name
+    # the store's key is no row, and moves no cursor past what is real.
+    for forged in (r"forged\n999999\n0\necho.relay\n{\"n\": \"forged\"}", r"999999\n0\necho.relay\n{\"n\": \"forged\"}"):
+        cluster.psql(store["db"], "SELECT pg_notify('flowhost_feed', E'%s')" % forged.replace("'", "''"))
+    time.sleep(0.3)
+    assert publisher.request("echo.publish", {"topic": "echo.relay", "payload": {"n": "real"}}) == {"ok": True}
+    for client in hosts:
+        assert client.wait_event("onEchoFeed", timeout=15)["params"]["payload"]["n"] == "real"
     for n in range(30, 33):
         time.sleep(0.3)
         started = time.monotonic()

@@ -77,13 +77,14 @@ import Testing
     }
 
     @Test func aNoticeCarriesItsRowOrItsNumberOrNeither() {
-        #expect(FeedNotice("12\n1700000000\necho.a\n{\"n\":\"a\\nb\"}") == .row(StoredFeedEvent(sequence: 12, topic: "echo.a", payload: #"{"n":"a\nb"}"#, at: 1_700_000_000)))
-        #expect(FeedNotice("12\n-1\necho.a\nline one\nline two") == .row(StoredFeedEvent(sequence: 12, topic: "echo.a", payload: "line one\nline two", at: -1)), "the payload is the rest")
-        #expect(FeedNotice("12\n0\necho.a\n") == .row(StoredFeedEvent(sequence: 12, topic: "echo.a", payload: "", at: 0)))
+        #expect(FeedNotice("k1\n12\n1700000000\necho.a\n{\"n\":\"a\\nb\"}") == .row(key: "k1", StoredFeedEvent(sequence: 12, topic: "echo.a", payload: #"{"n":"a\nb"}"#, at: 1_700_000_000)))
+        #expect(FeedNotice("k1\n12\n-1\necho.a\nline one\nline two") == .row(key: "k1", StoredFeedEvent(sequence: 12, topic: "echo.a", payload: "line one\nline two", at: -1)), "the payload is the rest")
+        #expect(FeedNotice("k1\n12\n0\necho.a\n") == .row(key: "k1", StoredFeedEvent(sequence: 12, topic: "echo.a", payload: "", at: 0)))
         #expect(FeedNotice("12") == .sequence(12))
-        for garbage in ["", "x", "12\n", "12\n0\necho.a", "12\nx\necho.a\n{}", "12\n0\n\n{}", "1.5"] {
+        for garbage in ["", "x", "12\n", "k\n12\n0\necho.a", "k\n12\nx\necho.a\n{}", "k\n12\n0\n\n{}", "\n12\n0\necho.a\n{}", "12\n0\necho.a\n{}", "1.5"] {
             #expect(FeedNotice(Substring(garbage)) == .unreadable, "\(garbage.debugDescription)")
         }
+        #expect(FeedNotice.isKey("abc", "abc") && !FeedNotice.isKey("abd", "abc") && !FeedNotice.isKey("ab", "abc") && !FeedNotice.isKey("", ""))
     }
 
     /// The store's wake-up file, with notices the test puts in as the
@@ -105,11 +106,14 @@ import Testing
 
     /// A host of the folder: a relay over the store, counting its own reads.
     final class Host {
+        /// The store's notice key, in place of `feed_notice_key`'s.
+        static let noticeKey = "9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c"
         let relay: FeedRelay
         var reads = 0
         /// The holder's wake-up, when it has one with notices.
         var noticeWake: NoticeWake?
         init(folder: String, store: SQLiteStore, feedFile: String, notices: Bool = false) {
+            let key = notices ? Self.noticeKey : nil
             var counted: (() -> Void)?
             var made: ((NoticeWake) -> Void)?
             relay = FeedRelay(
@@ -123,7 +127,7 @@ import Testing
                 read: { after, topics, limit in
                     counted?()
                     return try store.read { try $0.feedEvents(after: after, topics: topics, limit: limit) }
-                }, log: { _ in })
+                }, noticeKey: { key }, log: { _ in })
             counted = { [unowned self] in self.reads += 1 }
             made = { [unowned self] in self.noticeWake = $0 }
         }
@@ -202,7 +206,8 @@ import Testing
         let readsBefore = holder.reads
         func publish(_ topic: String, carried: Bool = true) throws {
             let sequence = try store.write { try $0.appendFeedEvent(topic: topic, payload: #"{"t":"\#(topic)"}"#, at: 5) }
-            wake.pending.append(carried ? .row(StoredFeedEvent(sequence: sequence, topic: topic, payload: #"{"t":"\#(topic)"}"#, at: 5)) : .sequence(sequence))
+            let row = StoredFeedEvent(sequence: sequence, topic: topic, payload: #"{"t":"\#(topic)"}"#, at: 5)
+            wake.pending.append(carried ? .row(key: Host.noticeKey, row) : .sequence(sequence))
             ring.ring()
         }
         try publish("echo.a")
@@ -227,6 +232,20 @@ import Testing
         #expect(member.relay.events(after: 0, topics: ["echo.a", "echo.b"], limit: 256)?.map(\.sequence) == [1, 2, 3, 4, 5])
         #expect(holder.reads > readsBefore + 1)
         #expect(member.reads == 0)
+
+        // A notice any session of the database sent, without the store's
+        // key: not taken as a row, and no cursor moves past what is real.
+        let readsBeforeForgery = holder.reads
+        wake.pending.append(.row(key: "0" + Host.noticeKey.dropFirst(), StoredFeedEvent(sequence: 1_000_000, topic: "echo.a", payload: "{}", at: 0)))
+        ring.ring()
+        holder.settle()
+        member.settle()
+        #expect(holder.reads == readsBeforeForgery + 1, "a read instead")
+        try publish("echo.a")
+        holder.settle()
+        member.settle()
+        #expect(holder.events(after: 3) == [4, 6])
+        #expect(member.relay.events(after: 5, topics: ["echo.a", "echo.b"], limit: 256)?.map(\.sequence) == [6])
     }
 
     @Test func aMemberDropsWhatAnsweredAnEarlierFollow() throws {
