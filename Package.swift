@@ -137,7 +137,7 @@ let package = Package(
         .target(name: "FlowHostLibCrypto", dependencies: ["CLibCrypto"]),
         // Connections, transactions, dialects and the migrator; the domains below own their tables and SQL.
         .target(
-            name: "FlowHostStore", dependencies: ["CSQLite", "CLibPQ", "CEpoll", "FlowHostPOSIX"]),
+            name: "FlowHostStore", dependencies: ["CSQLite", "CLibPQ", "CEpoll", "CSodium", "FlowHostPOSIX"]),
 
         // The accounts domain: users and the devices registered to them, which the other domains name.
         .target(name: "FlowHostAccounts", dependencies: ["FlowHostStore"]),

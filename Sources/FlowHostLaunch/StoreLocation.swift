@@ -165,7 +165,7 @@ public struct StoreLocation: Equatable, Sendable {
         return FeedRelay(
             folder: localFolder, feed: path + "\n" + listenURL, serverWake: { try PostgresFeedSignal(url: listenURL) },
             read: { after, topics, limit in try store.read { try $0.feedEvents(after: after, topics: topics, limit: limit) } },
-            noticeKey: { try store.read { try $0.feedNoticeKey() } },
+            noticeKeys: { try store.read { try $0.feedNoticeKeys() } },
             log: { logger?.warning("\($0)") })
     }
 

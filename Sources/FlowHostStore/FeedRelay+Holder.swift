@@ -189,9 +189,9 @@ extension FeedRelay {
     /// connection's notices come in commit order, so after a complete read
     /// on this same connection the notices bring every row committed since,
     /// in order: the rows they carry go to the readers with no read. A
-    /// notice without its row (a large one), one that does not name the
-    /// store's key (sent by any other session), a new connection, or a read
-    /// owed anyway (a new follow) means a read.
+    /// notice without its row (a large one), one whose MAC does not check
+    /// out under the store's keys (any session may send one), a new
+    /// connection, or a read owed anyway (a new follow) means a read.
     func takeServerNotices() {
         let notices = (serverWake as? FeedNoticeSource)?.takeNotices() ?? [.unreadable]
         guard !dirty, let covered = coveredConnection, covered == serverRegistration?.opened else {
@@ -200,7 +200,7 @@ extension FeedRelay {
         }
         var rows: [StoredFeedEvent] = []
         for notice in notices {
-            guard case .row(let named, let row) = notice, let noticeKey, FeedNotice.isKey(named, noticeKey) else {
+            guard case .row(let row, let mac, let text) = notice, let noticeKeys, noticeKeys.authenticates(text, mac: mac) else {
                 dirty = true
                 return
             }
@@ -236,8 +236,8 @@ extension FeedRelay {
             from = min(from, peer.interest.cursor)
         }
         guard !union.isEmpty else { return }
-        if noticeKey == nil {
-            do { noticeKey = try readNoticeKey() } catch { log("change feed: reading the notice key failed: \(error)") }
+        if noticeKeys == nil {
+            do { noticeKeys = try readNoticeKeys() } catch { log("change feed: reading the notice keys failed: \(error)") }
         }
         let topics = union.sorted()
         while true {

@@ -55,7 +55,7 @@ public final class FeedRelay: FeedRelaying {
     let socketPath: String
     let openServerWake: () throws -> any FeedSignal
     let read: (Int64, [String], Int) throws -> [StoredFeedEvent]
-    let readNoticeKey: () throws -> String?
+    let readNoticeKeys: () throws -> FeedNoticeKeys?
     let log: (String) -> Void
     let uid = getuid()
 
@@ -83,9 +83,9 @@ public final class FeedRelay: FeedRelaying {
     /// last complete read was made: while it lasts, every row committed
     /// since comes in its notices (`takeServerNotices`).
     var coveredConnection: Int?
-    /// The store's notice key (`feed/v4-notice-rows`), read by the holder
-    /// once: only a notice that names it is taken as a row.
-    var noticeKey: String?
+    /// The store's notice keys (`feed/v4-notice-rows`), read by the holder
+    /// once: only a notice whose MAC checks out under them is taken as a row.
+    var noticeKeys: FeedNoticeKeys?
     var lastRead: UInt64 = 0
     var nextJoin: UInt64 = 0
     var memberSince: UInt64 = 0
@@ -98,10 +98,12 @@ public final class FeedRelay: FeedRelaying {
     /// different stores that share a state folder get a relay each.
     /// `openServerWake` makes the holder's LISTEN (PostgreSQL: `PostgresFeedSignal`
     /// to the feed URL); `read` reads the feed (the store's `feedEvents`);
-    /// `noticeKey` reads the key a notice carrying its row names (the store's `feedNoticeKey`).
+    /// `noticeKeys` reads the keys a notice carrying its row is authenticated
+    /// with (the store's `feedNoticeKeys`).
     public init(
         folder: String, feed: String, serverWake: @escaping () throws -> any FeedSignal,
-        read: @escaping (Int64, [String], Int) throws -> [StoredFeedEvent], noticeKey: @escaping () throws -> String? = { nil },
+        read: @escaping (Int64, [String], Int) throws -> [StoredFeedEvent],
+        noticeKeys: @escaping () throws -> FeedNoticeKeys? = { nil },
         log: @escaping (String) -> Void
     ) {
         self.folder = folder
@@ -110,7 +112,7 @@ public final class FeedRelay: FeedRelaying {
         socketPath = folder + "/" + name + ".sock"
         openServerWake = serverWake
         self.read = read
-        readNoticeKey = noticeKey
+        readNoticeKeys = noticeKeys
         self.log = log
     }
 

@@ -62,23 +62,30 @@ enum FeedSchema {
         // on without reading it again (`FeedNotice`,
         // `FeedRelay.takeServerNotices`); a larger row's notice carries its
         // sequence number only, as before. Any session of the database may
-        // send a notice on any channel, with no privilege: a row's notice
-        // begins with a key only the store's own roles can read (from
-        // PostgreSQL's strong random source), and one without it is not
-        // taken as a row. It also tells two stores in one database apart.
+        // LISTEN, and send a notice on any channel, with no privilege: a
+        // row's notice is authenticated by SHA-256(outer ‖ SHA-256(inner ‖
+        // row)) under two keys only the store's own roles can read (made
+        // from PostgreSQL's strong random source), which no notice reveals;
+        // one that does not check out is only a wake-up. The keys also tell
+        // two stores in one database apart.
         migrator.registerMigration(
             "feed/v4-notice-rows",
             sqlite: "",
             postgres: """
-                CREATE TABLE feed_notice_key (key TEXT COLLATE "C" NOT NULL);
-                INSERT INTO feed_notice_key (key) VALUES (replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''));
+                CREATE TABLE feed_notice_key (inner_key BYTEA NOT NULL, outer_key BYTEA NOT NULL);
+                INSERT INTO feed_notice_key (inner_key, outer_key) VALUES (
+                    decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'),
+                    decode(replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''), 'hex'));
                 CREATE OR REPLACE FUNCTION flowhost_feed_notify() RETURNS trigger LANGUAGE plpgsql AS $$
-                DECLARE notice_key TEXT;
+                DECLARE
+                    keys RECORD;
+                    row_text TEXT;
                 BEGIN
                     IF octet_length(NEW.topic) + octet_length(NEW.payload) <= \(noticeRowBytes) THEN
-                        SELECT key INTO notice_key FROM feed_notice_key LIMIT 1;
+                        SELECT inner_key, outer_key INTO keys FROM feed_notice_key LIMIT 1;
+                        row_text := NEW.sequence::text || E'\\n' || NEW.at::text || E'\\n' || NEW.topic || E'\\n' || NEW.payload;
                         PERFORM pg_notify('flowhost_feed',
-                            notice_key || E'\\n' || NEW.sequence::text || E'\\n' || NEW.at::text || E'\\n' || NEW.topic || E'\\n' || NEW.payload);
+                            encode(sha256(keys.outer_key || sha256(keys.inner_key || convert_to(row_text, 'UTF8'))), 'hex') || E'\\n' || row_text);
                     ELSE
                         PERFORM pg_notify('flowhost_feed', NEW.sequence::text);
                     END IF;

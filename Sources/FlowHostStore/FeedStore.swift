@@ -8,10 +8,12 @@ extension StoreReader {
         try query("SELECT COALESCE(MAX(sequence), 0) FROM feed_event", []) { $0.int64(0) }.first ?? 0
     }
 
-    /// PostgreSQL: the key a feed notice that carries its row begins with
-    /// (`feed/v4-notice-rows`); nil where there is none.
-    public func feedNoticeKey() throws -> String? {
-        try query("SELECT key FROM feed_notice_key LIMIT 1", []) { $0.string(0) }.first
+    /// PostgreSQL: the keys that authenticate a feed notice carrying its
+    /// row (`feed/v4-notice-rows`); nil where there are none.
+    public func feedNoticeKeys() throws -> FeedNoticeKeys? {
+        try query("SELECT encode(inner_key, 'hex'), encode(outer_key, 'hex') FROM feed_notice_key LIMIT 1", []) {
+            FeedNoticeKeys(innerHex: $0.string(0), outerHex: $0.string(1))
+        }.first ?? nil
     }
 
     /// Events after `sequence` whose topic is in `topics`, oldest first.

@@ -77,15 +77,33 @@ import Testing
     }
 
     @Test func aNoticeCarriesItsRowOrItsNumberOrNeither() {
-        #expect(FeedNotice("k1\n12\n1700000000\necho.a\n{\"n\":\"a\\nb\"}") == .row(key: "k1", StoredFeedEvent(sequence: 12, topic: "echo.a", payload: #"{"n":"a\nb"}"#, at: 1_700_000_000)))
-        #expect(FeedNotice("k1\n12\n-1\necho.a\nline one\nline two") == .row(key: "k1", StoredFeedEvent(sequence: 12, topic: "echo.a", payload: "line one\nline two", at: -1)), "the payload is the rest")
-        #expect(FeedNotice("k1\n12\n0\necho.a\n") == .row(key: "k1", StoredFeedEvent(sequence: 12, topic: "echo.a", payload: "", at: 0)))
+        let text = "12\n1700000000\necho.a\n{\"n\":\"a\\nb\"}"
+        #expect(FeedNotice(Substring("m1\n" + text)) == .row(StoredFeedEvent(sequence: 12, topic: "echo.a", payload: #"{"n":"a\nb"}"#, at: 1_700_000_000), mac: "m1", text: text))
+        #expect(FeedNotice("m1\n12\n-1\necho.a\nline one\nline two") == .row(StoredFeedEvent(sequence: 12, topic: "echo.a", payload: "line one\nline two", at: -1), mac: "m1", text: "12\n-1\necho.a\nline one\nline two"), "the payload is the rest")
+        #expect(FeedNotice("m1\n12\n0\necho.a\n") == .row(StoredFeedEvent(sequence: 12, topic: "echo.a", payload: "", at: 0), mac: "m1", text: "12\n0\necho.a\n"))
         #expect(FeedNotice("12") == .sequence(12))
-        for garbage in ["", "x", "12\n", "k\n12\n0\necho.a", "k\n12\nx\necho.a\n{}", "k\n12\n0\n\n{}", "\n12\n0\necho.a\n{}", "12\n0\necho.a\n{}", "1.5"] {
+        for garbage in ["", "x", "12\n", "m\n12\n0\necho.a", "m\n12\nx\necho.a\n{}", "m\n12\n0\n\n{}", "\n12\n0\necho.a\n{}", "12\n0\necho.a\n{}", "1.5"] {
             #expect(FeedNotice(Substring(garbage)) == .unreadable, "\(garbage.debugDescription)")
         }
-        #expect(FeedNotice.isKey("abc", "abc") && !FeedNotice.isKey("abd", "abc") && !FeedNotice.isKey("ab", "abc") && !FeedNotice.isKey("", ""))
     }
+
+    /// The trigger's MAC, SHA-256(outer ‖ SHA-256(inner ‖ text)), checked
+    /// against a value computed apart (Python's hashlib, these keys and text).
+    @Test func aNoticesMacChecksOutOnlyUnderTheStoresKeys() throws {
+        let keys = try #require(FeedNoticeKeys(innerHex: String(repeating: "01", count: 32), outerHex: String(repeating: "02", count: 32)))
+        let text = "7\n5\necho.a\n{}"
+        let mac = "0c21a0ea2b1c2e1c1e36d7e0b5a1d9f5ed3c0dbbd54c9bb2c4e5d9e5a4b5e2f1"
+        #expect(keys.mac(of: text) == Self.expectedMac)
+        #expect(keys.authenticates(text, mac: Self.expectedMac))
+        #expect(!keys.authenticates(text + " ", mac: Self.expectedMac), "another text")
+        #expect(!keys.authenticates(text, mac: mac), "another MAC")
+        #expect(!keys.authenticates(text, mac: String(Self.expectedMac.dropLast(2))), "a short MAC")
+        let others = try #require(FeedNoticeKeys(innerHex: String(repeating: "02", count: 32), outerHex: String(repeating: "01", count: 32)))
+        #expect(!others.authenticates(text, mac: Self.expectedMac), "another store's keys")
+        #expect(FeedNoticeKeys(innerHex: "0102", outerHex: String(repeating: "02", count: 32)) == nil, "a key too short")
+        #expect(FeedNoticeKeys(innerHex: String(repeating: "zz", count: 32), outerHex: String(repeating: "02", count: 32)) == nil)
+    }
+    static let expectedMac = "c19d9c6f59f2d4c69ad375732fe8b1843ed2195c436f77b6915bf9c26ebbfc0c"
 
     /// The store's wake-up file, with notices the test puts in as the
     /// PostgreSQL trigger would (`feed/v4-notice-rows`).
@@ -106,14 +124,14 @@ import Testing
 
     /// A host of the folder: a relay over the store, counting its own reads.
     final class Host {
-        /// The store's notice key, in place of `feed_notice_key`'s.
-        static let noticeKey = "9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c"
+        /// The store's notice keys, in place of `feed_notice_key`'s.
+        static let noticeKeys = FeedNoticeKeys(innerHex: String(repeating: "a5", count: 32), outerHex: String(repeating: "5a", count: 32))!
         let relay: FeedRelay
         var reads = 0
         /// The holder's wake-up, when it has one with notices.
         var noticeWake: NoticeWake?
         init(folder: String, store: SQLiteStore, feedFile: String, notices: Bool = false) {
-            let key = notices ? Self.noticeKey : nil
+            let keys = notices ? Self.noticeKeys : nil
             var counted: (() -> Void)?
             var made: ((NoticeWake) -> Void)?
             relay = FeedRelay(
@@ -127,7 +145,7 @@ import Testing
                 read: { after, topics, limit in
                     counted?()
                     return try store.read { try $0.feedEvents(after: after, topics: topics, limit: limit) }
-                }, noticeKey: { key }, log: { _ in })
+                }, noticeKeys: { keys }, log: { _ in })
             counted = { [unowned self] in self.reads += 1 }
             made = { [unowned self] in self.noticeWake = $0 }
         }
@@ -207,7 +225,8 @@ import Testing
         func publish(_ topic: String, carried: Bool = true) throws {
             let sequence = try store.write { try $0.appendFeedEvent(topic: topic, payload: #"{"t":"\#(topic)"}"#, at: 5) }
             let row = StoredFeedEvent(sequence: sequence, topic: topic, payload: #"{"t":"\#(topic)"}"#, at: 5)
-            wake.pending.append(carried ? .row(key: Host.noticeKey, row) : .sequence(sequence))
+            let text = "\(sequence)\n5\n\(topic)\n" + row.payload
+            wake.pending.append(carried ? .row(row, mac: Host.noticeKeys.mac(of: text), text: text) : .sequence(sequence))
             ring.ring()
         }
         try publish("echo.a")
@@ -234,9 +253,11 @@ import Testing
         #expect(member.reads == 0)
 
         // A notice any session of the database sent, without the store's
-        // key: not taken as a row, and no cursor moves past what is real.
+        // keys: not taken as a row, and no cursor moves past what is real.
         let readsBeforeForgery = holder.reads
-        wake.pending.append(.row(key: "0" + Host.noticeKey.dropFirst(), StoredFeedEvent(sequence: 1_000_000, topic: "echo.a", payload: "{}", at: 0)))
+        let forged = "1000000\n0\necho.a\n{}"
+        let otherKeys = FeedNoticeKeys(innerHex: String(repeating: "a5", count: 32), outerHex: String(repeating: "a5", count: 32))!
+        wake.pending.append(.row(StoredFeedEvent(sequence: 1_000_000, topic: "echo.a", payload: "{}", at: 0), mac: otherKeys.mac(of: forged), text: forged))
         ring.ring()
         holder.settle()
         member.settle()
