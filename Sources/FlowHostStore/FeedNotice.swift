@@ -55,10 +55,13 @@ public struct FeedNoticeKeys: Sendable {
 
     /// The MAC of `text`, as the trigger makes it (for tests).
     func mac(of text: String) -> String {
-        Self.sha256(outer + Self.sha256(inner + Array(text.utf8))).map { byte in
-            let digits = Array("0123456789abcdef".utf8)
-            return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
-        }.joined()
+        let digits = Array("0123456789abcdef")
+        var hex = ""
+        for byte in Self.sha256(outer + Self.sha256(inner + Array(text.utf8))) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0xF)])
+        }
+        return hex
     }
 
     private static func sha256(_ bytes: [UInt8]) -> [UInt8] {
