@@ -164,7 +164,7 @@ public struct StoreLocation: Equatable, Sendable {
         do { _ = try PostgresFeedSignal(url: listenURL) } catch { throw LaunchError.usage("\(error)") }
         return FeedRelay(
             folder: localFolder, feed: path + "\n" + listenURL, serverWake: { try PostgresFeedSignal(url: listenURL) },
-            read: { after, topics, limit in try store.read { try $0.feedEvents(after: after, topics: topics, limit: limit) } },
+            read: { after, topics, limit in try store.readFeed(after: after, topics: topics, limit: limit) },
             noticeKeys: { try store.read { try $0.feedNoticeKeys() } },
             log: { logger?.warning("\($0)") })
     }

@@ -37,14 +37,14 @@ final class StoreChangeFeed: ChangeFeed {
         wake.ring()
     }
 
-    func latestSequence() throws -> Int64 { try store.read { try $0.latestFeedSequence() } }
+    func latestSequence() throws -> Int64 { try store.feedSubscriptionStart() }
 
     /// Relayed by the machine's listener when it can vouch for them (no
     /// server query for an event this host was woken for), else read here.
     func events(after sequence: Int64, topics: Set<String>, limit: Int) throws -> [FeedEvent] {
         let stored =
             try (wake as? any FeedRelaying)?.events(after: sequence, topics: topics, limit: limit)
-            ?? store.read { try $0.feedEvents(after: sequence, topics: topics.sorted(), limit: limit) }
+            ?? store.readFeed(after: sequence, topics: topics.sorted(), limit: limit).events
         return stored.map { FeedEvent(sequence: $0.sequence, topic: $0.topic, payload: (try? JSON.parse($0.payload)) ?? .object()) }
     }
 

@@ -184,14 +184,16 @@ extension FeedRelay {
         }
     }
 
-    /// The server's notices since the last wake. Appends commit in the
-    /// order of their sequence numbers (`feed/v2-commit-order`) and a
-    /// connection's notices come in commit order, so after a complete read
-    /// on this same connection the notices bring every row committed since,
-    /// in order: the rows they carry go to the readers with no read. A
-    /// notice without its row (a large one), one whose MAC does not check
-    /// out under the store's keys (any session may send one), a new
-    /// connection, or a read owed anyway (a new follow) means a read.
+    /// The server's notices since the last wake. A connection's notices
+    /// come in commit order, so after a complete read on this same
+    /// connection they bring every row committed since; appends overlap, so
+    /// not always in number order. A row whose number is the next after
+    /// everything settled goes to the readers with no read. A gap (an
+    /// append still running, or one that rolled back), a notice without its
+    /// row (a large one), one whose MAC does not check out under the store's
+    /// keys (any session may send one), a new connection, or a read owed
+    /// anyway (a new follow) means a read, which waits for the appends in
+    /// flight (`FlowStore.readFeed`).
     func takeServerNotices() {
         let notices = (serverWake as? FeedNoticeSource)?.takeNotices() ?? [.unreadable]
         guard !dirty, let covered = coveredConnection, covered == serverRegistration?.opened else {
@@ -202,9 +204,16 @@ extension FeedRelay {
         for notice in notices {
             guard case .row(let row, let mac, let text) = notice, let noticeKeys, noticeKeys.authenticates(text, mac: mac) else {
                 dirty = true
-                return
+                break
+            }
+            // A replayed notice, or a row a read has handed on already.
+            if row.sequence <= settledThrough { continue }
+            guard row.sequence == settledThrough + 1 else {
+                dirty = true
+                break
             }
             rows.append(row)
+            settledThrough = row.sequence
         }
         guard let last = rows.last else { return }
         hand(rows, through: last.sequence, to: activePeers(), at: Self.now())
@@ -220,6 +229,7 @@ extension FeedRelay {
     /// moves past every row read (its own or not); one that has too much
     /// unread is skipped until it reads, and dropped if it never does.
     func serve() {
+        guard Self.now() >= readAgainAt else { return }
         dirty = false
         coveredConnection = nil
         let connection = serverRegistration?.opened
@@ -241,18 +251,28 @@ extension FeedRelay {
         }
         let topics = union.sorted()
         while true {
-            let batch: [StoredFeedEvent]
-            do { batch = try read(from, topics, Self.batchSize) } catch {
+            let page: FeedPage
+            do { page = try read(from, topics, Self.batchSize) } catch is FeedAppendsRunning {
+                // Read again at a wake after a pause (the running append's
+                // own notice, or the periodic read): each attempt holds the
+                // appends queued behind it, and this host's loop, a moment.
+                dirty = true
+                readAgainAt = Self.now() + Self.appendsRunningPause
+                return
+            } catch {
                 log("change feed: reading failed: \(error)")
                 return
             }
-            if let last = batch.last {
-                hand(batch, through: last.sequence, to: active, at: lastRead)
-                from = last.sequence
+            if page.through > from {
+                hand(page.events, through: page.through, to: active, at: lastRead)
+                from = page.through
             }
-            if batch.count < Self.batchSize {
+            if page.events.count < Self.batchSize {
                 // Read to the end on a connection that was listening before the read began.
-                if connection != nil, connection == serverRegistration?.opened { coveredConnection = connection }
+                if connection != nil, connection == serverRegistration?.opened {
+                    coveredConnection = connection
+                    settledThrough = page.through
+                }
                 return
             }
         }

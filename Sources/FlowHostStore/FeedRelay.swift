@@ -47,6 +47,9 @@ public final class FeedRelay: FeedRelaying {
     static let retryNanoseconds: UInt64 = 2_000_000_000
     static let staleNanoseconds: UInt64 = 1_500_000_000
     static let refusedNanoseconds: UInt64 = 100_000_000
+    /// How long a holder whose read found an append still running waits
+    /// before it tries again (`FeedAppendsRunning`).
+    static let appendsRunningPause: UInt64 = 250_000_000
 
     enum Role { case idle, holder, member, direct }
 
@@ -54,7 +57,7 @@ public final class FeedRelay: FeedRelaying {
     let lockPath: String
     let socketPath: String
     let openServerWake: () throws -> any FeedSignal
-    let read: (Int64, [String], Int) throws -> [StoredFeedEvent]
+    let read: (Int64, [String], Int) throws -> FeedPage
     let readNoticeKeys: () throws -> FeedNoticeKeys?
     let log: (String) -> Void
     let uid = getuid()
@@ -83,6 +86,11 @@ public final class FeedRelay: FeedRelaying {
     /// last complete read was made: while it lasts, every row committed
     /// since comes in its notices (`takeServerNotices`).
     var coveredConnection: Int?
+    /// While `coveredConnection` lasts: every number up to here has been
+    /// handed on or will never commit.
+    var settledThrough: Int64 = 0
+    /// No read before this (`appendsRunningPause`).
+    var readAgainAt: UInt64 = 0
     /// The store's notice keys (`feed/v4-notice-rows`), read by the holder
     /// once: only a notice whose MAC checks out under them is taken as a row.
     var noticeKeys: FeedNoticeKeys?
@@ -102,7 +110,7 @@ public final class FeedRelay: FeedRelaying {
     /// with (the store's `feedNoticeKeys`).
     public init(
         folder: String, feed: String, serverWake: @escaping () throws -> any FeedSignal,
-        read: @escaping (Int64, [String], Int) throws -> [StoredFeedEvent],
+        read: @escaping (Int64, [String], Int) throws -> FeedPage,
         noticeKeys: @escaping () throws -> FeedNoticeKeys? = { nil },
         log: @escaping (String) -> Void
     ) {

@@ -1,7 +1,8 @@
 /// The change feed's table, which every store has (`SchemaMigrator.include`
 /// puts it before the domains' tables).
 enum FeedSchema {
-    /// The advisory lock every append to the change feed takes on PostgreSQL ("flowfeed").
+    /// The advisory lock of the change feed on PostgreSQL ("flowfeed"):
+    /// every append holds it shared, a settled read (`readFeed`) alone.
     static let appendLock: Int64 = 0x666C6F7766656564
     /// A row whose topic and payload fit in this many bytes travels in its
     /// notice. Well under the 8000 a notice may carry: every listener of the
@@ -89,6 +90,35 @@ enum FeedSchema {
                     ELSE
                         PERFORM pg_notify('flowhost_feed', NEW.sequence::text);
                     END IF;
+                    RETURN NEW;
+                END $$;
+                """)
+        // Appends no longer wait on one another. Under `feed/v2-commit-order`
+        // every append held one lock from its number to its end, so appends
+        // committed one at a time across the cluster. Now each holds the
+        // lock shared, taken before its number, and a reader takes it alone
+        // for the instant of its read (`readFeed`): it waits for the appends
+        // in flight, and every number drawn before it is then final. The
+        // feed's order is the numbers' order, which is commit order for
+        // appends that do not overlap. The number comes from a plain
+        // sequence drawn in the trigger, after the lock: an identity column's
+        // default was drawn before the trigger ran, so each append used two
+        // numbers, and a reader could not tell a gap from an append still
+        // running. The new sequence starts past every number given.
+        migrator.registerMigration(
+            "feed/v5-shared-append-lock",
+            sqlite: "",
+            postgres: """
+                CREATE SEQUENCE feed_event_number AS BIGINT;
+                SELECT setval('feed_event_number', GREATEST(1,
+                    COALESCE(pg_sequence_last_value(pg_get_serial_sequence('feed_event', 'sequence')::regclass), 0),
+                    COALESCE((SELECT MAX(sequence) FROM feed_event), 0)));
+                ALTER TABLE feed_event ALTER COLUMN sequence DROP IDENTITY;
+                ALTER SEQUENCE feed_event_number OWNED BY feed_event.sequence;
+                CREATE OR REPLACE FUNCTION flowhost_feed_order() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM pg_advisory_xact_lock_shared(\(appendLock));
+                    NEW.sequence := nextval('feed_event_number');
                     RETURN NEW;
                 END $$;
                 """)

@@ -8,6 +8,12 @@ extension StoreReader {
         try query("SELECT COALESCE(MAX(sequence), 0) FROM feed_event", []) { $0.int64(0) }.first ?? 0
     }
 
+    /// PostgreSQL: the highest sequence number any append has drawn,
+    /// committed or not (a sequence is outside transactions); 0 before the first.
+    func feedNumberDrawn() throws -> Int64 {
+        try query("SELECT COALESCE(pg_sequence_last_value('feed_event_number'::regclass), 0)", []) { $0.int64(0) }.first ?? 0
+    }
+
     /// PostgreSQL: the keys that authenticate a feed notice carrying its
     /// row (`feed/v4-notice-rows`); nil where there are none.
     public func feedNoticeKeys() throws -> FeedNoticeKeys? {
@@ -25,6 +31,71 @@ extension StoreReader {
             "SELECT sequence, topic, payload, at FROM feed_event WHERE sequence > ? AND topic IN (\(marks)) ORDER BY sequence LIMIT ?",
             [.integer(sequence)] + topics.map { .text($0) } + [.int(limit)]
         ) { StoredFeedEvent(sequence: $0.int64(0), topic: $0.string(1), payload: $0.string(2), at: $0.int64(3)) }
+    }
+}
+
+/// A read of the feed and how far it is complete: every event numbered
+/// after the read's cursor and up to `through`, on the topics read, is in
+/// `events` or will never commit.
+public struct FeedPage: Sendable, Equatable {
+    public let events: [StoredFeedEvent]
+    public let through: Int64
+
+    public init(events: [StoredFeedEvent], through: Int64) {
+        self.events = events
+        self.through = through
+    }
+}
+
+/// A read of the feed (PostgreSQL) found an append still running after a
+/// short wait: a writer holds its transaction open. The reader tries again
+/// at its next wake; the feed's order holds meanwhile.
+public struct FeedAppendsRunning: Error, CustomStringConvertible {
+    public var description: String { "an append to the change feed is still running" }
+}
+
+extension FlowStore {
+    /// Events after `sequence` whose topic is in `topics`, oldest first, at
+    /// most `limit`, none of which a later read could find a lower-numbered
+    /// event before. With SQLite one transaction writes at a time, so the
+    /// numbers a read sees are final. With PostgreSQL appends draw their
+    /// numbers concurrently and commit in any order (`feed/v5-shared-append-lock`):
+    /// each append holds the feed's lock shared from before it draws its
+    /// number until it ends, and this read takes it alone, so once it holds
+    /// it no append is between its number and its end, and every number
+    /// drawn so far is final.
+    public func readFeed(after sequence: Int64, topics: [String], limit: Int) throws -> FeedPage {
+        if let postgres = self as? PostgresStore {
+            do {
+                return try postgres.readCommitted { tx in
+                    // A bounded wait: a writer that holds its transaction open
+                    // after appending must not stop the reader's host, nor the
+                    // appends queued behind the reader's request, for long.
+                    _ = try tx.query("SELECT set_config('lock_timeout', '100ms', true)", []) { _ in 0 }
+                    _ = try tx.query("SELECT pg_advisory_xact_lock(\(FeedSchema.appendLock))", []) { _ in 0 }
+                    let drawn = try tx.feedNumberDrawn()
+                    // A statement after the lock: it sees every append that ended before it.
+                    let events = try tx.feedEvents(after: sequence, topics: topics, limit: limit)
+                    return FeedPage(events: events, through: events.count < limit ? max(drawn, sequence) : events.last?.sequence ?? sequence)
+                }
+            } catch let error as PostgresError where error.sqlState == "55P03" {
+                throw FeedAppendsRunning()
+            }
+        }
+        return try read { tx in
+            let events = try tx.feedEvents(after: sequence, topics: topics, limit: limit)
+            return FeedPage(
+                events: events, through: events.count < limit ? max(try tx.latestFeedSequence(), sequence) : events.last?.sequence ?? sequence)
+        }
+    }
+
+    /// Where a subscription made now starts: with PostgreSQL the highest
+    /// number drawn, so that an append still running with a lower number
+    /// counts as published before (a reader never waits on it), and every
+    /// event published after is above it.
+    public func feedSubscriptionStart() throws -> Int64 {
+        if let postgres = self as? PostgresStore { return try postgres.read { try $0.feedNumberDrawn() } }
+        return try read { try $0.latestFeedSequence() }
     }
 }
 

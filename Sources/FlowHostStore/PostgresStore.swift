@@ -119,6 +119,13 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
         try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", writes: false, relaxed: false, body)
     }
 
+    /// A read in which each statement sees what committed before it
+    /// (READ COMMITTED), not one snapshot: for a read that first waits on a
+    /// lock and must then see what its holders wrote (`readFeed`).
+    func readCommitted<T>(_ body: (any StoreReader) throws -> T) throws -> T {
+        try transaction("BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY", writes: false, relaxed: false, body)
+    }
+
     public func write<T>(durability: Durability, _ body: (any StoreWriter) throws -> T) throws -> T {
         try transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", writes: true, relaxed: durability == .relaxed, body)
     }

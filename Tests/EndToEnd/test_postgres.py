@@ -8,6 +8,7 @@ import re
 import subprocess
 import tempfile
 import threading
+import time
 
 import pytest
 
@@ -149,7 +150,9 @@ def test_eight_hosts_starting_at_once_on_a_new_database_migrate_it_once(cluster,
         # Push tokens (spec §16, "Push tokens").
         "push/v1-tokens",
         # The feed's notices carry their rows (spec, "One listener per machine").
-        "feed/v4-notice-rows"]), names
+        "feed/v4-notice-rows",
+        # Appends share the feed's lock; a settled read takes it alone (spec, "The change feed").
+        "feed/v5-shared-append-lock"]), names
 
 
 def test_a_host_starting_on_a_migrated_database_takes_no_lock_and_runs_no_ddl(cluster, store, flowhost_bin):
@@ -242,27 +245,36 @@ def echo_host(spawn, store, device):
     return client
 
 
-def test_feed_events_arrive_in_commit_order_when_a_writer_commits_late(cluster, store, spawn):
+def test_feed_events_arrive_in_number_order_when_a_writer_commits_late(cluster, store, spawn):
     """Writer A takes its sequence number and holds its transaction open;
-    writer B (a host) commits meanwhile. Before the fix, B's 11 was
-    delivered, the reader's cursor moved past A's 10, and A's event, once
-    committed, was never delivered."""
+    writer B (a host) appends and commits meanwhile, without waiting for A.
+    B's event is not delivered before A's: a reader past B would never see
+    A's once it committed."""
     listener = echo_host(spawn, store, "listener")
     assert listener.request("echo.subscribe", {"topic": "echo.order"}) == {"ok": True}
     publisher = echo_host(spawn, store, "publisher")
-    import time
     slow = subprocess.Popen(
         [os.path.join(cluster.bin, "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1",
          "-d", "dbname=%s host=%s user=%s" % (store["db"], cluster.folder, cluster.USER)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, PGPASSFILE=cluster.passfile))
     slow.stdin.write("BEGIN;\nINSERT INTO feed_event (topic, payload, at) VALUES ('echo.order', '{\"n\":\"A\"}', 0);\n")
     slow.stdin.flush()
-    time.sleep(1.0)  # A holds its number (and, after the fix, the feed's append lock)
-    threading.Timer(1.5, lambda: (slow.stdin.write("COMMIT;\n"), slow.stdin.close())).start()
-    assert publisher.request("echo.publish", {"topic": "echo.order", "payload": {"n": "B"}}, timeout=20) == {"ok": True}
+    deadline = time.time() + 10
+    while not cluster.psql(store["db"], "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND mode = 'ShareLock' AND granted"):
+        assert time.time() < deadline, "writer A never took the feed's lock"
+        time.sleep(0.05)
+    # B is not held behind A: appends no longer take one lock in turn.
+    assert publisher.request("echo.publish", {"topic": "echo.order", "payload": {"n": "B"}}, timeout=10) == {"ok": True}
+    assert cluster.psql(store["db"], "SELECT payload FROM feed_event WHERE topic = 'echo.order'") == [['{"n":"B"}']]
+    with pytest.raises(TimeoutError):  # B waits for A's lower number to settle
+        listener.wait_event("onEchoFeed", timeout=1.5)
+    slow.stdin.write("COMMIT;\n")
+    slow.stdin.close()
     assert slow.wait(timeout=20) == 0, slow.stderr.read()
     heard = [listener.wait_event("onEchoFeed", timeout=10)["params"]["payload"]["n"] for _ in range(2)]
     assert heard == ["A", "B"], heard
+    numbers = [int(row[0]) for row in cluster.psql(store["db"], "SELECT sequence FROM feed_event WHERE topic = 'echo.order' ORDER BY sequence")]
+    assert numbers[1] == numbers[0] + 1, "each append draws one number: %s" % numbers
 
 
 def test_many_writers_at_once_lose_no_feed_event(cluster, store, spawn):

@@ -144,7 +144,7 @@ import Testing
                 },
                 read: { after, topics, limit in
                     counted?()
-                    return try store.read { try $0.feedEvents(after: after, topics: topics, limit: limit) }
+                    return try store.readFeed(after: after, topics: topics, limit: limit)
                 }, noticeKeys: { keys }, log: { _ in })
             counted = { [unowned self] in self.reads += 1 }
             made = { [unowned self] in self.noticeWake = $0 }

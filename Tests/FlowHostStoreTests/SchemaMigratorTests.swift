@@ -48,7 +48,7 @@ import TestSupport
         _ = try SQLiteStore(path: path, schema: Self.split)
         let connection = try SQLiteConnection(path: path, busyTimeoutMilliseconds: 1000)
         let names = try connection.query("SELECT name FROM schema_migration ORDER BY rowid", []) { $0.string(0) }
-        #expect(names == ["feed/v1-feed", "feed/v2-commit-order", "feed/v3-by-time", "feed/v4-notice-rows", "new/v1", "new/v2"])
+        #expect(names == ["feed/v1-feed", "feed/v2-commit-order", "feed/v3-by-time", "feed/v4-notice-rows", "feed/v5-shared-append-lock", "new/v1", "new/v2"])
         #expect(try connection.query("SELECT COUNT(*) FROM pragma_table_info('t')", []) { $0.int(0) } == [2])
     }
 }
