@@ -30,11 +30,15 @@ final class StoreChangeFeed: ChangeFeed {
 
     func publish(topic: String, payload: JSON) throws {
         let now = Int64(time(nil))
-        try store.write(durability: .relaxed) { tx in
-            let sequence = try tx.appendFeedEvent(topic: topic, payload: payload.serialized(), at: now)
-            if sequence % 1024 == 0 { try tx.pruneFeed(before: now - retentionSeconds) }
+        let sequence = try store.write(durability: .relaxed) { tx in
+            try tx.appendFeedEvent(topic: topic, payload: payload.serialized(), at: now)
         }
         wake.ring()
+        // In a transaction of its own: an append holds the feed's lock
+        // shared until it ends, and a reader waits for it. The event is
+        // published whatever becomes of the prune, which the next one and
+        // the retention sweep make again.
+        if sequence % 1024 == 0 { _ = try? store.write(durability: .relaxed) { try $0.pruneFeed(before: now - retentionSeconds) } }
     }
 
     func latestSequence() throws -> Int64 { try store.feedSubscriptionStart() }
@@ -42,10 +46,32 @@ final class StoreChangeFeed: ChangeFeed {
     /// Relayed by the machine's listener when it can vouch for them (no
     /// server query for an event this host was woken for), else read here.
     func events(after sequence: Int64, topics: Set<String>, limit: Int) throws -> [FeedEvent] {
-        let stored =
-            try (wake as? any FeedRelaying)?.events(after: sequence, topics: topics, limit: limit)
-            ?? store.readFeed(after: sequence, topics: topics.sorted(), limit: limit).events
+        let stored: [StoredFeedEvent]
+        if let relayed = (wake as? any FeedRelaying)?.events(after: sequence, topics: topics, limit: limit) {
+            stored = relayed
+        } else {
+            stored = try readHere(after: sequence, topics: topics, limit: limit)
+        }
         return stored.map { FeedEvent(sequence: $0.sequence, topic: $0.topic, payload: (try? JSON.parse($0.payload)) ?? .object()) }
+    }
+
+    /// No read here before this (monotonic nanoseconds): a read that found
+    /// an append still running holds the appends queued behind it, and this
+    /// host's loop, a moment, so the next waits (`FeedRelay.appendsRunningPause`)
+    /// and the periodic poll or a later wake makes it.
+    private var readAgainAt: UInt64 = 0
+
+    private func readHere(after sequence: Int64, topics: Set<String>, limit: Int) throws -> [StoredFeedEvent] {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nanoseconds = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+        guard nanoseconds >= readAgainAt else { return [] }
+        do {
+            return try store.readFeed(after: sequence, topics: topics.sorted(), limit: limit).events
+        } catch is FeedAppendsRunning {
+            readAgainAt = nanoseconds + FeedRelay.appendsRunningPause
+            return []
+        }
     }
 
     var wakeDescriptor: Int32? { wake.listen() }

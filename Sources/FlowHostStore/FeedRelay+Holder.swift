@@ -82,6 +82,11 @@ extension FeedRelay {
             serverWake?.drain()
             registerServerWake()  // at once, should the drain have found the connection lost
             takeServerNotices()
+        } else if fd == pauseTimer {
+            var expirations: UInt64 = 0
+            _ = Glibc.read(pauseTimer, &expirations, 8)
+            readAgainAt = 0
+            dirty = true
         } else if let member, fd == member.fd {
             receiveFromHolder(member, events)
         } else if let peer = peers[fd] {
@@ -219,6 +224,16 @@ extension FeedRelay {
         hand(rows, through: last.sequence, to: activePeers(), at: Self.now())
     }
 
+    /// Wakes the loop when the pause after `FeedAppendsRunning` ends.
+    private func armPauseTimer() {
+        if pauseTimer < 0 {
+            pauseTimer = fh_timer_new()
+            guard pauseTimer >= 0 else { return }
+            watch(pauseTimer, writable: false)
+        }
+        _ = fh_timer_after(pauseTimer, Self.appendsRunningPause)
+    }
+
     /// Readers being fed now: following something, and not stalled.
     private func activePeers() -> [RelayPeer] {
         peers.values.filter { !$0.interest.topics.isEmpty && $0.stalledSince == nil }
@@ -258,6 +273,7 @@ extension FeedRelay {
                 // appends queued behind it, and this host's loop, a moment.
                 dirty = true
                 readAgainAt = Self.now() + Self.appendsRunningPause
+                armPauseTimer()
                 return
             } catch {
                 log("change feed: reading failed: \(error)")

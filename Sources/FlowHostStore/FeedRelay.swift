@@ -49,7 +49,7 @@ public final class FeedRelay: FeedRelaying {
     static let refusedNanoseconds: UInt64 = 100_000_000
     /// How long a holder whose read found an append still running waits
     /// before it tries again (`FeedAppendsRunning`).
-    static let appendsRunningPause: UInt64 = 250_000_000
+    public static let appendsRunningPause: UInt64 = 250_000_000
 
     enum Role { case idle, holder, member, direct }
 
@@ -89,8 +89,10 @@ public final class FeedRelay: FeedRelaying {
     /// While `coveredConnection` lasts: every number up to here has been
     /// handed on or will never commit.
     var settledThrough: Int64 = 0
-    /// No read before this (`appendsRunningPause`).
+    /// No read before this (`appendsRunningPause`); `pauseTimer` wakes the
+    /// loop then, so the read owed is not left to the periodic one.
     var readAgainAt: UInt64 = 0
+    var pauseTimer: Int32 = -1
     /// The store's notice keys (`feed/v4-notice-rows`), read by the holder
     /// once: only a notice whose MAC checks out under them is taken as a row.
     var noticeKeys: FeedNoticeKeys?
@@ -306,6 +308,10 @@ public final class FeedRelay: FeedRelaying {
             self.member = nil
         }
         closeServerWake()
+        if pauseTimer >= 0 {
+            close(pauseTimer)
+            pauseTimer = -1
+        }
         if lockFD >= 0 {
             close(lockFD)
             lockFD = -1

@@ -104,12 +104,19 @@ enum FeedSchema {
         // sequence drawn in the trigger, after the lock: an identity column's
         // default was drawn before the trigger ran, so each append used two
         // numbers, and a reader could not tell a gap from an append still
-        // running. The new sequence starts past every number given.
+        // running. The new sequence starts past every number given: the
+        // migration first takes the lock alone, which a running host of the
+        // version before takes to draw a number, so none draws one between
+        // the reading of the last and the new trigger. (Hosts of that
+        // version read without the lock, and could pass an event once
+        // appends overlap: docs/deployment.md, "Upgrading".) CACHE 1: the
+        // sequence's last value is the highest number drawn, which readers rely on.
         migrator.registerMigration(
             "feed/v5-shared-append-lock",
             sqlite: "",
             postgres: """
-                CREATE SEQUENCE feed_event_number AS BIGINT;
+                SELECT pg_advisory_xact_lock(\(appendLock));
+                CREATE SEQUENCE feed_event_number AS BIGINT CACHE 1;
                 SELECT setval('feed_event_number', GREATEST(1,
                     COALESCE(pg_sequence_last_value(pg_get_serial_sequence('feed_event', 'sequence')::regclass), 0),
                     COALESCE((SELECT MAX(sequence) FROM feed_event), 0)));

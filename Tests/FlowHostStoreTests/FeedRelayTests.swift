@@ -128,11 +128,13 @@ import Testing
         static let noticeKeys = FeedNoticeKeys(innerHex: String(repeating: "a5", count: 32), outerHex: String(repeating: "5a", count: 32))!
         let relay: FeedRelay
         var reads = 0
+        /// Reads that find an append still running, as PostgreSQL's would while a writer holds its transaction open.
+        var runningAppends = 0
         /// The holder's wake-up, when it has one with notices.
         var noticeWake: NoticeWake?
         init(folder: String, store: SQLiteStore, feedFile: String, notices: Bool = false) {
             let keys = notices ? Self.noticeKeys : nil
-            var counted: (() -> Void)?
+            var counted: (() throws -> Void)?
             var made: ((NoticeWake) -> Void)?
             relay = FeedRelay(
                 folder: folder, feed: "test",
@@ -143,10 +145,16 @@ import Testing
                     return wake
                 },
                 read: { after, topics, limit in
-                    counted?()
+                    try counted?()
                     return try store.readFeed(after: after, topics: topics, limit: limit)
                 }, noticeKeys: { keys }, log: { _ in })
-            counted = { [unowned self] in self.reads += 1 }
+            counted = { [unowned self] in
+                self.reads += 1
+                if self.runningAppends > 0 {
+                    self.runningAppends -= 1
+                    throw FeedAppendsRunning()
+                }
+            }
             made = { [unowned self] in self.noticeWake = $0 }
         }
 
@@ -267,6 +275,72 @@ import Testing
         member.settle()
         #expect(holder.events(after: 3) == [4, 6])
         #expect(member.relay.events(after: 5, topics: ["echo.a", "echo.b"], limit: 256)?.map(\.sequence) == [6])
+    }
+
+    /// Appends overlap on PostgreSQL and commit in any order: a notice
+    /// whose number is not the next after everything read means a read
+    /// (the append between may still commit), and a late notice of a row
+    /// read already is dropped.
+    @Test func aGapInTheNoticesMeansAReadAndALateNoticeIsDropped() throws {
+        let (folder, store, feedFile, ring) = try sharedStore()
+        let holder = Host(folder: folder, store: store, feedFile: feedFile, notices: true)
+        let member = Host(folder: folder, store: store, feedFile: feedFile)
+        holder.relay.follow(topics: ["echo.a"], after: 0)
+        member.relay.follow(topics: ["echo.a"], after: 0)
+        holder.settle()
+        member.settle()
+        let wake = try #require(holder.noticeWake)
+        func notice(_ sequence: Int64) -> FeedNotice {
+            let row = StoredFeedEvent(sequence: sequence, topic: "echo.a", payload: "{}", at: 5)
+            let text = "\(sequence)\n5\necho.a\n{}"
+            return .row(row, mac: Host.noticeKeys.mac(of: text), text: text)
+        }
+        let readsBefore = holder.reads
+        #expect(try store.write { try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 5) } == 1)
+        #expect(try store.write { try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 5) } == 2)
+        wake.pending.append(notice(2))  // 2 committed first; 1's notice comes later
+        ring.ring()
+        holder.settle()
+        member.settle()
+        #expect(holder.reads == readsBefore + 1, "a gap: read")
+        #expect(member.events(after: 0) == [1, 2])
+        wake.pending.append(notice(1))
+        ring.ring()
+        holder.settle()
+        member.settle()
+        #expect(holder.reads == readsBefore + 1, "a row read already: no read")
+        #expect(member.events(after: 2) == [])
+
+        #expect(try store.write { try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 5) } == 3)
+        wake.pending.append(notice(3))  // the next number: handed on with no read
+        ring.ring()
+        holder.settle()
+        member.settle()
+        #expect(member.events(after: 2) == [3])
+        #expect(holder.reads == readsBefore + 1)
+    }
+
+    /// A read that finds an append still running is made again once the
+    /// pause is over, woken by the relay's own timer: not left to a wake
+    /// that may never come, nor to the periodic read.
+    @Test func aReadThatFindsAnAppendRunningIsMadeAgainAfterThePause() throws {
+        let (folder, store, feedFile, ring) = try sharedStore()
+        let holder = Host(folder: folder, store: store, feedFile: feedFile)
+        let member = Host(folder: folder, store: store, feedFile: feedFile)
+        holder.relay.follow(topics: ["echo.a"], after: 0)
+        member.relay.follow(topics: ["echo.a"], after: 0)
+        holder.settle()
+        member.settle()
+        let readsBefore = holder.reads
+        holder.runningAppends = 1
+        try store.write { _ = try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 5) }
+        ring.ring()
+        holder.settle(milliseconds: 50)
+        #expect(holder.reads == readsBefore + 1, "the read that found the append running")
+        holder.settle(milliseconds: Int32(FeedRelay.appendsRunningPause / 1_000_000) * 2)
+        #expect(holder.reads == readsBefore + 2, "made again when the pause ended, with no other wake")
+        member.settle()
+        #expect(member.events(after: 0) == [1])
     }
 
     @Test func aMemberDropsWhatAnsweredAnEarlierFollow() throws {
