@@ -23,9 +23,11 @@ def bindir():
 class Cluster:
     USER = "flowhost"
 
-    def __init__(self, folder, max_connections=400):
+    def __init__(self, folder, max_connections=400, fsync=False):
         self.folder = folder
         self.max_connections = max_connections
+        # Off for the tests (nothing of theirs outlives the cluster); on for a measurement of commits.
+        self.fsync = fsync
         self.log_file = os.path.join(folder, "server.log")
         self.data = os.path.join(folder, "data")
         self.bin = bindir()
@@ -67,7 +69,8 @@ class Cluster:
         return out.stdout
 
     def start(self):
-        options = "-c listen_addresses='' -c unix_socket_directories=%s -c max_connections=%d -c fsync=off" % (self.folder, self.max_connections)
+        options = "-c listen_addresses='' -c unix_socket_directories=%s -c max_connections=%d -c fsync=%s" % (
+            self.folder, self.max_connections, "on" if self.fsync else "off")
         self._run("pg_ctl", "-D", self.data, "-o", options, "-l", os.path.join(self.folder, "server.log"), "-w", "start")
 
     def stop(self, mode="fast"):

@@ -35,7 +35,7 @@ guard let flowhostPath else {
     exit(2)
 }
 let knownSections: Set<String> = [
-    "throughput", "echo-instructions", "ping-pong", "cold-start", "cold-start-ratio", "login", "login-tail", "many-hosts", "memory-per-host", "memory", "feed", "approval", "signing", "history", "many-users", "approval-history", "isolation", "fleet",
+    "throughput", "echo-instructions", "ping-pong", "cold-start", "cold-start-ratio", "login", "login-tail", "many-hosts", "memory-per-host", "memory", "feed", "approval", "signing", "history", "many-users", "approval-history", "isolation", "appends", "fleet",
 ]
 if let unknown = onlySections?.subtracting(knownSections), !unknown.isEmpty || onlySections?.isEmpty == true {
     FileHandle.standardError.write(Data("--only takes section names from \(knownSections.sorted()), not \(unknown.sorted())\n".utf8))
@@ -751,6 +751,46 @@ if section("isolation") {
 }
 
 postgres?.stop()
+/// Runs one of the scripts/ probes on this run's build with `--json`, and
+/// returns the rows it wrote.
+func probeRows(_ script: String, _ arguments: [String], name: String) throws -> [[String: Any]] {
+    let results = folder + "/\(name).json"
+    let probe = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/" + script).path
+    let binaries = URL(fileURLWithPath: setup.flowhost).deletingLastPathComponent().path
+    // Through sh, for its errors: bench_run sends a child's output to /dev/null.
+    let errors = folder + "/\(name).err"
+    let words = ["/bin/sh", "-c", "exec python3 \"$@\" 2>\"\(errors)\"", "sh", probe] + arguments + ["--json", results]
+    var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    let status = "FLOWHOST_BIN_DIR=\(binaries)".withCString { bench_run(&argv, strdup($0)) }
+    guard status == 0, let data = FileManager.default.contents(atPath: results),
+          let parsed = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+          let rows = parsed["rows"] as? [[String: Any]] else {
+        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        throw BenchError("scripts/\(script) failed (status \(status)): \(said.split(separator: "\n").suffix(12).joined(separator: "\n"))")
+    }
+    return rows
+}
+
+// appends: the change feed's appends with 8 publishers at once on
+// PostgreSQL (scripts/feed-append-probe.py, pgbench on a throw-away cluster
+// with fsync on). The appends hold the feed's lock shared; the reference is
+// the same database with the lock taken alone by every append, as it was
+// (issue 51: the global append lock gone).
+let pgbenchInstalled = ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? [])
+    .contains { FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\($0)/bin/pgbench") }
+if section("appends") && withPostgres && !pgbenchInstalled {
+    FileHandle.standardError.write(Data("PostgreSQL is not installed: the appends row is left out\n".utf8))
+}
+if section("appends") && withPostgres && pgbenchInstalled {
+    let rows = try probeRows("feed-append-probe.py", ["--clients", "8", "--seconds", quick ? "3" : "6", "--rounds", quick ? "1" : "3"], name: "appends")
+    guard let measured = rows.first?.compactMapValues({ ($0 as? NSNumber)?.doubleValue }) else { throw BenchError("the append probe wrote no row") }
+    report.add("feed appends/s, 8 publishers at once (PostgreSQL)", flowhost: measured["appends_per_second"] ?? .nan,
+               reference: measured["reference_appends_per_second"], higherIsBetter: true, threshold: "feed-appends",
+               note: "reference: the same with one lock per append, taken alone, as before")
+}
+
 // fleet (last: its thousand processes and their server leave the machine busy
 // for a while after they exit, which the rows above would feel): A thousand hosts on one machine against one PostgreSQL with its
 // default max_connections (100), their queries through a PgBouncer in
@@ -764,23 +804,8 @@ if section("fleet") && withPostgres && !pgBouncer {
     FileHandle.standardError.write(Data("PgBouncer is not installed: the fleet rows are left out\n".utf8))
 }
 if section("fleet") && withPostgres && pgBouncer {
-    let results = folder + "/fleet.json"
-    let probe = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("scripts/feed-relay-probe.py").path
-    let binaries = URL(fileURLWithPath: setup.flowhost).deletingLastPathComponent().path
-    // Through sh, for its errors: bench_run sends a child's output to /dev/null.
-    let errors = folder + "/fleet.err"
-    let words = ["/bin/sh", "-c", "exec python3 \"$@\" 2>\"\(errors)\"", "sh", probe, "--hosts", "10,400,1000", "--bouncer",
-                 "--max-connections", "100", "--reference", "--events", quick ? "20" : "60", "--json", results]
-    var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-    defer { for pointer in argv { free(pointer) } }
-    let status = "FLOWHOST_BIN_DIR=\(binaries)".withCString { bench_run(&argv, strdup($0)) }
-    guard status == 0, let data = FileManager.default.contents(atPath: results),
-          let parsed = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-          let rows = parsed["rows"] as? [[String: Any]] else {
-        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
-        throw BenchError("scripts/feed-relay-probe.py failed (status \(status)): \(said.split(separator: "\n").suffix(12).joined(separator: "\n"))")
-    }
+    let rows = try probeRows("feed-relay-probe.py", ["--hosts", "10,400,1000", "--bouncer",
+                 "--max-connections", "100", "--reference", "--events", quick ? "20" : "60"], name: "fleet")
     func row(_ hosts: Int) throws -> [String: Double] {
         guard let found = rows.first(where: { ($0["hosts"] as? Int) == hosts }) else { throw BenchError("the probe has no row for \(hosts) hosts") }
         return found.compactMapValues { ($0 as? NSNumber)?.doubleValue }
