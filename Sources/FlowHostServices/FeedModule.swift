@@ -58,7 +58,7 @@ final class StoreChangeFeed: ChangeFeed {
     /// No read here before this (monotonic nanoseconds): a read that found
     /// an append still running holds the appends queued behind it, and this
     /// host's loop, a moment, so the next waits (`FeedRelay.appendsRunningPause`)
-    /// and the periodic poll or a later wake makes it.
+    /// and the relay's timer wakes the loop for it.
     private var readAgainAt: UInt64 = 0
 
     private func readHere(after sequence: Int64, topics: Set<String>, limit: Int) throws -> [StoredFeedEvent] {
@@ -70,6 +70,8 @@ final class StoreChangeFeed: ChangeFeed {
             return try store.readFeed(after: sequence, topics: topics.sorted(), limit: limit).events
         } catch is FeedAppendsRunning {
             readAgainAt = nanoseconds + FeedRelay.appendsRunningPause
+            // The running append's own wake may come during the pause.
+            (wake as? any FeedRelaying)?.wakeAfterPause()
             return []
         }
     }

@@ -224,14 +224,21 @@ extension FeedRelay {
         hand(rows, through: last.sequence, to: activePeers(), at: Self.now())
     }
 
-    /// Wakes the loop when the pause after `FeedAppendsRunning` ends.
-    private func armPauseTimer() {
+    /// Wakes the loop when the pause after `FeedAppendsRunning` ends;
+    /// without a timer the periodic read makes the read owed.
+    func armPauseTimer() {
+        guard epoll >= 0 else { return }
         if pauseTimer < 0 {
             pauseTimer = fh_timer_new()
-            guard pauseTimer >= 0 else { return }
+            guard pauseTimer >= 0 else {
+                log("change feed: no timer for the pause after a read (errno \(errno)); the periodic read makes it")
+                return
+            }
             watch(pauseTimer, writable: false)
         }
-        _ = fh_timer_after(pauseTimer, Self.appendsRunningPause)
+        if fh_timer_after(pauseTimer, Self.appendsRunningPause) != 0 {
+            log("change feed: arming the pause's timer failed (errno \(errno)); the periodic read makes it")
+        }
     }
 
     /// Readers being fed now: following something, and not stalled.

@@ -14,6 +14,10 @@ public protocol FeedRelaying: FeedSignal {
     /// Events after `sequence` on `topics`, oldest first, as relayed; nil
     /// when the relay cannot vouch for them (the host reads the store).
     func events(after sequence: Int64, topics: Set<String>, limit: Int) -> [StoredFeedEvent]?
+    /// The host's own read found an append still running and waits
+    /// `FeedRelay.appendsRunningPause` before the next: the relay wakes
+    /// the host's loop when the pause ends.
+    func wakeAfterPause()
 }
 
 /// One listener per machine for a PostgreSQL store's change feed
@@ -170,6 +174,8 @@ public final class FeedRelay: FeedRelaying {
         announce()
     }
 
+    public func wakeAfterPause() { armPauseTimer() }
+
     public func events(after sequence: Int64, topics wanted: Set<String>, limit: Int) -> [StoredFeedEvent]? {
         hostCursor = max(hostCursor, sequence)
         if role == .direct, Self.now() >= nextJoin {
@@ -312,6 +318,7 @@ public final class FeedRelay: FeedRelaying {
             close(pauseTimer)
             pauseTimer = -1
         }
+        readAgainAt = 0
         if lockFD >= 0 {
             close(lockFD)
             lockFD = -1

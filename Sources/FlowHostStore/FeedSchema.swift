@@ -105,9 +105,11 @@ enum FeedSchema {
         // default was drawn before the trigger ran, so each append used two
         // numbers, and a reader could not tell a gap from an append still
         // running. The new sequence starts past every number given: the
-        // migration first takes the lock alone, which a running host of the
-        // version before takes to draw a number, so none draws one between
-        // the reading of the last and the new trigger. (Hosts of that
+        // migration first locks the table, which every INSERT locks (shared)
+        // before it draws a number, so no host of the version before draws
+        // one between the reading of the last and the new trigger. (Not the
+        // feed's lock: such a host's INSERT holds the table while it waits
+        // for that lock, and the ALTER below would wait for the INSERT.) (Hosts of that
         // version read without the lock, and could pass an event once
         // appends overlap: docs/deployment.md, "Upgrading".) CACHE 1: the
         // sequence's last value is the highest number drawn, which readers rely on.
@@ -115,7 +117,7 @@ enum FeedSchema {
             "feed/v5-shared-append-lock",
             sqlite: "",
             postgres: """
-                SELECT pg_advisory_xact_lock(\(appendLock));
+                LOCK TABLE feed_event IN ACCESS EXCLUSIVE MODE;
                 CREATE SEQUENCE feed_event_number AS BIGINT CACHE 1;
                 SELECT setval('feed_event_number', GREATEST(1,
                     COALESCE(pg_sequence_last_value(pg_get_serial_sequence('feed_event', 'sequence')::regclass), 0),
