@@ -47,33 +47,13 @@ final class StoreChangeFeed: ChangeFeed {
     /// server query for an event this host was woken for), else read here.
     func events(after sequence: Int64, topics: Set<String>, limit: Int) throws -> [FeedEvent] {
         let stored: [StoredFeedEvent]
-        if let relayed = (wake as? any FeedRelaying)?.events(after: sequence, topics: topics, limit: limit) {
-            stored = relayed
+        if let relay = wake as? any FeedRelaying {
+            stored = try relay.events(after: sequence, topics: topics, limit: limit)
+                ?? relay.readStore(after: sequence, topics: topics, limit: limit)
         } else {
-            stored = try readHere(after: sequence, topics: topics, limit: limit)
+            stored = try store.readFeed(after: sequence, topics: topics.sorted(), limit: limit).events
         }
         return stored.map { FeedEvent(sequence: $0.sequence, topic: $0.topic, payload: (try? JSON.parse($0.payload)) ?? .object()) }
-    }
-
-    /// No read here before this (monotonic nanoseconds): a read that found
-    /// an append still running holds the appends queued behind it, and this
-    /// host's loop, a moment, so the next waits (`FeedRelay.appendsRunningPause`)
-    /// and the relay's timer wakes the loop for it.
-    private var readAgainAt: UInt64 = 0
-
-    private func readHere(after sequence: Int64, topics: Set<String>, limit: Int) throws -> [StoredFeedEvent] {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let nanoseconds = UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-        guard nanoseconds >= readAgainAt else { return [] }
-        do {
-            return try store.readFeed(after: sequence, topics: topics.sorted(), limit: limit).events
-        } catch is FeedAppendsRunning {
-            readAgainAt = nanoseconds + FeedRelay.appendsRunningPause
-            // The running append's own wake may come during the pause.
-            (wake as? any FeedRelaying)?.wakeAfterPause()
-            return []
-        }
     }
 
     var wakeDescriptor: Int32? { wake.listen() }

@@ -27,7 +27,7 @@ extension FeedRelay {
     /// Binds the socket (this host holds the lock) and opens the LISTEN.
     /// False: the socket could not be served; the lock is let go.
     func becomeHolder() -> Bool {
-        guard let address = RelayCall.address(socketPath) else { return false }
+        guard let address = socketAddress() else { return false }
         do {
             // Only the lock's holder touches the path: a killed holder's socket file goes.
             unlink(socketPath)
@@ -87,6 +87,10 @@ extension FeedRelay {
             _ = Glibc.read(pauseTimer, &expirations, 8)
             readAgainAt = 0
             dirty = true
+        } else if fd == joinTimer {
+            var expirations: UInt64 = 0
+            _ = Glibc.read(joinTimer, &expirations, 8)
+            if role == .direct { rejoin(retrying: false) }
         } else if let member, fd == member.fd {
             receiveFromHolder(member, events)
         } else if let peer = peers[fd] {
@@ -224,20 +228,29 @@ extension FeedRelay {
         hand(rows, through: last.sequence, to: activePeers(), at: Self.now())
     }
 
-    /// Wakes the loop when the pause after `FeedAppendsRunning` ends;
-    /// without a timer the periodic read makes the read owed.
-    func armPauseTimer() {
+    /// After a read that found an append still running: each attempt holds
+    /// the appends queued behind it, and this host's loop, a moment, so the
+    /// next waits `appendsRunningPause` and the timer wakes the loop for it.
+    func pauseReads() {
+        readAgainAt = Self.now() + Self.appendsRunningPause
+        arm(&pauseTimer, after: Self.appendsRunningPause, for: "the pause after a read", else: "the periodic read makes it")
+    }
+
+    /// Arms `timer` (made, and watched, on first use) to wake the loop
+    /// `nanoseconds` from now; a timer that cannot be made or armed is
+    /// logged with what stands in for it.
+    func arm(_ timer: inout Int32, after nanoseconds: UInt64, for purpose: String, else fallback: String) {
         guard epoll >= 0 else { return }
-        if pauseTimer < 0 {
-            pauseTimer = fh_timer_new()
-            guard pauseTimer >= 0 else {
-                log("change feed: no timer for the pause after a read (errno \(errno)); the periodic read makes it")
+        if timer < 0 {
+            timer = fh_timer_new()
+            guard timer >= 0 else {
+                log("change feed: no timer for \(purpose) (errno \(errno)); \(fallback)")
                 return
             }
-            watch(pauseTimer, writable: false)
+            watch(timer, writable: false)
         }
-        if fh_timer_after(pauseTimer, Self.appendsRunningPause) != 0 {
-            log("change feed: arming the pause's timer failed (errno \(errno)); the periodic read makes it")
+        if fh_timer_after(timer, nanoseconds) != 0 {
+            log("change feed: arming the timer for \(purpose) failed (errno \(errno)); \(fallback)")
         }
     }
 
@@ -275,12 +288,8 @@ extension FeedRelay {
         while true {
             let page: FeedPage
             do { page = try read(from, topics, Self.batchSize) } catch is FeedAppendsRunning {
-                // Read again at a wake after a pause (the running append's
-                // own notice, or the periodic read): each attempt holds the
-                // appends queued behind it, and this host's loop, a moment.
                 dirty = true
-                readAgainAt = Self.now() + Self.appendsRunningPause
-                armPauseTimer()
+                pauseReads()
                 return
             } catch {
                 log("change feed: reading failed: \(error)")

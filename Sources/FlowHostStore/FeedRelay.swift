@@ -14,10 +14,11 @@ public protocol FeedRelaying: FeedSignal {
     /// Events after `sequence` on `topics`, oldest first, as relayed; nil
     /// when the relay cannot vouch for them (the host reads the store).
     func events(after sequence: Int64, topics: Set<String>, limit: Int) -> [StoredFeedEvent]?
-    /// The host's own read found an append still running and waits
-    /// `FeedRelay.appendsRunningPause` before the next: the relay wakes
-    /// the host's loop when the pause ends.
-    func wakeAfterPause()
+    /// The store's events, read by this host itself, for when `events`
+    /// gives nil. A read that finds an append still running gives nothing,
+    /// and so does every read for `FeedRelay.appendsRunningPause` after it;
+    /// the relay wakes the host's loop when the pause ends.
+    func readStore(after sequence: Int64, topics: Set<String>, limit: Int) throws -> [StoredFeedEvent]
 }
 
 /// One listener per machine for a PostgreSQL store's change feed
@@ -51,8 +52,8 @@ public final class FeedRelay: FeedRelaying {
     static let retryNanoseconds: UInt64 = 2_000_000_000
     static let staleNanoseconds: UInt64 = 1_500_000_000
     static let refusedNanoseconds: UInt64 = 100_000_000
-    /// How long a holder whose read found an append still running waits
-    /// before it tries again (`FeedAppendsRunning`).
+    /// How long a host whose read found an append still running waits
+    /// before it reads again (`FeedAppendsRunning`), as holder or directly.
     public static let appendsRunningPause: UInt64 = 250_000_000
 
     enum Role { case idle, holder, member, direct }
@@ -60,6 +61,9 @@ public final class FeedRelay: FeedRelaying {
     let folder: String
     let lockPath: String
     let socketPath: String
+    /// The state folder, open while the socket's path is too
+    /// long for an address of its own (`socketAddress`).
+    var folderFD: Int32 = -1
     let openServerWake: () throws -> any FeedSignal
     let read: (Int64, [String], Int) throws -> FeedPage
     let readNoticeKeys: () throws -> FeedNoticeKeys?
@@ -97,6 +101,11 @@ public final class FeedRelay: FeedRelaying {
     /// loop then, so the read owed is not left to the periodic one.
     var readAgainAt: UInt64 = 0
     var pauseTimer: Int32 = -1
+    /// Wakes a host that reads the store itself to join the machine's
+    /// listener again, though no event comes: a host that started while
+    /// the holder was slow to answer would hold a server connection of its
+    /// own until then.
+    var joinTimer: Int32 = -1
     /// The store's notice keys (`feed/v4-notice-rows`), read by the holder
     /// once: only a notice whose MAC checks out under them is taken as a row.
     var noticeKeys: FeedNoticeKeys?
@@ -106,7 +115,7 @@ public final class FeedRelay: FeedRelaying {
     var quickLosses = 0
     /// How long a peer may leave `peerSoftLimit` unread (a variable for the tests).
     var stallNanoseconds: UInt64 = 5_000_000_000
-    private var warnedLongPath = false
+    private var warnedNoAddress = false
 
     /// `feed` names the feed (its store's and its LISTEN's URLs): hosts of
     /// different stores that share a state folder get a relay each.
@@ -174,7 +183,13 @@ public final class FeedRelay: FeedRelaying {
         announce()
     }
 
-    public func wakeAfterPause() { armPauseTimer() }
+    public func readStore(after sequence: Int64, topics wanted: Set<String>, limit: Int) throws -> [StoredFeedEvent] {
+        guard Self.now() >= readAgainAt else { return [] }
+        do { return try read(sequence, wanted.sorted(), limit).events } catch is FeedAppendsRunning {
+            pauseReads()
+            return []
+        }
+    }
 
     public func events(after sequence: Int64, topics wanted: Set<String>, limit: Int) -> [StoredFeedEvent]? {
         hostCursor = max(hostCursor, sequence)
@@ -206,19 +221,19 @@ public final class FeedRelay: FeedRelaying {
     /// Becomes the holder, or connects to it; reads the store itself when
     /// neither works (each periodic read tries again).
     func join() {
-        guard RelayCall.address(socketPath) != nil else {
-            if !warnedLongPath {
-                warnedLongPath = true
-                log("change feed: \(socketPath) is too long for a Unix-domain socket; this host listens on its own")
-            }
-            becomeDirect()
-            return
-        }
         do {
             try openEpoll()
             try openLock()
         } catch {
             log("change feed: the machine's listener: \(error); this host listens on its own")
+            becomeDirect()
+            return
+        }
+        guard socketAddress() != nil else {
+            if !warnedNoAddress {
+                warnedNoAddress = true
+                log("change feed: no address for \(socketPath) (errno \(errno)); this host listens on its own")
+            }
             becomeDirect()
             return
         }
@@ -304,6 +319,7 @@ public final class FeedRelay: FeedRelaying {
         if serverWake == nil { serverWake = try? openServerWake() }
         if epoll < 0 { try? openEpoll() }
         registerServerWake()
+        arm(&joinTimer, after: Self.retryNanoseconds, for: "joining the machine's listener again", else: "the next read does")
     }
 
     /// Lets go of everything: the socket, the lock, the server connection.
@@ -314,14 +330,17 @@ public final class FeedRelay: FeedRelaying {
             self.member = nil
         }
         closeServerWake()
-        if pauseTimer >= 0 {
-            close(pauseTimer)
-            pauseTimer = -1
-        }
+        for timer in [pauseTimer, joinTimer] where timer >= 0 { close(timer) }
+        pauseTimer = -1
+        joinTimer = -1
         readAgainAt = 0
         if lockFD >= 0 {
             close(lockFD)
             lockFD = -1
+        }
+        if folderFD >= 0 {
+            close(folderFD)
+            folderFD = -1
         }
         if epoll >= 0 {
             close(epoll)
@@ -353,8 +372,18 @@ public final class FeedRelay: FeedRelaying {
         lockFD = fd
     }
 
+    /// The socket's address: its path or, when that does not fit in a
+    /// `sockaddr_un` (a deep state folder), the same file reached through
+    /// the folder's descriptor in /proc/self/fd.
+    func socketAddress() -> sockaddr_un? {
+        if let address = RelayCall.address(socketPath) { return address }
+        if folderFD < 0 { folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        guard folderFD >= 0 else { return nil }
+        return RelayCall.address("/proc/self/fd/\(folderFD)/" + socketPath.split(separator: "/").last!)
+    }
+
     private func connectToHolder() -> RelaySocket? {
-        guard let address = RelayCall.address(socketPath),
+        guard let address = socketAddress(),
             let socket = try? RelaySocket.connect(
                 to: address, readLimit: FeedRelayFrame.maxEventsBytes, pendingLimit: FeedRelayFrame.maxFollowBytes * 4)
         else { return nil }

@@ -343,6 +343,68 @@ import Testing
         #expect(member.events(after: 0) == [1])
     }
 
+    @Test func aHostReadingDirectlyPausesAfterARunningAppendAndIsWokenWhenThePauseEnds() throws {
+        let (folder, store, feedFile, _) = try sharedStore()
+        // The listener's lock is held and nobody answers on its socket (a
+        // holder that hangs): the host reads the store itself.
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let lock = open(folder + "/" + FeedRelay.fileName("test") + ".lock", O_RDWR | O_CREAT, 0o600)
+        defer { close(lock) }
+        #expect(flock(lock, LOCK_EX | LOCK_NB) == 0)
+        let host = Host(folder: folder, store: store, feedFile: feedFile)
+        host.relay.follow(topics: ["echo.a"], after: 0)
+        #expect(host.relay.isDirect)
+        try store.write { _ = try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 5) }
+        host.runningAppends = 1
+        #expect(try host.relay.readStore(after: 0, topics: ["echo.a"], limit: 256).isEmpty)
+        #expect(try host.relay.readStore(after: 0, topics: ["echo.a"], limit: 256).isEmpty, "paused")
+        #expect(host.reads == 1, "no read during the pause")
+        guard let fd = host.relay.listen() else {
+            Issue.record("a host reading directly waits on the relay's descriptor")
+            return
+        }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&descriptor, 1, Int32(FeedRelay.appendsRunningPause / 1_000_000) * 2) == 1, "woken when the pause ends")
+        host.relay.drain()
+        #expect(try host.relay.readStore(after: 0, topics: ["echo.a"], limit: 256).map(\.sequence) == [1])
+        #expect(host.reads == 2)
+    }
+
+    @Test func aHostReadingDirectlyJoinsTheListenerWhenItAnswersThoughNoEventComes() throws {
+        let (folder, store, feedFile, _) = try sharedStore()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let lock = open(folder + "/" + FeedRelay.fileName("test") + ".lock", O_RDWR | O_CREAT, 0o600)
+        #expect(flock(lock, LOCK_EX | LOCK_NB) == 0)
+        let late = Host(folder: folder, store: store, feedFile: feedFile)
+        late.relay.follow(topics: ["echo.a"], after: 0)
+        #expect(late.relay.isDirect, "the lock is held and nobody answers")
+        close(lock)
+        let holder = Host(folder: folder, store: store, feedFile: feedFile)
+        holder.relay.follow(topics: ["echo.a"], after: 0)
+        #expect(holder.relay.isHolder)
+        holder.settle()
+        late.settle(milliseconds: Int32(FeedRelay.retryNanoseconds / 1_000_000) + 500)
+        #expect(!late.relay.isDirect && !late.relay.isHolder, "a member now, woken by its own timer")
+    }
+
+    @Test func aStateFolderTooDeepForASocketAddressStillHasOneListener() throws {
+        let (_, store, feedFile, ring) = try sharedStore()
+        let folder = scratch.path + "/" + String(repeating: "deep-", count: 24) + "state"
+        #expect(folder.utf8.count > 107)
+        let holder = Host(folder: folder, store: store, feedFile: feedFile)
+        let member = Host(folder: folder, store: store, feedFile: feedFile)
+        holder.relay.follow(topics: ["echo.a"], after: 0)
+        member.relay.follow(topics: ["echo.a"], after: 0)
+        #expect(holder.relay.isHolder && !member.relay.isHolder && !member.relay.isDirect)
+        holder.settle()
+        try store.write { _ = try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 0) }
+        ring.ring()
+        holder.settle()
+        member.settle()
+        #expect(member.events(after: 0) == [1])
+        #expect(member.reads == 0)
+    }
+
     @Test func aMemberDropsWhatAnsweredAnEarlierFollow() throws {
         let (folder, store, feedFile, ring) = try sharedStore()
         let holder = Host(folder: folder, store: store, feedFile: feedFile)
