@@ -280,6 +280,48 @@ def register_secret(value):
         SECRETS.add(value)
 
 
+def _grep_secrets(secrets, arguments, data=None):
+    """grep -F's matches of `secrets` in the
+    files named, or in `data`: one pass that looks for every secret at once,
+    where a loop over them costs the secrets times the bytes (a load test
+    makes thousands of codes and megabytes of logs)."""
+    import tempfile
+    with tempfile.NamedTemporaryFile("wb", suffix=".patterns") as patterns:
+        patterns.write(b"".join(secret.encode() + b"\n" for secret in secrets))
+        patterns.flush()
+        out = subprocess.run(["grep", "-a", "-o", "-F", "-f", patterns.name] + arguments, input=data,
+                             capture_output=True, env=dict(os.environ, LC_ALL="C"))
+    if out.returncode > 1:
+        raise RuntimeError("grep failed: %s" % out.stderr.decode(errors="replace"))
+    return out.stdout.decode(errors="replace").splitlines()
+
+
+def secrets_in(secrets, data):
+    """The secrets found in `data` (bytes)."""
+    lines = [secret for secret in secrets if "\n" in secret]
+    found = {secret for secret in lines if secret.encode() in data}
+    plain = [secret for secret in secrets if "\n" not in secret]
+    if plain and data:
+        found.update(_grep_secrets(plain, [], data))
+    return sorted(found)
+
+
+def secrets_in_files(secrets, paths):
+    """(file, secret) for each secret found in each file."""
+    found = set()
+    lines = [secret for secret in secrets if "\n" in secret]
+    for path in paths if lines else []:
+        with open(path, "rb") as handle:
+            found.update((path, secret) for secret in secrets_in(lines, handle.read()))
+    plain = [secret for secret in secrets if "\n" not in secret]
+    for start in range(0, len(paths) if plain else 0, 256):
+        # -Z: each file name ends with a NUL, whatever the secret holds.
+        for match in _grep_secrets(plain, ["-H", "-Z", "--"] + paths[start:start + 256]):
+            path, _, secret = match.partition("\0")
+            found.add((path, secret))
+    return sorted(found)
+
+
 @pytest.fixture(autouse=True)
 def drop_test_databases():
     """Each test's PostgreSQL databases are dropped after it (the hosts are closed by then)."""
@@ -305,21 +347,19 @@ def secret_hygiene(tmp_path, request):
     leaks = []
     for client in SPAWNED:
         client.close()
-        text = client.stderr_text()
-        leaks += ["stderr: %s" % secret for secret in SECRETS if secret in text]
+        leaks += ["stderr: %s" % secret for secret in secrets_in(SECRETS, client.stderr_text().encode())]
     for output in ADMIN_OUTPUTS:
-        leaks += ["admin output: %s" % secret for secret in SECRETS if secret in output]
-    for folder, names, files in os.walk(str(tmp_path)):
+        leaks += ["admin output: %s" % secret for secret in secrets_in(SECRETS, output.encode())]
+    files = []
+    for folder, names, file_names in os.walk(str(tmp_path)):
         names[:] = [name for name in names if name != "devices"]  # host custody's key files: where keys belong
-        for name in files:
-            if name.endswith(".key") or name.endswith(".so") or name.endswith(".json"):
-                continue  # sealing keys, test plugins, configs and receipts the test wrote itself
-            with open(os.path.join(folder, name), "rb") as handle:
-                content = handle.read()
-            leaks += ["%s: %s" % (name, secret) for secret in SECRETS if secret.encode() in content]
+        files += [os.path.join(folder, name) for name in file_names
+                  # sealing keys, test plugins, configs and receipts the test wrote itself
+                  if not (name.endswith(".key") or name.endswith(".so") or name.endswith(".json"))]
+    leaks += ["%s: %s" % (os.path.basename(path), secret) for path, secret in secrets_in_files(SECRETS, files)]
     for path, database in list(STORE_MAP.items()):
         content = postgres_cluster().dump(database)
-        leaks += ["database %s: %s" % (os.path.basename(path), secret) for secret in SECRETS if secret.encode() in content]
+        leaks += ["database %s: %s" % (os.path.basename(path), secret) for secret in secrets_in(SECRETS, content)]
     assert not leaks, "secrets where they must never be: %s" % sorted(set(leaks))[:10]
 
 
@@ -535,11 +575,11 @@ def error_problems(error):
     """What in an error the host sent does not fit the contract: the error
     object, and its `data` by its code (an SDK refusal's, or the code's data
     schema; none for a code whose schema says it carries no data)."""
-    from schemas import validator
     code = error.get("code") if isinstance(error, dict) else None
     name = "sdk-error" if isinstance(code, int) and code > 0 else "error"
-    if not validator(name).is_valid(error):
-        return ["error %s: %s" % (code, next(validator(name).iter_errors(error)).message[:200])]
+    problem = misfit(name, error)
+    if problem:
+        return ["error %s: %s" % (code, problem[0])]
     if code > 0 or "data" not in error:
         return []
     if code not in CONTRACT_ERRORS:
@@ -547,15 +587,29 @@ def error_problems(error):
     data_schema = CONTRACT_ERRORS[code]
     if data_schema is None:
         return ["error %s: data %s, and the contract gives this code none" % (code, json.dumps(error["data"])[:200])]
-    if not validator(data_schema).is_valid(error["data"]):
-        problem = next(validator(data_schema).iter_errors(error["data"]))
-        return ["error %s data: %s at %s" % (code, problem.message[:200], list(problem.absolute_path))]
+    problem = misfit(data_schema, error["data"])
+    if problem:
+        return ["error %s data: %s at %s" % ((code,) + problem)]
     return []
+
+
+_FIT = {}
+
+
+def misfit(name, value):
+    """The first problem of `value` under the contract's schema `name`, or
+    None. Remembered by the value's text: a load test sends the same frames
+    thousands of times, and a value fits a schema or not whoever sent it."""
+    from schemas import validator
+    key = (name, json.dumps(value, sort_keys=True))
+    if key not in _FIT:
+        problem = next(validator(name).iter_errors(value), None) if not validator(name).is_valid(value) else None
+        _FIT[key] = None if problem is None else (problem.message[:200], list(problem.absolute_path))
+    return _FIT[key]
 
 
 def contract_problems(transcript):
     """What in a transcript does not fit the contract (the hosts' side)."""
-    from schemas import validator
     problems, asked = [], {}
     for direction, line in transcript:
         try:
@@ -573,22 +627,22 @@ def contract_problems(transcript):
             if method is not None and "id" not in item:
                 # Every schema the event's name has (one: test_contract.py holds it).
                 for name in CONTRACT_EVENTS.get(method, []):
-                    if not validator(name).is_valid(item.get("params", {})):
-                        error = next(validator(name).iter_errors(item.get("params", {})))
-                        problems.append("event %s: %s at %s" % (method, error.message[:200], list(error.absolute_path)))
+                    problem = misfit(name, item.get("params", {}))
+                    if problem:
+                        problems.append("event %s: %s at %s" % ((method,) + problem))
             elif method is not None:
                 name = CONTRACT_REQUESTS.get(method)
-                if name and not validator(name).is_valid(item.get("params", {})):
-                    error = next(validator(name).iter_errors(item.get("params", {})))
-                    problems.append("host request %s: %s at %s" % (method, error.message[:200], list(error.absolute_path)))
+                problem = name and misfit(name, item.get("params", {}))
+                if problem:
+                    problems.append("host request %s: %s at %s" % ((method,) + problem))
             elif "error" in item:
                 problems += error_problems(item["error"])
             elif "result" in item:
                 answered = asked.get(json.dumps(item.get("id")))
                 name = CONTRACT_RESULTS.get(answered)
-                if name and not validator(name).is_valid(item["result"]):
-                    error = next(validator(name).iter_errors(item["result"]))
-                    problems.append("result of %s: %s at %s" % (answered, error.message[:200], list(error.absolute_path)))
+                problem = name and misfit(name, item["result"])
+                if problem:
+                    problems.append("result of %s: %s at %s" % ((answered,) + problem))
     return problems
 
 
