@@ -30,7 +30,7 @@ swift build --build-path .build-asan --sanitize=address 2>&1 | tail -1
 # end would take the machine's memory. The rest run, children included.
 ASAN_OPTIONS=detect_leaks=0:log_path="$logs/asan" FLOWHOST_SANITIZER=address \
   FLOWHOST_BIN_DIR="$(swift build --build-path .build-asan --show-bin-path)" \
-  python3 -m pytest -q -rfE Tests/EndToEnd --deselect Tests/EndToEnd/test_crash_safety.py --deselect Tests/EndToEnd/test_concurrency.py \
+  python3 -m pytest -q -rfE -n 3 Tests/EndToEnd --deselect Tests/EndToEnd/test_crash_safety.py --deselect Tests/EndToEnd/test_concurrency.py \
   --deselect Tests/EndToEnd/test_isolation.py::test_a_segfault_mid_dialogue_ends_that_dialogue_only \
   --deselect Tests/EndToEnd/test_isolation.py::test_a_flow_that_allocates_without_end_meets_its_address_space_limit \
   --deselect Tests/EndToEnd/test_isolation.py::test_when_the_names_child_dies_each_library_is_probed_on_its_own \
@@ -40,7 +40,7 @@ check asan
 # The plugins find the TSan runtime's symbols in the executable only if it exports them.
 swift build --build-path .build-tsan --sanitize=thread -Xlinker --export-dynamic 2>&1 | tail -1
 TSAN_OPTIONS=log_path="$logs/tsan" FLOWHOST_BIN_DIR="$(swift build --build-path .build-tsan --show-bin-path)" \
-  python3 -m pytest -q -rfE Tests/EndToEnd/test_misbehaving.py Tests/EndToEnd/test_security.py Tests/EndToEnd/test_mfa.py \
+  python3 -m pytest -q -rfE -n 3 Tests/EndToEnd/test_misbehaving.py Tests/EndToEnd/test_security.py Tests/EndToEnd/test_mfa.py \
   Tests/EndToEnd/test_stepup.py Tests/EndToEnd/test_data_signing.py Tests/EndToEnd/test_lda_toggle.py \
   Tests/EndToEnd/test_device_activation.py || status=1
 check tsan

@@ -68,6 +68,8 @@ if [ "${1:-}" = "--test" ]; then
   need_pip=()
   python3 -c 'import pytest' 2>/dev/null || need_pip+=(pytest)
   python3 -c 'import jsonschema' 2>/dev/null || need_pip+=(jsonschema)
+  # The end-to-end suites run on several workers: their tests mostly wait on hosts.
+  python3 -c 'import xdist' 2>/dev/null || need_pip+=(pytest-xdist)
   # Ed25519 and P-256 keys and signatures for the tests that play a platform keystore.
   python3 -c 'import cryptography' 2>/dev/null || need_pip+=(cryptography)
   # Project Wycheproof's ECDSA P-256 vectors, which the P-256 unit tests read.

@@ -15,6 +15,10 @@ cd "$(dirname "$0")/.."
 
 # Each stage says when it starts (and so how long the one before took).
 stage() { echo "test.sh: $(date -u +%H:%M:%S) $*"; }
+# The end-to-end suites run on three workers (pytest-xdist): their tests
+# mostly wait on hosts, so three keep two cores busy. Each worker has its own
+# temporary folders and, on PostgreSQL, its own throw-away cluster.
+workers=(-n 3)
 stage setup
 scripts/setup.sh --test
 stage build
@@ -33,7 +37,7 @@ python3 Tests/EndToEnd/pgcluster.py --bouncer swift test --skip-build --filter P
 FLOWHOST_FUZZ_PLUGINS="$bin" "$bin/fuzz-dispatch" Tests/Fuzz/Corpus/dispatch
 "$bin/fuzz-device-input" Tests/Fuzz/Corpus/device-input
 stage end-to-end tests on SQLite
-FLOWHOST_BIN_DIR="$bin" python3 -m pytest -q -rfE Tests/EndToEnd
+FLOWHOST_BIN_DIR="$bin" python3 -m pytest -q -rfE "${workers[@]}" Tests/EndToEnd
 stage inspector
 # The inspector (`flowhost inspect`): its access rules, then a real headless
 # Chromium through the page; screenshots of each step in .build-screenshots/.
@@ -84,7 +88,7 @@ python3 -m pytest -q -rfE Tests/Package
 # CI's time.
 stage every flow isolated, release build
 FLOWHOST_TEST_ISOLATE=all FLOWHOST_CRASH_KILLS=40 FLOWHOST_CONCURRENCY_SECONDS=10 FLOWHOST_BIN_DIR="$release" \
-  python3 -m pytest -q -rfE Tests/EndToEnd
+  python3 -m pytest -q -rfE "${workers[@]}" Tests/EndToEnd
 # The tutorial's flows, built out of tree in Swift and in C, tested with
 # FlowHostTesting, then loaded into the built host and driven.
 stage "the tutorial's flows"
@@ -97,7 +101,7 @@ FLOWHOST_BIN_DIR="$bin" scripts/examples.sh
 # crash-safety and load tests run at half length (100 kills, 15 s), within
 # CI's time: the full ones ran on SQLite above.
 stage PostgreSQL
-FLOWHOST_TEST_BACKEND=pgbouncer FLOWHOST_CRASH_KILLS=100 FLOWHOST_CONCURRENCY_SECONDS=15 FLOWHOST_BIN_DIR="$release" python3 -m pytest -q -rfE Tests/EndToEnd --deselect Tests/EndToEnd/test_postgres.py --deselect Tests/EndToEnd/test_pgbouncer.py
+FLOWHOST_TEST_BACKEND=pgbouncer FLOWHOST_CRASH_KILLS=100 FLOWHOST_CONCURRENCY_SECONDS=15 FLOWHOST_BIN_DIR="$release" python3 -m pytest -q -rfE "${workers[@]}" Tests/EndToEnd --deselect Tests/EndToEnd/test_postgres.py --deselect Tests/EndToEnd/test_pgbouncer.py
 stage sanitizers
 scripts/sanitize.sh
 stage fuzzing
