@@ -89,6 +89,17 @@ extension FlowStore {
         }
     }
 
+    /// Appends one event in a transaction of its own (a flow's publish):
+    /// with PostgreSQL its BEGIN, the append and the COMMIT go to the server
+    /// in one round trip, which is most of the time from a publish to its
+    /// delivery.
+    public func appendFeedEventAlone(topic: String, payload: String, at: Int64, durability: Durability) throws -> Int64 {
+        if let postgres = self as? PostgresStore {
+            return try postgres.writeOneStatement(durability: durability) { try $0.appendFeedEvent(topic: topic, payload: payload, at: at) }
+        }
+        return try write(durability: durability) { try $0.appendFeedEvent(topic: topic, payload: payload, at: at) }
+    }
+
     /// Where a subscription made now starts: with PostgreSQL the highest
     /// number drawn, so that an append still running with a lower number
     /// counts as published before (a reader never waits on it), and every

@@ -6,17 +6,28 @@ extension PostgresConnection {
     func executeParams(
         _ sql: String, _ count: Int32, _ types: [UInt32], _ values: UnsafePointer<UnsafePointer<CChar>?>?
     ) -> OpaquePointer? {
-        guard let begin = deferredBegin else { return api.pointee.execParams(handle, sql, count, types, values, nil, nil, 0) }
+        precondition(!committed, "a statement after the transaction's COMMIT (writeOneStatement runs one)")
+        let ending = commitsWithNext ? ["COMMIT"] : []
+        commitsWithNext = false
+        guard deferredBegin != nil || !ending.isEmpty else { return api.pointee.execParams(handle, sql, count, types, values, nil, nil, 0) }
+        let begin = deferredBegin ?? []
         deferredBegin = nil
-        return pipelined(begin, sql, count, types, values)
+        commitSent = !ending.isEmpty
+        let answer = pipelined(begin, sql, count, types, values, then: ending)
+        if let answer, !ending.isEmpty {
+            let status = api.pointee.resultStatus(answer)
+            committed = status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK
+        }
+        return answer
     }
 
-    /// Sends `begin`'s statements and `sql` in pipeline mode with one Sync,
-    /// then reads every result. Answers the first that failed, else `sql`'s;
-    /// nil when the connection failed (its message says why). Every result
-    /// is read before the pipeline is left, so the connection is reusable.
+    /// Sends `begin`'s statements, `sql` and `ending`'s in pipeline mode with
+    /// one Sync, then reads every result. Answers the first that failed, else
+    /// `sql`'s; nil when the connection failed (its message says why). Every
+    /// result is read before the pipeline is left, so the connection is reusable.
     private func pipelined(
-        _ begin: [String], _ sql: String, _ count: Int32, _ types: [UInt32], _ values: UnsafePointer<UnsafePointer<CChar>?>?
+        _ begin: [String], _ sql: String, _ count: Int32, _ types: [UInt32], _ values: UnsafePointer<UnsafePointer<CChar>?>?,
+        then ending: [String]
     ) -> OpaquePointer? {
         let api = api.pointee
         guard api.enterPipelineMode(handle) == 1 else { return nil }
@@ -26,6 +37,10 @@ extension PostgresConnection {
             sent += 1
         }
         if sent == begin.count, api.sendQueryParams(handle, sql, count, types, values, nil, nil, 0) == 1 { sent += 1 }
+        for statement in ending where sent == begin.count + 1 {
+            guard api.sendQueryParams(handle, statement, 0, nil, nil, nil, nil, 0) == 1 else { break }
+            sent += 1
+        }
         let synced = api.pipelineSync(handle) == 1
         var answer: OpaquePointer?
         var failed = false
@@ -36,11 +51,17 @@ extension PostgresConnection {
             let status = api.resultStatus(first)
             let ok = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK
             if !failed && (!ok || index == begin.count) {
+                if let earlier = answer { api.clear(earlier) }
                 answer = first
                 failed = !ok
             } else {
                 api.clear(first)
             }
+        }
+        if sent < begin.count + 1 + ending.count, !failed, let answer {
+            // A statement could not be sent: the connection's message says why.
+            api.clear(answer)
+            return nil
         }
         var ended = !synced
         // The Sync's own result closes the pipeline; a lost connection ends

@@ -64,27 +64,56 @@ final class PostgresConnection: SQLDatabase {
     /// Opens a transaction with `statements` (its BEGIN and any `SET LOCAL`)
     /// sent in the same round trip as its first statement, not in one of
     /// their own: through a pooler each round trip is two hops.
-    func beginLazily(_ statements: [String]) { deferredBegin = statements }
+    func beginLazily(_ statements: [String]) {
+        deferredBegin = statements
+        commitsWithNext = false
+        committed = false
+        commitSent = false
+    }
+
+    /// The next statement is the transaction's last: its COMMIT goes in the
+    /// same round trip (`PostgresStore.writeOneStatement`).
+    var commitsWithNext = false
+    /// The COMMIT that went with a statement succeeded: nothing is left to
+    /// end, and no statement may follow.
+    var committed = false
+    /// A COMMIT went with a statement, whatever became of it: when the
+    /// connection is lost it may have landed.
+    var commitSent = false
 
     /// Ends the transaction `beginLazily` opened; one that never sent a
     /// statement never reached the server and has nothing to end.
     func commit() throws(PostgresError) {
+        if committed {
+            committed = false
+            return
+        }
         guard deferredBegin == nil else { deferredBegin = nil; return }
         try execute("COMMIT")
     }
 
     func rollback() throws(PostgresError) {
+        // Too late: the body failed after its one statement committed.
+        if committed {
+            committed = false
+            return
+        }
         guard deferredBegin == nil else { deferredBegin = nil; return }
         try execute("ROLLBACK")
     }
 
     /// Runs SQL without parameters (several statements allowed).
     func execute(_ sql: String) throws(PostgresError) {
-        let text = deferredBegin.map { ($0 + [sql]).joined(separator: "; ") } ?? sql
+        precondition(!committed, "a statement after the transaction's COMMIT (writeOneStatement runs one)")
+        let ending = commitsWithNext ? ["COMMIT"] : []
+        let text = ((deferredBegin ?? []) + [sql] + ending).joined(separator: "; ")
         deferredBegin = nil
+        commitsWithNext = false
+        commitSent = !ending.isEmpty
         let result = api.pointee.exec(handle, text)
         defer { api.pointee.clear(result) }
         try check(result)
+        committed = !ending.isEmpty
     }
 
     @discardableResult

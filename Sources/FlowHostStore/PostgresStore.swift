@@ -130,7 +130,18 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
         try transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", writes: true, relaxed: durability == .relaxed, body)
     }
 
-    private func transaction<T>(_ begin: String, writes: Bool, relaxed: Bool, _ body: (SQLTransaction) throws -> T) throws -> T {
+    /// A write whose body runs one statement: the transaction's BEGIN, that
+    /// statement and its COMMIT go to the server in one round trip, where
+    /// `write` takes two (through a pooler each round trip is two hops). A
+    /// conflict at the COMMIT runs it again, as `write` does; a second
+    /// statement in the body is a programming error.
+    func writeOneStatement<T>(durability: Durability, _ body: (any StoreWriter) throws -> T) throws -> T {
+        try transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", writes: true, relaxed: durability == .relaxed, oneStatement: true, body)
+    }
+
+    private func transaction<T>(
+        _ begin: String, writes: Bool, relaxed: Bool, oneStatement: Bool = false, _ body: (SQLTransaction) throws -> T
+    ) throws -> T {
         try lock.withLock {
             var pause: UInt32 = 2_000
             for attempt in 0... {
@@ -141,6 +152,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
                 do {
                     // Sent with the first statement; the setting lives and dies with the transaction.
                     db.beginLazily(writes ? [begin, "SET LOCAL synchronous_commit = " + (relaxed ? "off" : "on")] : [begin])
+                    db.commitsWithNext = oneStatement
                     let result = try body(SQLTransaction(db: db, handlers: handlers))
                     committing = true
                     try db.commit()
@@ -150,7 +162,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
                     if db.isConnected { try? db.rollback() }
                     // A COMMIT whose connection was lost may have landed: its
                     // handlers are not run, so what it took stays taken.
-                    if !(committing && (error.isConnectionLost || !db.isConnected)) { handlers?.rolledBack() }
+                    if !((committing || db.commitSent) && (error.isConnectionLost || !db.isConnected)) { handlers?.rolledBack() }
                     if error.isConflict && attempt < Self.conflictRetries {
                         usleep(pause + UInt32.random(in: 0..<pause))
                         pause = min(pause * 2, 200_000)

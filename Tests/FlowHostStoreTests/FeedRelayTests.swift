@@ -178,6 +178,28 @@ import Testing
         return (scratch.path + "/state", store, feedFile, try FeedWake(path: feedFile))
     }
 
+    /// Two hosts of one folder following echo.a from 0, settled: the first
+    /// holds the listener (with notices that carry rows, if asked), the
+    /// second is its member.
+    func holderAndMember(notices: Bool = false) throws -> (holder: Host, member: Host, store: SQLiteStore, ring: FeedWake) {
+        let (folder, store, feedFile, ring) = try sharedStore()
+        let holder = Host(folder: folder, store: store, feedFile: feedFile, notices: notices)
+        let member = Host(folder: folder, store: store, feedFile: feedFile)
+        holder.relay.follow(topics: ["echo.a"], after: 0)
+        member.relay.follow(topics: ["echo.a"], after: 0)
+        holder.settle()
+        member.settle()
+        return (holder, member, store, ring)
+    }
+
+    /// Takes the listener's lock in `folder` as a holder that never answers would.
+    func holdTheLock(_ folder: String) throws -> Int32 {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let lock = open(folder + "/" + FeedRelay.fileName("test") + ".lock", O_RDWR | O_CREAT, 0o600)
+        try #require(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0)
+        return lock
+    }
+
     @Test func oneHolderReadsForBothAndTheOtherTakesOverWhenItGoes() throws {
         let (folder, store, feedFile, ring) = try sharedStore()
         func publish(_ topic: String) throws {
@@ -220,13 +242,7 @@ import Testing
     /// every reader with no read; a notice without its row, or a new follow,
     /// means a read again.
     @Test func theHolderHandsOnTheRowsItsNoticesCarryWithoutReadingThem() throws {
-        let (folder, store, feedFile, ring) = try sharedStore()
-        let holder = Host(folder: folder, store: store, feedFile: feedFile, notices: true)
-        let member = Host(folder: folder, store: store, feedFile: feedFile)
-        holder.relay.follow(topics: ["echo.a"], after: 0)
-        member.relay.follow(topics: ["echo.a"], after: 0)
-        holder.settle()
-        member.settle()
+        let (holder, member, store, ring) = try holderAndMember(notices: true)
         let wake = try #require(holder.noticeWake)
         #expect(wake.keepsNotices, "the holder keeps its notices")
         let readsBefore = holder.reads
@@ -282,13 +298,7 @@ import Testing
     /// (the append between may still commit), and a late notice of a row
     /// read already is dropped.
     @Test func aGapInTheNoticesMeansAReadAndALateNoticeIsDropped() throws {
-        let (folder, store, feedFile, ring) = try sharedStore()
-        let holder = Host(folder: folder, store: store, feedFile: feedFile, notices: true)
-        let member = Host(folder: folder, store: store, feedFile: feedFile)
-        holder.relay.follow(topics: ["echo.a"], after: 0)
-        member.relay.follow(topics: ["echo.a"], after: 0)
-        holder.settle()
-        member.settle()
+        let (holder, member, store, ring) = try holderAndMember(notices: true)
         let wake = try #require(holder.noticeWake)
         func notice(_ sequence: Int64) -> FeedNotice {
             let row = StoredFeedEvent(sequence: sequence, topic: "echo.a", payload: "{}", at: 5)
@@ -324,13 +334,7 @@ import Testing
     /// pause is over, woken by the relay's own timer: not left to a wake
     /// that may never come, nor to the periodic read.
     @Test func aReadThatFindsAnAppendRunningIsMadeAgainAfterThePause() throws {
-        let (folder, store, feedFile, ring) = try sharedStore()
-        let holder = Host(folder: folder, store: store, feedFile: feedFile)
-        let member = Host(folder: folder, store: store, feedFile: feedFile)
-        holder.relay.follow(topics: ["echo.a"], after: 0)
-        member.relay.follow(topics: ["echo.a"], after: 0)
-        holder.settle()
-        member.settle()
+        let (holder, member, store, ring) = try holderAndMember()
         let readsBefore = holder.reads
         holder.runningAppends = 1
         try store.write { _ = try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 5) }
@@ -347,10 +351,8 @@ import Testing
         let (folder, store, feedFile, _) = try sharedStore()
         // The listener's lock is held and nobody answers on its socket (a
         // holder that hangs): the host reads the store itself.
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let lock = open(folder + "/" + FeedRelay.fileName("test") + ".lock", O_RDWR | O_CREAT, 0o600)
+        let lock = try holdTheLock(folder)
         defer { close(lock) }
-        #expect(flock(lock, LOCK_EX | LOCK_NB) == 0)
         let host = Host(folder: folder, store: store, feedFile: feedFile)
         host.relay.follow(topics: ["echo.a"], after: 0)
         #expect(host.relay.isDirect)
@@ -372,9 +374,7 @@ import Testing
 
     @Test func aHostReadingDirectlyJoinsTheListenerWhenItAnswersThoughNoEventComes() throws {
         let (folder, store, feedFile, _) = try sharedStore()
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let lock = open(folder + "/" + FeedRelay.fileName("test") + ".lock", O_RDWR | O_CREAT, 0o600)
-        #expect(flock(lock, LOCK_EX | LOCK_NB) == 0)
+        let lock = try holdTheLock(folder)
         let late = Host(folder: folder, store: store, feedFile: feedFile)
         late.relay.follow(topics: ["echo.a"], after: 0)
         #expect(late.relay.isDirect, "the lock is held and nobody answers")

@@ -102,6 +102,59 @@ struct PostgresStoreTests {
         #expect(read.0 == "repeatable read" && read.1 == "on")
     }
 
+    /// A one-statement write's COMMIT goes with its statement: another
+    /// connection sees the row as soon as the statement has answered, inside
+    /// the body; the durability and isolation are set as for any write; and
+    /// the connection is left outside any transaction for the next write.
+    @Test func aOneStatementWriteCommitsWithItsStatement() throws {
+        let other = try PostgresConnection(conninfo: Self.url!)
+        var committed = false
+        let (inserted, seenInside) = try store.writeOneStatement(durability: .relaxed) { tx in
+            tx.onCommit { committed = true }
+            let row = try tx.query(
+                "INSERT INTO \(table) (name, value) VALUES (current_setting('synchronous_commit') || ' ' || current_setting('transaction_isolation'), 7) RETURNING name",
+                []
+            ) { $0.string(0) }[0]
+            return (row, try other.query("SELECT value FROM \(table) WHERE name = ?", [.text(row)]) { $0.int64(0) })
+        }
+        #expect(inserted == "off serializable")
+        #expect(seenInside == [7], "committed before the body returned")
+        #expect(committed)
+        let first = try store.write { tx in try tx.query("SELECT txid_current()", []) { $0.int64(0) }[0] }
+        let second = try store.write { tx in try tx.query("SELECT txid_current()", []) { $0.int64(0) }[0] }
+        #expect(first != second)
+    }
+
+    /// A one-statement write whose statement fails reports that statement's
+    /// error, commits nothing, runs its rollback handlers and leaves the
+    /// connection usable.
+    @Test func aOneStatementWriteThatFailsCommitsNothing() throws {
+        var undone = false
+        do {
+            try store.writeOneStatement(durability: .full) { tx in
+                tx.onRollback { undone = true }
+                _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('bad', NULL)", [])
+            }
+            Issue.record("a NULL in a NOT NULL column was accepted")
+        } catch let error as PostgresError {
+            #expect(error.sqlState == "23502", "\(error)")
+        }
+        #expect(undone)
+        try store.writeOneStatement(durability: .full) { tx in _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('good', 1)", []) }
+        let rows = try store.read { tx in try tx.query("SELECT name FROM \(table) ORDER BY name", []) { $0.string(0) } }
+        #expect(rows == ["good"])
+    }
+
+    /// A publish's append is one round trip, and its number is the feed's next.
+    @Test func aFeedEventAppendedAloneIsCommittedAndNumbered() throws {
+        let feedStore = try PostgresStore(url: Self.url!, schema: SchemaMigrator({ _ in }))
+        let first = try feedStore.appendFeedEventAlone(topic: "echo.alone", payload: "{}", at: 1, durability: .relaxed)
+        let second = try feedStore.appendFeedEventAlone(topic: "echo.alone", payload: "{}", at: 1, durability: .relaxed)
+        #expect(second > first)
+        let page = try feedStore.readFeed(after: first - 1, topics: ["echo.alone"], limit: 10)
+        #expect(page.events.map(\.sequence) == [first, second])
+    }
+
     /// A body that fails before its first statement sends nothing: the
     /// connection has no transaction left open for the next body to fall into.
     @Test func aBodyThatFailsBeforeAnyStatementLeavesNoTransactionOpen() throws {
