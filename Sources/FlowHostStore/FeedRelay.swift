@@ -106,6 +106,10 @@ public final class FeedRelay: FeedRelaying {
     /// the holder was slow to answer would hold a server connection of its
     /// own until then.
     var joinTimer: Int32 = -1
+    /// What this host follows cannot be told to a holder (too many topics,
+    /// too large a frame): it reads the store itself, without trying to
+    /// join again, until it follows something else.
+    var unrelayable = false
     /// The store's notice keys (`feed/v4-notice-rows`), read by the holder
     /// once: only a notice whose MAC checks out under them is taken as a row.
     var noticeKeys: FeedNoticeKeys?
@@ -179,6 +183,14 @@ public final class FeedRelay: FeedRelaying {
         }
         self.topics = topics
         hostCursor = cursor
+        if unrelayable {
+            // Another interest: it may fit where the last did not.
+            unrelayable = false
+            if role == .direct {
+                rejoin(retrying: false)
+                return
+            }
+        }
         if role == .idle { join() }
         announce()
     }
@@ -193,7 +205,7 @@ public final class FeedRelay: FeedRelaying {
 
     public func events(after sequence: Int64, topics wanted: Set<String>, limit: Int) -> [StoredFeedEvent]? {
         hostCursor = max(hostCursor, sequence)
-        if role == .direct, Self.now() >= nextJoin {
+        if role == .direct, !unrelayable, Self.now() >= nextJoin {
             nextJoin = Self.now() + Self.retryNanoseconds
             rejoin(retrying: false)
         }
@@ -297,6 +309,7 @@ public final class FeedRelay: FeedRelaying {
                 unregister(member.fd)
                 member.close()
                 self.member = nil
+                unrelayable = true
                 becomeDirect()
                 return
             }
@@ -319,7 +332,9 @@ public final class FeedRelay: FeedRelaying {
         if serverWake == nil { serverWake = try? openServerWake() }
         if epoll < 0 { try? openEpoll() }
         registerServerWake()
-        arm(&joinTimer, after: Self.retryNanoseconds, for: "joining the machine's listener again", else: "the next read does")
+        if !unrelayable {
+            arm(&joinTimer, after: Self.retryNanoseconds, for: "joining the machine's listener again", else: "the next read does")
+        }
     }
 
     /// Lets go of everything: the socket, the lock, the server connection.

@@ -12,25 +12,24 @@ extension PostgresConnection {
         guard deferredBegin != nil || !ending.isEmpty else { return api.pointee.execParams(handle, sql, count, types, values, nil, nil, 0) }
         let begin = deferredBegin ?? []
         deferredBegin = nil
-        commitSent = !ending.isEmpty
-        let answer = pipelined(begin, sql, count, types, values, then: ending)
-        if let answer, !ending.isEmpty {
-            let status = api.pointee.resultStatus(answer)
-            committed = status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK
-        }
+        if !ending.isEmpty { commitSent = true }
+        let (answer, allSucceeded) = pipelined(begin, sql, count, types, values, then: ending)
+        committed = !ending.isEmpty && allSucceeded
         return answer
     }
 
     /// Sends `begin`'s statements, `sql` and `ending`'s in pipeline mode with
     /// one Sync, then reads every result. Answers the first that failed, else
-    /// `sql`'s; nil when the connection failed (its message says why). Every
-    /// result is read before the pipeline is left, so the connection is reusable.
+    /// `sql`'s, and whether every statement's own result came and succeeded;
+    /// nil when the connection failed or a statement could not be sent (the
+    /// connection's message says why). Every result is read before the
+    /// pipeline is left, so the connection is reusable.
     private func pipelined(
         _ begin: [String], _ sql: String, _ count: Int32, _ types: [UInt32], _ values: UnsafePointer<UnsafePointer<CChar>?>?,
         then ending: [String]
-    ) -> OpaquePointer? {
+    ) -> (OpaquePointer?, Bool) {
         let api = api.pointee
-        guard api.enterPipelineMode(handle) == 1 else { return nil }
+        guard api.enterPipelineMode(handle) == 1 else { return (nil, false) }
         var sent = 0
         for statement in begin {
             guard api.sendQueryParams(handle, statement, 0, nil, nil, nil, nil, 0) == 1 else { break }
@@ -44,12 +43,14 @@ extension PostgresConnection {
         let synced = api.pipelineSync(handle) == 1
         var answer: OpaquePointer?
         var failed = false
+        var succeeded = 0
         for index in 0..<sent {
             // Each statement's result, then a NULL that ends it.
             guard let first = api.getResult(handle) else { break }
             while let extra = api.getResult(handle) { api.clear(extra) }
             let status = api.resultStatus(first)
             let ok = status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK
+            if ok { succeeded += 1 }
             if !failed && (!ok || index == begin.count) {
                 if let earlier = answer { api.clear(earlier) }
                 answer = first
@@ -57,11 +58,6 @@ extension PostgresConnection {
             } else {
                 api.clear(first)
             }
-        }
-        if sent < begin.count + 1 + ending.count, !failed, let answer {
-            // A statement could not be sent: the connection's message says why.
-            api.clear(answer)
-            return nil
         }
         var ended = !synced
         // The Sync's own result closes the pipeline; a lost connection ends
@@ -72,6 +68,12 @@ extension PostgresConnection {
             api.clear(result)
         }
         if api.exitPipelineMode(handle) != 1 { pipelineLeftOpen = true }
-        return answer
+        let whole = begin.count + 1 + ending.count
+        if sent < whole, !failed, let unsent = answer {
+            // A statement could not be sent: the connection's message says why.
+            api.clear(unsent)
+            return (nil, false)
+        }
+        return (answer, succeeded == whole)
     }
 }

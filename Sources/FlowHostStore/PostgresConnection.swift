@@ -78,7 +78,7 @@ final class PostgresConnection: SQLDatabase {
     /// end, and no statement may follow.
     var committed = false
     /// A COMMIT went with a statement, whatever became of it: when the
-    /// connection is lost it may have landed.
+    /// connection is lost it may have landed. Only `beginLazily` clears it.
     var commitSent = false
 
     /// Ends the transaction `beginLazily` opened; one that never sent a
@@ -93,11 +93,9 @@ final class PostgresConnection: SQLDatabase {
     }
 
     func rollback() throws(PostgresError) {
-        // Too late: the body failed after its one statement committed.
-        if committed {
-            committed = false
-            return
-        }
+        // Too late: the body failed after its one statement committed
+        // (`PostgresStore.transaction` runs the commit handlers then).
+        if committed { return }
         guard deferredBegin == nil else { deferredBegin = nil; return }
         try execute("ROLLBACK")
     }
@@ -109,7 +107,7 @@ final class PostgresConnection: SQLDatabase {
         let text = ((deferredBegin ?? []) + [sql] + ending).joined(separator: "; ")
         deferredBegin = nil
         commitsWithNext = false
-        commitSent = !ending.isEmpty
+        if !ending.isEmpty { commitSent = true }
         let result = api.pointee.exec(handle, text)
         defer { api.pointee.clear(result) }
         try check(result)

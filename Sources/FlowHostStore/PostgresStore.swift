@@ -158,6 +158,11 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
                     try db.commit()
                     handlers?.committed()
                     return result
+                } catch where db.committed {
+                    // The body failed after its one statement committed:
+                    // what that wrote stays, and so does what it took.
+                    handlers?.committed()
+                    throw error
                 } catch let error as PostgresError {
                     if db.isConnected { try? db.rollback() }
                     // A COMMIT whose connection was lost may have landed: its

@@ -132,13 +132,17 @@ import Testing
         var runningAppends = 0
         /// The holder's wake-up, when it has one with notices.
         var noticeWake: NoticeWake?
+        /// Server connections this host's relay opened for itself.
+        var serverWakes = 0
         init(folder: String, store: SQLiteStore, feedFile: String, notices: Bool = false) {
             let keys = notices ? Self.noticeKeys : nil
             var counted: (() throws -> Void)?
             var made: ((NoticeWake) -> Void)?
+            var opened: (() -> Void)?
             relay = FeedRelay(
                 folder: folder, feed: "test",
                 serverWake: {
+                    opened?()
                     guard notices else { return try FeedWake(path: feedFile) }
                     let wake = try NoticeWake(path: feedFile)
                     made?(wake)
@@ -156,6 +160,7 @@ import Testing
                 }
             }
             made = { [unowned self] in self.noticeWake = $0 }
+            opened = { [unowned self] in self.serverWakes += 1 }
         }
 
         /// Waits for the relay's descriptor, then drains it.
@@ -385,6 +390,25 @@ import Testing
         holder.settle()
         late.settle(milliseconds: Int32(FeedRelay.retryNanoseconds / 1_000_000) + 500)
         #expect(!late.relay.isDirect && !late.relay.isHolder, "a member now, woken by its own timer")
+    }
+
+    @Test func aHostWhoseInterestCannotBeRelayedDoesNotTryAgainUntilItChanges() throws {
+        let (holder, member, _, _) = try holderAndMember()
+        #expect(!member.relay.isDirect)
+        let many = Set((0...FeedRelay.maxTopics).map { "echo.t\($0)" })
+        member.relay.follow(topics: many, after: 0)
+        #expect(member.relay.isDirect, "too many topics to tell the holder")
+        let opened = member.serverWakes
+        // Bounded: a host that tried again would wake every retry interval.
+        let deadline = FeedRelay.now() + FeedRelay.retryNanoseconds + 500_000_000
+        while FeedRelay.now() < deadline {
+            holder.settle(milliseconds: 50)
+            member.settle(milliseconds: 50)
+        }
+        #expect(member.relay.isDirect)
+        #expect(member.serverWakes == opened, "no new server connection, no join attempt")
+        member.relay.follow(topics: ["echo.a"], after: 0)
+        #expect(!member.relay.isDirect && !member.relay.isHolder, "a member again once its interest fits")
     }
 
     @Test func aStateFolderTooDeepForASocketAddressStillHasOneListener() throws {

@@ -145,6 +145,25 @@ struct PostgresStoreTests {
         #expect(rows == ["good"])
     }
 
+    /// A body that fails after its one statement committed cannot undo it:
+    /// the commit handlers run, not the rollback ones, and the row stays.
+    @Test func aOneStatementWriteWhoseBodyFailsAfterItsCommitKeepsWhatItWrote() throws {
+        struct Late: Error {}
+        var committed = false
+        var undone = false
+        #expect(throws: Late.self) {
+            try store.writeOneStatement(durability: .full) { tx in
+                tx.onCommit { committed = true }
+                tx.onRollback { undone = true }
+                _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('kept', 1)", [])
+                throw Late()
+            }
+        }
+        #expect(committed && !undone)
+        let rows = try store.read { tx in try tx.query("SELECT name FROM \(table)", []) { $0.string(0) } }
+        #expect(rows == ["kept"])
+    }
+
     /// A publish's append is one round trip, and its number is the feed's next.
     @Test func aFeedEventAppendedAloneIsCommittedAndNumbered() throws {
         let feedStore = try PostgresStore(url: Self.url!, schema: SchemaMigrator({ _ in }))
