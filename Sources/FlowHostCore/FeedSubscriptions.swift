@@ -27,8 +27,10 @@ final class FeedSubscriptions {
 
     var isEmpty: Bool { subscribers.isEmpty }
 
-    /// What the loop should wait on, while anything is subscribed.
-    var wakeDescriptor: Int32? { subscribers.isEmpty ? nil : feed?.wakeDescriptor }
+    /// What the loop should wait on: the feed's wake-up while anything is
+    /// subscribed, and after that whatever the feed still holds for a while
+    /// (a relay between the machine's hosts, which others may read through).
+    var wakeDescriptor: Int32? { subscribers.isEmpty ? feed?.idleWakeDescriptor : feed?.wakeDescriptor }
 
     enum Subscribed { case refused, subscribed, startedWatching }
 

@@ -61,6 +61,9 @@ public protocol ChangeFeed: AnyObject {
     /// The host now follows `topics`, after `cursor` (no topic: nothing):
     /// a feed relayed between the hosts of a machine passes it on.
     func follow(_ topics: Set<String>, after cursor: Int64)
+    /// What the loop waits on while nothing is subscribed: a relay that
+    /// is kept a while after its last follow; nil when there is none.
+    var idleWakeDescriptor: Int32? { get }
     /// A host topic's event as the store bears it out now (its payload
     /// rebuilt from the store's records), or nil when the store does not:
     /// a session still open, a notification that does not exist or was
@@ -75,6 +78,7 @@ public protocol ChangeFeed: AnyObject {
 
 extension ChangeFeed {
     public func follow(_ topics: Set<String>, after cursor: Int64) {}
+    public var idleWakeDescriptor: Int32? { nil }
 }
 
 /// Who reads a host topic's event on this host: its session's user, if any.

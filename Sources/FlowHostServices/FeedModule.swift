@@ -55,6 +55,7 @@ final class StoreChangeFeed: ChangeFeed {
     }
 
     var wakeDescriptor: Int32? { wake.listen() }
+    var idleWakeDescriptor: Int32? { (wake as? any FeedRelaying)?.idleDescriptor }
     func drainWake() { wake.drain() }
     func follow(_ topics: Set<String>, after cursor: Int64) { (wake as? any FeedRelaying)?.follow(topics: topics, after: cursor) }
 

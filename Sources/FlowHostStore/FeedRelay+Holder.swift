@@ -87,6 +87,10 @@ extension FeedRelay {
             _ = Glibc.read(pauseTimer, &expirations, 8)
             readAgainAt = 0
             dirty = true
+        } else if fd == idleTimer {
+            var expirations: UInt64 = 0
+            _ = Glibc.read(idleTimer, &expirations, 8)
+            whileIdle()
         } else if fd == joinTimer {
             var expirations: UInt64 = 0
             _ = Glibc.read(joinTimer, &expirations, 8)
@@ -226,6 +230,22 @@ extension FeedRelay {
         }
         guard let last = rows.last else { return }
         hand(rows, through: last.sequence, to: activePeers(), at: Self.now())
+    }
+
+    /// The idle timer's round while this host follows nothing: a holder
+    /// that others follow through keeps the role and reads when its last
+    /// read is stale; any other lets go once it has lingered long enough.
+    private func whileIdle() {
+        guard let idleSince, topics.isEmpty else { return }
+        let now = Self.now()
+        if role == .holder, !activePeers().isEmpty {
+            self.idleSince = now
+            if dirty || now - lastRead >= Self.staleNanoseconds { serve() }
+        } else if now - idleSince >= linger {
+            letGo()
+            return
+        }
+        arm(&idleTimer, after: Self.staleNanoseconds, for: "letting go of the relay", else: "the relay is kept until the host exits")
     }
 
     /// After a read that found an append still running: each attempt holds

@@ -11,6 +11,10 @@ public protocol FeedRelaying: FeedSignal {
     /// The host now follows `topics` after `cursor`; no topic: it follows
     /// nothing (the relay lets go of whatever it holds).
     func follow(topics: Set<String>, after cursor: Int64)
+    /// What the host's loop waits on while it follows nothing: the relay
+    /// still held from its last interest (`FeedRelay.lingerNanoseconds`),
+    /// or nil.
+    var idleDescriptor: Int32? { get }
     /// Events after `sequence` on `topics`, oldest first, as relayed; nil
     /// when the relay cannot vouch for them (the host reads the store).
     func events(after sequence: Int64, topics: Set<String>, limit: Int) -> [StoredFeedEvent]?
@@ -33,8 +37,10 @@ public protocol FeedRelaying: FeedSignal {
 ///
 /// The wake descriptor is an epoll instance over the relay's sockets, so
 /// the host's loop waits on one descriptor whatever the role. Nothing is
-/// opened before the host first subscribes, and all is let go when it
-/// follows nothing. Used on one thread at a time (the host's loop).
+/// opened before the host first subscribes. A host that follows nothing
+/// keeps its role for `lingerNanoseconds`, and a holder keeps it while
+/// another host follows something through it: then all is let go. Used on
+/// one thread at a time (the host's loop).
 public final class FeedRelay: FeedRelaying {
     /// Peers a holder serves at once; more are refused (they read the store themselves).
     static let maxPeers = 4096
@@ -55,6 +61,11 @@ public final class FeedRelay: FeedRelaying {
     /// How long a host whose read found an append still running waits
     /// before it reads again (`FeedAppendsRunning`), as holder or directly.
     public static let appendsRunningPause: UInt64 = 250_000_000
+    /// How long a host that follows nothing keeps its role. A logoff and
+    /// the next login then find the relay as they left it: without it, the
+    /// holder's host logging off would make another open a new server
+    /// connection (a backend and an authentication) for each login.
+    static let lingerNanoseconds: UInt64 = 30_000_000_000
 
     enum Role { case idle, holder, member, direct }
 
@@ -106,6 +117,13 @@ public final class FeedRelay: FeedRelaying {
     /// the holder was slow to answer would hold a server connection of its
     /// own until then.
     var joinTimer: Int32 = -1
+    /// While this host follows nothing: since when, and the timer that
+    /// wakes the loop to let go, and meanwhile (a holder still serving
+    /// others) to make the periodic read its own host's poll made.
+    var idleSince: UInt64?
+    var idleTimer: Int32 = -1
+    /// `lingerNanoseconds`, a variable for the tests.
+    var linger = FeedRelay.lingerNanoseconds
     /// What this host follows cannot be told to a holder (too many topics,
     /// too large a frame): it reads the store itself, without trying to
     /// join again, until it follows something else.
@@ -145,6 +163,8 @@ public final class FeedRelay: FeedRelaying {
 
     deinit { letGo() }
 
+    public var idleDescriptor: Int32? { role == .idle || epoll < 0 ? nil : epoll }
+
     /// Whether this host holds the machine's listener now.
     public var isHolder: Bool { role == .holder }
     /// Whether this host reads the store itself (no holder could be reached).
@@ -178,9 +198,14 @@ public final class FeedRelay: FeedRelaying {
 
     public func follow(topics: Set<String>, after cursor: Int64) {
         guard !topics.isEmpty else {
-            letGo()
+            guard role != .idle else { return }
+            self.topics = []
+            idleSince = Self.now()
+            announce()
+            arm(&idleTimer, after: Self.staleNanoseconds, for: "letting go of the relay", else: "the relay is kept until the host exits")
             return
         }
+        idleSince = nil
         self.topics = topics
         hostCursor = cursor
         if unrelayable {
@@ -266,6 +291,12 @@ public final class FeedRelay: FeedRelaying {
     /// Leaves the current role (the holder is gone, or this host reads the
     /// store itself) and joins again, then says what this host follows.
     func rejoin(retrying: Bool) {
+        // Following nothing, this host has no reason to join again: a
+        // holder is elected among the hosts that follow something.
+        if topics.isEmpty {
+            letGo()
+            return
+        }
         // A holder that closes at once, again and again, is refusing this
         // host (it serves `maxPeers` already): read the store, and try again
         // later, rather than connect again at once, forever. Once may be a
@@ -345,9 +376,11 @@ public final class FeedRelay: FeedRelaying {
             self.member = nil
         }
         closeServerWake()
-        for timer in [pauseTimer, joinTimer] where timer >= 0 { close(timer) }
+        for timer in [pauseTimer, joinTimer, idleTimer] where timer >= 0 { close(timer) }
         pauseTimer = -1
         joinTimer = -1
+        idleTimer = -1
+        idleSince = nil
         readAgainAt = 0
         if lockFD >= 0 {
             close(lockFD)

@@ -97,6 +97,28 @@ def test_hosts_through_the_pooler_log_in_and_an_idle_host_holds_no_server_connec
     assert cluster.psql(store["db"], "SELECT count(*) FROM session WHERE ended_at IS NULL") == [[str(len(users))]]
 
 
+def test_users_logging_off_and_in_again_keep_the_machines_one_listen(cluster, store, spawn, flowhost_bin):
+    """A host that follows nothing keeps its place in the machine's relay a
+    while (Protocol/spec.md, "One listener per machine"): a logoff and a
+    login do not make the server start, and authenticate, a new LISTEN
+    connection each time, whichever host held it."""
+    hosts = {}
+    for user in ("frank", "grace"):
+        code = admin(flowhost_bin, store, "add-user", user)["activationCode"]
+        hosts[user] = host(spawn, store, "laptop-" + user)
+        activate(hosts[user], user, code)
+
+    def listening():
+        return cluster.psql("postgres", "SELECT pid FROM pg_stat_activity WHERE datname = '%s' AND application_name = 'flowhost feed listener'"
+                            % store["db"])
+    first = listening()
+    assert len(first) == 1, backends(cluster, store["db"])
+    for _ in range(3):
+        for user, client in hosts.items():
+            log_in(client, user)
+            assert listening() == first
+
+
 def test_every_write_sets_its_durability_inside_its_transaction(cluster, store, spawn, flowhost_bin):
     """With a database default of synchronous_commit=off, a session SET would
     hold only on the server connection that ran it; through the pooler other

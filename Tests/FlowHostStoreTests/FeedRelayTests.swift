@@ -197,6 +197,20 @@ import Testing
         return (holder, member, store, ring)
     }
 
+    /// Runs the hosts' loops for `milliseconds`: each waits on its relay's
+    /// descriptor (the idle one while it follows nothing) and drains it.
+    func run(_ hosts: [Host], milliseconds: UInt64) {
+        let deadline = FeedRelay.now() + milliseconds * 1_000_000
+        while FeedRelay.now() < deadline {
+            for host in hosts {
+                guard let fd = host.relay.topics.isEmpty ? host.relay.idleDescriptor : host.relay.listen() else { continue }
+                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&descriptor, 1, 10) > 0 { host.relay.drain() }
+            }
+            usleep(1000)
+        }
+    }
+
     /// Takes the listener's lock in `folder` as a holder that never answers would.
     func holdTheLock(_ folder: String) throws -> Int32 {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -409,6 +423,57 @@ import Testing
         #expect(member.serverWakes == opened, "no new server connection, no join attempt")
         member.relay.follow(topics: ["echo.a"], after: 0)
         #expect(!member.relay.isDirect && !member.relay.isHolder, "a member again once its interest fits")
+    }
+
+    /// A logoff, then a login: the hosts keep their places, and the
+    /// holder its server connection, rather than elect and connect again.
+    @Test func aHostThatFollowsNothingKeepsItsPlaceAWhileThenLetsGo() throws {
+        let (holder, member, store, ring) = try holderAndMember()
+        let opened = holder.serverWakes
+        holder.relay.follow(topics: [], after: 0)
+        member.relay.follow(topics: [], after: 0)
+        #expect(holder.relay.isHolder && holder.relay.idleDescriptor != nil && member.relay.idleDescriptor != nil)
+        run([holder, member], milliseconds: 100)
+        holder.relay.follow(topics: ["echo.a"], after: 0)
+        member.relay.follow(topics: ["echo.a"], after: 0)
+        #expect(holder.relay.isHolder && !member.relay.isHolder && !member.relay.isDirect)
+        #expect(holder.serverWakes == opened && member.serverWakes == 0, "no new server connection")
+        try store.write { _ = try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 0) }
+        ring.ring()
+        holder.settle()
+        member.settle()
+        #expect(member.events(after: 0) == [1])
+        #expect(member.reads == 0)
+
+        // Once they have lingered, both let go of everything.
+        holder.relay.linger = 0
+        member.relay.linger = 0
+        holder.relay.follow(topics: [], after: 1)
+        member.relay.follow(topics: [], after: 1)
+        run([holder, member], milliseconds: FeedRelay.staleNanoseconds / 1_000_000 + 500)
+        #expect(holder.relay.idleDescriptor == nil && member.relay.idleDescriptor == nil)
+        #expect(!holder.relay.isHolder && !FileManager.default.fileExists(atPath: holder.relay.socketPath))
+    }
+
+    /// The holder's host follows nothing, another host still follows
+    /// through it: it stays the listener past its linger, and lets go once
+    /// nobody does (the other, following nothing, does not take over).
+    @Test func aHolderThatFollowsNothingServesTheOthersUntilTheyStop() throws {
+        let (holder, member, store, ring) = try holderAndMember()
+        holder.relay.linger = 0
+        holder.relay.follow(topics: [], after: 0)
+        run([holder, member], milliseconds: FeedRelay.staleNanoseconds / 1_000_000 + 500)
+        #expect(holder.relay.isHolder, "kept past its linger for the member")
+        try store.write { _ = try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 0) }
+        ring.ring()
+        run([holder, member], milliseconds: 200)
+        #expect(member.events(after: 0) == [1])
+        #expect(member.reads == 0)
+
+        member.relay.follow(topics: [], after: 1)
+        run([holder, member], milliseconds: FeedRelay.staleNanoseconds / 1_000_000 + 500)
+        #expect(holder.relay.idleDescriptor == nil, "let go once nobody follows through it")
+        #expect(!member.relay.isHolder && member.serverWakes == 0, "the member, following nothing, did not take over")
     }
 
     @Test func aStateFolderTooDeepForASocketAddressStillHasOneListener() throws {
