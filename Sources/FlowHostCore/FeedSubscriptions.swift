@@ -48,6 +48,8 @@ final class FeedSubscriptions {
             _ = feed.wakeDescriptor
             do { cursor = try position ?? feed.latestSequence() } catch {
                 logger.error("change feed: \(error)")
+                // What the watch above joined is let go in time.
+                feed.follow([], after: 0)
                 return .refused
             }
             started = true
@@ -63,8 +65,9 @@ final class FeedSubscriptions {
     }
 
     /// Stops `plugin`'s interest in `topic` (nil: the host's own). With no
-    /// subscription left the host stops watching the feed: its loop goes
-    /// back to a plain blocking read, and a later subscription starts afresh.
+    /// subscription left the host stops reading the feed, and a later
+    /// subscription starts afresh; its loop goes back to a plain blocking
+    /// read once the feed holds nothing (`idleWakeDescriptor`).
     func unsubscribe(_ topic: String, plugin: LoadedPlugin?) {
         guard var list = subscribers[topic] else { return }
         // A flow's unsubscribe never ends the host's own interest (its

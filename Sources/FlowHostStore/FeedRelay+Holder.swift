@@ -90,7 +90,7 @@ extension FeedRelay {
         } else if fd == idleTimer {
             var expirations: UInt64 = 0
             _ = Glibc.read(idleTimer, &expirations, 8)
-            whileIdle()
+            idleRoundDue = true
         } else if fd == joinTimer {
             var expirations: UInt64 = 0
             _ = Glibc.read(joinTimer, &expirations, 8)
@@ -235,11 +235,14 @@ extension FeedRelay {
     /// The idle timer's round while this host follows nothing: a holder
     /// that others follow through keeps the role and reads when its last
     /// read is stale; any other lets go once it has lingered long enough.
-    private func whileIdle() {
+    func whileIdle() {
         guard let idleSince, topics.isEmpty else { return }
         let now = Self.now()
         if role == .holder, !activePeers().isEmpty {
             self.idleSince = now
+            // As the host's loop does while it follows something: a lost
+            // LISTEN connection is opened again.
+            registerServerWake()
             if dirty || now - lastRead >= Self.staleNanoseconds { serve() }
         } else if now - idleSince >= linger {
             letGo()

@@ -9,7 +9,7 @@ import Glibc
 /// from it, and from the store only when it returns nil.
 public protocol FeedRelaying: FeedSignal {
     /// The host now follows `topics` after `cursor`; no topic: it follows
-    /// nothing (the relay lets go of whatever it holds).
+    /// nothing (the relay keeps its place a while, then lets go).
     func follow(topics: Set<String>, after cursor: Int64)
     /// What the host's loop waits on while it follows nothing: the relay
     /// still held from its last interest (`FeedRelay.lingerNanoseconds`),
@@ -122,6 +122,7 @@ public final class FeedRelay: FeedRelaying {
     /// others) to make the periodic read its own host's poll made.
     var idleSince: UInt64?
     var idleTimer: Int32 = -1
+    var idleRoundDue = false
     /// `lingerNanoseconds`, a variable for the tests.
     var linger = FeedRelay.lingerNanoseconds
     /// What this host follows cannot be told to a holder (too many topics,
@@ -191,6 +192,12 @@ public final class FeedRelay: FeedRelaying {
             for event in ready[0..<Int(count)] { handle(fd: event.data.fd, events: event.events) }
             if count < ready.count { break }
         }
+        // After every frame that came with it: a peer's follow in the same
+        // batch counts before the holder decides it serves nobody.
+        if idleRoundDue {
+            idleRoundDue = false
+            whileIdle()
+        }
         if role == .holder, dirty { serve() }
     }
 
@@ -198,7 +205,12 @@ public final class FeedRelay: FeedRelaying {
 
     public func follow(topics: Set<String>, after cursor: Int64) {
         guard !topics.isEmpty else {
-            guard role != .idle else { return }
+            // A host reading the store itself holds a server connection
+            // for itself alone: it lets go at once.
+            guard role == .holder || role == .member else {
+                if role == .direct { letGo() }
+                return
+            }
             self.topics = []
             idleSince = Self.now()
             announce()
@@ -336,6 +348,12 @@ public final class FeedRelay: FeedRelaying {
             guard let member else { return }
             let frame = FeedRelayFrame.follow(generation: generation, cursor: hostCursor, topics: topics.sorted()).encoded()
             if topics.count > Self.maxTopics || frame.count - 4 > FeedRelayFrame.maxFollowBytes || !member.send(frame) {
+                // Following nothing, a host that cannot reach the holder
+                // (it is going) has nothing to listen for on its own.
+                if topics.isEmpty {
+                    letGo()
+                    return
+                }
                 log("change feed: cannot tell the machine's listener what this host follows; this host listens on its own")
                 unregister(member.fd)
                 member.close()
@@ -381,6 +399,7 @@ public final class FeedRelay: FeedRelaying {
         joinTimer = -1
         idleTimer = -1
         idleSince = nil
+        idleRoundDue = false
         readAgainAt = 0
         if lockFD >= 0 {
             close(lockFD)

@@ -111,8 +111,10 @@ import Testing
         let wake: FeedWake
         var keepsNotices = false
         var pending: [FeedNotice] = []
+        /// The server connection is lost, and cannot be opened again yet.
+        var gone = false
         init(path: String) throws { wake = try FeedWake(path: path) }
-        func listen() -> Int32? { wake.listen() }
+        func listen() -> Int32? { gone ? nil : wake.listen() }
         func ring() { wake.ring() }
         func drain() { wake.drain() }
         var opened: Int { wake.opened }
@@ -474,6 +476,35 @@ import Testing
         run([holder, member], milliseconds: FeedRelay.staleNanoseconds / 1_000_000 + 500)
         #expect(holder.relay.idleDescriptor == nil, "let go once nobody follows through it")
         #expect(!member.relay.isHolder && member.serverWakes == 0, "the member, following nothing, did not take over")
+    }
+
+    /// A member whose user logs off just as its holder goes (its end of
+    /// stream not read yet) cannot tell it: it lets go, and opens no
+    /// server connection for itself.
+    @Test func aMemberFollowingNothingAsItsHolderGoesLetsGo() throws {
+        let (holder, member, _, _) = try holderAndMember()
+        holder.relay.letGo()  // as its process exiting would; the member has not read the end of stream
+        member.relay.follow(topics: [], after: 0)
+        #expect(member.relay.idleDescriptor == nil && !member.relay.isDirect)
+        #expect(member.serverWakes == 0)
+    }
+
+    /// A holder whose host follows nothing, serving another, opens its
+    /// LISTEN connection again when it is lost, as its host's loop did.
+    @Test func anIdleHolderOpensALostServerConnectionAgain() throws {
+        let (holder, member, store, ring) = try holderAndMember(notices: true)
+        holder.relay.follow(topics: [], after: 0)
+        let wake = try #require(holder.noticeWake)
+        wake.gone = true
+        run([holder, member], milliseconds: FeedRelay.staleNanoseconds / 1_000_000 + 500)
+        #expect(holder.relay.serverRegistration == nil, "the lost connection is noticed")
+        wake.gone = false
+        run([holder, member], milliseconds: FeedRelay.staleNanoseconds / 1_000_000 + 500)
+        #expect(holder.relay.serverRegistration != nil, "and opened again")
+        wake.pending.append(.sequence(try store.write { try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 0) }))
+        ring.ring()
+        run([holder, member], milliseconds: 200)
+        #expect(member.events(after: 0) == [1])
     }
 
     @Test func aStateFolderTooDeepForASocketAddressStillHasOneListener() throws {
