@@ -73,7 +73,7 @@ public final class CredentialService {
             guard let user = try tx.user(userID) else { return nil }
             let device = try tx.device(userID: userID, deviceID: deviceID)
             let passwords = try tx.passwords(userID: userID, limit: 1)
-            let code = try tx.latestActivationCode(userID: userID)
+            let code = try tx.lastStatement { try tx.latestActivationCode(userID: userID) }
             return UserState(
                 userID: userID, isActive: user.status == .active, blockedStatus: user.blockReason.map { Refusal.blocked($0).status },
                 registeredOnDevice: device?.status == .active, ldaType: device?.status == .active ? device?.ldaType : nil,

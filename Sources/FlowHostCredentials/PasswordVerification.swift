@@ -112,7 +112,10 @@ public final class PasswordVerification {
     /// The user and their current password hash, read before hashing (which
     /// runs outside any transaction).
     private func userAndPassword(_ userID: String) throws -> (UserRecord, PasswordRecord?) {
-        guard let found = try credentials.store.read({ tx in try tx.user(userID).map { ($0, try tx.passwords(userID: userID, limit: 1).first) } })
+        guard
+            let found = try credentials.store.read({ tx in
+                try tx.user(userID).map { ($0, try tx.lastStatement { try tx.passwords(userID: userID, limit: 1) }.first) }
+            })
         else { throw StoreError.notFound }
         return found
     }

@@ -24,7 +24,8 @@ public struct SessionLedger {
 
     /// A new session (after ending the expired ones), and the feed's position
     /// as it opens. The last step of its transaction, so the position holds
-    /// every event written before this session can be ended.
+    /// every event written before this session can be ended; the position's
+    /// read carries the transaction's COMMIT (`lastStatement`).
     public func open(_ tx: any StoreWriter, userID: String, deviceID: String, workflow: String) throws -> OpenedSession {
         let now = clock()
         try expire(tx, now: now)
@@ -32,7 +33,7 @@ public struct SessionLedger {
         let sessionID = SessionIdentifier.make(openedAt: now)
         try tx.insert(SessionRecord(sessionID: sessionID, userID: userID, deviceID: deviceID, workflow: workflow, createdAt: now))
         try audit.row(tx, userID, deviceID, "session.open", "ok", ["workflow": .string(workflow)])
-        return OpenedSession(sessionID: sessionID, feedPosition: try tx.latestFeedSequence())
+        return OpenedSession(sessionID: sessionID, feedPosition: try tx.lastStatement { try tx.latestFeedSequence() })
     }
 
     /// Ends all of a user's open sessions, on every device, with one audit

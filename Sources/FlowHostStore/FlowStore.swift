@@ -41,6 +41,16 @@ extension FlowStore {
 public protocol StoreReader {
     /// Runs a query and maps each row.
     func query<T>(_ sql: String, _ values: [SQLValue], _ map: (SQLRow) -> T) throws -> [T]
+    /// Runs `body`, whose one statement (if it sends any) is the
+    /// transaction's last: on PostgreSQL its COMMIT goes with it, in the
+    /// same round trip, so the transaction has committed when the statement
+    /// returns (through a pooler each round trip saved is two hops). A
+    /// statement after it throws.
+    func lastStatement<T>(_ body: () throws -> T) throws -> T
+}
+
+extension StoreReader {
+    public func lastStatement<T>(_ body: () throws -> T) throws -> T { try body() }
 }
 
 /// One open transaction that may change the store: every statement in it

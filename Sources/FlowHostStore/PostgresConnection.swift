@@ -166,6 +166,9 @@ final class PostgresResult {
     /// pooler needs.
     init(executing sql: String, _ values: [SQLValue], on connection: PostgresConnection) throws(PostgresError) {
         api = connection.api
+        // A programming error (a statement after the one marked last), but
+        // one the request fails on, not the host.
+        guard !connection.committed else { throw PostgresError(sqlState: "", message: "a statement after the transaction's COMMIT") }
         var types: [UInt32] = []
         var texts: [String?] = []
         for value in values {

@@ -15,6 +15,15 @@ struct SQLTransaction: StoreWriter {
 
     func insert(_ sql: String, _ values: [SQLValue], returning column: String) throws -> Int64 { try db.insert(sql, values, returning: column) }
 
+    func lastStatement<T>(_ body: () throws -> T) throws -> T {
+        // SQLite's COMMIT is no round trip: only PostgreSQL's is worth sending along.
+        guard let connection = db as? PostgresConnection else { return try body() }
+        connection.commitsWithNext = true
+        // A body that sent no statement leaves the COMMIT to the store, as usual.
+        defer { connection.commitsWithNext = false }
+        return try body()
+    }
+
     func onRollback(_ handler: @escaping () -> Void) {
         guard let handlers else { preconditionFailure("onRollback in a read transaction") }
         handlers.addRollback(handler)

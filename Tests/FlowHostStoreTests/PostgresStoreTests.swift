@@ -174,6 +174,65 @@ struct PostgresStoreTests {
         #expect(page.events.map(\.sequence) == [first, second])
     }
 
+    /// A read's statement marked last carries its COMMIT: by the time it
+    /// answers, the server holds no transaction open for this connection
+    /// (through a pooler, its server connection may be serving `other`).
+    @Test func aReadsLastStatementCommitsWithIt() throws {
+        let other = try PostgresConnection(conninfo: Self.url!)
+        func state(_ pid: Int64) throws -> String {
+            try other.query("SELECT CASE WHEN pid = pg_backend_pid() THEN 'idle' ELSE state END FROM pg_stat_activity WHERE pid = ?", [.integer(pid)]) {
+                $0.string(0)
+            }.first ?? "gone"
+        }
+        let (before, after) = try store.read { tx in
+            let pid = try tx.query("SELECT pg_backend_pid()", []) { $0.int64(0) }[0]
+            let before = try state(pid)
+            _ = try tx.lastStatement { try tx.query("SELECT 1", []) { $0.int64(0) } }
+            return (before, try state(pid))
+        }
+        #expect(before == "idle in transaction")
+        #expect(after == "idle", "committed with its last statement")
+        #expect(try store.read { tx in try tx.query("SELECT current_setting('transaction_read_only')", []) { $0.string(0) } } == ["on"])
+    }
+
+    /// A write's statement marked last carries its COMMIT and its commit
+    /// handlers run; a statement after it fails the body (the request), not
+    /// the process, and what committed stays.
+    @Test func aWritesLastStatementCommitsWithItAndNothingMayFollow() throws {
+        let other = try PostgresConnection(conninfo: Self.url!)
+        var committed = false
+        var undone = false
+        let seen = try store.write { tx in
+            tx.onCommit { committed = true }
+            tx.onRollback { undone = true }
+            _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('first', 1)", [])
+            _ = try tx.lastStatement { try tx.run("INSERT INTO \(table) (name, value) VALUES ('last', 2)", []) }
+            return try other.query("SELECT name FROM \(table) ORDER BY name", []) { $0.string(0) }
+        }
+        #expect(seen == ["first", "last"], "committed before the body returned")
+        #expect(committed && !undone)
+        #expect(throws: PostgresError.self) {
+            try store.write { tx in
+                _ = try tx.lastStatement { try tx.run("INSERT INTO \(table) (name, value) VALUES ('kept', 3)", []) }
+                _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('after', 4)", [])
+            }
+        }
+        let rows = try store.read { tx in try tx.query("SELECT name FROM \(table) ORDER BY name", []) { $0.string(0) } }
+        #expect(rows == ["first", "kept", "last"])
+    }
+
+    /// A marked body that sends no statement leaves the COMMIT to the store.
+    @Test func aLastStatementThatSendsNothingLeavesTheCommitToTheStore() throws {
+        try store.write { tx in
+            _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('a', 1)", [])
+            try tx.lastStatement { () }
+            _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('b', 2)", [])
+            _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('c', 3)", [])
+        }
+        let rows = try store.read { tx in try tx.query("SELECT name FROM \(table) ORDER BY name", []) { $0.string(0) } }
+        #expect(rows == ["a", "b", "c"])
+    }
+
     /// A body that fails before its first statement sends nothing: the
     /// connection has no transaction left open for the next body to fall into.
     @Test func aBodyThatFailsBeforeAnyStatementLeavesNoTransactionOpen() throws {
