@@ -86,4 +86,6 @@ public struct StoreError: Error, CustomStringConvertible, Equatable {
 
     public static let userExists = StoreError("user already exists")
     public static let notFound = StoreError("not found")
+    /// A statement after the one `lastStatement` marked: a programming error.
+    public static let statementAfterLast = StoreError("a statement after the transaction's last")
 }

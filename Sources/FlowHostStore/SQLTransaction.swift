@@ -3,19 +3,34 @@ struct SQLTransaction: StoreWriter {
     let db: any SQLDatabase
     /// This attempt's handlers for its rollback and its commit; `nil` for a read.
     let handlers: TransactionHandlers?
+    /// Whether the statement marked last was sent: checked on SQLite too,
+    /// so a domain's unit tests catch a statement after it, which would
+    /// fail only on PostgreSQL (its COMMIT went with the marked one).
+    private let last = LastStatementMark()
 
     init(db: any SQLDatabase, handlers: TransactionHandlers? = nil) {
         self.db = db
         self.handlers = handlers
     }
 
-    func query<T>(_ sql: String, _ values: [SQLValue], _ map: (SQLRow) -> T) throws -> [T] { try db.query(sql, values, map) }
+    func query<T>(_ sql: String, _ values: [SQLValue], _ map: (SQLRow) -> T) throws -> [T] {
+        try last.beforeStatement()
+        return try db.query(sql, values, map)
+    }
 
-    @discardableResult func run(_ sql: String, _ values: [SQLValue]) throws -> Int { try db.run(sql, values) }
+    @discardableResult func run(_ sql: String, _ values: [SQLValue]) throws -> Int {
+        try last.beforeStatement()
+        return try db.run(sql, values)
+    }
 
-    func insert(_ sql: String, _ values: [SQLValue], returning column: String) throws -> Int64 { try db.insert(sql, values, returning: column) }
+    func insert(_ sql: String, _ values: [SQLValue], returning column: String) throws -> Int64 {
+        try last.beforeStatement()
+        return try db.insert(sql, values, returning: column)
+    }
 
     func lastStatement<T>(_ body: () throws -> T) throws -> T {
+        last.armed = true
+        defer { last.armed = false }
         // SQLite's COMMIT is no round trip: only PostgreSQL's is worth sending along.
         guard let connection = db as? PostgresConnection else { return try body() }
         connection.commitsWithNext = true
@@ -32,6 +47,19 @@ struct SQLTransaction: StoreWriter {
     func onCommit(_ handler: @escaping () -> Void) {
         guard let handlers else { preconditionFailure("onCommit in a read transaction") }
         handlers.addCommit(handler)
+    }
+}
+
+/// One transaction's `lastStatement` state, shared by the copies of its
+/// `SQLTransaction` (a value the domains pass around).
+final class LastStatementMark {
+    /// Inside `lastStatement`: the next statement is the last.
+    var armed = false
+    var sent = false
+
+    func beforeStatement() throws {
+        guard !sent else { throw StoreError.statementAfterLast }
+        if armed { sent = true }
     }
 }
 

@@ -23,8 +23,9 @@ import Testing
     @Test func endingAllOfAUsersSessionsIsAnnouncedOnTheFeedInTheSameTransaction() throws {
         let (storage, service, _) = try fixture()
         let store = storage.store
-        let ids = try store.write { tx in
-            try (0..<3).map { _ in try service.ledger.open(tx, userID: "u", deviceID: "d", workflow: "NormalLogin").sessionID }
+        // A session opens as the last step of its transaction: one each.
+        let ids = try (0..<3).map { _ in
+            try store.write { tx in try service.ledger.open(tx, userID: "u", deviceID: "d", workflow: "NormalLogin").sessionID }
         }
         #expect(try store.write { try service.ledger.endAll($0, userID: "u", reason: "blocked") })
         let events = try store.read { try $0.feedEvents(after: 0, topics: [SessionLedger.endedTopic], limit: 10) }

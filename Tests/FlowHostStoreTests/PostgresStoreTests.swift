@@ -187,7 +187,7 @@ struct PostgresStoreTests {
         let (before, after) = try store.read { tx in
             let pid = try tx.query("SELECT pg_backend_pid()", []) { $0.int64(0) }[0]
             let before = try state(pid)
-            _ = try tx.lastStatement { try tx.query("SELECT 1", []) { $0.int64(0) } }
+            #expect(try tx.lastStatement { try tx.query("SELECT 1", []) { $0.int64(0) } } == [1], "the statement's own answer")
             return (before, try state(pid))
         }
         #expect(before == "idle in transaction")
@@ -211,7 +211,7 @@ struct PostgresStoreTests {
         }
         #expect(seen == ["first", "last"], "committed before the body returned")
         #expect(committed && !undone)
-        #expect(throws: PostgresError.self) {
+        #expect(throws: StoreError.statementAfterLast) {
             try store.write { tx in
                 _ = try tx.lastStatement { try tx.run("INSERT INTO \(table) (name, value) VALUES ('kept', 3)", []) }
                 _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('after', 4)", [])
@@ -219,6 +219,18 @@ struct PostgresStoreTests {
         }
         let rows = try store.read { tx in try tx.query("SELECT name FROM \(table) ORDER BY name", []) { $0.string(0) } }
         #expect(rows == ["first", "kept", "last"])
+    }
+
+    /// A marked statement that fails leaves the connection usable for the next transaction.
+    @Test func aLastStatementThatFailsLeavesTheConnectionUsable() throws {
+        do {
+            _ = try store.read { tx in try tx.lastStatement { try tx.query("SELECT 1 / 0", []) { $0.int64(0) } } }
+            Issue.record("a division by zero answered")
+        } catch let error as PostgresError {
+            #expect(error.sqlState == "22012", "\(error)")
+        }
+        #expect(try store.read { tx in try tx.lastStatement { try tx.query("SELECT 2", []) { $0.int64(0) } } } == [2])
+        #expect(try store.read { tx in try tx.query("SELECT 3", []) { $0.int64(0) } } == [3])
     }
 
     /// A marked body that sends no statement leaves the COMMIT to the store.

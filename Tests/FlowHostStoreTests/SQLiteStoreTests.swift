@@ -34,6 +34,25 @@ import Testing
         #expect((folder[.posixPermissions] as? Int) == 0o700)
     }
 
+    /// A statement after the one marked last is refused here too, as on
+    /// PostgreSQL (where the COMMIT went with the marked one), and the
+    /// transaction is rolled back.
+    @Test func aStatementAfterTheOneMarkedLastIsRefused() throws {
+        let store = try open(temporaryPath())
+        #expect(throws: StoreError.statementAfterLast) {
+            try store.write { tx in
+                _ = try tx.lastStatement { try tx.run("INSERT INTO counter (name, value) VALUES ('last', 1)", []) }
+                _ = try tx.run("INSERT INTO counter (name, value) VALUES ('after', 2)", [])
+            }
+        }
+        #expect(try store.read { tx in try tx.query("SELECT name FROM counter", []) { $0.string(0) } } == [])
+        try store.write { tx in
+            _ = try tx.run("INSERT INTO counter (name, value) VALUES ('a', 1)", [])
+            _ = try tx.lastStatement { try tx.run("INSERT INTO counter (name, value) VALUES ('b', 2)", []) }
+        }
+        #expect(try store.read { tx in try tx.query("SELECT name FROM counter ORDER BY name", []) { $0.string(0) } } == ["a", "b"])
+    }
+
     /// Memory statistics are off before the first open (no mutex per allocation).
     @Test func sqliteCountsNoMemory() throws {
         let store = try open(temporaryPath())
