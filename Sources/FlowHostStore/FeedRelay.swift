@@ -347,19 +347,26 @@ public final class FeedRelay: FeedRelaying {
         case .member:
             guard let member else { return }
             let frame = FeedRelayFrame.follow(generation: generation, cursor: hostCursor, topics: topics.sorted()).encoded()
-            if topics.count > Self.maxTopics || frame.count - 4 > FeedRelayFrame.maxFollowBytes || !member.send(frame) {
-                // Following nothing, a host that cannot reach the holder
-                // (it is going) has nothing to listen for on its own.
-                if topics.isEmpty {
-                    letGo()
-                    return
-                }
-                log("change feed: cannot tell the machine's listener what this host follows; this host listens on its own")
+            if topics.count > Self.maxTopics || frame.count - 4 > FeedRelayFrame.maxFollowBytes {
+                log("change feed: what this host follows is too much to tell the machine's listener; this host listens on its own")
                 unregister(member.fd)
                 member.close()
                 self.member = nil
                 unrelayable = true
                 becomeDirect()
+                return
+            }
+            guard member.send(frame) else {
+                // The holder is gone, its end of stream not read yet (a
+                // killed holder's sockets close in any order, so this host
+                // may even have connected to its listener as it closed):
+                // elect again, as on the end of stream. Following nothing,
+                // this host has nothing to listen for on its own.
+                if topics.isEmpty {
+                    letGo()
+                } else {
+                    rejoin(retrying: true)
+                }
                 return
             }
             if member.hasPending { watch(member.fd, writable: true) }

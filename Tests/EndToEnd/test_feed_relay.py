@@ -297,6 +297,14 @@ def holder_in(folder):
     return None
 
 
+def relay_warnings(machines, victim):
+    """What each living host of `machines` said of the relay: with an extra
+    listener, which host reads the store itself, and why."""
+    return [(folder, client.process.pid, line)
+            for folder, hosts in machines for client in hosts if client is not victim
+            for line in client.stderr_text().splitlines() if "change feed" in line]
+
+
 def test_four_machines_four_publishers_and_a_listener_killed_midstream(cluster, store, spawn, tmp_path):
     """Four machines (a state folder each, so a listener each) on one server,
     three subscribed hosts on each, four publishers at once: every host
@@ -354,4 +362,4 @@ def test_four_machines_four_publishers_and_a_listener_killed_midstream(cluster, 
             orders.append(got)
     assert all(order == orders[0] for order in orders), "the hosts heard the events in different orders"
     assert holder_in(machines[2][0]) in [client.process.pid for client in machines[2][1] if client is not victim]
-    assert len(settled_listeners(cluster, store, 4)) == 4, listeners(cluster, store)
+    assert len(settled_listeners(cluster, store, 4)) == 4, (listeners(cluster, store), relay_warnings(machines, victim))

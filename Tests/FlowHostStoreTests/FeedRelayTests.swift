@@ -489,6 +489,22 @@ import Testing
         #expect(member.serverWakes == 0)
     }
 
+    /// A member told to follow something else as its holder goes (its end
+    /// of stream not read yet) cannot send the follow: it elects again, as
+    /// on the end of stream, rather than listen on its own for good. A
+    /// killed holder's sockets close in any order, so a member may even
+    /// connect to its listener as it closes, and fail its first follow.
+    @Test func aMemberThatCannotTellItsGoneHolderElectsAgain() throws {
+        let (holder, member, store, ring) = try holderAndMember()
+        holder.relay.letGo()
+        member.relay.follow(topics: ["echo.a", "echo.b"], after: 0)
+        #expect(member.relay.isHolder, "took the holder's place")
+        try store.write { _ = try $0.appendFeedEvent(topic: "echo.b", payload: "{}", at: 0) }
+        ring.ring()
+        member.settle()
+        #expect(member.relay.events(after: 0, topics: ["echo.b"], limit: 10)?.map(\.sequence) == [1])
+    }
+
     /// A holder whose host follows nothing, serving another, opens its
     /// LISTEN connection again when it is lost, as its host's loop did.
     @Test func anIdleHolderOpensALostServerConnectionAgain() throws {
