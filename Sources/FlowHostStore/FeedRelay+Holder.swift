@@ -83,17 +83,14 @@ extension FeedRelay {
             registerServerWake()  // at once, should the drain have found the connection lost
             takeServerNotices()
         } else if fd == pauseTimer {
-            var expirations: UInt64 = 0
-            _ = Glibc.read(pauseTimer, &expirations, 8)
+            consumeExpiry(of: pauseTimer)
             readAgainAt = 0
             dirty = true
         } else if fd == idleTimer {
-            var expirations: UInt64 = 0
-            _ = Glibc.read(idleTimer, &expirations, 8)
+            consumeExpiry(of: idleTimer)
             idleRoundDue = true
         } else if fd == joinTimer {
-            var expirations: UInt64 = 0
-            _ = Glibc.read(joinTimer, &expirations, 8)
+            consumeExpiry(of: joinTimer)
             if role == .direct { rejoin(retrying: false) }
         } else if let member, fd == member.fd {
             receiveFromHolder(member, events)
@@ -102,6 +99,12 @@ extension FeedRelay {
         } else {
             unregister(fd)
         }
+    }
+
+    /// Reads a timer's expiry count, so that it is not readable again until it next fires.
+    private func consumeExpiry(of timer: Int32) {
+        var expirations: UInt64 = 0
+        _ = Glibc.read(timer, &expirations, 8)
     }
 
     private func acceptPeers() {

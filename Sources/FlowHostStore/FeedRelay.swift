@@ -72,6 +72,8 @@ public final class FeedRelay: FeedRelaying {
     let folder: String
     let lockPath: String
     let socketPath: String
+    /// The socket's name in `folder`, for the address through the folder's descriptor.
+    let socketName: String
     /// The state folder, open while the socket's path is too
     /// long for an address of its own (`socketAddress`).
     var folderFD: Int32 = -1
@@ -155,7 +157,8 @@ public final class FeedRelay: FeedRelaying {
         self.folder = folder
         let name = Self.fileName(feed)
         lockPath = folder + "/" + name + ".lock"
-        socketPath = folder + "/" + name + ".sock"
+        socketName = name + ".sock"
+        socketPath = folder + "/" + socketName
         openServerWake = serverWake
         self.read = read
         readNoticeKeys = noticeKeys
@@ -453,7 +456,7 @@ public final class FeedRelay: FeedRelaying {
         if let address = RelayCall.address(socketPath) { return address }
         if folderFD < 0 { folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         guard folderFD >= 0 else { return nil }
-        return RelayCall.address("/proc/self/fd/\(folderFD)/" + socketPath.split(separator: "/").last!)
+        return RelayCall.address("/proc/self/fd/\(folderFD)/" + socketName)
     }
 
     private func connectToHolder() -> RelaySocket? {

@@ -199,6 +199,14 @@ import Testing
         return (holder, member, store, ring)
     }
 
+    /// Appends one echo.a event and rings the store's wake-up file; its number.
+    @discardableResult
+    func publishOne(_ store: SQLiteStore, _ ring: FeedWake) throws -> Int64 {
+        let sequence = try store.write { try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 0) }
+        ring.ring()
+        return sequence
+    }
+
     /// Runs the hosts' loops for `milliseconds`: each waits on its relay's
     /// descriptor (the idle one while it follows nothing) and drains it.
     func run(_ hosts: [Host], milliseconds: UInt64) {
@@ -440,8 +448,7 @@ import Testing
         member.relay.follow(topics: ["echo.a"], after: 0)
         #expect(holder.relay.isHolder && !member.relay.isHolder && !member.relay.isDirect)
         #expect(holder.serverWakes == opened && member.serverWakes == 0, "no new server connection")
-        try store.write { _ = try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 0) }
-        ring.ring()
+        try publishOne(store, ring)
         holder.settle()
         member.settle()
         #expect(member.events(after: 0) == [1])
@@ -466,8 +473,7 @@ import Testing
         holder.relay.follow(topics: [], after: 0)
         run([holder, member], milliseconds: FeedRelay.staleNanoseconds / 1_000_000 + 500)
         #expect(holder.relay.isHolder, "kept past its linger for the member")
-        try store.write { _ = try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 0) }
-        ring.ring()
+        try publishOne(store, ring)
         run([holder, member], milliseconds: 200)
         #expect(member.events(after: 0) == [1])
         #expect(member.reads == 0)
@@ -517,8 +523,7 @@ import Testing
         wake.gone = false
         run([holder, member], milliseconds: FeedRelay.staleNanoseconds / 1_000_000 + 500)
         #expect(holder.relay.serverRegistration != nil, "and opened again")
-        wake.pending.append(.sequence(try store.write { try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 0) }))
-        ring.ring()
+        wake.pending.append(.sequence(try publishOne(store, ring)))
         run([holder, member], milliseconds: 200)
         #expect(member.events(after: 0) == [1])
     }
@@ -533,8 +538,7 @@ import Testing
         member.relay.follow(topics: ["echo.a"], after: 0)
         #expect(holder.relay.isHolder && !member.relay.isHolder && !member.relay.isDirect)
         holder.settle()
-        try store.write { _ = try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 0) }
-        ring.ring()
+        try publishOne(store, ring)
         holder.settle()
         member.settle()
         #expect(member.events(after: 0) == [1])
@@ -589,8 +593,7 @@ import Testing
 
         // Past the stall bound it is dropped at the next read; the holder carries on.
         holder.relay.stallNanoseconds = 0
-        try store.write { try $0.appendFeedEvent(topic: "echo.a", payload: "{}", at: 0) }
-        ring.ring()
+        try publishOne(store, ring)
         holder.settle()
         member.settle()
         #expect(holder.relay.peers.count == 1)
