@@ -27,7 +27,10 @@ extension FeedRelay {
     /// Binds the socket (this host holds the lock) and opens the LISTEN.
     /// False: the socket could not be served; the lock is let go.
     func becomeHolder() -> Bool {
-        guard let address = socketAddress() else { return false }
+        guard let address = socketAddress() else {
+            flock(lockFD, LOCK_UN)
+            return false
+        }
         do {
             // Only the lock's holder touches the path: a killed holder's socket file goes.
             unlink(socketPath)
