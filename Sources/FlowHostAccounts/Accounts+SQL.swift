@@ -77,8 +77,9 @@ extension StoreWriter {
 
     /// Registers a device, or updates its name, status, LDA and last access.
     /// Sets a registration's last access (a login); nothing when there is none.
+    /// Deferred (`runDeferred`): nothing reads its answer.
     public func touchDevice(userID: String, deviceID: String, at: Int64) throws {
-        try run("UPDATE device SET last_access_at = ? WHERE user_id = ? AND device_id = ?", [.integer(at), .text(userID), .text(deviceID)])
+        try runDeferred("UPDATE device SET last_access_at = ? WHERE user_id = ? AND device_id = ?", [.integer(at), .text(userID), .text(deviceID)])
     }
 
     public func save(_ device: DeviceRecord) throws {

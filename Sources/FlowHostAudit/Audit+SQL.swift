@@ -89,13 +89,13 @@ extension StoreWriter {
         try query("SELECT pg_current_xact_id()::text", []) { $0.string(0) }.first ?? ""
     }
 
+    /// `append` without the row's id, deferred (`runDeferred`).
+    public func appendDeferred(_ entry: AuditEntry) throws {
+        try runDeferred(AuditEntry.insertSQL, entry.insertValues)
+    }
+
     @discardableResult public func append(_ entry: AuditEntry) throws -> Int64 {
-        try insert(
-            "INSERT INTO audit (at, user_id, device_id, action, outcome, detail) VALUES (?, ?, ?, ?, ?, ?)",
-            [
-                .integer(entry.at), .optional(entry.userID), .optional(entry.deviceID), .text(entry.action), .text(entry.outcome),
-                .optional(entry.detail),
-            ])
+        try insert(AuditEntry.insertSQL, entry.insertValues)
     }
 
     /// Adds one to the hour's count of like events (see `AuditCount`).
@@ -105,5 +105,13 @@ extension StoreWriter {
             INSERT INTO audit_count (hour, user_id, action, outcome, count, last_at) VALUES (?, ?, ?, ?, 1, ?)
             ON CONFLICT(hour, user_id, action, outcome) DO UPDATE SET count = audit_count.count + 1, last_at = excluded.last_at
             """, [.integer(at - at % 3600), .text(userID ?? ""), .text(action), .text(outcome), .integer(at)])
+    }
+}
+
+extension AuditEntry {
+    static let insertSQL = "INSERT INTO audit (at, user_id, device_id, action, outcome, detail) VALUES (?, ?, ?, ?, ?, ?)"
+
+    var insertValues: [SQLValue] {
+        [.integer(at), .optional(userID), .optional(deviceID), .text(action), .text(outcome), .optional(detail)]
     }
 }

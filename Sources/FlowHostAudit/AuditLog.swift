@@ -20,9 +20,10 @@ public struct AuditLog {
     /// when `events` has a sink, whatever the sink adds to it).
     public func row(_ tx: any StoreWriter, _ userID: String?, _ deviceID: String?, _ action: String, _ outcome: String, _ detail: JSON? = nil) throws {
         var entry = AuditEntry(at: clock(), userID: userID, deviceID: deviceID, action: action, outcome: outcome, detail: detail?.serialized())
-        let seq = try tx.append(entry)
-        guard let sink = events.sink else { return }
-        entry.id = seq
+        // Only a sink needs the row's id: without one the row goes with the
+        // transaction's next statement or its COMMIT.
+        guard let sink = events.sink else { return try tx.appendDeferred(entry) }
+        entry.id = try tx.append(entry)
         try sink.appended(entry, in: tx)
     }
 

@@ -28,7 +28,10 @@ public struct SessionLedger {
     /// read carries the transaction's COMMIT (`lastStatement`).
     public func open(_ tx: any StoreWriter, userID: String, deviceID: String, workflow: String) throws -> OpenedSession {
         let now = clock()
-        try expire(tx, now: now)
+        // The writes before the position's read are deferred: they go with
+        // it and the COMMIT, in one round trip.
+        try tx.endExpiredSessionsDeferred(
+            idleBefore: now - settings.idleTimeoutSeconds, createdBefore: now - settings.lifetimeSeconds, at: now)
         try tx.touchDevice(userID: userID, deviceID: deviceID, at: now)
         let sessionID = SessionIdentifier.make(openedAt: now)
         try tx.insert(SessionRecord(sessionID: sessionID, userID: userID, deviceID: deviceID, workflow: workflow, createdAt: now))

@@ -27,9 +27,9 @@ public final class SessionService {
         // Losing a session's end to a power loss changes no credential.
         try store.write(durability: .relaxed) { tx in
             guard let session = try tx.session(sessionID) else { throw StoreError.notFound }
-            if try tx.endSession(sessionID, at: now, reason: reason) {
-                try audit.row(tx, session.userID, session.deviceID, "session.close", reason)
-            }
+            guard session.endedAt == nil else { return }
+            try tx.endSession(sessionID, at: now, reason: reason)
+            try audit.row(tx, session.userID, session.deviceID, "session.close", reason)
         }
     }
 

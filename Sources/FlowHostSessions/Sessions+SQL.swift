@@ -37,8 +37,9 @@ extension StoreReader {
 }
 
 extension StoreWriter {
+    /// Deferred (`runDeferred`): a session id is new, and nothing reads the insert's answer.
     public func insert(_ session: SessionRecord) throws {
-        try run(
+        try runDeferred(
             """
             INSERT INTO session (session_id, user_id, device_id, workflow, created_at, last_seen_at, ended_at, end_reason)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -49,11 +50,13 @@ extension StoreWriter {
             ])
     }
 
-    /// Ends one session if it is open; false if it had ended already.
-    @discardableResult public func endSession(_ sessionID: String, at: Int64, reason: String) throws -> Bool {
-        try run(
+    /// Ends one session if it is open, deferred (`runDeferred`): the
+    /// caller has read in this transaction whether it is, which the
+    /// transaction's isolation keeps true until it commits.
+    public func endSession(_ sessionID: String, at: Int64, reason: String) throws {
+        try runDeferred(
             "UPDATE session SET ended_at = ?, end_reason = ? WHERE session_id = ? AND ended_at IS NULL",
-            [.integer(at), .text(reason), .text(sessionID)]) == 1
+            [.integer(at), .text(reason), .text(sessionID)])
     }
 
     /// Ends every open session of the user (on one device, or on all when
@@ -69,15 +72,18 @@ extension StoreWriter {
             [.integer(at), .text(reason), .text(userID)])
     }
 
+    /// `endExpiredSessions` without the count, deferred (`runDeferred`):
+    /// the sweep a login makes before it opens its session.
+    public func endExpiredSessionsDeferred(idleBefore: Int64, createdBefore: Int64, at: Int64) throws {
+        try runDeferred(ExpiredSessions.pastLifetime, [.integer(at), .integer(createdBefore)])
+        try runDeferred(ExpiredSessions.idle, [.integer(at), .integer(idleBefore)])
+    }
+
     /// Ends every open session idle since before `idleBefore` or created
     /// before `createdBefore`; returns how many ended.
     @discardableResult public func endExpiredSessions(idleBefore: Int64, createdBefore: Int64, at: Int64) throws -> Int {
-        let lifetime = try run(
-            "UPDATE session SET ended_at = ?, end_reason = 'lifetime' WHERE ended_at IS NULL AND created_at < ?",
-            [.integer(at), .integer(createdBefore)])
-        let idle = try run(
-            "UPDATE session SET ended_at = ?, end_reason = 'idle' WHERE ended_at IS NULL AND last_seen_at < ?",
-            [.integer(at), .integer(idleBefore)])
+        let lifetime = try run(ExpiredSessions.pastLifetime, [.integer(at), .integer(createdBefore)])
+        let idle = try run(ExpiredSessions.idle, [.integer(at), .integer(idleBefore)])
         return lifetime + idle
     }
 
@@ -90,4 +96,10 @@ extension StoreWriter {
     public func touchSession(_ sessionID: String, at: Int64) throws {
         try run("UPDATE session SET last_seen_at = ? WHERE session_id = ? AND ended_at IS NULL", [.integer(at), .text(sessionID)])
     }
+}
+
+/// The two sweeps of expired sessions, apart so that each keeps its partial index on SQLite.
+enum ExpiredSessions {
+    static let pastLifetime = "UPDATE session SET ended_at = ?, end_reason = 'lifetime' WHERE ended_at IS NULL AND created_at < ?"
+    static let idle = "UPDATE session SET ended_at = ?, end_reason = 'idle' WHERE ended_at IS NULL AND last_seen_at < ?"
 }

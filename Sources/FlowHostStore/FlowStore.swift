@@ -60,6 +60,13 @@ public protocol StoreWriter: StoreReader {
     @discardableResult func run(_ sql: String, _ values: [SQLValue]) throws -> Int
     /// Runs an INSERT; returns the new row's `column` (its generated key).
     func insert(_ sql: String, _ values: [SQLValue], returning column: String) throws -> Int64
+    /// Runs a write whose result the caller does not need (no row count,
+    /// no key). On PostgreSQL it is sent with the transaction's next
+    /// statement, or with its COMMIT, in the same round trip: an error it
+    /// meets fails that statement or the COMMIT, and so the transaction.
+    /// Its order among the transaction's statements is kept. On SQLite it
+    /// runs at once.
+    func runDeferred(_ sql: String, _ values: [SQLValue]) throws
     /// Registers what to undo outside the database (state a domain keeps in
     /// memory) if this transaction does not commit. The store runs it when
     /// the attempt rolls back, including before it runs the body again after
@@ -75,6 +82,8 @@ public protocol StoreWriter: StoreReader {
 }
 
 extension StoreWriter {
+    public func runDeferred(_ sql: String, _ values: [SQLValue]) throws { try run(sql, values) }
+
     /// An INSERT into a table whose generated key is `id`.
     public func insert(_ sql: String, _ values: [SQLValue]) throws -> Int64 { try insert(sql, values, returning: "id") }
 }

@@ -57,6 +57,9 @@ final class PostgresConnection: SQLDatabase {
     /// The statements that open the current transaction, not yet sent: they
     /// go with its first statement (`beginLazily`).
     var deferredBegin: [String]?
+    /// Writes whose results nobody reads (`runDeferred`), not yet sent: they
+    /// go ahead of the next statement, or with the COMMIT.
+    var deferredWrites: [PostgresStatement] = []
     /// A pipeline whose results could not all be read: the connection's
     /// state is unknown, so it is not used again.
     var pipelineLeftOpen = false
@@ -66,6 +69,7 @@ final class PostgresConnection: SQLDatabase {
     /// their own: through a pooler each round trip is two hops.
     func beginLazily(_ statements: [String]) {
         deferredBegin = statements
+        deferredWrites.removeAll()
         commitsWithNext = false
         committed = false
         commitSent = false
@@ -88,11 +92,21 @@ final class PostgresConnection: SQLDatabase {
             committed = false
             return
         }
+        if !deferredWrites.isEmpty {
+            // The deferred writes and the COMMIT, in one round trip (with
+            // the BEGIN too, if they are all the transaction has).
+            let result = executeParams("COMMIT", 0, [], nil)
+            defer { if let result { api.pointee.clear(result) } }
+            try check(result)
+            return
+        }
         guard deferredBegin == nil else { deferredBegin = nil; return }
         try execute("COMMIT")
     }
 
     func rollback() throws(PostgresError) {
+        // Never sent: nothing on the server to undo.
+        deferredWrites.removeAll()
         // Too late: the body failed after its one statement committed
         // (`PostgresStore.transaction` runs the commit handlers then).
         if committed { return }
@@ -100,9 +114,17 @@ final class PostgresConnection: SQLDatabase {
         try execute("ROLLBACK")
     }
 
+    func runDeferred(_ sql: String, _ values: [SQLValue]) throws(PostgresError) {
+        guard !committed else { throw PostgresError(sqlState: "", message: "a statement after the transaction's COMMIT") }
+        deferredWrites.append(PostgresStatement(translate(sql), values))
+    }
+
     /// Runs SQL without parameters (several statements allowed).
     func execute(_ sql: String) throws(PostgresError) {
         precondition(!committed, "a statement after the transaction's COMMIT (writeOneStatement runs one)")
+        // Only `commit` and `rollback` run a simple query inside a
+        // transaction, and each deals with the deferred writes first.
+        guard deferredWrites.isEmpty else { throw PostgresError(sqlState: "", message: "a simple query with deferred writes unsent") }
         let ending = commitsWithNext ? ["COMMIT"] : []
         let text = ((deferredBegin ?? []) + [sql] + ending).joined(separator: "; ")
         deferredBegin = nil
@@ -169,20 +191,9 @@ final class PostgresResult {
         // A programming error (a statement after the one marked last), but
         // one the request fails on, not the host.
         guard !connection.committed else { throw PostgresError(sqlState: "", message: "a statement after the transaction's COMMIT") }
-        var types: [UInt32] = []
-        var texts: [String?] = []
-        for value in values {
-            switch value {
-            case .integer(let number): types.append(20); texts.append(String(number))
-            case .text(let text): types.append(25); texts.append(text)
-            case .blob(let bytes): types.append(17); texts.append("\\x" + bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined())
-            case .null: types.append(0); texts.append(nil)
-            }
-        }
-        let made: OpaquePointer? = withUnsafeCStrings(texts, terminated: false) { copies in
-            // libpq reads the same pointers as `const char *const *`.
-            let pointers = copies.map { UnsafeRawPointer($0).assumingMemoryBound(to: UnsafePointer<CChar>?.self) }
-            return connection.executeParams(sql, Int32(values.count), types, pointers)
+        let statement = PostgresStatement(sql, values)
+        let made: OpaquePointer? = statement.withParameters { count, types, values in
+            connection.executeParams(sql, count, types, values)
         }
         do { try connection.check(made) } catch {
             if let made { connection.api.pointee.clear(made) }
@@ -210,6 +221,39 @@ final class PostgresResult {
         guard text.count >= 2, text[0] == UInt8(ascii: "\\"), text[1] == UInt8(ascii: "x") else { return [] }
         func nibble(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : (c | 0x20) - 87 }
         return stride(from: 2, to: text.count - 1, by: 2).map { nibble(text[$0]) << 4 | nibble(text[$0 + 1]) }
+    }
+}
+
+/// A statement and its values as libpq takes them: text parameters, each
+/// typed (int8, text, bytea) so that PostgreSQL never has to guess.
+struct PostgresStatement {
+    let sql: String
+    let types: [UInt32]
+    let texts: [String?]
+
+    init(_ sql: String, _ values: [SQLValue]) {
+        self.sql = sql
+        var types: [UInt32] = []
+        var texts: [String?] = []
+        for value in values {
+            switch value {
+            case .integer(let number): types.append(20); texts.append(String(number))
+            case .text(let text): types.append(25); texts.append(text)
+            case .blob(let bytes): types.append(17); texts.append("\\x" + bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined())
+            case .null: types.append(0); texts.append(nil)
+            }
+        }
+        self.types = types
+        self.texts = texts
+    }
+
+    /// Calls `body` with the parameters as C strings, valid only inside it.
+    func withParameters<T>(_ body: (Int32, [UInt32], UnsafePointer<UnsafePointer<CChar>?>?) -> T) -> T {
+        withUnsafeCStrings(texts, terminated: false) { copies in
+            // libpq reads the same pointers as `const char *const *`.
+            let pointers = copies.map { UnsafeRawPointer($0).assumingMemoryBound(to: UnsafePointer<CChar>?.self) }
+            return body(Int32(texts.count), types, pointers)
+        }
     }
 }
 

@@ -12,9 +12,13 @@ protocol SQLDatabase: AnyObject {
     func query<T>(_ sql: String, _ values: [SQLValue], _ map: (SQLRow) -> T) throws -> [T]
     /// Runs an INSERT; returns the new row's `column` (its generated key).
     func insert(_ sql: String, _ values: [SQLValue], returning column: String) throws -> Int64
+    /// Runs a statement whose result nobody reads (`StoreWriter.runDeferred`).
+    func runDeferred(_ sql: String, _ values: [SQLValue]) throws
 }
 
 extension SQLDatabase {
+    /// At once: only a round trip to a server is worth saving.
+    func runDeferred(_ sql: String, _ values: [SQLValue]) throws { try run(sql, values) }
     @discardableResult func run(_ sql: String) throws -> Int { try run(sql, []) }
     func insert(_ sql: String, _ values: [SQLValue]) throws -> Int64 { try insert(sql, values, returning: "id") }
 }

@@ -28,6 +28,11 @@ struct SQLTransaction: StoreWriter {
         return try db.insert(sql, values, returning: column)
     }
 
+    func runDeferred(_ sql: String, _ values: [SQLValue]) throws {
+        try last.beforeDeferred()
+        try db.runDeferred(sql, values)
+    }
+
     func lastStatement<T>(_ body: () throws -> T) throws -> T {
         last.armed = true
         defer { last.armed = false }
@@ -60,6 +65,12 @@ final class LastStatementMark {
     func beforeStatement() throws {
         guard !sent else { throw StoreError.statementAfterLast }
         if armed { sent = true }
+    }
+
+    /// A deferred write goes ahead of the marked statement, in its round
+    /// trip: it is not the last itself, and it may not follow it.
+    func beforeDeferred() throws {
+        guard !sent else { throw StoreError.statementAfterLast }
     }
 }
 

@@ -245,6 +245,86 @@ struct PostgresStoreTests {
         #expect(rows == ["a", "b", "c"])
     }
 
+    /// A deferred write is not sent until the transaction's next statement,
+    /// which sees it: the table's lock is taken only then.
+    @Test func aDeferredWriteGoesWithTheNextStatement() throws {
+        let other = try PostgresConnection(conninfo: Self.url!)
+        let (before, seen, after) = try store.write { tx in
+            let pid = try tx.query("SELECT pg_backend_pid()", []) { $0.int64(0) }[0]
+            func writeLocks() throws -> Int64 {
+                try other.query(
+                    "SELECT count(*) FROM pg_locks WHERE pid = ? AND relation = CAST(? AS regclass) AND mode = 'RowExclusiveLock'",
+                    [.integer(pid), .text(table)]) { $0.int64(0) }[0]
+            }
+            try tx.runDeferred("INSERT INTO \(table) (name, value) VALUES (?, ?)", [.text("d"), .integer(7)])
+            let before = try writeLocks()
+            let seen = try tx.query("SELECT value FROM \(table) WHERE name = 'd'", []) { $0.int64(0) }
+            return (before, seen, try writeLocks())
+        }
+        #expect(before == 0, "not sent with its own call")
+        #expect(seen == [7], "sent ahead of the next statement")
+        #expect(after == 1)
+    }
+
+    /// Deferred writes left at the end go with the COMMIT (and with the
+    /// BEGIN, when they are all the transaction sends); inside a marked
+    /// last statement's body they go ahead of it, and after it they are refused.
+    @Test func deferredWritesAtTheEndGoWithTheCommit() throws {
+        var committed = 0
+        try store.write { tx in
+            tx.onCommit { committed += 1 }
+            _ = try tx.query("SELECT 1", []) { $0.int64(0) }
+            try tx.runDeferred("INSERT INTO \(table) (name, value) VALUES ('a', 1)", [])
+            try tx.runDeferred("UPDATE \(table) SET value = value + 1 WHERE name = ?", [.text("a")])
+        }
+        try store.write { tx in
+            tx.onCommit { committed += 1 }
+            try tx.runDeferred("INSERT INTO \(table) (name, value) VALUES ('b', 1)", [])
+        }
+        let other = try PostgresConnection(conninfo: Self.url!)
+        let seen = try store.write { tx in
+            _ = try tx.lastStatement {
+                try tx.runDeferred("INSERT INTO \(table) (name, value) VALUES ('c', 1)", [])
+                return try tx.query("SELECT 1", []) { $0.int64(0) }
+            }
+            return try other.query("SELECT name FROM \(table) WHERE name = 'c'", []) { $0.string(0) }
+        }
+        #expect(seen == ["c"], "committed with the marked statement")
+        #expect(committed == 2)
+        #expect(throws: StoreError.statementAfterLast) {
+            try store.write { tx in
+                _ = try tx.lastStatement { try tx.query("SELECT 1", []) { $0.int64(0) } }
+                try tx.runDeferred("INSERT INTO \(table) (name, value) VALUES ('after', 1)", [])
+            }
+        }
+        let rows = try store.read { tx in try tx.query("SELECT name, value FROM \(table) ORDER BY name", []) { "\($0.string(0))=\($0.int64(1))" } }
+        #expect(rows == ["a=2", "b=1", "c=1"])
+    }
+
+    /// A deferred write that fails fails the statement it went with, or the
+    /// COMMIT: the whole transaction rolls back, its rollback handlers run,
+    /// and the connection serves the next one.
+    @Test func aDeferredWriteThatFailsFailsItsTransaction() throws {
+        try store.write { tx in _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('taken', 1)", []) }
+        for atCommit in [false, true] {
+            var undone = false
+            do {
+                try store.write { tx in
+                    tx.onRollback { undone = true }
+                    _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('lost', 1)", [])
+                    try tx.runDeferred("INSERT INTO \(table) (name, value) VALUES ('taken', 2)", [])
+                    if !atCommit { _ = try tx.query("SELECT 1", []) { $0.int64(0) } }
+                }
+                Issue.record("a duplicate key committed")
+            } catch let error as PostgresError {
+                #expect(error.sqlState == "23505", "\(error)")
+            }
+            #expect(undone, "at commit: \(atCommit)")
+            let rows = try store.read { tx in try tx.query("SELECT name, value FROM \(table) ORDER BY name", []) { "\($0.string(0))=\($0.int64(1))" } }
+            #expect(rows == ["taken=1"], "at commit: \(atCommit)")
+        }
+    }
+
     /// A body that fails before its first statement sends nothing: the
     /// connection has no transaction left open for the next body to fall into.
     @Test func aBodyThatFailsBeforeAnyStatementLeavesNoTransactionOpen() throws {

@@ -53,6 +53,25 @@ import Testing
         #expect(try store.read { tx in try tx.query("SELECT name FROM counter ORDER BY name", []) { $0.string(0) } } == ["a", "b"])
     }
 
+    /// A deferred write runs at once on SQLite (its next statement sees
+    /// it), and after the statement marked last it is refused, as on
+    /// PostgreSQL.
+    @Test func aDeferredWriteRunsAtOnceAndNotAfterTheLast() throws {
+        let store = try open(temporaryPath())
+        let seen = try store.write { tx in
+            try tx.runDeferred("INSERT INTO counter (name, value) VALUES (?, ?)", [.text("d"), .integer(1)])
+            return try tx.query("SELECT value FROM counter WHERE name = 'd'", []) { $0.int64(0) }
+        }
+        #expect(seen == [1])
+        #expect(throws: StoreError.statementAfterLast) {
+            try store.write { tx in
+                _ = try tx.lastStatement { try tx.run("INSERT INTO counter (name, value) VALUES ('last', 1)", []) }
+                try tx.runDeferred("INSERT INTO counter (name, value) VALUES ('after', 2)", [])
+            }
+        }
+        #expect(try store.read { tx in try tx.query("SELECT name FROM counter", []) { $0.string(0) } } == ["d"])
+    }
+
     /// Memory statistics are off before the first open (no mutex per allocation).
     @Test func sqliteCountsNoMemory() throws {
         let store = try open(temporaryPath())
