@@ -24,9 +24,20 @@ extension DeviceRecord {
     }
 }
 
+/// The queries of `user` and `device`, to prefetch.
+extension StoreQuery {
+    public static func user(_ userID: String) -> StoreQuery {
+        StoreQuery("SELECT \(UserRecord.columns) FROM user WHERE user_id = ?", [.text(userID)])
+    }
+
+    public static func device(userID: String, deviceID: String) -> StoreQuery {
+        StoreQuery("SELECT \(DeviceRecord.columns) FROM device WHERE user_id = ? AND device_id = ?", [.text(userID), .text(deviceID)])
+    }
+}
+
 extension StoreReader {
     public func user(_ userID: String) throws -> UserRecord? {
-        try query("SELECT \(UserRecord.columns) FROM user WHERE user_id = ?", [.text(userID)], UserRecord.init(row:)).first
+        try query(.user(userID), UserRecord.init(row:)).first
     }
 
     public func users() throws -> [UserRecord] {
@@ -34,10 +45,7 @@ extension StoreReader {
     }
 
     public func device(userID: String, deviceID: String) throws -> DeviceRecord? {
-        try query(
-            "SELECT \(DeviceRecord.columns) FROM device WHERE user_id = ? AND device_id = ?", [.text(userID), .text(deviceID)],
-            DeviceRecord.init(row:)
-        ).first
+        try query(.device(userID: userID, deviceID: deviceID), DeviceRecord.init(row:)).first
     }
 
     public func devices(userID: String) throws -> [DeviceRecord] {

@@ -70,10 +70,17 @@ public final class CredentialService {
     public func userState(_ userID: String, deviceID: String) throws -> UserState? {
         let now = clock()
         return try store.read { tx in
+            // All four in one round trip, with the COMMIT.
+            try tx.lastStatement {
+                try tx.prefetch([
+                    .user(userID), .device(userID: userID, deviceID: deviceID), .passwords(userID: userID, limit: 1),
+                    .latestActivationCode(userID: userID),
+                ])
+            }
             guard let user = try tx.user(userID) else { return nil }
             let device = try tx.device(userID: userID, deviceID: deviceID)
             let passwords = try tx.passwords(userID: userID, limit: 1)
-            let code = try tx.lastStatement { try tx.latestActivationCode(userID: userID) }
+            let code = try tx.latestActivationCode(userID: userID)
             return UserState(
                 userID: userID, isActive: user.status == .active, blockedStatus: user.blockReason.map { Refusal.blocked($0).status },
                 registeredOnDevice: device?.status == .active, ldaType: device?.status == .active ? device?.ldaType : nil,

@@ -12,22 +12,30 @@ extension ActivationCodeRecord {
     }
 }
 
+/// The queries of `passwords` and `latestActivationCode`, to prefetch.
+extension StoreQuery {
+    public static func passwords(userID: String, limit: Int) -> StoreQuery {
+        StoreQuery("SELECT user_id, hash, created_at FROM password WHERE user_id = ? ORDER BY id DESC LIMIT ?", [.text(userID), .int(limit)])
+    }
+
+    public static func latestActivationCode(userID: String) -> StoreQuery {
+        StoreQuery(
+            """
+            SELECT \(ActivationCodeRecord.columns) FROM activation_code
+            WHERE user_id = ? AND used_at IS NULL AND superseded_at IS NULL AND for_device IS NULL ORDER BY id DESC LIMIT 1
+            """, [.text(userID)])
+    }
+}
+
 extension StoreReader {
     /// Newest first.
     public func passwords(userID: String, limit: Int) throws -> [PasswordRecord] {
-        try query(
-            "SELECT user_id, hash, created_at FROM password WHERE user_id = ? ORDER BY id DESC LIMIT ?", [.text(userID), .int(limit)]
-        ) { PasswordRecord(userID: $0.string(0), hash: $0.string(1), createdAt: $0.int64(2)) }
+        try query(.passwords(userID: userID, limit: limit)) { PasswordRecord(userID: $0.string(0), hash: $0.string(1), createdAt: $0.int64(2)) }
     }
 
     /// The newest code of the user that is neither used nor superseded, expired or not.
     public func latestActivationCode(userID: String) throws -> ActivationCodeRecord? {
-        try query(
-            """
-            SELECT \(ActivationCodeRecord.columns) FROM activation_code
-            WHERE user_id = ? AND used_at IS NULL AND superseded_at IS NULL AND for_device IS NULL ORDER BY id DESC LIMIT 1
-            """, [.text(userID)], ActivationCodeRecord.init(row:)
-        ).first
+        try query(.latestActivationCode(userID: userID), ActivationCodeRecord.init(row:)).first
     }
 
     /// Codes that have not expired at `now` and were not retired by the

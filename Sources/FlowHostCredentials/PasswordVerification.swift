@@ -91,6 +91,10 @@ public final class PasswordVerification {
         let (user, current) = try userAndPassword(userID)
         let matches = user.blockReason == nil && current.map { credentials.settings.hasher.verify(password, against: $0.hash) } ?? false
         return try credentials.write(durability: proving != nil && matches ? .relaxed : .full) { tx in
+            // What the checks below read, in one round trip.
+            try tx.prefetch(
+                [.user(userID), .device(userID: userID, deviceID: deviceID), .passwords(userID: userID, limit: 1)]
+                    + (proving != nil ? [.deviceKey(userID: userID, deviceID: deviceID)] : []))
             guard let user = try tx.user(userID) else { throw StoreError.notFound }
             if let standing = try credentials.loginRefusal(tx, user, deviceID: deviceID) {
                 try credentials.audit.count(tx, user.userID, "password.verify", standing.name)
@@ -114,7 +118,8 @@ public final class PasswordVerification {
     private func userAndPassword(_ userID: String) throws -> (UserRecord, PasswordRecord?) {
         guard
             let found = try credentials.store.read({ tx in
-                try tx.user(userID).map { ($0, try tx.lastStatement { try tx.passwords(userID: userID, limit: 1) }.first) }
+                try tx.lastStatement { try tx.prefetch([.user(userID), .passwords(userID: userID, limit: 1)]) }
+                return try tx.user(userID).map { ($0, try tx.passwords(userID: userID, limit: 1).first) }
             })
         else { throw StoreError.notFound }
         return found

@@ -1,17 +1,23 @@
 import FlowHostPOSIX
 import FlowHostStore
 
-/// The SQL of device keys, challenges and proofs.
-extension StoreReader {
-    public func deviceKey(userID: String, deviceID: String) throws -> DeviceKeyRecord? {
-        try query(
+/// The query of `deviceKey`, to prefetch.
+extension StoreQuery {
+    public static func deviceKey(userID: String, deviceID: String) -> StoreQuery {
+        StoreQuery(
             """
             SELECT user_id, device_id, key_id, public_key, custody, created_at, revoked_at, algorithm,
                 credential_id, sign_count, backup_eligible, backup_state, aaguid
             FROM device_key WHERE user_id = ? AND device_id = ?
             """,
-            [.text(userID), .text(deviceID)]
-        ) { row in
+            [.text(userID), .text(deviceID)])
+    }
+}
+
+/// The SQL of device keys, challenges and proofs.
+extension StoreReader {
+    public func deviceKey(userID: String, deviceID: String) throws -> DeviceKeyRecord? {
+        try query(.deviceKey(userID: userID, deviceID: deviceID)) { row in
             DeviceKeyRecord(
                 userID: row.string(0), deviceID: row.string(1), keyID: row.string(2), publicKey: row.string(3), custody: row.string(4),
                 createdAt: row.int64(5), revokedAt: row.optionalInt64(6), algorithm: row.string(7),

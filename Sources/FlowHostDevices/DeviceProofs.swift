@@ -180,10 +180,14 @@ public final class DeviceProofs {
     /// key is not revoked. The caller counts a refusal. A read of its own:
     /// its last statement carries the read's COMMIT.
     private func registeredKey(_ tx: any StoreReader, userID: String, deviceID: String) throws -> RegisteredKey {
-        guard try tx.device(userID: userID, deviceID: deviceID)?.status == .active else {
-            return .refused("not-registered", auditUserID: try tx.lastStatement { try tx.user(userID)?.userID })
+        // Whichever the answer needs, in one round trip with the COMMIT.
+        try tx.lastStatement {
+            try tx.prefetch([.device(userID: userID, deviceID: deviceID), .deviceKey(userID: userID, deviceID: deviceID), .user(userID)])
         }
-        guard let key = try tx.lastStatement({ try tx.deviceKey(userID: userID, deviceID: deviceID) }) else { return .unbound }
+        guard try tx.device(userID: userID, deviceID: deviceID)?.status == .active else {
+            return .refused("not-registered", auditUserID: try tx.user(userID)?.userID)
+        }
+        guard let key = try tx.deviceKey(userID: userID, deviceID: deviceID) else { return .unbound }
         if key.revokedAt != nil { return .refused("revoked", auditUserID: userID) }
         return .key(key)
     }

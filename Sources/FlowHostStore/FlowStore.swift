@@ -47,10 +47,32 @@ public protocol StoreReader {
     /// returns (through a pooler each round trip saved is two hops). A
     /// statement after it throws.
     func lastStatement<T>(_ body: () throws -> T) throws -> T
+    /// Sends `queries` now, together: on PostgreSQL in one round trip (with
+    /// the COMMIT, inside `lastStatement`), each answer kept for the
+    /// transaction's own `query` of the same SQL and values, which then
+    /// sends nothing (and may follow the last statement). A write drops
+    /// what is kept. On SQLite it sends nothing: each query runs when asked.
+    func prefetch(_ queries: [StoreQuery]) throws
 }
 
 extension StoreReader {
     public func lastStatement<T>(_ body: () throws -> T) throws -> T { try body() }
+    public func prefetch(_ queries: [StoreQuery]) throws {}
+
+    /// Runs `query` and maps each row.
+    public func query<T>(_ query: StoreQuery, _ map: (SQLRow) -> T) throws -> [T] { try self.query(query.sql, query.values, map) }
+}
+
+/// A query and its values, named so that a transaction can send several
+/// at once (`StoreReader.prefetch`) before its code asks for each.
+public struct StoreQuery: Hashable, Sendable {
+    public let sql: String
+    public let values: [SQLValue]
+
+    public init(_ sql: String, _ values: [SQLValue]) {
+        self.sql = sql
+        self.values = values
+    }
 }
 
 /// One open transaction that may change the store: every statement in it

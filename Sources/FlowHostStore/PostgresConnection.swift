@@ -60,6 +60,9 @@ final class PostgresConnection: SQLDatabase {
     /// Writes whose results nobody reads (`runDeferred`), not yet sent: they
     /// go ahead of the next statement, or with the COMMIT.
     var deferredWrites: [PostgresStatement] = []
+    /// Answers `prefetch` sent ahead of the queries that ask for them; a
+    /// write drops them (it may change what they would answer).
+    var prefetched: [(query: StoreQuery, result: PostgresResult)] = []
     /// A pipeline whose results could not all be read: the connection's
     /// state is unknown, so it is not used again.
     var pipelineLeftOpen = false
@@ -70,6 +73,7 @@ final class PostgresConnection: SQLDatabase {
     func beginLazily(_ statements: [String]) {
         deferredBegin = statements
         deferredWrites.removeAll()
+        prefetched.removeAll()
         commitsWithNext = false
         committed = false
         commitSent = false
@@ -88,6 +92,7 @@ final class PostgresConnection: SQLDatabase {
     /// Ends the transaction `beginLazily` opened; one that never sent a
     /// statement never reached the server and has nothing to end.
     func commit() throws(PostgresError) {
+        prefetched.removeAll()
         if committed {
             committed = false
             return
@@ -95,7 +100,7 @@ final class PostgresConnection: SQLDatabase {
         if !deferredWrites.isEmpty {
             // The deferred writes and the COMMIT, in one round trip (with
             // the BEGIN too, if they are all the transaction has).
-            let result = executeParams("COMMIT", 0, [], nil)
+            let result = executeParams(PostgresStatement("COMMIT", []))
             defer { if let result { api.pointee.clear(result) } }
             try check(result)
             return
@@ -107,6 +112,7 @@ final class PostgresConnection: SQLDatabase {
     func rollback() throws(PostgresError) {
         // Never sent: nothing on the server to undo.
         deferredWrites.removeAll()
+        prefetched.removeAll()
         // Too late: the body failed after its one statement committed
         // (`PostgresStore.transaction` runs the commit handlers then).
         if committed { return }
@@ -116,6 +122,7 @@ final class PostgresConnection: SQLDatabase {
 
     func runDeferred(_ sql: String, _ values: [SQLValue]) throws(PostgresError) {
         guard !committed else { throw PostgresError(sqlState: "", message: "a statement after the transaction's COMMIT") }
+        prefetched.removeAll()
         deferredWrites.append(PostgresStatement(translate(sql), values))
     }
 
@@ -138,16 +145,19 @@ final class PostgresConnection: SQLDatabase {
 
     @discardableResult
     func run(_ sql: String, _ values: [SQLValue]) throws(PostgresError) -> Int {
+        prefetched.removeAll()
         let result = try PostgresResult(executing: translate(sql), values, on: self)
         return result.changedRows
     }
 
     func query<T>(_ sql: String, _ values: [SQLValue], _ map: (SQLRow) -> T) throws(PostgresError) -> [T] {
-        let result = try PostgresResult(executing: translate(sql), values, on: self)
+        let result: PostgresResult
+        if let kept = takePrefetched(StoreQuery(sql, values)) { result = kept } else { result = try PostgresResult(executing: translate(sql), values, on: self) }
         return (0..<result.rowCount).map { map(SQLRow(postgres: result, row: $0)) }
     }
 
     func insert(_ sql: String, _ values: [SQLValue], returning column: String) throws(PostgresError) -> Int64 {
+        prefetched.removeAll()
         let result = try PostgresResult(executing: translate(sql) + " RETURNING " + column, values, on: self)
         guard result.rowCount == 1 else { throw PostgresError(sqlState: "", message: "INSERT returned no row") }
         return Int64(result.string(0, 0)) ?? 0
@@ -167,7 +177,7 @@ final class PostgresConnection: SQLDatabase {
         }
     }
 
-    private func translate(_ sql: String) -> String {
+    func translate(_ sql: String) -> String {
         if let done = translated[sql] { return done }
         let done = PostgresDialect.translate(sql)
         translated[sql] = done
@@ -191,15 +201,19 @@ final class PostgresResult {
         // A programming error (a statement after the one marked last), but
         // one the request fails on, not the host.
         guard !connection.committed else { throw PostgresError(sqlState: "", message: "a statement after the transaction's COMMIT") }
-        let statement = PostgresStatement(sql, values)
-        let made: OpaquePointer? = statement.withParameters { count, types, values in
-            connection.executeParams(sql, count, types, values)
-        }
+        let made = connection.executeParams(PostgresStatement(sql, values))
         do { try connection.check(made) } catch {
             if let made { connection.api.pointee.clear(made) }
             throw error
         }
         result = made!
+        rowCount = api.pointee.ntuples(result)
+    }
+
+    /// Takes over a result read elsewhere (`PostgresConnection.prefetch`).
+    init(owning result: OpaquePointer, api: UnsafePointer<flowhost_pq_api>) {
+        self.api = api
+        self.result = result
         rowCount = api.pointee.ntuples(result)
     }
 

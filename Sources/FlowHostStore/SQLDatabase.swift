@@ -14,9 +14,14 @@ protocol SQLDatabase: AnyObject {
     func insert(_ sql: String, _ values: [SQLValue], returning column: String) throws -> Int64
     /// Runs a statement whose result nobody reads (`StoreWriter.runDeferred`).
     func runDeferred(_ sql: String, _ values: [SQLValue]) throws
+    /// Sends queries ahead of the ones that ask for them (`StoreReader.prefetch`).
+    func prefetch(_ queries: [StoreQuery]) throws
 }
 
 extension SQLDatabase {
+    /// Nothing: each query runs when asked, with no round trip to save.
+    func prefetch(_ queries: [StoreQuery]) throws {}
+
     /// At once: only a round trip to a server is worth saving.
     func runDeferred(_ sql: String, _ values: [SQLValue]) throws { try run(sql, values) }
     @discardableResult func run(_ sql: String) throws -> Int { try run(sql, []) }
@@ -24,7 +29,7 @@ extension SQLDatabase {
 }
 
 /// A value bound to a statement parameter.
-public enum SQLValue: Sendable {
+public enum SQLValue: Hashable, Sendable {
     case integer(Int64)
     case text(String)
     case blob([UInt8])

@@ -14,17 +14,25 @@ struct SQLTransaction: StoreWriter {
     }
 
     func query<T>(_ sql: String, _ values: [SQLValue], _ map: (SQLRow) -> T) throws -> [T] {
-        try last.beforeStatement()
+        // A prefetched query sends nothing on PostgreSQL (SQLite runs it).
+        if !last.takePrefetched(StoreQuery(sql, values)) { try last.beforeStatement() }
         return try db.query(sql, values, map)
     }
 
-    @discardableResult func run(_ sql: String, _ values: [SQLValue]) throws -> Int {
+    func prefetch(_ queries: [StoreQuery]) throws {
+        guard !queries.isEmpty else { return }
         try last.beforeStatement()
+        last.prefetched += queries
+        try db.prefetch(queries)
+    }
+
+    @discardableResult func run(_ sql: String, _ values: [SQLValue]) throws -> Int {
+        try last.beforeWrite()
         return try db.run(sql, values)
     }
 
     func insert(_ sql: String, _ values: [SQLValue], returning column: String) throws -> Int64 {
-        try last.beforeStatement()
+        try last.beforeWrite()
         return try db.insert(sql, values, returning: column)
     }
 
@@ -55,22 +63,40 @@ struct SQLTransaction: StoreWriter {
     }
 }
 
-/// One transaction's `lastStatement` state, shared by the copies of its
-/// `SQLTransaction` (a value the domains pass around).
+/// One transaction's `lastStatement` and `prefetch` state, shared by the
+/// copies of its `SQLTransaction` (a value the domains pass around). Kept
+/// on SQLite too, so a domain's unit tests catch what would fail only on
+/// PostgreSQL.
 final class LastStatementMark {
     /// Inside `lastStatement`: the next statement is the last.
     var armed = false
     var sent = false
+    /// Queries prefetched and not yet asked for: asking sends nothing.
+    var prefetched: [StoreQuery] = []
 
     func beforeStatement() throws {
         guard !sent else { throw StoreError.statementAfterLast }
         if armed { sent = true }
     }
 
+    /// A write drops what was prefetched, as the PostgreSQL connection does.
+    func beforeWrite() throws {
+        prefetched.removeAll()
+        try beforeStatement()
+    }
+
     /// A deferred write goes ahead of the marked statement, in its round
     /// trip: it is not the last itself, and it may not follow it.
     func beforeDeferred() throws {
         guard !sent else { throw StoreError.statementAfterLast }
+        prefetched.removeAll()
+    }
+
+    /// Whether `query` was prefetched (and is now taken).
+    func takePrefetched(_ query: StoreQuery) -> Bool {
+        guard let index = prefetched.firstIndex(of: query) else { return false }
+        prefetched.remove(at: index)
+        return true
     }
 }
 

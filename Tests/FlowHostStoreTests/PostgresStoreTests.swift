@@ -325,6 +325,56 @@ struct PostgresStoreTests {
         }
     }
 
+    /// Prefetched queries go in one pipeline; the query that asks for each
+    /// takes its answer and sends nothing (the server's view of the
+    /// backend's last statement stays the prefetch's last); a write in
+    /// between drops them, so what is read after it is read again.
+    @Test func prefetchedQueriesAnswerLaterAndAWriteDropsThem() throws {
+        let other = try PostgresConnection(conninfo: Self.url!)
+        try store.write { tx in _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('a', 1), ('b', 2)", []) }
+        let valueOf = { (name: String) in StoreQuery("SELECT value FROM \(table) WHERE name = ?", [.text(name)]) }
+        let (a, b, lastSeen, again) = try store.write { tx in
+            let pid = try tx.query("SELECT pg_backend_pid()", []) { $0.int64(0) }[0]
+            try tx.prefetch([valueOf("a"), valueOf("b"), StoreQuery("SELECT 'marker'", [])])
+            let a = try tx.query(valueOf("a")) { $0.int64(0) }
+            let b = try tx.query(valueOf("b")) { $0.int64(0) }
+            let lastSeen = try other.query("SELECT query FROM pg_stat_activity WHERE pid = ?", [.integer(pid)]) { $0.string(0) }
+            try tx.prefetch([valueOf("a")])
+            _ = try tx.run("UPDATE \(table) SET value = 10 WHERE name = 'a'", [])
+            return (a, b, lastSeen, try tx.query(valueOf("a")) { $0.int64(0) })
+        }
+        #expect(a == [1] && b == [2])
+        #expect(lastSeen == ["SELECT 'marker'"], "the answers came from the prefetch")
+        #expect(again == [10], "read again after the write")
+    }
+
+    /// A prefetch marked last carries the COMMIT: its queries are answered
+    /// after it, anything else is refused; one that fails fails the body.
+    @Test func aPrefetchMarkedLastCommitsAndItsQueriesMayFollow() throws {
+        let other = try PostgresConnection(conninfo: Self.url!)
+        let seen = try store.write { tx in
+            try tx.runDeferred("INSERT INTO \(table) (name, value) VALUES ('p', 5)", [])
+            try tx.lastStatement { try tx.prefetch([StoreQuery("SELECT value FROM \(table) WHERE name = 'p'", [])]) }
+            let mine = try tx.query("SELECT value FROM \(table) WHERE name = 'p'", []) { $0.int64(0) }
+            let theirs = try other.query("SELECT value FROM \(table) WHERE name = 'p'", []) { $0.int64(0) }
+            return mine + theirs
+        }
+        #expect(seen == [5, 5], "its own answer, and committed")
+        #expect(throws: StoreError.statementAfterLast) {
+            try store.read { tx in
+                try tx.lastStatement { try tx.prefetch([StoreQuery("SELECT 1", [])]) }
+                _ = try tx.query("SELECT 2", []) { $0.int64(0) }
+            }
+        }
+        do {
+            _ = try store.read { tx in try tx.prefetch([StoreQuery("SELECT 1", []), StoreQuery("SELECT 1 / 0", [])]) }
+            Issue.record("a division by zero answered")
+        } catch let error as PostgresError {
+            #expect(error.sqlState == "22012", "\(error)")
+        }
+        #expect(try store.read { tx in try tx.query("SELECT 3", []) { $0.int64(0) } } == [3])
+    }
+
     /// A body that fails before its first statement sends nothing: the
     /// connection has no transaction left open for the next body to fall into.
     @Test func aBodyThatFailsBeforeAnyStatementLeavesNoTransactionOpen() throws {

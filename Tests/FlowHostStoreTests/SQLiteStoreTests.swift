@@ -72,6 +72,24 @@ import Testing
         #expect(try store.read { tx in try tx.query("SELECT name FROM counter", []) { $0.string(0) } } == ["d"])
     }
 
+    /// Prefetching sends nothing on SQLite, but keeps PostgreSQL's rules: a
+    /// prefetch marked last lets only its own queries follow.
+    @Test func aPrefetchMarkedLastLetsOnlyItsQueriesFollow() throws {
+        let store = try open(temporaryPath())
+        let answered = try store.read { tx in
+            try tx.lastStatement { try tx.prefetch([StoreQuery("SELECT 1", [])]) }
+            return try tx.query("SELECT 1", []) { $0.int64(0) }
+        }
+        #expect(answered == [1])
+        #expect(throws: StoreError.statementAfterLast) {
+            try store.read { tx in
+                try tx.lastStatement { try tx.prefetch([StoreQuery("SELECT 1", [])]) }
+                _ = try tx.query("SELECT 1", []) { $0.int64(0) }
+                _ = try tx.query("SELECT 1", []) { $0.int64(0) }
+            }
+        }
+    }
+
     /// Memory statistics are off before the first open (no mutex per allocation).
     @Test func sqliteCountsNoMemory() throws {
         let store = try open(temporaryPath())
