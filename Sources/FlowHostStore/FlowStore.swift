@@ -52,6 +52,8 @@ public protocol StoreReader {
     /// transaction's own `query` of the same SQL and values, which then
     /// sends nothing (and may follow the last statement). A write drops
     /// what is kept. On SQLite it sends nothing: each query runs when asked.
+    /// Every transaction but the feed's own read sees one snapshot from its
+    /// first statement to its last, so an answer kept is the answer asked.
     func prefetch(_ queries: [StoreQuery]) throws
 }
 

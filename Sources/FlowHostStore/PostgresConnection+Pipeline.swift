@@ -29,7 +29,7 @@ extension PostgresConnection {
     /// with the COMMIT when they are the transaction's last; their answers
     /// are kept for the `query` that asks for each (`takePrefetched`).
     func prefetch(_ queries: [StoreQuery]) throws(PostgresError) {
-        guard !committed else { throw PostgresError(sqlState: "", message: "a statement after the transaction's COMMIT") }
+        guard !committed else { throw PostgresError.misuse("a statement after the transaction's COMMIT") }
         let ending = takeEnding()
         let ahead = takeAhead()
         var results = pipeline(ahead + queries.map { PostgresStatement(translate($0.sql), $0.values) } + ending)

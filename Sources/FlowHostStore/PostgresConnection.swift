@@ -17,6 +17,11 @@ public struct PostgresError: Error, CustomStringConvertible, Equatable {
     public var isConflict: Bool { sqlState == "40001" || sqlState == "40P01" }
     /// The connection is gone (the server stopped, the network failed).
     public var isConnectionLost: Bool { sqlState.isEmpty || sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03" }
+
+    /// The store's code used in a way it forbids (a statement after the
+    /// transaction's COMMIT): the request fails, the connection stays, as
+    /// for any refused statement (SQLSTATE 55000, not a lost connection).
+    static func misuse(_ message: String) -> PostgresError { PostgresError(sqlState: "55000", message: message) }
 }
 
 /// The one Swift owner of one `PGconn *`: finished in `deinit`. Every call
@@ -60,6 +65,12 @@ final class PostgresConnection: SQLDatabase {
     /// Writes whose results nobody reads (`runDeferred`), not yet sent: they
     /// go ahead of the next statement, or with the COMMIT.
     var deferredWrites: [PostgresStatement] = []
+    /// A statement of the current transaction failed (`check`): the server
+    /// has aborted it, and would answer a COMMIT by rolling back, as a
+    /// success. A body that caught the error and carried on (a deferred
+    /// write's error comes back from the statement after it) must not
+    /// see its transaction reported committed.
+    var failedInTransaction = false
     /// Answers `prefetch` sent ahead of the queries that ask for them; a
     /// write drops them (it may change what they would answer).
     var prefetched: [(query: StoreQuery, result: PostgresResult)] = []
@@ -74,6 +85,7 @@ final class PostgresConnection: SQLDatabase {
         deferredBegin = statements
         deferredWrites.removeAll()
         prefetched.removeAll()
+        failedInTransaction = false
         commitsWithNext = false
         committed = false
         commitSent = false
@@ -93,6 +105,10 @@ final class PostgresConnection: SQLDatabase {
     /// statement never reached the server and has nothing to end.
     func commit() throws(PostgresError) {
         prefetched.removeAll()
+        if failedInTransaction {
+            deferredWrites.removeAll()
+            throw PostgresError(sqlState: "25P02", message: "a statement of the transaction failed; it was rolled back, not committed")
+        }
         if committed {
             committed = false
             return
@@ -121,7 +137,7 @@ final class PostgresConnection: SQLDatabase {
     }
 
     func runDeferred(_ sql: String, _ values: [SQLValue]) throws(PostgresError) {
-        guard !committed else { throw PostgresError(sqlState: "", message: "a statement after the transaction's COMMIT") }
+        guard !committed else { throw PostgresError.misuse("a statement after the transaction's COMMIT") }
         prefetched.removeAll()
         deferredWrites.append(PostgresStatement(translate(sql), values))
     }
@@ -131,7 +147,7 @@ final class PostgresConnection: SQLDatabase {
         precondition(!committed, "a statement after the transaction's COMMIT (writeOneStatement runs one)")
         // Only `commit` and `rollback` run a simple query inside a
         // transaction, and each deals with the deferred writes first.
-        guard deferredWrites.isEmpty else { throw PostgresError(sqlState: "", message: "a simple query with deferred writes unsent") }
+        guard deferredWrites.isEmpty else { throw PostgresError.misuse("a simple query with deferred writes unsent") }
         let ending = commitsWithNext ? ["COMMIT"] : []
         let text = ((deferredBegin ?? []) + [sql] + ending).joined(separator: "; ")
         deferredBegin = nil
@@ -165,11 +181,13 @@ final class PostgresConnection: SQLDatabase {
 
     func check(_ result: OpaquePointer?) throws(PostgresError) {
         guard let result else {
+            failedInTransaction = true
             throw PostgresError(sqlState: "", message: cText(api.pointee.errorMessage(handle)))
         }
         switch api.pointee.resultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return
         default:
+            failedInTransaction = true
             let state = api.pointee.resultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
             let message = api.pointee.resultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
                 ?? cText(api.pointee.resultErrorMessage(result))
@@ -200,7 +218,7 @@ final class PostgresResult {
         api = connection.api
         // A programming error (a statement after the one marked last), but
         // one the request fails on, not the host.
-        guard !connection.committed else { throw PostgresError(sqlState: "", message: "a statement after the transaction's COMMIT") }
+        guard !connection.committed else { throw PostgresError.misuse("a statement after the transaction's COMMIT") }
         let made = connection.executeParams(PostgresStatement(sql, values))
         do { try connection.check(made) } catch {
             if let made { connection.api.pointee.clear(made) }

@@ -325,6 +325,32 @@ struct PostgresStoreTests {
         }
     }
 
+    /// A body that catches a failed statement's error and carries on (a
+    /// deferred write's error comes back from the statement after it) is
+    /// not reported committed: PostgreSQL would answer its COMMIT by
+    /// rolling back, as a success.
+    @Test func aBodyThatCarriesOnAfterAFailedStatementDoesNotCommit() throws {
+        try store.write { tx in _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('taken', 1)", []) }
+        var undone = false
+        var committed = false
+        do {
+            try store.write { tx in
+                tx.onRollback { undone = true }
+                tx.onCommit { committed = true }
+                _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('lost', 1)", [])
+                try tx.runDeferred("INSERT INTO \(table) (name, value) VALUES ('taken', 2)", [])
+                _ = try? tx.query("SELECT 1", []) { $0.int64(0) }
+            }
+            Issue.record("reported committed")
+        } catch let error as PostgresError {
+            #expect(error.sqlState == "25P02", "\(error)")
+        }
+        #expect(undone && !committed)
+        let rows = try store.read { tx in try tx.query("SELECT name FROM \(table) ORDER BY name", []) { $0.string(0) } }
+        #expect(rows == ["taken"])
+        #expect(try store.read { tx in try tx.query("SELECT 4", []) { $0.int64(0) } } == [4], "the connection serves the next")
+    }
+
     /// Prefetched queries go in one pipeline; the query that asks for each
     /// takes its answer and sends nothing (the server's view of the
     /// backend's last statement stays the prefetch's last); a write in
