@@ -424,8 +424,8 @@ def test_activation_and_login_over_tls_through_stunnel(installed):
     # local clients', which they cannot take.
     assert int(unit_setting(TLS_SOCKET_UNIT, "MaxConnections")) < int(unit_setting(SOCKET_UNIT, "MaxConnections"))
     assert unit_setting(TLS_SOCKET_UNIT, "ListenStream") != unit_setting(SOCKET_UNIT, "ListenStream")
-    installed.tls_activator = socket_activate(installed, installed.tls_socket, TLS_UNIT,
-                                              os.path.join(installed.work, "tls-activator.log"))
+    activator_log = os.path.join(installed.work, "tls-activator.log")
+    installed.tls_activator = socket_activate(installed, installed.tls_socket, TLS_UNIT, activator_log)
     # The installed sample itself, on throw-away paths.
     paths = {"accept": "127.0.0.1:%d" % port, "connect": installed.tls_socket, "cert": certificate, "key": key}
     settings = {}
@@ -453,10 +453,15 @@ def test_activation_and_login_over_tls_through_stunnel(installed):
 
     trusting = ssl.create_default_context(cafile=certificate)
     code = json.loads(as_flowhost("admin", "add-user", "bob", "--json").stdout)["activationCode"]
-    with FlowHostClient.connect(("127.0.0.1", port), ssl_context=trusting, server_hostname="localhost") as host:
-        activate(host, "bob", code, "phone-1")
-    with FlowHostClient.connect(("127.0.0.1", port), ssl_context=trusting, server_hostname="localhost") as host:
-        log_in(host, "bob", "phone-1")
+    try:
+        with FlowHostClient.connect(("127.0.0.1", port), ssl_context=trusting, server_hostname="localhost") as host:
+            activate(host, "bob", code, "phone-1")
+        with FlowHostClient.connect(("127.0.0.1", port), ssl_context=trusting, server_hostname="localhost") as host:
+            log_in(host, "bob", "phone-1")
+    except TimeoutError as error:
+        # What the hosts behind the tunnel said, for a host that never answered.
+        with open(activator_log, encoding="utf-8", errors="replace") as handle:
+            raise AssertionError("%s; the activated hosts' stderr ends:\n%s" % (error, handle.read()[-4000:])) from error
     # A client that does not trust the certificate never reaches a host.
     with pytest.raises(ssl.SSLCertVerificationError):
         FlowHostClient.connect(("127.0.0.1", port), ssl_context=ssl.create_default_context(), server_hostname="localhost")
