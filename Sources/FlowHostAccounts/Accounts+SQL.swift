@@ -24,15 +24,15 @@ extension DeviceRecord {
     }
 }
 
-/// The queries of `user` and `device`, to prefetch.
+/// The queries of `user` and `device`, to prefetch. Their text is made
+/// once: a login names each query twice.
 extension StoreQuery {
-    public static func user(_ userID: String) -> StoreQuery {
-        StoreQuery("SELECT \(UserRecord.columns) FROM user WHERE user_id = ?", [.text(userID)])
-    }
+    static let userSQL = "SELECT \(UserRecord.columns) FROM user WHERE user_id = ?"
+    static let deviceSQL = "SELECT \(DeviceRecord.columns) FROM device WHERE user_id = ? AND device_id = ?"
 
-    public static func device(userID: String, deviceID: String) -> StoreQuery {
-        StoreQuery("SELECT \(DeviceRecord.columns) FROM device WHERE user_id = ? AND device_id = ?", [.text(userID), .text(deviceID)])
-    }
+    public static func user(_ userID: String) -> StoreQuery { StoreQuery(userSQL, [.text(userID)]) }
+
+    public static func device(userID: String, deviceID: String) -> StoreQuery { StoreQuery(deviceSQL, [.text(userID), .text(deviceID)]) }
 }
 
 extension StoreReader {

@@ -13,17 +13,20 @@ extension ActivationCodeRecord {
 }
 
 /// The queries of `passwords` and `latestActivationCode`, to prefetch.
+/// Their text is made once: a login names each query twice.
 extension StoreQuery {
+    static let passwordsSQL = "SELECT user_id, hash, created_at FROM password WHERE user_id = ? ORDER BY id DESC LIMIT ?"
+    static let latestActivationCodeSQL = """
+        SELECT \(ActivationCodeRecord.columns) FROM activation_code
+        WHERE user_id = ? AND used_at IS NULL AND superseded_at IS NULL AND for_device IS NULL ORDER BY id DESC LIMIT 1
+        """
+
     public static func passwords(userID: String, limit: Int) -> StoreQuery {
-        StoreQuery("SELECT user_id, hash, created_at FROM password WHERE user_id = ? ORDER BY id DESC LIMIT ?", [.text(userID), .int(limit)])
+        StoreQuery(passwordsSQL, [.text(userID), .int(limit)])
     }
 
     public static func latestActivationCode(userID: String) -> StoreQuery {
-        StoreQuery(
-            """
-            SELECT \(ActivationCodeRecord.columns) FROM activation_code
-            WHERE user_id = ? AND used_at IS NULL AND superseded_at IS NULL AND for_device IS NULL ORDER BY id DESC LIMIT 1
-            """, [.text(userID)])
+        StoreQuery(latestActivationCodeSQL, [.text(userID)])
     }
 }
 

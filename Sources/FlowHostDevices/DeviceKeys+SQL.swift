@@ -3,15 +3,13 @@ import FlowHostStore
 
 /// The query of `deviceKey`, to prefetch.
 extension StoreQuery {
-    public static func deviceKey(userID: String, deviceID: String) -> StoreQuery {
-        StoreQuery(
-            """
-            SELECT user_id, device_id, key_id, public_key, custody, created_at, revoked_at, algorithm,
-                credential_id, sign_count, backup_eligible, backup_state, aaguid
-            FROM device_key WHERE user_id = ? AND device_id = ?
-            """,
-            [.text(userID), .text(deviceID)])
-    }
+    static let deviceKeySQL = """
+        SELECT user_id, device_id, key_id, public_key, custody, created_at, revoked_at, algorithm,
+            credential_id, sign_count, backup_eligible, backup_state, aaguid
+        FROM device_key WHERE user_id = ? AND device_id = ?
+        """
+
+    public static func deviceKey(userID: String, deviceID: String) -> StoreQuery { StoreQuery(deviceKeySQL, [.text(userID), .text(deviceID)]) }
 }
 
 /// The SQL of device keys, challenges and proofs.
