@@ -24,10 +24,14 @@ final class SocketConnectionTests: XCTestCase {
         try listener.run()
         // systemd-socket-activate outlives SIGTERM while it has served a connection.
         defer { kill(listener.processIdentifier, SIGKILL); listener.waitUntilExit() }
+        // The socket's file appears at bind(), a moment before listen():
+        // a connection refused until then is tried again.
         let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: path) && Date() < deadline { usleep(10_000) }
-
-        let first = try FlowHostClient(connectingTo: path)
+        var connected: FlowHostClient?
+        while connected == nil {
+            do { connected = try FlowHostClient(connectingTo: path) } catch where Date() < deadline { usleep(10_000) }
+        }
+        let first = try XCTUnwrap(connected)
         _ = try await first.initialize(device: ["deviceID": "swift-socket", "deviceName": "Swift", "ldaCapabilities": []])
         _ = try await first.nextEvent("getUser")
         try await first.setUser(userName: "alice")

@@ -163,10 +163,22 @@ def socket_activate(installed, path, unit, log):
         ["systemd-socket-activate", "--accept", "--inetd", "--listen=" + path,
          "setpriv", "--reuid=flowhost", "--regid=flowhost", "--init-groups", "--"] + unit_command(unit),
         stdout=subprocess.DEVNULL, stderr=open(log, "wb"))
-    wait_for(lambda: os.path.exists(path), path)
+    # The file appears at bind(), a moment before listen(): wait for the listening socket.
+    wait_for(lambda: unix_listening(path), path)
     shutil.chown(path, "root", CLIENTS)
     os.chmod(path, 0o660)
     return process
+
+
+def unix_listening(path):
+    """Whether a Unix-domain socket listens at PATH (/proc/net/unix: the
+    accepting flag, 00010000, on a socket bound there)."""
+    with open("/proc/net/unix", encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            fields = line.split()
+            if len(fields) >= 8 and fields[-1] == path and fields[3] == "00010000":
+                return True
+    return False
 
 
 def free_port():
