@@ -165,9 +165,7 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
                     throw error
                 } catch let error as PostgresError {
                     if db.isConnected { try? db.rollback() }
-                    // A COMMIT whose connection was lost may have landed: its
-                    // handlers are not run, so what it took stays taken.
-                    if !((committing || db.commitSent) && (error.isConnectionLost || !db.isConnected)) { handlers?.rolledBack() }
+                    if !Self.mayHaveCommitted(commitSent: committing || db.commitSent, failure: error) { handlers?.rolledBack() }
                     if error.isConflict && attempt < Self.conflictRetries {
                         usleep(pause + UInt32.random(in: 0..<pause))
                         pause = min(pause * 2, 200_000)
@@ -187,6 +185,15 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
             }
             fatalError("unreachable")
         }
+    }
+
+    /// Whether a transaction that failed with `failure` may still have
+    /// committed, so that what it took (a spent proof, say) must stay taken.
+    /// Only a COMMIT sent and never answered may have: any answer from the
+    /// server (a conflict, a deferred write's error) means it rolled back,
+    /// even when the connection is not usable afterwards.
+    static func mayHaveCommitted(commitSent: Bool, failure: PostgresError) -> Bool {
+        commitSent && failure.isConnectionLost
     }
 
     /// The open connection, or a new one when the last was lost (at most one
