@@ -90,13 +90,6 @@ public final class CredentialService {
         }
     }
 
-    /// Users registered on a device, most recently logged in first, as
-    /// `tx` reads them (the caller's transaction: what it checks next about
-    /// each user is read at the same moment).
-    public func rememberedUsers(_ tx: any StoreReader, deviceID: String) throws -> [String] {
-        try tx.usersRegistered(onDevice: deviceID)
-    }
-
     // MARK: State checks, inside a step's transaction
 
     /// What an activation step needs: a pending user who is not blocked.

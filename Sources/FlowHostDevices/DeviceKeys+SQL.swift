@@ -29,6 +29,25 @@ extension StoreReader {
         }.first
     }
 
+    /// The users registered on a device (active registrations) whose key
+    /// for it the host keeps and has not revoked, most recently logged in
+    /// first, with those keys' ids: the registrations and their keys in one
+    /// statement, so one round trip to a server. A login sets its
+    /// registration's `last_access_at` in the transaction that opens its
+    /// session (`SessionLedger.open`), so the device's rows alone give the
+    /// order: nothing is read from the session history.
+    public func hostHeldKeys(onDevice deviceID: String) throws -> [(userID: String, keyID: String)] {
+        try query(
+            """
+            SELECT device.user_id, device_key.key_id FROM device
+            JOIN device_key ON device_key.user_id = device.user_id AND device_key.device_id = device.device_id
+            WHERE device.device_id = ? AND device.status = 'ACTIVE' AND device_key.custody = 'host' AND device_key.revoked_at IS NULL
+            ORDER BY device.last_access_at DESC, device.user_id
+            """,
+            [.text(deviceID)]
+        ) { ($0.string(0), $0.string(1)) }
+    }
+
     /// Whether a credential id is registered to any device key not revoked
     /// (a credential is one device's, never two users' or two devices').
     public func webauthnCredentialInUse(_ credentialID: [UInt8]) throws -> Bool {

@@ -28,12 +28,14 @@ enum CredentialsModule {
             }
         }
 
-        // The registrations and their keys in one read transaction.
+        // Only users whose key for this device this host can use are offered
+        // (a device that claims another's id learns nothing). One statement,
+        // carrying its transaction's COMMIT.
         offer(engine, Services.CredentialsRememberedUsers.self) { _, call in
             Services.CredentialsRememberedUsersOutcome(
                 users: try store.read { tx in
-                    try DevicesModule.provable(tx, try credentials.rememberedUsers(tx, deviceID: call.deviceID), deviceID: call.deviceID, keyring: keyring)
-                })
+                    try tx.lastStatement { try tx.hostHeldKeys(onDevice: call.deviceID) }
+                }.filter { keyring?.holds($0.keyID) == true }.map(\.userID))
         }
 
         offer(engine, Services.ActivationVerify.self) { _, call in

@@ -165,18 +165,4 @@ enum DevicesModule {
         default: nil
         }
     }
-
-    /// The users whose key for this device this host can use: only they may
-    /// be offered as remembered users (a device that claims another's id
-    /// learns nothing).
-    /// The last of the transaction's statements: the last key's read
-    /// carries its COMMIT (`lastStatement`).
-    static func provable(_ tx: any StoreReader, _ users: [String], deviceID: String, keyring: DeviceKeyring?) throws -> [String] {
-        try users.indices.filter { index in
-            let read = { try tx.deviceKey(userID: users[index], deviceID: deviceID) }
-            guard let key = try index == users.count - 1 ? tx.lastStatement(read) : read(), key.revokedAt == nil, key.custody == "host"
-            else { return false }
-            return keyring?.holds(key.keyID) == true
-        }.map { users[$0] }
-    }
 }

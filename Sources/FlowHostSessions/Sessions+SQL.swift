@@ -22,18 +22,6 @@ extension StoreReader {
             "SELECT \(SessionRecord.columns) FROM session WHERE user_id = ? AND ended_at IS NULL ORDER BY created_at, session_id",
             [.text(userID)], SessionRecord.init(row:))
     }
-
-    /// Users with an active registration on the device, most recent login first.
-    /// A login sets the registration's `last_access_at` in the transaction
-    /// that opens its session (`SessionLedger.open`), so the device's rows
-    /// alone give the order: nothing is read from the session history, and
-    /// no index on it is kept up at every login for this.
-    public func usersRegistered(onDevice deviceID: String) throws -> [String] {
-        try query(
-            "SELECT user_id FROM device WHERE device_id = ? AND status = 'ACTIVE' ORDER BY last_access_at DESC, user_id",
-            [.text(deviceID)]
-        ) { $0.string(0) }
-    }
 }
 
 extension StoreWriter {

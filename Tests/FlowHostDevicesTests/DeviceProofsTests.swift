@@ -187,4 +187,29 @@ import Testing
         let counted = try store.read { try $0.query("SELECT COUNT(*) FROM audit_count WHERE action = 'device.prove'", []) { $0.int(0) } }
         #expect(counted.first ?? 0 > 0, "refusals are audited")
     }
+
+    /// getUser's remembered users: one statement lists the device's active
+    /// registrations whose key the host keeps and has not revoked, most
+    /// recent login first (by user id when equal), with each key's id.
+    @Test func aDevicesHostHeldKeysComeMostRecentLoginFirstAndOnlyUsable() throws {
+        try store.write { tx in
+            for user in ["bob", "carol", "dave", "erin", "frank"] {
+                try tx.insert(UserRecord(userID: user, status: .active, activationAttemptsLeft: 3, passwordAttemptsLeft: 3, createdAt: 1))
+            }
+            try tx.save(DeviceRecord(userID: "bob", deviceID: "d1", name: "phone", createdAt: 1, lastAccessAt: 5))
+            try tx.save(DeviceRecord(userID: "carol", deviceID: "d1", name: "phone", createdAt: 1, lastAccessAt: 1))
+            try tx.save(DeviceRecord(userID: "dave", deviceID: "d1", name: "phone", createdAt: 1, lastAccessAt: 9))
+            try tx.save(DeviceRecord(userID: "erin", deviceID: "d1", name: "phone", status: .blocked, createdAt: 1, lastAccessAt: 9))
+            try tx.save(DeviceRecord(userID: "frank", deviceID: "d1", name: "phone", createdAt: 1, lastAccessAt: 9))
+            for user in ["bob", "carol", "dave", "erin"] {
+                try proofs.register(tx, userID: user, deviceID: "d1", keyID: "key-" + user, publicKey: keys.publicKey, custody: "host")
+            }
+            try proofs.register(tx, userID: "frank", deviceID: "d1", keyID: "key-frank", publicKey: keys.publicKey, custody: "platform")
+            try tx.revokeDeviceKey(userID: "dave", deviceID: "d1", at: 2)
+        }
+        let listed = try store.read { try $0.hostHeldKeys(onDevice: "d1") }
+        #expect(listed.map(\.userID) == ["bob", "alice", "carol"], "dave's key is revoked, erin's registration blocked, frank's key the platform's")
+        #expect(listed.map(\.keyID) == ["key-bob", Ed25519.keyID(of: keys.publicKey), "key-carol"])
+        #expect(try store.read { try $0.hostHeldKeys(onDevice: "d2") }.isEmpty, "alice's key for d2 is the platform's")
+    }
 }

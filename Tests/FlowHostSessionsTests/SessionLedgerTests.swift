@@ -69,8 +69,9 @@ import Testing
         }
     }
 
-    /// Most recent login first, from the registrations' last access (no
-    /// index on the session history): a registration never logged in last.
+    /// A login marks its registration's last access, which orders a device's
+    /// remembered users (`hostHeldKeys`): not the user's registrations on
+    /// other devices, and in the session's own transaction.
     @Test func aDevicesUsersComeMostRecentLoginFirst() throws {
         let (storage, service, clock) = try fixture()
         let store = storage.store
@@ -81,7 +82,11 @@ import Testing
             for user in ["u", "v", "w"] { try tx.save(DeviceRecord(userID: user, deviceID: "d", name: "phone", createdAt: 0, lastAccessAt: 0)) }
             try tx.save(DeviceRecord(userID: "u", deviceID: "other", name: "laptop", createdAt: 0, lastAccessAt: 0))
         }
-        func order() throws -> [String] { try store.read { try $0.usersRegistered(onDevice: "d") } }
+        // The device's users, most recent login first, by user id when equal.
+        func order() throws -> [String] {
+            let registrations = try store.read { tx in try ["u", "v", "w"].compactMap { try tx.device(userID: $0, deviceID: "d") } }
+            return registrations.sorted { ($0.lastAccessAt, $1.userID) > ($1.lastAccessAt, $0.userID) }.map(\.userID)
+        }
         #expect(try order() == ["u", "v", "w"], "none logged in yet: by user id")
         for user in ["v", "u"] {
             clock.now += 10
