@@ -10,13 +10,32 @@ import Glibc
 public struct PostgresError: Error, CustomStringConvertible, Equatable {
     public let sqlState: String
     public let message: String
+    /// The server's severity, not localised (`ERROR`, `FATAL`, `PANIC`);
+    /// empty for an error libpq or this code made.
+    public let severity: String
     public var description: String { sqlState.isEmpty ? "postgresql: \(message)" : "postgresql \(sqlState): \(message)" }
+
+    public init(sqlState: String, message: String, severity: String = "") {
+        self.sqlState = sqlState
+        self.message = message
+        self.severity = severity
+    }
+
+    /// The server refused a statement and went on (severity ERROR): the
+    /// transaction it was in did not commit, whatever followed it in the same
+    /// pipeline (the server skips the rest up to the pipeline's end). A FATAL
+    /// or PANIC ends the server's session, and a PANIC in a COMMIT comes after
+    /// its commit record may be on disk: neither says the COMMIT did not land.
+    public var refusedAStatement: Bool { severity == "ERROR" }
 
     /// A conflict between concurrent transactions (serialization failure,
     /// deadlock): running the whole transaction again is safe and right.
     public var isConflict: Bool { sqlState == "40001" || sqlState == "40P01" }
     /// The connection is gone (the server stopped, the network failed).
-    public var isConnectionLost: Bool { sqlState.isEmpty || sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03" }
+    public var isConnectionLost: Bool {
+        sqlState.isEmpty || sqlState.hasPrefix("08") || sqlState == "57P01" || sqlState == "57P02" || sqlState == "57P03" || severity == "FATAL"
+            || severity == "PANIC"
+    }
 
     /// The store's code used in a way it forbids (a statement after the
     /// transaction's COMMIT): the request fails, the connection stays, as
@@ -65,12 +84,12 @@ final class PostgresConnection: SQLDatabase {
     /// Writes whose results nobody reads (`runDeferred`), not yet sent: they
     /// go ahead of the next statement, or with the COMMIT.
     var deferredWrites: [PostgresStatement] = []
-    /// A statement of the current transaction failed (`check`): the server
-    /// has aborted it, and would answer a COMMIT by rolling back, as a
-    /// success. A body that caught the error and carried on (a deferred
-    /// write's error comes back from the statement after it) must not
-    /// see its transaction reported committed.
-    var failedInTransaction = false
+    /// The first failure of a statement of the current transaction
+    /// (`check`): the server has aborted it, and would answer a COMMIT by
+    /// rolling back, as a success. A body that caught the error and carried
+    /// on (a deferred write's error comes back from the statement after it)
+    /// must not see its transaction reported committed.
+    var failureInTransaction: PostgresError?
     /// Answers `prefetch` sent ahead of the queries that ask for them; a
     /// write drops them (it may change what they would answer).
     var prefetched: [(query: StoreQuery, result: PostgresResult)] = []
@@ -85,7 +104,7 @@ final class PostgresConnection: SQLDatabase {
         deferredBegin = statements
         deferredWrites.removeAll()
         prefetched.removeAll()
-        failedInTransaction = false
+        failureInTransaction = nil
         commitsWithNext = false
         committed = false
         commitSent = false
@@ -105,9 +124,13 @@ final class PostgresConnection: SQLDatabase {
     /// statement never reached the server and has nothing to end.
     func commit() throws(PostgresError) {
         prefetched.removeAll()
-        if failedInTransaction {
+        if let failure = failureInTransaction {
             deferredWrites.removeAll()
-            throw PostgresError(sqlState: "25P02", message: "a statement of the transaction failed; it was rolled back, not committed")
+            // As sure of the outcome as that failure was: a refused statement
+            // aborted the transaction, a lost connection may not have.
+            throw PostgresError(
+                sqlState: "25P02", message: "a statement of the transaction failed; it was rolled back, not committed",
+                severity: failure.refusedAStatement ? "ERROR" : "")
         }
         if committed {
             committed = false
@@ -181,17 +204,20 @@ final class PostgresConnection: SQLDatabase {
 
     func check(_ result: OpaquePointer?) throws(PostgresError) {
         guard let result else {
-            failedInTransaction = true
-            throw PostgresError(sqlState: "", message: cText(api.pointee.errorMessage(handle)))
+            let failure = PostgresError(sqlState: "", message: cText(api.pointee.errorMessage(handle)))
+            failureInTransaction = failureInTransaction ?? failure
+            throw failure
         }
         switch api.pointee.resultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return
         default:
-            failedInTransaction = true
             let state = api.pointee.resultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
             let message = api.pointee.resultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
                 ?? cText(api.pointee.resultErrorMessage(result))
-            throw PostgresError(sqlState: state, message: message)
+            let severity = api.pointee.resultErrorField(result, Int32(UInt8(ascii: "V"))).map { String(cString: $0) } ?? ""
+            let failure = PostgresError(sqlState: state, message: message, severity: severity)
+            failureInTransaction = failureInTransaction ?? failure
+            throw failure
         }
     }
 

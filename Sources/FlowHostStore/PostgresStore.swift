@@ -189,11 +189,14 @@ public final class PostgresStore: FlowStore, @unchecked Sendable {
 
     /// Whether a transaction that failed with `failure` may still have
     /// committed, so that what it took (a spent proof, say) must stay taken.
-    /// Only a COMMIT sent and never answered may have: any answer from the
-    /// server (a conflict, a deferred write's error) means it rolled back,
-    /// even when the connection is not usable afterwards.
+    /// Once its COMMIT is sent, only the server's refusal of a statement
+    /// (a conflict at the COMMIT, a deferred write's error) says it rolled
+    /// back, even when the connection is not usable afterwards. A lost
+    /// connection, a FATAL or PANIC, or an error made here (a body that went
+    /// on after a failure) leaves it unknown, and a proof given back that was
+    /// spent could be replayed.
     static func mayHaveCommitted(commitSent: Bool, failure: PostgresError) -> Bool {
-        commitSent && failure.isConnectionLost
+        commitSent && !failure.refusedAStatement
     }
 
     /// The open connection, or a new one when the last was lost (at most one

@@ -76,7 +76,7 @@ struct PostgresStoreTests {
         do {
             try store.write { tx in _ = try tx.run("INSERT INTO missing_\(table) (name) VALUES ('x')", []) }
         } catch let error as PostgresError {
-            #expect(error.sqlState == "42P01", "\(error)")
+            #expect(error.sqlState == "42P01" && error.severity == "ERROR", "\(error)")
         }
         try store.write { tx in _ = try tx.run("INSERT INTO \(table) (name, value) VALUES ('after', 1)", []) }
         let value = try store.read { tx in try tx.query("SELECT value FROM \(table) WHERE name = 'after'", []) { $0.int64(0) } }
@@ -343,7 +343,7 @@ struct PostgresStoreTests {
             }
             Issue.record("reported committed")
         } catch let error as PostgresError {
-            #expect(error.sqlState == "25P02", "\(error)")
+            #expect(error.sqlState == "25P02" && error.refusedAStatement, "\(error)")
         }
         #expect(undone && !committed)
         let rows = try store.read { tx in try tx.query("SELECT name FROM \(table) ORDER BY name", []) { $0.string(0) } }
