@@ -18,6 +18,9 @@ final class FeedSubscriptions {
     var feed: (any ChangeFeed)?
     private let logger: Logger
     private var subscribers: [String: [LoadedPlugin]] = [:]
+    /// `subscribers`' keys, kept as they change: every poll asks the feed
+    /// for these, and a host polls at every event it is woken for.
+    private var topics: Set<String> = []
     /// Topics the host itself follows (its session's end).
     private var hostInterests: Set<String> = []
     /// The last sequence read; nil while nothing is subscribed.
@@ -59,8 +62,9 @@ final class FeedSubscriptions {
         if let plugin, !list.contains(where: { $0 === plugin }) { list.append(plugin) }
         if plugin == nil { hostInterests.insert(topic) }
         subscribers[topic] = list
+        if isNewTopic { topics.insert(topic) }
         // Before the subscribe call is answered, as the watch above.
-        if isNewTopic, let cursor { feed.follow(Set(subscribers.keys), after: cursor) }
+        if isNewTopic, let cursor { feed.follow(topics, after: cursor) }
         return started ? .startedWatching : .subscribed
     }
 
@@ -74,7 +78,10 @@ final class FeedSubscriptions {
         // session's end), nor another flow's.
         if let plugin { list.removeAll { $0 === plugin } } else { hostInterests.remove(topic) }
         subscribers[topic] = list.isEmpty && !hostInterests.contains(topic) ? nil : list
-        if subscribers[topic] == nil { feed?.follow(Set(subscribers.keys), after: cursor ?? 0) }
+        if subscribers[topic] == nil {
+            topics.remove(topic)
+            feed?.follow(topics, after: cursor ?? 0)
+        }
         if subscribers.isEmpty { cursor = nil }
     }
 
@@ -109,7 +116,6 @@ final class FeedSubscriptions {
     /// is picked up next time, never skipped.
     func poll(as viewer: () -> FeedViewer, _ deliver: (FeedEvent) -> Void) {
         guard let feed, var position = cursor, !subscribers.isEmpty else { return }
-        let topics = Set(subscribers.keys)
         while true {
             let batch: [FeedEvent]
             do { batch = try feed.events(after: position, topics: topics, limit: Self.batchSize) } catch {

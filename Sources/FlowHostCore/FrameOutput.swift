@@ -21,6 +21,7 @@ final class FrameOutput {
     /// frame; the dynamic check would cost more than the frame's routing.
     @exclusivity(unchecked) private var holdDepth = 0
     @exclusivity(unchecked) private var held: [Outgoing] = []
+    @exclusivity(unchecked) private var releasing: [Outgoing] = []
     /// Set when a write failed: the client is gone.
     private(set) var isClosed = false
 
@@ -66,9 +67,11 @@ final class FrameOutput {
 
     private func releaseHeld() {
         while !held.isEmpty {
-            let batch = held
-            held.removeAll()
-            for outgoing in batch { send(outgoing) }
+            // The two arrays trade places and keep their storage: a host
+            // holds its output around every event it is woken for.
+            swap(&held, &releasing)
+            for outgoing in releasing { send(outgoing) }
+            releasing.removeAll(keepingCapacity: true)
         }
     }
 

@@ -31,6 +31,8 @@ public struct StdioServer {
         defer { buffer.deallocate() }
         var nextProcessCheck: UInt64 = 0
         var input = FramedInput(connection: connection)
+        // Made once: the loop runs for every event a host is woken for.
+        var descriptors = [pollfd](repeating: pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0), count: 2)
 
         while true {
             connection.flushOutput()
@@ -41,16 +43,16 @@ public struct StdioServer {
             // read saves a system call per message.
             let wake = connection.wakeDescriptor
             if let wait = waitMilliseconds(nextProcessCheck: nextProcessCheck) ?? (wake != nil ? UInt64(Int32.max) : nil) {
-                var descriptors = [pollfd(fd: inputFD, events: Int16(POLLIN), revents: 0)]
-                if let wake { descriptors.append(pollfd(fd: wake, events: Int16(POLLIN), revents: 0)) }
-                let ready = poll(&descriptors, nfds_t(descriptors.count), Int32(clamping: wait))
+                descriptors[0].revents = 0
+                descriptors[1] = pollfd(fd: wake ?? -1, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&descriptors, wake == nil ? 1 : 2, Int32(clamping: wait))
                 if ready < 0, errno != EINTR {
                     connection.logger.error("poll: \(String(cString: strerror(errno)))")
                     return 1
                 }
                 let now = connection.clock.monotonicMilliseconds
                 connection.fireTimers(now: now)
-                if descriptors.count > 1, descriptors[1].revents != 0 { connection.woke() }
+                if wake != nil, descriptors[1].revents != 0 { connection.woke() }
                 if let pid = connection.clientProcessID, now >= nextProcessCheck {
                     nextProcessCheck = now + processCheckMilliseconds
                     if !Self.processExists(pid) {

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension String {
     /// `bytes` as text, with what is not UTF-8 repaired (U+FFFD), exactly as
     /// `String(decoding:as: UTF8.self)` reads them (`UTF8TextTests`).
@@ -31,8 +37,15 @@ extension String {
     /// code. Valid bytes are taken as they are; anything `init(utf8:)`
     /// repaired comes out as other bytes.
     public init?(validUTF8 bytes: UnsafeBufferPointer<UInt8>) {
-        let text = String(utf8: bytes)
-        guard text.utf8.count == bytes.count, text.utf8.elementsEqual(bytes) else { return nil }
+        var text = String(utf8: bytes)
+        guard text.utf8.count == bytes.count else { return nil }
+        // Compared as memory, not through the UTF-8 view's indices: every
+        // relayed feed event's topic and payload come through here.
+        let same = text.withUTF8 { stored in
+            guard let mine = stored.baseAddress, let theirs = bytes.baseAddress else { return true }
+            return memcmp(mine, theirs, bytes.count) == 0
+        }
+        guard same else { return nil }
         self = text
     }
 

@@ -21,9 +21,14 @@ final class StoreChangeFeed: ChangeFeed {
     /// The notifications this host's flows created.
     let madeHere: NotificationsMadeHere
 
+    /// `wake` when it is the machine's relay, cast once: the loop asks at
+    /// every event it is woken for.
+    let relay: (any FeedRelaying)?
+
     init(store: any FlowStore, wake: any FeedSignal, retention: RetentionSettings, madeHere: NotificationsMadeHere) {
         self.store = store
         self.wake = wake
+        relay = wake as? any FeedRelaying
         self.madeHere = madeHere
         retentionSeconds = retention.feedHours * 3600
     }
@@ -45,7 +50,7 @@ final class StoreChangeFeed: ChangeFeed {
     /// server query for an event this host was woken for), else read here.
     func events(after sequence: Int64, topics: Set<String>, limit: Int) throws -> [FeedEvent] {
         let stored: [StoredFeedEvent]
-        if let relay = wake as? any FeedRelaying {
+        if let relay {
             stored = try relay.events(after: sequence, topics: topics, limit: limit)
                 ?? relay.readStore(after: sequence, topics: topics, limit: limit)
         } else {
@@ -55,9 +60,9 @@ final class StoreChangeFeed: ChangeFeed {
     }
 
     var wakeDescriptor: Int32? { wake.listen() }
-    var idleWakeDescriptor: Int32? { (wake as? any FeedRelaying)?.idleDescriptor }
+    var idleWakeDescriptor: Int32? { relay?.idleDescriptor }
     func drainWake() { wake.drain() }
-    func follow(_ topics: Set<String>, after cursor: Int64) { (wake as? any FeedRelaying)?.follow(topics: topics, after: cursor) }
+    func follow(_ topics: Set<String>, after cursor: Int64) { relay?.follow(topics: topics, after: cursor) }
 
     func confirm(_ event: FeedEvent) -> FeedEvent? {
         let payload: JSON?

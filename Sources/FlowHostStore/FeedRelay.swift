@@ -187,13 +187,15 @@ public final class FeedRelay: FeedRelaying {
 
     public func drain() {
         guard epoll >= 0 else { return }
-        var ready = [epoll_event](repeating: epoll_event(), count: 64)
-        while true {
-            let count = epoll_wait(epoll, &ready, Int32(ready.count), 0)
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            for event in ready[0..<Int(count)] { handle(fd: event.data.fd, events: event.events) }
-            if count < ready.count { break }
+        // On the stack: every host on the machine drains at every event.
+        withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: 64) { ready in
+            while true {
+                let count = epoll_wait(epoll, ready.baseAddress, Int32(ready.count), 0)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                for event in ready[0..<Int(count)] { handle(fd: event.data.fd, events: event.events) }
+                if count < ready.count { break }
+            }
         }
         // After every frame that came with it: a peer's follow in the same
         // batch counts before the holder decides it serves nobody.

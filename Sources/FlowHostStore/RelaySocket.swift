@@ -112,6 +112,10 @@ final class RelaySocket {
                 if count > 0 {
                     reader.push(UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
                     while let frame = try reader.next() { frames.append(frame) }
+                    // A short read took what there was: whatever comes after
+                    // it keeps the socket readable (level-triggered), so a
+                    // read that would only say EAGAIN is not made.
+                    if count < chunk.count { return frames }
                     continue
                 }
                 if count == 0 { throw SystemError(operation: "read (the other end closed)", errno: 0) }
