@@ -58,55 +58,24 @@ extension FlowStore {
     /// Events after `sequence` whose topic is in `topics`, oldest first, at
     /// most `limit`, none of which a later read could find a lower-numbered
     /// event before. With SQLite one transaction writes at a time, so the
-    /// numbers a read sees are final. With PostgreSQL appends draw their
-    /// numbers concurrently and commit in any order (`feed/v5-shared-append-lock`):
-    /// each append holds the feed's lock shared from before it draws its
-    /// number until it ends, and this read takes it alone, so once it holds
-    /// it no append is between its number and its end, and every number
-    /// drawn so far is final.
+    /// numbers a read sees are final (PostgreSQL: `PostgresStore+Feed.swift`).
     public func readFeed(after sequence: Int64, topics: [String], limit: Int) throws -> FeedPage {
-        if let postgres = self as? PostgresStore {
-            do {
-                return try postgres.readCommitted { tx in
-                    // A bounded wait: a writer that holds its transaction open
-                    // after appending must not stop the reader's host, nor the
-                    // appends queued behind the reader's request, for long.
-                    _ = try tx.query("SELECT set_config('lock_timeout', '100ms', true)", []) { _ in 0 }
-                    _ = try tx.query("SELECT pg_advisory_xact_lock(\(FeedSchema.appendLock))", []) { _ in 0 }
-                    let drawn = try tx.feedNumberDrawn()
-                    // A statement after the lock: it sees every append that ended before it.
-                    let events = try tx.feedEvents(after: sequence, topics: topics, limit: limit)
-                    return FeedPage(events: events, through: events.count < limit ? max(drawn, sequence) : events.last?.sequence ?? sequence)
-                }
-            } catch let error as PostgresError where error.sqlState == "55P03" {
-                throw FeedAppendsRunning()
-            }
-        }
-        return try read { tx in
+        try read { tx in
             let events = try tx.feedEvents(after: sequence, topics: topics, limit: limit)
             return FeedPage(
                 events: events, through: events.count < limit ? max(try tx.latestFeedSequence(), sequence) : events.last?.sequence ?? sequence)
         }
     }
 
-    /// Appends one event in a transaction of its own (a flow's publish):
-    /// with PostgreSQL its BEGIN, the append and the COMMIT go to the server
-    /// in one round trip, which is most of the time from a publish to its
-    /// delivery.
+    /// Appends one event in a transaction of its own (a flow's publish).
     public func appendFeedEventAlone(topic: String, payload: String, at: Int64, durability: Durability) throws -> Int64 {
-        if let postgres = self as? PostgresStore {
-            return try postgres.writeOneStatement(durability: durability) { try $0.appendFeedEvent(topic: topic, payload: payload, at: at) }
-        }
-        return try write(durability: durability) { try $0.appendFeedEvent(topic: topic, payload: payload, at: at) }
+        try write(durability: durability) { try $0.appendFeedEvent(topic: topic, payload: payload, at: at) }
     }
 
-    /// Where a subscription made now starts: with PostgreSQL the highest
-    /// number drawn, so that an append still running with a lower number
-    /// counts as published before (a reader never waits on it), and every
-    /// event published after is above it.
+    /// Where a subscription made now starts: every event published after
+    /// it is above it.
     public func feedSubscriptionStart() throws -> Int64 {
-        if let postgres = self as? PostgresStore { return try postgres.read { try $0.feedNumberDrawn() } }
-        return try read { try $0.latestFeedSequence() }
+        try read { try $0.latestFeedSequence() }
     }
 }
 

@@ -11,6 +11,13 @@ public protocol FlowStore: AnyObject, Sendable {
     /// Another connection to the same store, for another thread (the
     /// delivery worker): a store's connection belongs to the thread that uses it.
     func newConnection() throws -> any FlowStore
+
+    // The change feed's reads and lone appends, which each store makes its
+    // own way: the defaults (`FeedStore.swift`) suit a store whose writes
+    // run one at a time (SQLite); `PostgresStore+Feed.swift` has PostgreSQL's.
+    func readFeed(after sequence: Int64, topics: [String], limit: Int) throws -> FeedPage
+    func appendFeedEventAlone(topic: String, payload: String, at: Int64, durability: Durability) throws -> Int64
+    func feedSubscriptionStart() throws -> Int64
 }
 
 /// How hard a commit must be on the disk before `write` returns.

@@ -140,7 +140,7 @@ import Testing
         let path = temporaryPath()
         let first = try open(path)
         let second = try open(path)
-        try first.write { try $0.run("INSERT INTO counter (name, value) VALUES ('u', 400)", []) }
+        try first.write { _ = try $0.run("INSERT INTO counter (name, value) VALUES ('u', 400)", []) }
         DispatchQueue.concurrentPerform(iterations: 2) { index in
             let store = index == 0 ? first : second
             for _ in 0..<100 {
@@ -176,7 +176,7 @@ import Testing
             usleep(250_000)
             try? releasing.execute("COMMIT")
         }
-        try retrying.write { try $0.run("INSERT INTO counter (name, value) VALUES ('u', 1)", []) }
+        try retrying.write { _ = try $0.run("INSERT INTO counter (name, value) VALUES ('u', 1)", []) }
         #expect(try store.read { try $0.query("SELECT value FROM counter", []) { $0.int(0) } } == [1])
     }
 
