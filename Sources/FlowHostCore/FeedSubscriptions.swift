@@ -123,6 +123,10 @@ final class FeedSubscriptions {
                 return
             }
             for stored in batch {
+                // A delivery that ended the last subscription ended the
+                // watch: the next subscription starts afresh from its own
+                // position, not from where this poll stopped.
+                guard !subscribers.isEmpty else { return }
                 position = stored.sequence
                 cursor = position
                 // Another user's host topic is passed over before the store is

@@ -190,6 +190,30 @@ extension NameTableTests {
         #expect(feed.positionReads == 1, "without a position the feed is read for one")
     }
 
+    /// A delivery that ends the last subscription ends the watch for good:
+    /// the rest of the batch is not delivered, and the next subscription
+    /// starts afresh (it reads its own position), not from where the poll
+    /// stopped.
+    @Test func aDeliveryThatEndsTheLastSubscriptionEndsTheWatch() throws {
+        let feed = ListFeed()
+        let subscriptions = FeedSubscriptions(logger: quiet)
+        subscriptions.feed = feed
+        #expect(subscriptions.subscribe("probe.x", plugin: nil) == .startedWatching)
+        for n in 1...3 { try feed.publish(topic: "probe.x", payload: ["n": .int(n)]) }
+        var seen: [Int] = []
+        subscriptions.poll(as: { FeedViewer(sessionUserID: nil) }) { event in
+            seen.append(event.payload["n"]?.intValue ?? 0)
+            subscriptions.unsubscribe("probe.x", plugin: nil)
+        }
+        #expect(seen == [1])
+        #expect(subscriptions.isEmpty)
+        try feed.publish(topic: "probe.x", payload: ["n": 4])
+        #expect(subscriptions.subscribe("probe.x", plugin: nil) == .startedWatching, "a new watch, not the old one's cursor")
+        seen.removeAll()
+        subscriptions.poll(as: { FeedViewer(sessionUserID: nil) }) { seen.append($0.payload["n"]?.intValue ?? 0) }
+        #expect(seen.isEmpty, "what came before the new subscription is not delivered")
+    }
+
     @Test func aFlowsUnsubscribeLeavesTheHostsInterest() throws {
         let subscriptions = FeedSubscriptions(logger: quiet)
         subscriptions.feed = ListFeed()
