@@ -22,6 +22,7 @@ final class FrameOutput {
     @exclusivity(unchecked) private var holdDepth = 0
     @exclusivity(unchecked) private var held: [Outgoing] = []
     @exclusivity(unchecked) private var releasing: [Outgoing] = []
+    private var isReleasing = false
     /// Set when a write failed: the client is gone.
     private(set) var isClosed = false
 
@@ -66,6 +67,12 @@ final class FrameOutput {
     func flushOrClose() { writeOrClose { try writer.flush() } }
 
     private func releaseHeld() {
+        // A release inside a release (a frame's write that held output
+        // again) leaves what it holds to the outer one, which sends it after
+        // the batch in hand: once each, in order.
+        guard !isReleasing else { return }
+        isReleasing = true
+        defer { isReleasing = false }
         while !held.isEmpty {
             // The two arrays trade places and keep their storage: a host
             // holds its output around every event it is woken for.
