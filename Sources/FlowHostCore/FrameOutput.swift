@@ -21,7 +21,6 @@ final class FrameOutput {
     /// frame; the dynamic check would cost more than the frame's routing.
     @exclusivity(unchecked) private var holdDepth = 0
     @exclusivity(unchecked) private var held: [Outgoing] = []
-    @exclusivity(unchecked) private var releasing: [Outgoing] = []
     private var isReleasing = false
     /// Set when a write failed: the client is gone.
     private(set) var isClosed = false
@@ -73,13 +72,16 @@ final class FrameOutput {
         guard !isReleasing else { return }
         isReleasing = true
         defer { isReleasing = false }
-        while !held.isEmpty {
-            // The two arrays trade places and keep their storage: a host
-            // holds its output around every event it is woken for.
-            swap(&held, &releasing)
-            for outgoing in releasing { send(outgoing) }
-            releasing.removeAll(keepingCapacity: true)
+        // By index, so that what is held meanwhile is sent after, and the
+        // array keeps its storage: a host holds its output around every
+        // event it is woken for.
+        var index = 0
+        while index < held.count {
+            let outgoing = held[index]
+            index += 1
+            send(outgoing)
         }
+        held.removeAll(keepingCapacity: true)
     }
 
     /// A failed write means the client is gone: the engine stops quietly.

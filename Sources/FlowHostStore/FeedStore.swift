@@ -45,6 +45,13 @@ public struct FeedPage: Sendable, Equatable {
         self.events = events
         self.through = through
     }
+
+    /// A read of at most `limit` events after `sequence`, when every number
+    /// up to `settled` is final: a page cut short by the limit is complete
+    /// through its last event, a shorter one through `settled`.
+    init(read events: [StoredFeedEvent], after sequence: Int64, limit: Int, settled: Int64) {
+        self.init(events: events, through: events.count < limit ? max(settled, sequence) : events.last?.sequence ?? sequence)
+    }
 }
 
 /// A read of the feed (PostgreSQL) found an append still running after a
@@ -61,9 +68,7 @@ extension FlowStore {
     /// numbers a read sees are final (PostgreSQL: `PostgresStore+Feed.swift`).
     public func readFeed(after sequence: Int64, topics: [String], limit: Int) throws -> FeedPage {
         try read { tx in
-            let events = try tx.feedEvents(after: sequence, topics: topics, limit: limit)
-            return FeedPage(
-                events: events, through: events.count < limit ? max(try tx.latestFeedSequence(), sequence) : events.last?.sequence ?? sequence)
+            FeedPage(read: try tx.feedEvents(after: sequence, topics: topics, limit: limit), after: sequence, limit: limit, settled: try tx.latestFeedSequence())
         }
     }
 

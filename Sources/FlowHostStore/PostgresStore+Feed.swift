@@ -18,8 +18,7 @@ extension PostgresStore {
                 _ = try tx.query("SELECT pg_advisory_xact_lock(\(FeedSchema.appendLock))", []) { _ in 0 }
                 let drawn = try tx.feedNumberDrawn()
                 // A statement after the lock: it sees every append that ended before it.
-                let events = try tx.feedEvents(after: sequence, topics: topics, limit: limit)
-                return FeedPage(events: events, through: events.count < limit ? max(drawn, sequence) : events.last?.sequence ?? sequence)
+                return FeedPage(read: try tx.feedEvents(after: sequence, topics: topics, limit: limit), after: sequence, limit: limit, settled: drawn)
             }
         } catch let error as PostgresError where error.sqlState == "55P03" {
             throw FeedAppendsRunning()
